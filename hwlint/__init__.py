@@ -1,0 +1,3 @@
+"""hwlint: every test class of a PyTorch-style test suite declares its hardware."""
+
+__version__ = "0.1.0"

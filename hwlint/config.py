@@ -1,0 +1,202 @@
+"""Configuration: `[tool.hwlint]` in pyproject.toml, or hwlint.toml, and the project root.
+
+Every key is validated here, so that later stages can trust the values and a
+typo in a key is one clear error naming the file and the key, not a silently
+ignored setting.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from hwlint.diagnostics import UserError
+
+DEFAULT_CLASSIFICATIONS = ("GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU")
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    source: Path | None = None  # the file the settings came from, for messages
+    include: tuple[str, ...] = ("test/**/test_*.py", "test/**/*_test.py")
+    exclude: tuple[str, ...] = ()
+    allowlist: str = "allowlist.txt"
+    classifications: tuple[str, ...] = DEFAULT_CLASSIFICATIONS
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    enum: str = "HardwareClassification"
+    attribute: str = "hw_classification"
+    import_from: str = "torch.testing._internal.common_utils"
+    inheritance: str = "inherit"
+    select: tuple[str, ...] = ("HWC0", "HWC1", "HWC3")
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    baseline: int = 1191
+    lintrunner_code: str = "HWLINT"
+
+    @property
+    def allowlist_path(self) -> Path:
+        return self.root / self.allowlist
+
+    def analysis_key(self) -> tuple[Any, ...]:
+        """The settings that change what facts and rules produce (for caches)."""
+        return (
+            self.classifications,
+            tuple(sorted(self.aliases.items())),
+            self.enum,
+            self.attribute,
+            self.inheritance,
+        )
+
+
+# Keys as written in TOML -> dataclass field names.
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name not in ("root", "source")}
+
+
+def _err(source: Path, message: str) -> UserError:
+    return UserError(f"{source}: {message}")
+
+
+def _str_list(source: Path, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _err(source, f"[tool.hwlint] {key} must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _str(source: Path, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise _err(source, f"[tool.hwlint] {key} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _identifier(source: Path, key: str, value: str) -> str:
+    if not value.isidentifier():
+        raise _err(source, f"[tool.hwlint] {key}: {value!r} is not a Python identifier")
+    return value
+
+
+def _validate_codes(source: Path, key: str, codes: tuple[str, ...]) -> tuple[str, ...]:
+    from hwlint.rules import ALL_RULES  # late: config must not pull rules in at import
+
+    for code in codes:
+        if code == "ALL":
+            continue
+        if not any(rule.code.startswith(code) for rule in ALL_RULES):
+            raise _err(source, f"[tool.hwlint] {key}: unknown rule code or prefix {code!r}")
+    return codes
+
+
+def parse_settings(raw: Mapping[str, Any], root: Path, source: Path) -> Config:
+    """Turn a `[tool.hwlint]` table into a Config, or raise UserError naming the key."""
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            raise _err(source, f"unknown key {key!r} in [tool.hwlint] (known keys: {known})")
+        name = _KEYS[key]
+        if name in ("include", "exclude", "classifications"):
+            values[name] = _str_list(source, key, value)
+        elif name in ("select", "ignore"):
+            values[name] = _validate_codes(source, key, _str_list(source, key, value))
+        elif name in ("allowlist", "import_from", "lintrunner_code"):
+            values[name] = _str(source, key, value)
+        elif name in ("enum", "attribute"):
+            values[name] = _identifier(source, key, _str(source, key, value))
+        elif name == "inheritance":
+            if value not in ("inherit", "explicit"):
+                raise _err(source, f'[tool.hwlint] inheritance must be "inherit" or "explicit", got {value!r}')
+            values[name] = value
+        elif name == "baseline":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise _err(source, f"[tool.hwlint] baseline must be a non-negative integer, got {value!r}")
+            values[name] = value
+        elif name == "aliases":
+            if not isinstance(value, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+            ):
+                raise _err(source, f"[tool.hwlint] aliases must be a table of strings, got {value!r}")
+            values[name] = dict(value)
+        elif name == "per_file_ignores":
+            if not isinstance(value, dict):
+                raise _err(source, f"[tool.hwlint] per-file-ignores must be a table, got {value!r}")
+            values[name] = {
+                pattern: _validate_codes(source, f"per-file-ignores.{pattern}", _str_list(source, key, codes))
+                for pattern, codes in value.items()
+            }
+    classifications = values.get("classifications", DEFAULT_CLASSIFICATIONS)
+    if not classifications:
+        raise _err(source, "[tool.hwlint] classifications must not be empty")
+    for member in classifications:
+        _identifier(source, "classifications", member)
+    for alias, target in values.get("aliases", {}).items():
+        _identifier(source, "aliases", alias)
+        if target not in classifications:
+            raise _err(source, f"[tool.hwlint] aliases: {alias} = {target!r} is not one of classifications")
+    allowlist = values.get("allowlist")
+    if allowlist is not None and (os.path.isabs(allowlist) or ".." in Path(allowlist).parts):
+        raise _err(source, f"[tool.hwlint] allowlist must be a path inside the project root, got {allowlist!r}")
+    return Config(root=root, source=source, **values)
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _table_of(path: Path) -> dict[str, Any] | None:
+    """The hwlint settings a file holds, or None when it holds none."""
+    data = _load_toml(path)
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("hwlint") if isinstance(data.get("tool"), dict) else None
+    else:  # hwlint.toml: top-level keys, like ruff.toml; [tool.hwlint] is accepted too
+        table = data.get("tool", {}).get("hwlint", data) if isinstance(data.get("tool"), dict) else data
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: [tool.hwlint] must be a table")
+    return table
+
+
+def find_git_root(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def load_config(config_file: Path | None = None, start: Path | None = None) -> Config:
+    """Find and read the configuration.
+
+    With `config_file`, that file is the configuration and its folder is the
+    root. Otherwise walk up from `start` (the current directory) to the first
+    hwlint.toml, or pyproject.toml with a [tool.hwlint] table; failing that,
+    the git root (or `start`) is the root and defaults apply.
+    """
+    if config_file is not None:
+        config_file = config_file.resolve()
+        if not config_file.is_file():
+            raise UserError(f"{config_file}: configuration file not found")
+        table = _table_of(config_file) or {}
+        return parse_settings(table, config_file.parent, config_file)
+    start = (start or Path.cwd()).resolve()
+    for directory in (start, *start.parents):
+        for name in ("hwlint.toml", "pyproject.toml"):
+            candidate = directory / name
+            if candidate.is_file():
+                table = _table_of(candidate)
+                if table is not None:
+                    return parse_settings(table, directory, candidate)
+    return Config(root=find_git_root(start) or start)

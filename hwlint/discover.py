@@ -1,0 +1,147 @@
+"""Discovery: which files of the project are test files to lint.
+
+A file is linted when its root-relative path matches `include`, does not match
+`exclude`, and is not ignored by a `.gitignore`. Paths named on the command
+line go through the same filter (ruff's `--force-exclude`): pre-commit passes
+every staged Python file, and only test files must be linted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from hwlint.config import Config
+
+
+@dataclass
+class Discovery:
+    files: list[str] = field(default_factory=list)  # root-relative, '/'-separated, sorted
+    missing: list[str] = field(default_factory=list)  # named on the command line, not found
+    outside: list[str] = field(default_factory=list)  # named on the command line, outside the root
+    whole_tree: bool = True  # no paths were given: the run sees every test file
+
+
+class _GitIgnores:
+    """The .gitignore files met on the way down, each applying below its folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
+
+    def _spec(self, rel_dir: str) -> pathspec.GitIgnoreSpec | None:
+        if rel_dir not in self._specs:
+            path = self.root / rel_dir / ".gitignore" if rel_dir else self.root / ".gitignore"
+            spec = None
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            except OSError:
+                pass
+            self._specs[rel_dir] = spec
+        return self._specs[rel_dir]
+
+    def ignored(self, rel_path: str, is_dir: bool) -> bool:
+        parts = rel_path.split("/")
+        # The deepest .gitignore that has a say wins, as in git.
+        verdict = False
+        for depth in range(len(parts)):
+            rel_dir = "/".join(parts[:depth])
+            spec = self._spec(rel_dir)
+            if spec is None:
+                continue
+            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            result = spec.check_file(sub)
+            if result.include is not None:
+                verdict = bool(result.include)
+        return verdict
+
+
+class Matcher:
+    def __init__(self, config: Config) -> None:
+        self.root = config.root
+        self.include = pathspec.GitIgnoreSpec.from_lines(config.include)
+        self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
+        self.gitignores = _GitIgnores(config.root)
+
+    def selected(self, rel_path: str) -> bool:
+        return (
+            self.include.match_file(rel_path)
+            and not self.exclude.match_file(rel_path)
+            and not self._any_ignored(rel_path)
+        )
+
+    def _any_ignored(self, rel_path: str) -> bool:
+        parts = rel_path.split("/")
+        for depth in range(1, len(parts)):
+            if self.gitignores.ignored("/".join(parts[:depth]), is_dir=True):
+                return True
+        return self.gitignores.ignored(rel_path, is_dir=False)
+
+    def walk(self, rel_dir: str) -> list[str]:
+        found: list[str] = []
+        stack = [rel_dir]
+        while stack:
+            current = stack.pop()
+            try:
+                entries = list(os.scandir(self.root / current if current else self.root))
+            except OSError:
+                continue  # unreadable folder: nothing in it can be linted
+            for entry in entries:
+                rel = f"{current}/{entry.name}" if current else entry.name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if is_dir:
+                    if entry.name == ".git" or self.exclude.match_file(rel + "/"):
+                        continue
+                    if self.gitignores.ignored(rel, is_dir=True):
+                        continue
+                    stack.append(rel)
+                elif (
+                    self.include.match_file(rel)
+                    and not self.exclude.match_file(rel)
+                    and not self.gitignores.ignored(rel, is_dir=False)
+                ):
+                    found.append(rel)
+        return found
+
+
+def relative_to_root(path: Path, root: Path) -> str | None:
+    """`path` as a root-relative '/' path, or None when it lies outside the root."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def discover(config: Config, paths: list[Path] | None = None) -> Discovery:
+    matcher = Matcher(config)
+    if not paths:
+        return Discovery(files=sorted(set(matcher.walk(""))))
+    result = Discovery(whole_tree=False)
+    files: set[str] = set()
+    for path in paths:
+        rel = relative_to_root(path, config.root)
+        if rel is None:
+            result.outside.append(str(path))
+            continue
+        if rel == ".":
+            rel = ""
+        full = config.root / rel
+        if os.path.isdir(full):
+            if rel and matcher._any_ignored(rel + "/x"):
+                continue
+            files.update(matcher.walk(rel))
+        elif os.path.lexists(full):
+            if matcher.selected(rel):
+                files.add(rel)
+        elif matcher.include.match_file(rel) and not matcher.exclude.match_file(rel):
+            result.missing.append(rel)
+    result.files = sorted(files)
+    return result

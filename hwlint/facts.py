@@ -1,0 +1,533 @@
+"""Facts: what a test module contains, reduced to small plain records.
+
+The module is parsed once with the standard library's `ast`, walked once, and
+the tree is dropped: rules never see syntax, only these records. They are
+small and picklable, so worker processes send them back cheaply and a cache
+can keep them.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Sequence
+
+from hwlint.read import ReadError, read_source
+
+INSTANTIATE = "instantiate_device_type_tests"
+
+# Lines end where Python's tokenizer says they do (str.splitlines would also
+# split on form feeds and other characters Python treats as whitespace).
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+_SKIP_FILE = re.compile(r"#\s*hwlint:\s*skip-file\b")
+# Cheap text test run before walking a class body for probes and devices:
+# most classes mention no accelerator at all, and a regex over the text costs
+# far less than a walk of the tree.
+_ACCELERATOR_TEXT = re.compile(
+    r"torch\.(?:cuda|xpu|mps|npu|accelerator|backends\.mps)\b"
+    r"|\bTEST_(?:CUDA|XPU|MPS|MULTIGPU|CUDNN|PRIVATEUSE1|NPU)\b"
+    r"|\.(?:cuda|xpu|npu)\("
+    r"|[\"'](?:cuda|xpu|mps|npu|hpu)(?::\d+)?[\"']"
+)
+PROBE_PREFIXES = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu", "torch.accelerator", "torch.backends.mps")
+PROBE_FLAGS = frozenset(
+    {"TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1", "TEST_NPU"}
+)
+DEVICE_STRING = re.compile(r"^(?:cuda|xpu|mps|npu|hpu)(?::\d+)?$")
+# Calls into a device module that only ask a question: probes, not hard-coded use.
+_QUESTIONS = frozenset({"is_available", "device_count", "is_built", "is_bf16_supported"})
+
+
+@dataclass(frozen=True)
+class Value:
+    """The right-hand side of a classification declaration."""
+
+    kind: str  # "member" (Enum.X), "string", "missing" (annotation only), "other"
+    text: str  # the member name, the string, or the expression's source
+
+
+@dataclass(frozen=True)
+class Declaration:
+    line: int
+    column: int
+    value: Value
+    where: str  # "body" (in the class) or "module" (TestFoo.attr = ... after it)
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    line: int
+    column: int
+    params: tuple[str, ...]
+    decorators: tuple[str, ...]  # last component of each decorator's name
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place in the source: an accelerator probe or a hard-coded device."""
+
+    line: int
+    column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Branch:
+    """Where a statement sits among if/try/match arms, to tell apart
+    definitions that can both run from alternatives of which one runs."""
+
+    path: tuple[tuple[int, int, int], ...] = ()  # (line, column, arm) per enclosing statement
+
+    def excludes(self, other: "Branch") -> bool:
+        for mine, theirs in zip(self.path, other.path):
+            if mine[:2] != theirs[:2]:
+                return False
+            if mine[2] != theirs[2]:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class ClassFacts:
+    name: str
+    line: int
+    column: int
+    end_line: int
+    bases: tuple[str, ...]  # dotted source of each base; "" when not a plain name
+    methods: tuple[Method, ...]  # its own test methods
+    declarations: tuple[Declaration, ...]
+    probes: tuple[Site, ...]
+    devices: tuple[Site, ...]  # hard-coded device uses
+    decorators: tuple[str, ...]
+    branch: Branch = field(default_factory=Branch)
+    body_line: int = 0  # first statement of the body (after the docstring), for fixes
+    has_docstring: bool = False
+
+
+@dataclass(frozen=True)
+class Instantiation:
+    line: int
+    column: int
+    class_name: str | None
+    only_for: tuple[str, ...] | None  # None: not given; () : given but not literal
+    except_for: tuple[str, ...] | None
+    allow_mps: bool
+    allow_xpu: bool
+    branch: Branch = field(default_factory=Branch)
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the module named, without leading dots
+    level: int  # leading dots of a relative import
+    name: str | None  # the imported name, None for `import module`
+    asname: str  # the local name it is bound to
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    path: str
+    error: ReadError | None = None
+    skip_file: bool = False
+    noqa: dict[int, frozenset[str] | None] = field(default_factory=dict)  # None: every code
+    classes: tuple[ClassFacts, ...] = ()
+    instantiations: tuple[Instantiation, ...] = ()
+    imports: tuple[Import, ...] = ()
+    lines: int = 0
+
+    def suppressed(self, line: int, code: str) -> bool:
+        if line not in self.noqa:
+            return False
+        codes = self.noqa[line]
+        return codes is None or any(code.startswith(c) for c in codes)
+
+
+def _dotted(node: ast.expr) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _strings(node: ast.expr) -> tuple[str, ...]:
+    """A literal device list (`"cuda"`, `("cpu", "cuda")`) as a tuple; () when not literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return (node.value,)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    ):
+        return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+    return ()
+
+
+class _Extractor:
+    def __init__(self, lines: Sequence[str], attribute: str) -> None:
+        self.lines = lines
+        self.attribute = attribute
+        self.classes: list[ClassFacts] = []
+        self.instantiations: list[Instantiation] = []
+        self.imports: list[Import] = []
+        self.module_declarations: list[tuple[str, Declaration]] = []
+
+    def column(self, line: int, col_offset: int) -> int:
+        """1-based character column; ast gives UTF-8 byte offsets."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return col_offset + 1
+        return len(text.encode("utf-8")[:col_offset].decode("utf-8", errors="ignore")) + 1
+
+    # -- module level -----------------------------------------------------
+
+    def block(self, body: Iterable[ast.stmt], branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
+        for stmt in body:
+            kind = type(stmt)
+            if kind is ast.ClassDef:
+                self.classes.append(self.klass(stmt, branch))  # type: ignore[arg-type]
+            elif kind is ast.Expr:
+                self.maybe_instantiation(stmt.value, branch, loops)  # type: ignore[attr-defined]
+            elif kind is ast.Assign:
+                self.assignment(stmt, branch, loops)  # type: ignore[arg-type]
+            elif kind is ast.ImportFrom:
+                for alias in stmt.names:  # type: ignore[attr-defined]
+                    self.imports.append(
+                        Import(stmt.module or "", stmt.level, alias.name, alias.asname or alias.name)  # type: ignore[attr-defined]
+                    )
+            elif kind is ast.Import:
+                for alias in stmt.names:  # type: ignore[attr-defined]
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.imports.append(Import(alias.name if alias.asname else local, 0, None, local))
+            elif kind is ast.If:
+                key = (stmt.lineno, stmt.col_offset)
+                self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
+                self.block(stmt.orelse, Branch(branch.path + (key + (1,),)), loops)  # type: ignore[attr-defined]
+            elif kind is ast.Try or kind.__name__ == "TryStar":
+                key = (stmt.lineno, stmt.col_offset)
+                self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
+                for arm, handler in enumerate(stmt.handlers, start=1):  # type: ignore[attr-defined]
+                    self.block(handler.body, Branch(branch.path + (key + (arm,),)), loops)
+                self.block(stmt.orelse, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
+                self.block(stmt.finalbody, branch, loops)  # type: ignore[attr-defined]
+            elif kind in (ast.For, ast.AsyncFor):
+                inner = dict(loops)
+                target, it = stmt.target, stmt.iter  # type: ignore[attr-defined]
+                if isinstance(target, ast.Name) and isinstance(it, (ast.Tuple, ast.List)):
+                    names = tuple(e.id for e in it.elts if isinstance(e, ast.Name))
+                    if len(names) == len(it.elts):
+                        inner[target.id] = names
+                self.block(stmt.body, branch, inner)  # type: ignore[attr-defined]
+                self.block(stmt.orelse, branch, loops)  # type: ignore[attr-defined]
+            elif kind in (ast.While, ast.With, ast.AsyncWith):
+                self.block(stmt.body, branch, loops)  # type: ignore[attr-defined]
+                self.block(getattr(stmt, "orelse", ()), branch, loops)
+            elif kind is ast.Match:
+                key = (stmt.lineno, stmt.col_offset)
+                for arm, case in enumerate(stmt.cases):  # type: ignore[attr-defined]
+                    self.block(case.body, Branch(branch.path + (key + (arm,),)), loops)
+
+    def assignment(self, stmt: ast.Assign, branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
+        for target in stmt.targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == self.attribute
+                and isinstance(target.value, ast.Name)
+            ):
+                decl = Declaration(
+                    stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "module"
+                )
+                for name in loops.get(target.value.id, (target.value.id,)):
+                    self.module_declarations.append((name, decl))
+        self.maybe_instantiation(stmt.value, branch, loops)
+
+    def maybe_instantiation(self, node: ast.expr, branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
+        if not isinstance(node, ast.Call):
+            return
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name != INSTANTIATE:
+            return
+        target: ast.expr | None = node.args[0] if node.args else None
+        only_for = except_for = None
+        allow_mps = allow_xpu = False
+        for kw in node.keywords:
+            if kw.arg == "generic_test_class":
+                target = kw.value
+            elif kw.arg == "only_for":
+                only_for = _strings(kw.value)
+            elif kw.arg == "except_for":
+                except_for = _strings(kw.value)
+            elif kw.arg in ("allow_mps", "allow_xpu"):
+                # Anything but a literal False may allow it at run time.
+                allowed = not (isinstance(kw.value, ast.Constant) and not kw.value.value)
+                if kw.arg == "allow_mps":
+                    allow_mps = allowed
+                else:
+                    allow_xpu = allowed
+        names: tuple[str | None, ...] = (None,)
+        if isinstance(target, ast.Name):
+            names = loops.get(target.id, (target.id,))
+        for class_name in names:
+            self.instantiations.append(
+                Instantiation(
+                    node.lineno,
+                    self.column(node.lineno, node.col_offset),
+                    class_name,
+                    only_for,
+                    except_for,
+                    allow_mps,
+                    allow_xpu,
+                    branch,
+                )
+            )
+
+    # -- classes ----------------------------------------------------------
+
+    def klass(self, node: ast.ClassDef, branch: Branch) -> ClassFacts:
+        methods: list[Method] = []
+        declarations: list[Declaration] = []
+        self.class_body(node.body, methods, declarations)
+        body = node.body
+        has_doc = bool(
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        )
+        first = body[1] if has_doc and len(body) > 1 else body[0]
+        end = node.end_lineno or node.lineno
+        probes: tuple[Site, ...] = ()
+        devices: tuple[Site, ...] = ()
+        text = "\n".join(self.lines[node.lineno - 1 : end])
+        if _ACCELERATOR_TEXT.search(text):
+            probes, devices = self.accelerator_sites(node)
+        return ClassFacts(
+            name=node.name,
+            line=node.lineno,
+            column=self.column(node.lineno, node.col_offset),
+            end_line=end,
+            bases=tuple(_dotted(b) for b in node.bases),
+            methods=tuple(methods),
+            declarations=tuple(declarations),
+            probes=probes,
+            devices=devices,
+            decorators=tuple(_decorator_name(d) for d in node.decorator_list),
+            branch=branch,
+            body_line=first.lineno,
+            has_docstring=has_doc,
+        )
+
+    def class_body(self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration]) -> None:
+        for stmt in body:
+            kind = type(stmt)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                if stmt.name.startswith("test"):  # type: ignore[attr-defined]
+                    methods.append(self.method(stmt))  # type: ignore[arg-type]
+            elif kind is ast.Assign:
+                for target in stmt.targets:  # type: ignore[attr-defined]
+                    if isinstance(target, ast.Name) and target.id == self.attribute:
+                        declarations.append(
+                            Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "body")  # type: ignore[attr-defined]
+                        )
+            elif kind is ast.AnnAssign:
+                target = stmt.target  # type: ignore[attr-defined]
+                if isinstance(target, ast.Name) and target.id == self.attribute:
+                    value = _value(stmt.value) if stmt.value is not None else Value("missing", "")  # type: ignore[attr-defined]
+                    declarations.append(Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), value, "body"))
+            elif kind is ast.If:
+                self.class_body(stmt.body, methods, declarations)  # type: ignore[attr-defined]
+                self.class_body(stmt.orelse, methods, declarations)  # type: ignore[attr-defined]
+            elif kind is ast.Try:
+                for part in (stmt.body, stmt.orelse, stmt.finalbody):  # type: ignore[attr-defined]
+                    self.class_body(part, methods, declarations)
+                for handler in stmt.handlers:  # type: ignore[attr-defined]
+                    self.class_body(handler.body, methods, declarations)
+
+    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Method:
+        args = node.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args)]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        params += [a.arg for a in args.kwonlyargs]
+        return Method(
+            node.name,
+            node.lineno,
+            self.column(node.lineno, node.col_offset),
+            tuple(params),
+            tuple(_decorator_name(d) for d in node.decorator_list),
+        )
+
+    def accelerator_sites(self, node: ast.ClassDef) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
+        probes: dict[tuple[int, int], Site] = {}
+        devices: dict[tuple[int, int], Site] = {}
+        for sub in ast.walk(node):
+            kind = type(sub)
+            if kind is ast.Attribute:
+                dotted = _dotted(sub)  # type: ignore[arg-type]
+                if _is_probe(dotted):
+                    key = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
+                    # Outer and inner attributes of one chain start at the same
+                    # place: keep the longest, reported once.
+                    if key not in probes or len(probes[key].text) < len(dotted):
+                        probes[key] = Site(sub.lineno, self.column(*key), dotted)  # type: ignore[attr-defined]
+            elif kind is ast.Name:
+                if sub.id in PROBE_FLAGS:  # type: ignore[attr-defined]
+                    key = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
+                    probes[key] = Site(sub.lineno, self.column(*key), sub.id)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                site = self.device_use(sub)  # type: ignore[arg-type]
+                if site is not None:
+                    devices[(site.line, site.column)] = site
+        return tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key))
+
+    def device_use(self, call: ast.Call) -> Site | None:
+        func = call.func
+        where = (call.lineno, self.column(call.lineno, call.col_offset))
+        for kw in call.keywords:
+            if kw.arg == "device" and _is_device_string(kw.value):
+                return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{kw.value.value}"')  # type: ignore[attr-defined]
+        if isinstance(func, ast.Attribute):
+            if func.attr in ("cuda", "xpu", "npu") and not _dotted(func).startswith("torch."):
+                return Site(*where, f".{func.attr}()")
+            dotted = _dotted(func)
+            if dotted in ("torch.device",) or func.attr == "to":
+                if call.args and _is_device_string(call.args[0]):
+                    return Site(*where, f'{dotted or func.attr}("{call.args[0].value}")')  # type: ignore[attr-defined]
+            parts = dotted.split(".")
+            if len(parts) >= 3 and parts[0] == "torch" and parts[1] in ("cuda", "xpu", "mps", "npu"):
+                if parts[-1] not in _QUESTIONS:
+                    return Site(*where, f"{dotted}()")
+        return None
+
+
+def _is_probe(dotted: str) -> bool:
+    return any(dotted == p or dotted.startswith(p + ".") for p in PROBE_PREFIXES)
+
+
+def _site_key(site: Site) -> tuple[int, int]:
+    return (site.line, site.column)
+
+
+def _is_device_string(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(DEVICE_STRING.match(node.value))
+
+
+def _decorator_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    dotted = _dotted(node)
+    return dotted.rsplit(".", 1)[-1] if dotted else ""
+
+
+def _value(node: ast.expr) -> Value:
+    if isinstance(node, ast.Attribute):
+        dotted = _dotted(node)
+        if dotted:
+            return Value("dotted", dotted)  # resolved against the imports in _finish
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return Value("string", node.value)
+    try:
+        text = ast.unparse(node)
+    except Exception:  # unparse has no contract for odd trees; the text is only for messages
+        text = "<expression>"
+    return Value("other", text[:80])
+
+
+def _noqa(source: str, lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
+    found: dict[int, frozenset[str] | None] = {}
+    if "noqa" not in source.lower():
+        return found
+    for number, line in enumerate(lines, start=1):
+        if "noqa" not in line.lower():
+            continue
+        match = _NOQA.search(line)
+        if match:
+            codes = match.group("codes")
+            found[number] = frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else None
+    return found
+
+
+def _finish(extractor: _Extractor, enum: str) -> tuple[ClassFacts, ...]:
+    """Resolve `Enum.MEMBER` values against the module's imports, and attach
+    module-level `TestFoo.attr = ...` assignments to their classes."""
+    enum_names = {enum} | {i.asname for i in extractor.imports if i.name == enum}
+
+    def member(value: Value) -> Value:
+        if value.kind != "dotted":
+            return value
+        prefix, _, attr = value.text.rpartition(".")
+        if prefix and (prefix in enum_names or prefix.rsplit(".", 1)[-1] == enum):
+            return Value("member", attr)
+        return Value("other", value.text)
+
+    extra: dict[str, list[Declaration]] = {}
+    for name, decl in extractor.module_declarations:
+        extra.setdefault(name, []).append(decl)
+    classes = []
+    for cls in extractor.classes:
+        decls = [replace(d, value=member(d.value)) for d in (*cls.declarations, *extra.get(cls.name, ()))]
+        classes.append(replace(cls, declarations=tuple(decls)) if decls or cls.declarations else cls)
+    return tuple(classes)
+
+
+def split_lines(source: str) -> list[str]:
+    return _NEWLINE.split(source)
+
+
+def extract_source(path: str, source: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification") -> ModuleFacts:
+    """Reduce one module's source to facts. Never raises on bad source: a
+    module Python would refuse is a ModuleFacts with `error` set."""
+    lines = split_lines(source)
+    if _SKIP_FILE.search(source):
+        return ModuleFacts(path, skip_file=True, lines=len(lines))
+    noqa = _noqa(source, lines)
+    gc_was_enabled = gc.isenabled()
+    # Parsing allocates millions of nodes and no cycles: the collector would
+    # only spend time scanning them.
+    gc.disable()
+    try:
+        with warnings.catch_warnings():
+            # Invalid escape sequences and the like are the file owner's
+            # business (SyntaxWarning); they must not reach the terminal.
+            warnings.simplefilter("ignore")
+            try:
+                tree = ast.parse(source, filename=path)
+            except SyntaxError as exc:
+                line = exc.lineno or 1
+                column = exc.offset or 1
+                return ModuleFacts(path, error=ReadError(line, max(column, 1), f"syntax error: {exc.msg}"), noqa=noqa, lines=len(lines))
+            except (ValueError, TypeError) as exc:  # e.g. NUL bytes on Python < 3.12
+                return ModuleFacts(path, error=ReadError(1, 1, f"cannot parse: {exc}"), noqa=noqa, lines=len(lines))
+            except (RecursionError, MemoryError):
+                return ModuleFacts(path, error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"), noqa=noqa, lines=len(lines))
+        extractor = _Extractor(lines, attribute)
+        try:
+            extractor.block(tree.body, Branch(), {})
+        except RecursionError:
+            return ModuleFacts(path, error=ReadError(1, 1, "cannot analyse: too deeply nested"), noqa=noqa, lines=len(lines))
+        del tree
+        return ModuleFacts(
+            path,
+            noqa=noqa,
+            classes=_finish(extractor, enum),
+            instantiations=tuple(extractor.instantiations),
+            imports=tuple(extractor.imports),
+            lines=len(lines),
+        )
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification") -> ModuleFacts:
+    source = read_source(abspath)
+    if isinstance(source, ReadError):
+        return ModuleFacts(path, error=source)
+    return extract_source(path, source, enum=enum, attribute=attribute)

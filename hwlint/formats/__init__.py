@@ -1,0 +1,21 @@
+"""Output formats. Each module renders a list of diagnostics to text; they
+are imported only when asked for, so the check path pays for one."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Protocol
+
+from hwlint.check import CheckResult
+
+NAMES = ("text", "json", "jsonl", "lintrunner")
+_MODULES = {"text": "text", "json": "json_", "jsonl": "json_", "lintrunner": "lintrunner"}
+
+
+class Renderer(Protocol):
+    def __call__(self, result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str: ...
+
+
+def renderer(name: str) -> Renderer:
+    module = importlib.import_module(f"hwlint.formats.{_MODULES[name]}")
+    return module.render  # type: ignore[no-any-return]

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from hwlint.rules.base import Example, Rule
+
+
+class AllowlistStale(Rule):
+    """
+    ## What it does
+    Reports an allowlist entry whose file is now clean, no longer exists, or
+    is no longer a linted test file. Reported at the entry's line in the
+    allowlist; the message names the test file.
+
+    ## Why is this bad?
+    The allowlist must only shrink. A clean file that stays listed could
+    regress unnoticed, and a stale entry hides real progress in the report.
+
+    ## Example
+    ```
+    test/test_migrated.py 2      # the file has no violations any more
+    ```
+
+    ## Use instead
+    Delete the line, or run `hwlint allowlist prune`.
+
+    ## Fix safety
+    `hwlint allowlist prune` removes it; the removal is always safe.
+    """
+
+    code = "HWC301"
+    name = "allowlist-stale"
+    summary = "Allowlisted file is clean now, or gone"
+    scope = "engine"
+    VALID = (
+        Example("class TestA(TestCase):\n    def test_a(self): pass\n", allowlist="test/test_example.py 1\n"),
+    )
+    INVALID = (
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n",
+            allowlist="# header\ntest/test_example.py 1\n",
+            expect=((2, 1),),
+        ),
+        Example("x = 1\n", allowlist="test/test_example.py 1\ntest/test_gone.py 1\n", expect=((1, 1), (2, 1))),
+    )

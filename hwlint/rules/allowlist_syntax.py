@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from hwlint.rules.base import Example, Rule
+
+
+class AllowlistSyntax(Rule):
+    """
+    ## What it does
+    Reports a malformed allowlist line: not `<path> <budget>`, a duplicate,
+    an entry out of sorted order, an absolute path or one with `..` or `\\`,
+    or a merge-conflict marker.
+
+    ## Why is this bad?
+    The allowlist is read by tools and merged by git. A sorted list of
+    one-line, root-relative entries merges cleanly; anything else breaks
+    the ratchet or hides an entry.
+
+    ## Example
+    ```
+    test/test_b.py 1
+    test/test_a.py 1             # out of order
+    /abs/test/test_c.py          # absolute, and no budget
+    ```
+
+    ## Use instead
+    One root-relative `/` path and its budget per line, sorted. `hwlint
+    allowlist sync` rewrites a broken list from the tree (never growing it).
+    """
+
+    code = "HWC304"
+    name = "allowlist-syntax"
+    summary = "Malformed, duplicate, unsorted, absolute or conflicted allowlist line"
+    scope = "engine"
+    VALID = (
+        Example("class TestA(TestCase):\n    def test_a(self): pass\n", allowlist="# comment\n\ntest/test_example.py 1\n"),
+    )
+    INVALID = (
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
+            expect=((2, 1), (3, 1), (4, 1), (5, 1)),
+        ),
+    )

@@ -1,0 +1,78 @@
+"""What a rule is: one small self-describing unit (fixit's and ruff's model).
+
+A rule module holds one `Rule` subclass: its code, name and summary, an
+explanation in ruff's sections (the class docstring, printed by `hwlint rule
+CODE`), VALID and INVALID examples that one parametrized test runs, and its
+check, a pure function of a module's resolved facts.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator
+
+from hwlint.resolve import ClassInfo, ModuleContext
+
+
+@dataclass(frozen=True)
+class Violation:
+    line: int
+    column: int
+    message: str
+    class_name: str | None = None
+    fix: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Example:
+    """A snippet and what the rule says of it.
+
+    `expect` lists the (line, column) of each diagnostic of this rule;
+    empty for a valid example. `files` adds other files to the project
+    (path -> source), `allowlist` writes allowlist.txt, `settings` overrides
+    [tool.hwlint] keys. The snippet itself is `test/test_example.py`.
+    """
+
+    source: str
+    expect: tuple[tuple[int, int], ...] = ()
+    files: dict[str, str] = field(default_factory=dict)
+    allowlist: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    default: ClassVar[bool] = True
+    # "module": check() runs on each module; "engine": reported by a stage
+    # (reading, allowlist) rather than by check().
+    scope: ClassVar[str] = "module"
+    VALID: ClassVar[tuple[Example, ...]] = ()
+    INVALID: ClassVar[tuple[Example, ...]] = ()
+
+    def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        return iter(())
+
+    @classmethod
+    def explanation(cls) -> str:
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        state = "on by default" if cls.default else "off by default: enable it with `select`"
+        return f"# {cls.name} ({cls.code})\n\n{cls.summary}. {state[0].upper()}{state[1:]}.\n\n{doc}\n"
+
+
+def member_example(config_enum: str, member: str) -> str:
+    return f"hw_classification = {config_enum}.{member}"
+
+
+def instantiated_names(ctx: ModuleContext) -> set[str]:
+    return {i.class_name for i in ctx.facts.instantiations if i.class_name}
+
+
+def is_accelerator(info: ClassInfo) -> bool:
+    return info.classification == "ACCELERATOR"
+
+
+def is_generic(info: ClassInfo) -> bool:
+    return info.classification == "GENERIC"

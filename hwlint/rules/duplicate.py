@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hwlint.resolve import ModuleContext
+from hwlint.rules.base import Example, Rule, Violation
+
+
+class Duplicate(Rule):
+    """
+    ## What it does
+    Reports a test class defined twice in one module, and a class passed to
+    `instantiate_device_type_tests` twice. Definitions in alternative arms
+    of one `if`/`try` (only one of which runs) are not duplicates.
+
+    ## Why is this bad?
+    The second definition replaces the first: the first class's tests never
+    run, without any error. A second instantiation registers the device
+    classes again and may hide the first set.
+
+    ## Example
+    ```python
+    class TestFoo(TestCase): ...
+    class TestFoo(TestCase): ...   # the first TestFoo is lost
+    ```
+
+    ## Use instead
+    Rename one of the classes, or merge them.
+    """
+
+    code = "HWC106"
+    name = "duplicate"
+    summary = "Test class defined or instantiated twice in one module"
+    VALID = (
+        Example(
+            "if IS_WINDOWS:\n    class TestA(TestCase):\n        hw_classification = HardwareClassification.GENERIC\n        def test_a(self): pass\n"
+            "else:\n    class TestA(TestCase):\n        hw_classification = HardwareClassification.GENERIC\n        def test_a(self): pass\n"
+        ),
+    )
+    INVALID = (
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_b(self): pass\n",
+            expect=((5, 1),),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
+            "instantiate_device_type_tests(TestA, globals())\ninstantiate_device_type_tests(TestA, globals())\n",
+            expect=((6, 1),),
+        ),
+    )
+
+    def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        seen: dict[str, list] = {}
+        for info in ctx.test_classes():
+            cls = info.facts
+            earlier = [c for c in seen.get(cls.name, ()) if not c.branch.excludes(cls.branch)]
+            if earlier:
+                yield Violation(
+                    cls.line, cls.column,
+                    f"test class {cls.name} is defined twice (first at line {earlier[0].line}): "
+                    "the first definition's tests never run; rename or merge them",
+                    cls.name,
+                )
+            seen.setdefault(cls.name, []).append(cls)
+        calls: dict[str, list] = {}
+        for call in ctx.facts.instantiations:
+            if call.class_name is None:
+                continue
+            earlier = [c for c in calls.get(call.class_name, ()) if not c.branch.excludes(call.branch)]
+            if earlier:
+                yield Violation(
+                    call.line, call.column,
+                    f"{call.class_name} is instantiated twice (first at line {earlier[0].line}): keep one call",
+                    call.class_name,
+                )
+            calls.setdefault(call.class_name, []).append(call)

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hwlint.resolve import ModuleContext, canonical_member
+from hwlint.rules.base import Example, Rule, Violation
+
+# Names users meet in older code, with what they mean now, for the message.
+_KNOWN_OLD_NAMES = {"DEVICE_GENERIC": "ACCELERATOR"}
+
+
+class InvalidClassification(Rule):
+    """
+    ## What it does
+    Reports a classification declaration whose value is not a member of the
+    enum: an unknown member, a string, an alias that is not configured, any
+    other expression, an annotation without a value, or a second declaration
+    of the same class.
+
+    ## Why is this bad?
+    The runner compares the attribute with the enum's members; anything else
+    silently matches no hardware, and a second declaration hides the first.
+
+    ## Example
+    ```python
+    class TestFoo(TestCase):
+        hw_classification = "GENERIC"
+    ```
+
+    ## Use instead
+    ```python
+    class TestFoo(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+    ```
+
+    ## Options
+    `classifications` (the members), `aliases` (old names accepted, e.g.
+    `{ DEVICE_GENERIC = "ACCELERATOR" }`), `enum`, `attribute`.
+    """
+
+    code = "HWC002"
+    name = "invalid-classification"
+    summary = "Classification is not a valid member, or is declared twice"
+    VALID = (
+        Example("class TestA(TestCase):\n    hw_classification: HardwareClassification = HardwareClassification.CPU\n    def test_a(self): pass\n"),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self, device): pass\n\n"
+            "instantiate_device_type_tests(TestA, globals())\n",
+            settings={"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}},
+        ),
+        Example("import common_utils as cu\n\nclass TestA(TestCase):\n    hw_classification = cu.HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
+    )
+    INVALID = (
+        Example("class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example("class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
+            "TestA.hw_classification = HardwareClassification.CPU\n",
+            expect=((5, 1),),
+        ),
+    )
+
+    def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        config = ctx.config
+        spelled = f"{config.enum}.<{'|'.join(config.classifications)}>"
+        for info in ctx.classes:
+            decls = sorted(info.facts.declarations, key=lambda d: (d.line, d.column))
+            for index, decl in enumerate(decls):
+                name = info.facts.name
+                if index > 0:
+                    first = decls[0]
+                    yield Violation(decl.line, decl.column, f"{config.attribute} of {name} is declared twice (first at line {first.line}): keep one", name)
+                    continue
+                if canonical_member(decl, config) is not None:
+                    continue
+                value = decl.value
+                if value.kind == "member":
+                    if value.text in _KNOWN_OLD_NAMES:
+                        problem = (
+                            f"{value.text} is the old name of {_KNOWN_OLD_NAMES[value.text]}: use "
+                            f"{config.enum}.{_KNOWN_OLD_NAMES[value.text]}, or configure "
+                            f'aliases = {{ {value.text} = "{_KNOWN_OLD_NAMES[value.text]}" }}'
+                        )
+                    else:
+                        problem = f"{value.text} is not a member of {config.enum}: use {spelled}"
+                elif value.kind == "string":
+                    problem = f"the string {value.text!r} is not a member: use {spelled}"
+                elif value.kind == "missing":
+                    problem = f"annotation without a value: assign {spelled}"
+                else:
+                    problem = f"{value.text} is not a member of {config.enum}: use {spelled}"
+                yield Violation(decl.line, decl.column, f"invalid {config.attribute} for {name}: {problem}", name)

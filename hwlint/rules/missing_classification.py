@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hwlint.infer import infer
+from hwlint.resolve import ModuleContext
+from hwlint.rules.base import Example, Rule, Violation
+
+
+class MissingClassification(Rule):
+    """
+    ## What it does
+    Reports a test class (a class with test methods of its own, or inherited
+    from a base hwlint can resolve) that declares no `hw_classification` and
+    inherits none.
+
+    With `inheritance = "explicit"` (PyTorch's TEST_LINTER policy), every
+    class with test methods of its own must declare it in its own body.
+
+    ## Why is this bad?
+    The test runner of each accelerator selects tests by this attribute. An
+    unclassified class is run everywhere or nowhere, and nobody can tell
+    which tests apply to which hardware.
+
+    ## Example
+    ```python
+    class TestAdd(TestCase):
+        def test_add(self):
+            self.assertEqual(1 + 1, 2)
+    ```
+
+    ## Use instead
+    ```python
+    class TestAdd(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_add(self):
+            self.assertEqual(1 + 1, 2)
+    ```
+
+    ## Fix safety
+    `hwlint fix` infers the value: instantiated by
+    `instantiate_device_type_tests` without `only_for` is ACCELERATOR, with
+    `only_for` one device is that device, no device anywhere is GENERIC
+    (safe fixes); a class whose only accelerator use is one device gets an
+    unsafe fix; contradicting evidence gets none.
+
+    ## Options
+    `inheritance`, `attribute`, `enum`.
+    """
+
+    code = "HWC001"
+    name = "missing-classification"
+    summary = "Test class declares no classification (and inherits none)"
+    VALID = (
+        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
+        Example("class Helper:\n    def helper(self): pass\n"),
+        Example(
+            "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "class TestB(Base):\n    def test_b(self): pass\n"
+        ),
+        Example(
+            "from common_foo import Base\n\nclass TestC(Base):\n    def test_c(self): pass\n",
+            files={"test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"},
+        ),
+        Example("class TestD(TestCase):\n    def test_d(self): pass\n\nTestD.hw_classification = HardwareClassification.GENERIC\n"),
+        Example("class TestE(TestCase):  # noqa: HWC001\n    def test_e(self): pass\n"),
+    )
+    INVALID = (
+        Example("class TestA(TestCase):\n    def test_a(self): pass\n", expect=((1, 1),)),
+        Example("if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n", expect=((2, 5),)),
+        Example(
+            "from common_foo import Base\n\nclass TestC(Base):\n    pass\n",
+            files={"test/common_foo.py": "class Base(TestCase):\n    def test_inherited(self): pass\n"},
+            expect=((3, 1),),
+        ),
+        Example(
+            "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "class TestB(Base):\n    def test_b(self): pass\n",
+            settings={"inheritance": "explicit"},
+            expect=((4, 1),),
+        ),
+    )
+
+    def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        explicit = ctx.config.inheritance == "explicit"
+        attribute, enum = ctx.config.attribute, ctx.config.enum
+        for info in ctx.test_classes():
+            if info.declared:
+                continue
+            if explicit:
+                if not info.facts.methods:
+                    continue
+            elif info.classification is not None:
+                continue
+            guess = infer(ctx, info)
+            if guess.member is not None:
+                hint = f"`{attribute} = {enum}.{guess.member}` ({guess.evidence})"
+            else:
+                hint = f"`{attribute} = {enum}.<MEMBER>`; {guess.evidence}"
+            inherited = f"; it inherits {info.classification} from {info.inherited_from}, but inheritance is explicit" if explicit and info.classification else ""
+            yield Violation(
+                info.facts.line,
+                info.facts.column,
+                f"test class {info.facts.name} declares no {attribute}{inherited}: add {hint}",
+                info.facts.name,
+                guess.as_fix(),
+            )

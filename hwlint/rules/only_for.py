@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hwlint.resolve import ModuleContext
+from hwlint.rules.base import Example, Rule, Violation
+
+
+class OnlyFor(Rule):
+    """
+    ## What it does
+    Reports an ACCELERATOR class instantiated with `only_for`.
+
+    ## Why is this bad?
+    `only_for` names the devices that get the tests, so every accelerator
+    not in the list (XPU, MPS, out-of-tree PrivateUse1 backends) silently
+    loses them, although ACCELERATOR says they apply. `except_for` keeps
+    new accelerators in by default.
+
+    ## Example
+    ```python
+    instantiate_device_type_tests(TestOps, globals(), only_for=("cpu", "cuda"))
+    ```
+
+    ## Use instead
+    ```python
+    instantiate_device_type_tests(TestOps, globals(), except_for=("meta",))
+    ```
+    or classify the class for the one device it targets.
+    """
+
+    code = "HWC104"
+    name = "only-for"
+    summary = "ACCELERATOR instantiation uses `only_for` (use `except_for`)"
+    VALID = (
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
+            "instantiate_device_type_tests(TestA, globals(), except_for='meta')\n"
+        ),
+    )
+    INVALID = (
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
+            "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
+            expect=((5, 1),),
+        ),
+    )
+
+    def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        members = {info.facts.name: info.classification for info in ctx.test_classes()}
+        for call in ctx.facts.instantiations:
+            if call.only_for is not None and members.get(call.class_name or "") == "ACCELERATOR":
+                yield Violation(
+                    call.line, call.column,
+                    f"ACCELERATOR test class {call.class_name} is instantiated with only_for: "
+                    "use except_for for the devices it cannot run on, or classify it for one device",
+                    call.class_name,
+                )

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from hwlint.rules.base import Example, Rule
+
+
+class ParseError(Rule):
+    """
+    ## What it does
+    Reports a test file that cannot be read, decoded or parsed.
+
+    ## Why is this bad?
+    A file hwlint cannot parse is a file it cannot check: skipping it
+    silently would let unclassified classes through. Python would refuse it
+    too, so its tests do not run at all.
+
+    ## Example
+    ```python
+    class TestFoo(TestCase)
+        def test_x(self): ...
+    ```
+
+    ## Use instead
+    Fix the syntax error, or save the file in UTF-8 (or with a correct
+    PEP 263 coding cookie).
+    """
+
+    code = "HWC000"
+    name = "parse-error"
+    summary = "File cannot be read, decoded or parsed"
+    scope = "engine"
+    VALID = (Example("x = 1\n"),)
+    INVALID = (
+        Example("class TestFoo(TestCase)\n    def test_x(self): pass\n", expect=((1, 24),)),
+        Example("def f(:\n    pass\n", expect=((1, 7),)),
+    )
