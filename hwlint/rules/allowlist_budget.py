@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from hwlint.rules.base import Example, Rule
 
+# The examples count violations of the default rules, as budgets do.
+_DEFAULT_SELECT = {"select": ["HWC0", "HWC1", "HWC3"]}
+
 
 class AllowlistBudget(Rule):
     """
@@ -30,12 +33,12 @@ class AllowlistBudget(Rule):
     summary = "Allowlisted file has more violations than its budget"
     scope = "engine"
     VALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", allowlist="test/test_example.py 2\n"),
+        Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 2\n"),
     )
     INVALID = (
         Example(
             "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n",
-            allowlist="test/test_example.py 1\n",
+            settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n",
             expect=((1, 1),),
         ),
     )

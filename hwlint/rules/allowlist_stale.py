@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from hwlint.rules.base import Example, Rule
 
+# The examples count violations of the default rules, as budgets do.
+_DEFAULT_SELECT = {"select": ["HWC0", "HWC1", "HWC3"]}
+
 
 class AllowlistStale(Rule):
     """
@@ -31,13 +34,13 @@ class AllowlistStale(Rule):
     summary = "Allowlisted file is clean now, or gone"
     scope = "engine"
     VALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", allowlist="test/test_example.py 1\n"),
+        Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n"),
     )
     INVALID = (
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n",
-            allowlist="# header\ntest/test_example.py 1\n",
+            settings=_DEFAULT_SELECT, allowlist="# header\ntest/test_example.py 1\n",
             expect=((2, 1),),
         ),
-        Example("x = 1\n", allowlist="test/test_example.py 1\ntest/test_gone.py 1\n", expect=((1, 1), (2, 1))),
+        Example("x = 1\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\ntest/test_gone.py 1\n", expect=((1, 1), (2, 1))),
     )

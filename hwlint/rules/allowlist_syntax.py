@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from hwlint.rules.base import Example, Rule
 
+# The examples count violations of the default rules, as budgets do.
+_DEFAULT_SELECT = {"select": ["HWC0", "HWC1", "HWC3"]}
+
 
 class AllowlistSyntax(Rule):
     """
@@ -32,12 +35,12 @@ class AllowlistSyntax(Rule):
     summary = "Malformed, duplicate, unsorted, absolute or conflicted allowlist line"
     scope = "engine"
     VALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", allowlist="# comment\n\ntest/test_example.py 1\n"),
+        Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="# comment\n\ntest/test_example.py 1\n"),
     )
     INVALID = (
         Example(
             "class TestA(TestCase):\n    def test_a(self): pass\n",
-            allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
+            settings=_DEFAULT_SELECT, allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
             expect=((2, 1), (3, 1), (4, 1), (5, 1)),
         ),
     )
