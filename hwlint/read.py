@@ -20,6 +20,12 @@ def decode(data: bytes) -> str | ReadError:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
+        # detect_encoding also refuses non-UTF-8 bytes in the first two lines
+        # when there is no cookie: point at the byte rather than its message.
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return _decode_error(data, bad, "utf-8")
         return ReadError(exc.lineno or 1, 1, f"cannot decode: {exc.msg}")
     try:
         codecs.lookup(encoding)
@@ -27,9 +33,17 @@ def decode(data: bytes) -> str | ReadError:
     except LookupError:
         return ReadError(1, 1, f"cannot decode: unknown encoding {encoding!r} in the coding cookie")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return ReadError(line, column, f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} is invalid; save the file as UTF-8")
+        return _decode_error(data, exc, encoding)
+
+
+def _decode_error(data: bytes, exc: UnicodeDecodeError, encoding: str) -> ReadError:
+    line = data.count(b"\n", 0, exc.start) + 1
+    column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    return ReadError(
+        line, column,
+        f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} is invalid; save the file as UTF-8 "
+        "or declare its encoding (PEP 263)",
+    )
 
 
 def read_source(path: str) -> str | ReadError:

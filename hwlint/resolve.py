@@ -194,7 +194,7 @@ class Resolver:
                 # is reported on the class that makes it, not spread.
                 if member is None and origin is None and base_member is not None and not cls.declarations:
                     member = base_member
-                    origin = base_origin or (base.name if base_path == path else f"{base.name} ({base_path})")
+                    origin = base_origin or (base.name if base_path == path else f"{base.name} in {base_path}")
         result = (is_test, member, origin)
         self._info[key] = result
         return result
