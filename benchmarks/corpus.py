@@ -1432,6 +1432,9 @@ def verify(out_dir: Path) -> dict[str, Any]:
         "escape_warnings_match": sorted(warned) == meta["invalid_escape_files"],
         "escape_warnings": len(warned),
         "allowlist_matches": unclassified == allow,
+        "allowlist_mismatches": sorted(
+            f"{k}: allowlist {allow.get(k, 0)}, found {unclassified.get(k, 0)}"
+            for k in set(allow) | set(unclassified) if allow.get(k, 0) != unclassified.get(k, 0))[:10],
         "classes": sum(classes_per_file),
         "methods": total_methods,
         "device_method_fraction": round(device_methods / max(1, total_methods), 4),

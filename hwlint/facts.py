@@ -394,12 +394,20 @@ class _Extractor:
             if kw.arg == "device" and _is_device_string(kw.value):
                 return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{kw.value.value}"')  # type: ignore[attr-defined]
         if isinstance(func, ast.Attribute):
+            if func.end_lineno is not None and func.end_col_offset is not None:
+                # Point at the method name, not at the start of a long chain.
+                attr_at = func.end_col_offset - len(func.attr)
+                method_at = (func.end_lineno, self.column(func.end_lineno, attr_at))
+            else:
+                method_at = where
             if func.attr in ("cuda", "xpu", "npu") and not _dotted(func).startswith("torch."):
-                return Site(*where, f".{func.attr}()")
+                return Site(*method_at, f".{func.attr}()")
             dotted = _dotted(func)
             if dotted in ("torch.device",) or func.attr == "to":
                 if call.args and _is_device_string(call.args[0]):
-                    return Site(*where, f'{dotted or func.attr}("{call.args[0].value}")')  # type: ignore[attr-defined]
+                    if dotted == "torch.device":
+                        return Site(*where, f'torch.device("{call.args[0].value}")')  # type: ignore[attr-defined]
+                    return Site(*method_at, f'.to("{call.args[0].value}")')  # type: ignore[attr-defined]
             parts = dotted.split(".")
             if len(parts) >= 3 and parts[0] == "torch" and parts[1] in ("cuda", "xpu", "mps", "npu"):
                 if parts[-1] not in _QUESTIONS:

@@ -49,7 +49,7 @@ class HardcodedDevice(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
             "    def test_a(self, device):\n        x = torch.ones(2, device='cuda')\n        y = x.cuda()\n"
             "        torch.cuda.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n",
-            expect=((4, 34), (5, 13), (6, 9)),
+            expect=((4, 34), (5, 15), (6, 9)),
         ),
     )
 

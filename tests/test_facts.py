@@ -1,0 +1,208 @@
+"""Facts: source in, plain records out."""
+
+from __future__ import annotations
+
+import pickle
+import textwrap
+
+from hwlint.facts import Branch, Declaration, Instantiation, Method, Site, Value, extract_source
+
+
+def facts(source: str):
+    return extract_source("test/test_x.py", textwrap.dedent(source))
+
+
+def test_classes_at_module_level_and_in_blocks_but_not_nested() -> None:
+    f = facts(
+        """
+        class A: pass
+        if X:
+            class B: pass
+        else:
+            class C: pass
+        try:
+            class D: pass
+        except ImportError:
+            class E: pass
+        finally:
+            class F: pass
+        with ctx():
+            class G: pass
+        for i in range(2):
+            class H: pass
+        while False:
+            class I: pass
+        class Outer:
+            class Inner:
+                def test_x(self): pass
+        def factory():
+            class Local:
+                def test_y(self): pass
+        """
+    )
+    assert [c.name for c in f.classes] == list("ABCDEFGHI") + ["Outer"]
+    assert f.classes[-1].methods == ()
+
+
+def test_test_methods_params_and_decorators() -> None:
+    f = facts(
+        """
+        class TestA(TestCase):
+            def setUp(self): pass
+            def helper_test(self): pass
+            @common_device_type.onlyCUDA
+            @dtypes(torch.float)
+            def test_a(self, device, dtype): pass
+            async def test_b(self, *, devices): pass
+            if FLAG:
+                def test_c(self): pass
+        """
+    )
+    (cls,) = f.classes
+    assert cls.methods == (
+        Method("test_a", 7, 5, ("device", "dtype"), ("onlyCUDA", "dtypes")),
+        Method("test_b", 8, 5, ("devices",), ()),
+        Method("test_c", 10, 9, (), ()),
+    )
+
+
+def test_declarations_in_every_form() -> None:
+    f = facts(
+        """
+        from torch.testing._internal.common_utils import HardwareClassification as HC
+        import torch.testing._internal.common_utils as cu
+
+        class TestA(TestCase):
+            hw_classification = HC.GENERIC
+        class TestB(TestCase):
+            hw_classification: HardwareClassification = cu.HardwareClassification.CUDA
+        class TestC(TestCase):
+            hw_classification: HardwareClassification
+        class TestD(TestCase):
+            hw_classification = "GENERIC"
+        class TestE(TestCase):
+            hw_classification = pick()
+        class TestF(TestCase):
+            pass
+        TestF.hw_classification = HC.XPU
+        for cls in (TestA, TestB):
+            cls.hw_classification = HC.MPS
+        """
+    )
+    decls = {c.name: c.declarations for c in f.classes}
+    assert decls["TestA"] == (Declaration(6, 5, Value("member", "GENERIC"), "body"), Declaration(19, 5, Value("member", "MPS"), "module"))
+    assert decls["TestB"][0] == Declaration(8, 5, Value("member", "CUDA"), "body")
+    assert decls["TestC"] == (Declaration(10, 5, Value("missing", ""), "body"),)
+    assert decls["TestD"] == (Declaration(12, 5, Value("string", "GENERIC"), "body"),)
+    assert decls["TestE"] == (Declaration(14, 5, Value("other", "pick()"), "body"),)
+    assert decls["TestF"] == (Declaration(17, 1, Value("member", "XPU"), "module"),)
+
+
+def test_unknown_enum_name_is_not_a_member() -> None:
+    f = facts("class A:\n    hw_classification = Other.GENERIC\n")
+    assert f.classes[0].declarations[0].value == Value("other", "Other.GENERIC")
+
+
+def test_instantiations() -> None:
+    f = facts(
+        """
+        instantiate_device_type_tests(TestA, globals())
+        common_device_type.instantiate_device_type_tests(TestB, globals(), only_for="cuda", allow_mps=True)
+        instantiate_device_type_tests(generic_test_class=TestC, scope=globals(), except_for=("cpu", "meta"), allow_xpu=ALLOW)
+        instantiate_device_type_tests(TestD, globals(), only_for=DEVICES, allow_xpu=False)
+        for cls in (TestE, TestF):
+            instantiate_device_type_tests(cls, globals())
+        instantiate_device_type_tests(make(), globals())
+        instantiate_parametrized_tests(TestG)
+        """
+    )
+    got = [(i.class_name, i.only_for, i.except_for, i.allow_mps, i.allow_xpu, i.line) for i in f.instantiations]
+    assert got == [
+        ("TestA", None, None, False, False, 2),
+        ("TestB", ("cuda",), None, True, False, 3),
+        ("TestC", None, ("cpu", "meta"), False, True, 4),
+        ("TestD", (), None, False, False, 5),
+        ("TestE", None, None, False, False, 7),
+        ("TestF", None, None, False, False, 7),
+        (None, None, None, False, False, 8),
+    ]
+
+
+def test_probes_and_hardcoded_devices() -> None:
+    f = facts(
+        """
+        class TestA(TestCase):
+            @skipIf(not TEST_CUDA, "")
+            def test_a(self):
+                torch.cuda.is_available()
+                x = torch.ones(2, device="cuda:0").to("xpu")
+                y = x.cuda()
+                torch.backends.mps.is_available()
+                torch.device("mps")
+                torch.cuda.synchronize()
+                z = torch.ones(2, device="cpu")
+        """
+    )
+    (cls,) = f.classes
+    assert cls.probes == (
+        Site(3, 17, "TEST_CUDA"),
+        Site(5, 9, "torch.cuda.is_available"),
+        Site(8, 9, "torch.backends.mps.is_available"),
+        Site(10, 9, "torch.cuda.synchronize"),
+    )
+    assert [(s.line, s.text) for s in cls.devices] == [
+        (6, 'device="cuda:0"'),
+        (6, '.to("xpu")'),
+        (7, ".cuda()"),
+        (9, 'torch.device("mps")'),
+        (10, "torch.cuda.synchronize()"),
+    ]
+
+
+def test_class_without_accelerator_text_is_not_walked() -> None:
+    f = facts("class TestA(TestCase):\n    def test_a(self):\n        x = cudagraph_trees()\n")
+    assert f.classes[0].probes == () and f.classes[0].devices == ()
+
+
+def test_noqa_and_skip_file() -> None:
+    f = facts("a = 1  # noqa: HWC001, HWC1\nb = 2  # NOQA\nc = 3  # noqa:HWC002\nd = '# no qa'\n")
+    assert f.noqa == {1: frozenset({"HWC001", "HWC1"}), 2: None, 3: frozenset({"HWC002"})}
+    assert f.suppressed(1, "HWC105") and f.suppressed(2, "HWC001") and not f.suppressed(3, "HWC001")
+    assert facts("# hwlint: skip-file\nclass A:\n    def test(self): pass\n").skip_file
+
+
+def test_branches_tell_alternatives_from_sequences() -> None:
+    f = facts(
+        """
+        if A:
+            class T1: pass
+        else:
+            class T1: pass
+        class T2: pass
+        class T2: pass
+        try:
+            class T3: pass
+        except ImportError:
+            class T3: pass
+        """
+    )
+    c = f.classes
+    assert c[1].branch.excludes(c[0].branch)
+    assert not c[3].branch.excludes(c[2].branch)
+    assert c[5].branch.excludes(c[4].branch)
+    assert not Branch().excludes(c[0].branch)
+
+
+def test_parse_errors_are_facts_not_exceptions() -> None:
+    f = facts("class A(\n")
+    assert f.error is not None and f.error.line == 1 and "syntax error" in f.error.message
+    assert f.classes == ()
+
+
+def test_facts_pickle_and_are_small() -> None:
+    body = "".join(f"    def test_{i}(self, device):\n        x = torch.ones({i}, device=device)\n" for i in range(500))
+    f = facts("class TestA(TestCase):\n" + body)
+    data = pickle.dumps(f)
+    assert pickle.loads(data) == f
+    # Facts, not trees: far smaller than the source they come from.
+    assert len(data) < len(body) * 0.6
