@@ -80,7 +80,40 @@ def common_options(func: F) -> F:
     return func
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Commands that live in hwlint/commands/, imported only when run, so that
+# `hwlint check` on one file does not pay for report, fix or git code.
+LAZY_COMMANDS = {
+    "allowlist": "hwlint.commands.allowlist:allowlist",
+    "fix": "hwlint.commands.fix:fix",
+    "report": "hwlint.commands.report:report",
+    "select": "hwlint.commands.select:select",
+}
+
+
+class LazyGroup(click.Group):
+    """click's documented lazy-loading group."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        available = [name for name, target in LAZY_COMMANDS.items() if _module_exists(target)]
+        return sorted(set(super().list_commands(ctx)) | set(available))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and _module_exists(LAZY_COMMANDS[cmd_name]):
+            import importlib
+
+            module_name, attribute = LAZY_COMMANDS[cmd_name].split(":")
+            command: click.Command = getattr(importlib.import_module(module_name), attribute)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+def _module_exists(target: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(target.split(":")[0]) is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hwlint")
 def main() -> None:
     """Keep a PyTorch-style test suite honest about hardware: every test

@@ -9,6 +9,7 @@ every staged Python file, and only test files must be linted.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,11 +54,43 @@ class _GitIgnores:
             spec = self._spec(rel_dir)
             if spec is None:
                 continue
-            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
-            result = spec.check_file(sub)
-            if result.include is not None:
-                verdict = bool(result.include)
+            sub = "/".join(parts[depth:])
+            include = _last_match(spec, sub, is_dir)
+            if include is not None:
+                verdict = include
         return verdict
+
+
+# pathspec's own priority rules are meant for file paths: asked about a
+# directory as "dir/", a plain `*` (a file-priority match) beats a later
+# `!*/`, so the common whitelist .gitignore `*` / `!*/` / `!*.py` ignored
+# every folder and nothing was linted. Git's rule is simpler: the last pattern
+# that matches the path itself (a `dir/` pattern only when it is a folder)
+# decides; folders above are judged on their own by the callers, which prune
+# ignored folders. `ps_d` is the group pathspec's gitignore regexes use to
+# mark the end of the directory they matched.
+_DIR_MARK = "ps_d"
+
+
+def _last_match(spec: pathspec.GitIgnoreSpec, path: str, is_dir: bool) -> bool | None:
+    verdict = None
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is None or regex is None:
+            continue
+        if _matches_itself(regex, path, is_dir):
+            verdict = bool(pattern.include)
+    return verdict
+
+
+def _matches_itself(regex: "re.Pattern[str]", path: str, is_dir: bool) -> bool:
+    """Whether a gitignore regex matches `path` itself, not only a folder above it."""
+    has_mark = _DIR_MARK in regex.groupindex
+    # As a path: a match that does not stop at a '/' inside it (`x`, `*`, `a/**`).
+    if any(not has_mark or m.start(_DIR_MARK) == -1 for m in regex.finditer(path)):
+        return True
+    # As a folder: a directory pattern (`x/`, `*/`) whose mark is the trailing '/'.
+    return is_dir and has_mark and any(m.start(_DIR_MARK) == len(path) for m in regex.finditer(path + "/"))
 
 
 class Matcher:

@@ -1,0 +1,1 @@
+"""Commands beyond `check`, loaded lazily by hwlint.cli.LazyGroup."""

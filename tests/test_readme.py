@@ -1,0 +1,31 @@
+"""The README's promises about the example tree hold."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_readme_example_output_is_what_check_prints() -> None:
+    readme = (REPO / "README.md").read_text()
+    match = re.search(r"<!-- example-output[^>]*-->\n```text\n(.*?)```", readme, re.S)
+    assert match, "README lost its example output block"
+    result = run_cli("check", cwd=REPO)
+    assert result.returncode == 1
+    assert result.stdout == match.group(1)
+
+
+def test_readme_has_exactly_two_setup_commands() -> None:
+    readme = (REPO / "README.md").read_text()
+    setup = readme.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)```", setup, re.S)
+    assert [c.strip() for c in commands] == [
+        "python -m pip install -e . && hwlint check",
+        "python -m pip install -e '.[test]' && python -m pytest",
+    ]
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "pip install -q -e '.[test]'" in ci and "python3 -m pytest" in ci
