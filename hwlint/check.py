@@ -7,9 +7,10 @@ spreads the expensive stage (reading and parsing) over processes.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pathspec
 
@@ -61,19 +62,28 @@ def _chunks(root: Path, files: list[str], jobs: int) -> list[list[str]]:
     return chunks
 
 
-def collect_facts(config: Config, files: list[str], jobs: int | None = None) -> list[ModuleFacts]:
+Progress = Callable[[int], None]  # called with the number of files just done
+
+
+def collect_facts(config: Config, files: list[str], jobs: int | None = None, progress: Progress | None = None) -> list[ModuleFacts]:
     """Facts for every file, in the order given, in parallel when worth it."""
     jobs = jobs or os.cpu_count() or 1
     root, enum, attribute = str(config.root), config.enum, config.attribute
     if jobs <= 1 or len(files) < _POOL_THRESHOLD:
-        return _extract_chunk(root, files, enum, attribute)
+        done = _extract_chunk(root, files, enum, attribute)
+        if progress is not None:
+            progress(len(done))
+        return done
     chunks = _chunks(config.root, files, jobs)
     by_path: dict[str, ModuleFacts] = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(_extract_chunk, root, chunk, enum, attribute) for chunk in chunks]
-        for future in futures:
-            for facts in future.result():
+        for future in as_completed(futures):
+            chunk_facts = future.result()
+            for facts in chunk_facts:
                 by_path[facts.path] = facts
+            if progress is not None:
+                progress(len(chunk_facts))
     return [by_path[path] for path in files]
 
 
@@ -115,13 +125,14 @@ def run_check(
     extend_select: tuple[str, ...] = (),
     ignore: tuple[str, ...] | None = None,
     use_allowlist: bool = True,
+    progress: Progress | None = None,
 ) -> CheckResult:
     enabled = enabled_codes(
         tuple(select if select is not None else config.select) + tuple(extend_select),
         tuple(ignore if ignore is not None else config.ignore),
     )
     found = discover(config, paths)
-    modules = collect_facts(config, found.files, jobs)
+    modules = collect_facts(config, found.files, jobs, progress)
     by_path = {m.path: m for m in modules}
     root = config.root
 
