@@ -62,7 +62,7 @@ def _chunks(root: Path, files: list[str], jobs: int) -> list[list[str]]:
     return chunks
 
 
-Progress = Callable[[int], None]  # called with the number of files just done
+Progress = Callable[[int, int], None]  # (files just done, files in all)
 
 
 def collect_facts(config: Config, files: list[str], jobs: int | None = None, progress: Progress | None = None) -> list[ModuleFacts]:
@@ -72,7 +72,7 @@ def collect_facts(config: Config, files: list[str], jobs: int | None = None, pro
     if jobs <= 1 or len(files) < _POOL_THRESHOLD:
         done = _extract_chunk(root, files, enum, attribute)
         if progress is not None:
-            progress(len(done))
+            progress(len(done), len(files))
         return done
     chunks = _chunks(config.root, files, jobs)
     by_path: dict[str, ModuleFacts] = {}
@@ -83,7 +83,7 @@ def collect_facts(config: Config, files: list[str], jobs: int | None = None, pro
             for facts in chunk_facts:
                 by_path[facts.path] = facts
             if progress is not None:
-                progress(len(chunk_facts))
+                progress(len(chunk_facts), len(files))
     return [by_path[path] for path in files]
 
 
