@@ -138,6 +138,10 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path) -> Config:
         _identifier(source, "classifications", member)
     for alias, target in values.get("aliases", {}).items():
         _identifier(source, "aliases", alias)
+        if alias in classifications:
+            # A member always means itself (resolve looks members up first), so
+            # such an alias would be a silently ignored setting.
+            raise _err(source, f"[tool.hwlint] aliases: {alias} is already one of classifications")
         if target not in classifications:
             raise _err(source, f"[tool.hwlint] aliases: {alias} = {target!r} is not one of classifications")
     allowlist = values.get("allowlist")
@@ -152,6 +156,10 @@ def _load_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        # tomllib decodes the bytes itself and lets this escape: without this
+        # a pyproject.toml saved as UTF-16 or Latin-1 was an "internal error".
+        raise UserError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start}: 0x{exc.object[exc.start]:02x})") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
 

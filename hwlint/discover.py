@@ -109,6 +109,8 @@ class Matcher:
 
     def _any_ignored(self, rel_path: str) -> bool:
         parts = rel_path.split("/")
+        if ".git" in parts[:-1]:
+            return True  # named on the command line: `.git` is never linted, as it is never walked
         for depth in range(1, len(parts)):
             if self.gitignores.ignored("/".join(parts[:depth]), is_dir=True):
                 return True
@@ -135,6 +137,11 @@ class Matcher:
                     if self.gitignores.ignored(rel, is_dir=True):
                         continue
                     stack.append(rel)
+                elif entry.is_symlink() and os.path.isdir(entry.path):
+                    # A symlink to a folder is not followed (loops, trees
+                    # linted twice), and it is not a file either: a link named
+                    # test_x.py must not become "HWC000 is a directory".
+                    continue
                 elif (
                     self.include.match_file(rel)
                     and not self.exclude.match_file(rel)
@@ -174,7 +181,8 @@ def discover(config: Config, paths: list[Path] | None = None) -> Discovery:
         elif os.path.lexists(full):
             if matcher.selected(rel):
                 files.add(rel)
-        elif matcher.include.match_file(rel) and not matcher.exclude.match_file(rel):
+        elif matcher.selected(rel):
+            # Gitignore applies too: an ignored path is dropped whether or not it exists.
             result.missing.append(rel)
     result.files = sorted(files)
     return result

@@ -50,7 +50,7 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
         return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)")
     # Weaker evidence: the class only makes sense on one device.
     device_decorators = {_DEVICE_DECORATORS.get(d) for m in cls.methods for d in m.decorators} - {None}
-    probe_devices = {_probe_device(p.text) for p in cls.probes} - {None}
+    probe_devices = {_probe_device(p.text) for p in (*cls.probes, *cls.devices)} - {None}
     hints = device_decorators | probe_devices
     if cls.methods and len(hints) == 1:
         (member,) = hints
@@ -69,8 +69,16 @@ def _known(member: str, applicability: str, evidence: str, members: tuple[str, .
 
 
 def _probe_device(text: str) -> str | None:
+    """The one device a probe or hard-coded use names (`torch.cuda...`,
+    `TEST_CUDA`, `.cuda()`, `device="cuda"`), if any."""
     lowered = text.lower()
     for device in ("cuda", "xpu", "mps"):
-        if f"torch.{device}" in lowered or lowered == f"test_{device}" or f"backends.{device}" in lowered:
+        if (
+            f"torch.{device}" in lowered
+            or lowered == f"test_{device}"
+            or f"backends.{device}" in lowered
+            or lowered == f".{device}()"
+            or f'"{device}' in lowered
+        ):
             return device.upper()
     return None

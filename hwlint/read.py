@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 
@@ -26,19 +27,48 @@ def decode(data: bytes) -> str | ReadError:
             data.decode("utf-8")
         except UnicodeDecodeError as bad:
             return _decode_error(data, bad, "utf-8")
-        return ReadError(exc.lineno or 1, 1, f"cannot decode: {exc.msg}")
+        # detect_encoding gives no line: point at the cookie, which may be on line 2.
+        return ReadError(exc.lineno or _cookie_line(data), 1, f"cannot decode: {exc.msg}")
     try:
         codecs.lookup(encoding)
-        return data.decode(encoding)
+        text = data.decode(encoding)
     except LookupError:
         return ReadError(1, 1, f"cannot decode: unknown encoding {encoding!r} in the coding cookie")
     except UnicodeDecodeError as exc:
         return _decode_error(data, exc, encoding)
+    nul = text.find("\0")
+    if nul != -1:
+        # Python refuses NUL bytes but its SyntaxError (3.11) has no line:
+        # the error was always reported at 1:1, wherever the byte was.
+        before = re.split(r"\r\n|\r|\n", text[:nul])
+        return ReadError(len(before), len(before[-1]) + 1, "cannot parse: NUL byte (the file is binary or corrupt)")
+    return text
+
+
+# Python ends a line at \r\n, \r or \n (universal newlines).
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
+# PEP 263: the cookie is a comment on line 1 or 2 that says coding[:=].
+_COOKIE_LINE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+
+
+def _cookie_line(data: bytes) -> int:
+    for number, line in enumerate(_NEWLINE.split(data, 2)[:2], 1):
+        if _COOKIE_LINE.match(line):
+            return number
+    return 1
 
 
 def _decode_error(data: bytes, exc: UnicodeDecodeError, encoding: str) -> ReadError:
-    line = data.count(b"\n", 0, exc.start) + 1
-    column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    # Where an editor shows the bad byte: lines end at \r and \r\n too (a
+    # file with lone-CR endings was all "line 1"), the column counts
+    # characters, not bytes (a multi-byte character before the bad byte
+    # shifted it right), and a BOM is no character (it shifted line 1 by 3).
+    before = _NEWLINE.split(data[: exc.start])
+    line = len(before)
+    text = before[-1]
+    if line == 1 and text.startswith(codecs.BOM_UTF8):
+        text = text[len(codecs.BOM_UTF8):]
+    column = len(text.decode(encoding, errors="replace")) + 1
     return ReadError(
         line, column,
         f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} is invalid; save the file as UTF-8 "

@@ -13,11 +13,38 @@ import json
 from hwlint.check import CheckResult
 
 
+def _replacements(result: CheckResult) -> dict[tuple[str, int, int], tuple[str, str]]:
+    """Whole-file (original, replacement) for the first safe-fixable message
+    of each file: `lintrunner -a` writes the replacement, fixing every class
+    of the file at once. libcst is imported only when there is a fix."""
+    if not any(d.code == "HWC001" and d.fix and d.fix.get("applicability") == "safe" for d in result.diagnostics):
+        return {}
+    from hwlint.fix import fix_file, plan_fixes
+    from hwlint.read import ReadError, decode
+
+    plans, _ = plan_fixes(result)
+    facts = {ctx.path: ctx.facts for ctx in result.contexts}
+    found: dict[tuple[str, int, int], tuple[str, str]] = {}
+    for plan in plans:
+        outcome = fix_file(result.config.root, plan, facts[plan.path], result.config)
+        if not outcome.changed or outcome.fixed is None:
+            continue
+        before, after = decode(outcome.original), decode(outcome.fixed)
+        if isinstance(before, ReadError) or isinstance(after, ReadError):
+            continue
+        first = min(plan.fixes, key=lambda f: f.line)
+        column = next(d.column for d in result.diagnostics if d.path == plan.path and d.line == first.line and d.code == "HWC001")
+        found[(plan.path, first.line, column)] = (before, after)
+    return found
+
+
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str:
     code = result.config.lintrunner_code
     root = result.config.root
+    replacements = _replacements(result)
     lines = []
     for d in result.diagnostics:
+        original, replacement = replacements.get((d.path, d.line, d.column), (None, None)) if d.code == "HWC001" else (None, None)
         message = {
             # Absolute, as lintrunner passes paths in, so that `lintrunner -a`
             # finds the file whatever its working directory.
@@ -27,8 +54,8 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
             "code": code,
             "severity": "error" if d.severity == "error" else "warning",
             "name": f"{d.code} {d.name}",
-            "original": None,
-            "replacement": None,
+            "original": original,
+            "replacement": replacement,
             "description": d.message,
         }
         lines.append(json.dumps(message, ensure_ascii=False))

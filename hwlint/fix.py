@@ -1,0 +1,366 @@
+"""Fix: insert the classification that `infer` found, with libcst.
+
+libcst keeps every byte it is not asked to change (comments, quotes,
+encoding, BOM, newline style, indentation), so a fix adds the declaration and,
+when needed, the enum's import, and nothing else. Only files with something to
+fix are parsed with libcst, and libcst is imported here only: `hwlint check`
+never pays for it.
+
+A fixed file is written only if it parses and its facts show exactly the
+intended classification on exactly the intended classes; the write is atomic
+and happens only if the file did not change meanwhile.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import libcst as cst
+
+from hwlint.atomic import write_bytes_atomic
+from hwlint.check import CheckResult
+from hwlint.config import Config
+from hwlint.facts import ModuleFacts, extract_source
+from hwlint.read import ReadError, decode
+from hwlint.resolve import canonical_member
+
+
+class FixError(Exception):
+    """A fix that cannot be made safely; the file is left as it is."""
+
+
+@dataclass(frozen=True)
+class ClassFix:
+    class_name: str
+    occurrence: int  # among module-level classes of this name, in source order
+    member: str
+    applicability: str
+    evidence: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Unfixed:
+    path: str
+    line: int
+    class_name: str
+    reason: str
+
+
+@dataclass
+class FilePlan:
+    path: str
+    fixes: list[ClassFix] = field(default_factory=list)
+
+
+@dataclass
+class FileResult:
+    path: str
+    original: bytes
+    fixed: bytes | None  # None when the file could not be fixed
+    fixes: list[ClassFix]
+    error: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed is not None and self.fixed != self.original
+
+
+# -- planning ------------------------------------------------------------
+
+
+def plan_fixes(
+    result: CheckResult,
+    *,
+    unsafe: bool = False,
+    classes: Iterable[str] | None = None,
+) -> tuple[list[FilePlan], list[Unfixed]]:
+    """Which classes to fix, per file, from the HWC001 diagnostics' `fix`."""
+    wanted = set(classes) if classes else None
+    occurrences: dict[tuple[str, str, int], int] = {}
+    for ctx in result.contexts:
+        seen: dict[str, int] = {}
+        for cls in ctx.facts.classes:
+            occurrences[(ctx.path, cls.name, cls.line)] = seen.get(cls.name, 0)
+            seen[cls.name] = seen.get(cls.name, 0) + 1
+    plans: dict[str, FilePlan] = {}
+    unfixed: list[Unfixed] = []
+    for diag in result.diagnostics:
+        if diag.code != "HWC001" or diag.class_name is None:
+            continue
+        if wanted is not None and diag.class_name not in wanted:
+            continue
+        fix = diag.fix
+        if fix is None:
+            reason = diag.message.split(": add ", 1)[-1]
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, reason))
+            continue
+        if fix["applicability"] == "unsafe" and not unsafe:
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
+                                   f"unsafe fix to {fix['classification']} ({fix['evidence']}): apply with --unsafe"))
+            continue
+        occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
+        plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(
+            ClassFix(diag.class_name, occurrence, fix["classification"], fix["applicability"], fix["evidence"], diag.line)
+        )
+    return [plans[p] for p in sorted(plans)], unfixed
+
+
+# -- rewriting -----------------------------------------------------------
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _declaration(attribute: str, enum: str, member: str) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name(attribute))], cst.Attribute(cst.Name(enum), cst.Name(member)))]
+    )
+
+
+def _leading_blanks(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    blanks = []
+    for line in lines:
+        if line.comment is not None:
+            break
+        blanks.append(line)
+    return blanks
+
+
+def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassDef:
+    """`cls` with `statement` after its docstring, before anything else."""
+    body = cls.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        # `class A(Base): pass` becomes an indented block: the one-line form
+        # cannot hold a second statement readably.
+        rest = cst.SimpleStatementLine(body=list(body.body), trailing_whitespace=body.trailing_whitespace)
+        return cls.with_changes(body=cst.IndentedBlock(body=[statement, rest]))
+    assert isinstance(body, cst.IndentedBlock)
+    stmts = list(body.body)
+    index = 1 if stmts and _is_docstring(stmts[0]) else 0
+    if index < len(stmts):
+        following = stmts[index]
+        leading = list(following.leading_lines)
+        if index == 1:
+            # Mirror the blank lines the author left after the docstring.
+            statement = statement.with_changes(leading_lines=_leading_blanks(leading))
+        if not _leading_blanks(leading) and isinstance(following, (cst.FunctionDef, cst.ClassDef)):
+            following = following.with_changes(leading_lines=[cst.EmptyLine(indent=False), *leading])
+        stmts[index] = following
+    stmts.insert(index, statement)
+    return cls.with_changes(body=body.with_changes(body=stmts))
+
+
+class _Classes:
+    """Finds module-level classes in the order facts.py lists them."""
+
+    def __init__(self, fixes: Sequence[ClassFix], make: Callable[[str], cst.SimpleStatementLine]) -> None:
+        self.wanted = {(f.class_name, f.occurrence): f for f in fixes}
+        self.seen: dict[str, int] = {}
+        self.done: set[tuple[str, int]] = set()
+        self.make = make
+
+    def block(self, stmts: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        return [self.statement(s) for s in stmts]
+
+    def suite(self, node: cst.BaseSuite) -> cst.BaseSuite:
+        if isinstance(node, cst.IndentedBlock):
+            return node.with_changes(body=self.block(node.body))
+        return node
+
+    def statement(self, stmt: cst.BaseStatement) -> cst.BaseStatement:
+        if isinstance(stmt, cst.ClassDef):
+            name = stmt.name.value
+            occurrence = self.seen.get(name, 0)
+            self.seen[name] = occurrence + 1
+            fix = self.wanted.get((name, occurrence))
+            if fix is not None:
+                self.done.add((name, occurrence))
+                return declare(stmt, self.make(fix.member))
+            return stmt
+        if isinstance(stmt, cst.If):
+            orelse = stmt.orelse
+            if isinstance(orelse, cst.If):
+                orelse = self.statement(orelse)  # elif
+            elif isinstance(orelse, cst.Else):
+                orelse = orelse.with_changes(body=self.suite(orelse.body))
+            return stmt.with_changes(body=self.suite(stmt.body), orelse=orelse)
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            handlers = [h.with_changes(body=self.suite(h.body)) for h in stmt.handlers]
+            orelse = stmt.orelse.with_changes(body=self.suite(stmt.orelse.body)) if stmt.orelse else None
+            final = stmt.finalbody.with_changes(body=self.suite(stmt.finalbody.body)) if stmt.finalbody else None
+            return stmt.with_changes(body=self.suite(stmt.body), handlers=handlers, orelse=orelse, finalbody=final)
+        if isinstance(stmt, (cst.For, cst.While)):
+            orelse = stmt.orelse.with_changes(body=self.suite(stmt.orelse.body)) if stmt.orelse else None
+            return stmt.with_changes(body=self.suite(stmt.body), orelse=orelse)
+        if isinstance(stmt, cst.With):
+            return stmt.with_changes(body=self.suite(stmt.body))
+        if isinstance(stmt, cst.Match):
+            return stmt.with_changes(cases=[c.with_changes(body=self.suite(c.body)) for c in stmt.cases])
+        return stmt
+
+
+def _dotted(node: cst.BaseExpression | None) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else ""
+    return ""
+
+
+def _imports(stmt: cst.BaseStatement) -> list[cst.Import | cst.ImportFrom]:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return [s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom))]
+    return []
+
+
+def _append_alias(node: cst.ImportFrom, name: str) -> cst.ImportFrom:
+    assert not isinstance(node.names, cst.ImportStar)
+    names = list(node.names)
+    last = names[-1]
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if node.lpar is not None and isinstance(last.comma, cst.Comma):
+        # Parenthesized with a trailing comma: one name per line; the new
+        # name takes the old last one's comma (which leads to the `)`).
+        between = names[-2].comma if len(names) > 1 else cst.Comma(whitespace_after=node.lpar.whitespace_after)
+        names[-1] = last.with_changes(comma=between)
+        names.append(cst.ImportAlias(cst.Name(name), comma=last.comma))
+    else:
+        between = names[-2].comma if len(names) > 1 and node.lpar is not None else space
+        names[-1] = last.with_changes(comma=between)
+        names.append(cst.ImportAlias(cst.Name(name)))
+    return node.with_changes(names=names)
+
+
+def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.Module, str]:
+    """The module with `from import_from import enum` (merged into an existing
+    import of that module when there is one), and the name to use."""
+    body = list(module.body)
+    target: tuple[int, int] | None = None
+    last_import = -1
+    for index, stmt in enumerate(body):
+        imports = _imports(stmt)
+        if imports:
+            last_import = index
+        for position, imp in enumerate(imports):
+            if not isinstance(imp, cst.ImportFrom) or imp.relative:
+                continue
+            if isinstance(imp.names, cst.ImportStar):
+                if _dotted(imp.module) == import_from:
+                    return module, enum
+                continue
+            for alias in imp.names:
+                if _dotted(alias.name) == enum:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    return module, _dotted(local)  # type: ignore[arg-type]
+            if _dotted(imp.module) == import_from and target is None:
+                target = (index, position)
+    if target is not None:
+        index, position = target
+        line = body[index]
+        assert isinstance(line, cst.SimpleStatementLine)
+        parts = list(line.body)
+        parts[position] = _append_alias(parts[position], enum)  # type: ignore[arg-type]
+        body[index] = line.with_changes(body=parts)
+        return module.with_changes(body=body), enum
+    new = cst.parse_statement(f"from {import_from} import {enum}{module.default_newline}", config=module.config_for_parsing)
+    if last_import >= 0:
+        insert_at = last_import + 1
+    else:
+        insert_at = 1 if body and _is_docstring(body[0]) else 0
+    body.insert(insert_at, new)
+    return module.with_changes(body=body), enum
+
+
+def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
+    """The fixed bytes of a module, or FixError."""
+    try:
+        module = cst.parse_module(data)
+    except cst.ParserSyntaxError as exc:
+        raise FixError(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
+    module, enum_name = ensure_import(module, config.import_from, config.enum)
+    finder = _Classes(fixes, lambda member: _declaration(config.attribute, enum_name, member))
+    module = module.with_changes(body=finder.block(module.body))
+    missing = [f"{f.class_name}" for f in fixes if (f.class_name, f.occurrence) not in finder.done]
+    if missing:
+        raise FixError(f"class {', '.join(missing)} not found where expected")
+    return module.bytes
+
+
+def verify(path: str, fixed: bytes, fixes: Sequence[ClassFix], before: ModuleFacts, config: Config) -> None:
+    """The fixed file parses, and each fixed class (only those) now declares
+    exactly its intended member."""
+    text = decode(fixed)
+    if isinstance(text, ReadError):
+        raise FixError(f"the fixed file does not decode: {text.message}")
+    after = extract_source(path, text, enum=config.enum, attribute=config.attribute)
+    if after.error is not None:
+        raise FixError(f"the fixed file does not parse: {after.error.message}")
+    if [c.name for c in after.classes] != [c.name for c in before.classes]:
+        raise FixError("the fixed file's classes differ from the original's")
+    intended = {(f.class_name, f.occurrence): f.member for f in fixes}
+    seen: dict[str, int] = {}
+    for old, new in zip(before.classes, after.classes):
+        occurrence = seen.get(new.name, 0)
+        seen[new.name] = occurrence + 1
+        member = intended.get((new.name, occurrence))
+        if member is None:
+            # Lines move with the insertions: compare what is declared.
+            if [(d.value, d.where) for d in new.declarations] != [(d.value, d.where) for d in old.declarations]:
+                raise FixError(f"the fix changed {new.name}, which it should not touch")
+            continue
+        own = [canonical_member(d, config) for d in new.declarations if d.where == "body"]
+        if own != [member]:
+            raise FixError(f"{new.name} does not end up classified {member}")
+
+
+def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) -> FileResult:
+    path = root / plan.path
+    try:
+        original = path.read_bytes()
+    except OSError as exc:
+        return FileResult(plan.path, b"", None, plan.fixes, f"cannot read: {exc.strerror or exc}")
+    try:
+        fixed = fix_source(original, plan.fixes, config)
+        verify(plan.path, fixed, plan.fixes, before, config)
+    except FixError as exc:
+        return FileResult(plan.path, original, None, plan.fixes, str(exc))
+    return FileResult(plan.path, original, fixed, plan.fixes)
+
+
+def write_fixed(root: Path, result: FileResult) -> str | None:
+    """Write a fixed file atomically; an error message, or None."""
+    if not result.changed:
+        return None
+    path = root / result.path
+    try:
+        if path.read_bytes() != result.original:
+            return "the file changed while it was being fixed: run hwlint fix again"
+        assert result.fixed is not None
+        write_bytes_atomic(path, result.fixed)
+    except OSError as exc:
+        return f"cannot write: {exc.strerror or exc}"
+    return None
+
+
+def unified_diff(result: FileResult) -> str:
+    before = decode(result.original)
+    after = decode(result.fixed or result.original)
+    if isinstance(before, ReadError) or isinstance(after, ReadError):
+        return ""
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True),
+            fromfile=f"a/{result.path}", tofile=f"b/{result.path}",
+        )
+    )

@@ -1,0 +1,200 @@
+"""History: the allowlist's size at every commit that changed it, and when
+the trend reaches zero.
+
+Old trees are never linted again: the allowlist *is* the number that goes to
+zero, so its blob at each commit is all that is read. Two git processes do
+the whole job whatever the length of the history: one `git log` lists the
+commits that touched the file, one `git cat-file --batch` streams every
+version of it. (A `git show` per commit would cost a process start each,
+seconds for a thousand commits.)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from hwlint.git import GitError, run_git
+
+# A listed path is the first word of a line that is not blank and not a
+# comment. Counting with one C-level regex over the blob keeps 1,000
+# versions of a 1,000-line list in the tens of milliseconds; parsing each
+# line in Python would not.
+_ENTRY = re.compile(rb"^[ \t]*([^\s#]\S*)", re.MULTILINE)
+_CONFLICT = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+
+# The projection's window: the allowlist commits of the last 90 days before
+# the newest one. Long enough to smooth out a busy week, short enough to
+# follow a change of pace.
+WINDOW_DAYS = 90
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    commit: str  # full hash
+    timestamp: int  # committer date, seconds since the epoch
+    allowlisted: int  # files listed in this version (0 when the file was deleted)
+
+    @property
+    def date(self) -> str:
+        return iso_utc(self.timestamp)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"commit": self.commit, "date": self.date, "allowlisted": self.allowlisted}
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A straight-line projection of the allowlist's size to zero."""
+
+    date: str | None  # YYYY-MM-DD (UTC), None when the trend does not reach zero
+    files_per_day: float  # the fitted slope (negative when shrinking)
+    points: int  # history points the line was fitted to
+    window_days: int = WINDOW_DAYS
+    method: str = "least-squares"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "method": self.method,
+            "window_days": self.window_days,
+            "points": self.points,
+            "files_per_day": round(self.files_per_day, 4),
+        }
+
+
+def iso_utc(timestamp: int) -> str:
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def count_entries(blob: bytes) -> int:
+    """Files listed in one version of the allowlist: distinct first words of
+    its non-comment lines, conflict markers left out (a duplicated line names
+    one file, as `hwlint check` reads it)."""
+    return sum(1 for token in set(_ENTRY.findall(blob)) if not token.startswith(_CONFLICT))
+
+
+def _read_blobs(root: Path, specs: list[str]) -> list[bytes | None]:
+    """The contents of `rev:path` for each spec, in order, through one
+    `git cat-file --batch` (None where the path does not exist at that rev)."""
+    if not specs:
+        return []
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), "cat-file", "--batch"],
+            input="".join(spec + "\n" for spec in specs).encode("utf-8"),
+            capture_output=True,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed (or not on PATH): --history needs it") from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git cat-file --batch: {message[-1] if message else f'exit {proc.returncode}'}")
+    out = proc.stdout
+    blobs: list[bytes | None] = []
+    pos = 0
+    for _ in specs:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        # "<oid> blob <size>" then the content and a newline; otherwise
+        # "<spec> missing" (or "ambiguous"), with no content.
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            blobs.append(out[pos : pos + size])
+            pos += size + 1
+        elif len(header) == 3 and header[2].isdigit():  # a tree or other object: skip its body
+            blobs.append(None)
+            pos += int(header[2]) + 1
+        else:
+            blobs.append(None)
+    return blobs
+
+
+def allowlist_history(root: Path, allowlist: str) -> list[HistoryPoint]:
+    """The allowlist's size at every commit of HEAD's first-parent history
+    that changed it, oldest first.
+
+    First parent only: on a branch that merges pull requests, each point is
+    a state the main line really had, not a commit of a side branch.
+    Raises GitError (a UserError) outside a git repository.
+    """
+    try:
+        run_git(root, "rev-parse", "--git-dir")
+    except GitError:
+        raise GitError(f"--history reads the allowlist's git history, but {root} is not in a git repository") from None
+    if not run_git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
+        return []  # a repository without commits has no history yet
+    log = run_git(
+        root,
+        # log.follow would follow renames of the file: the history of this
+        # path is what is asked for, whatever the user's settings.
+        "-c", "log.follow=false",
+        "log", "--first-parent", "--format=%H %ct", "HEAD", "--", allowlist,
+    )
+    commits: list[tuple[str, int]] = []
+    for line in log.splitlines():
+        sha, _, stamp = line.partition(" ")
+        if sha and stamp.strip().lstrip("-").isdigit():
+            commits.append((sha, int(stamp)))
+    commits.reverse()
+    # `./path` makes git read the path relative to the project root, which
+    # may be a folder inside the repository.
+    blobs = _read_blobs(root, [f"{sha}:./{allowlist}" for sha, _ in commits])
+    counts: dict[bytes, int] = {}  # reverts and re-adds repeat versions
+    points = []
+    for (sha, stamp), blob in zip(commits, blobs):
+        if blob is None:
+            size = 0
+        else:
+            size = counts.get(blob, -1)
+            if size < 0:
+                size = counts[blob] = count_entries(blob)
+        points.append(HistoryPoint(sha, stamp, size))
+    return points
+
+
+def project_zero(history: list[HistoryPoint], window_days: int = WINDOW_DAYS) -> Projection | None:
+    """When the allowlist reaches zero at the recent rate.
+
+    The rate is the least-squares slope of (committer date, files
+    allowlisted) over the history points dated within `window_days` of the
+    newest one (the newest two when fewer are that recent). The projection
+    starts from the newest point, so it never lands before it: zero is
+    reached after newest.allowlisted / -slope days. The date is None when
+    the line is not going down; when the list is already empty it is the
+    date of the commit that emptied it. None without at least two points.
+    """
+    if not history:
+        return None
+    newest = history[-1]
+    if newest.allowlisted == 0:
+        # Done: the date zero was reached, the first point of the final run of zeros.
+        index = len(history) - 1
+        while index > 0 and history[index - 1].allowlisted == 0:
+            index -= 1
+        return Projection(iso_utc(history[index].timestamp)[:10], 0.0, 1, window_days)
+    if len(history) < 2:
+        return None
+    start = newest.timestamp - window_days * 86400
+    window = [p for p in history if p.timestamp >= start]
+    if len(window) < 2:
+        window = history[-2:]
+    xs = [(p.timestamp - newest.timestamp) / 86400 for p in window]
+    ys = [float(p.allowlisted) for p in window]
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    spread = sum((x - mean_x) ** 2 for x in xs)
+    if spread == 0:  # every point at the same instant: no rate to speak of
+        return Projection(None, 0.0, len(window), window_days)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / spread
+    if slope >= 0 or not math.isfinite(slope):
+        return Projection(None, slope, len(window), window_days)
+    days = newest.allowlisted / -slope
+    try:
+        when = datetime.fromtimestamp(newest.timestamp, tz=timezone.utc) + timedelta(days=days)
+    except (OverflowError, ValueError):  # centuries away: no date worth printing
+        return Projection(None, slope, len(window), window_days)
+    return Projection(when.strftime("%Y-%m-%d"), slope, len(window), window_days)
