@@ -55,7 +55,7 @@ class Projection:
     files_per_day: float  # the fitted slope (negative when shrinking)
     points: int  # history points the line was fitted to
     window_days: int = WINDOW_DAYS
-    method: str = "least-squares"
+    method: str = "least-squares"  # or "reached": the list is empty, `date` is when it emptied
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -176,7 +176,7 @@ def project_zero(history: list[HistoryPoint], window_days: int = WINDOW_DAYS) ->
         index = len(history) - 1
         while index > 0 and history[index - 1].allowlisted == 0:
             index -= 1
-        return Projection(iso_utc(history[index].timestamp)[:10], 0.0, 1, window_days)
+        return Projection(iso_utc(history[index].timestamp)[:10], 0.0, 1, window_days, method="reached")
     if len(history) < 2:
         return None
     start = newest.timestamp - window_days * 86400

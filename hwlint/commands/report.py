@@ -1,0 +1,93 @@
+"""`hwlint report`: the migration's figures for a terminal, a CI summary, a
+dashboard or a page."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import click
+
+from hwlint.cli import _codes, _load, common_options, guarded, write_output
+
+FORMATS = ("text", "markdown", "json", "html")
+
+
+@contextlib.contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr, fed by run_check's `progress` hook, only
+    when stderr is a terminal: CI logs and pipes get no control characters.
+    Yields the hook, or None when there is no bar."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    state: dict[str, Any] = {}
+
+    def advance(done: int, total: int) -> None:
+        if "bar" not in state:
+            bar = click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True)
+            state["bar"] = bar.__enter__()
+        state["bar"].update(done)
+
+    try:
+        yield advance
+    finally:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)
+
+
+@click.command()
+@common_options
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--history", is_flag=True, help="Add the allowlist's size at every commit that changed it (git), and a projected date for zero.")
+@click.option("--baseline", type=click.IntRange(min=0), default=None, help="Files allowlisted when the migration began (default: `baseline` in the configuration).")
+@guarded
+def report(
+    config_file: Path | None,
+    jobs: int | None,
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+    output: Path | None,
+    fmt: str,
+    history: bool,
+    baseline: int | None,
+) -> None:
+    """Report the migration's progress: files allowlisted against the
+    baseline, test classes by classification, violations by rule, a
+    per-directory table and, with --history, the burn-down.
+
+    Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
+    keys); html is one self-contained page. Always exits 0 unless it fails."""
+    import importlib
+
+    from hwlint.allowlist import load_allowlist
+    from hwlint.check import run_check
+    from hwlint.report import build_report
+
+    config = _load(config_file)
+    points = None
+    if history:
+        from hwlint.history import allowlist_history
+
+        # First, so that a repository problem is reported before the tree is linted.
+        points = allowlist_history(config.root, config.allowlist)
+    with progress_bar("Checking test files") as hook:
+        # Without the allowlist: the allowlisted files' violations are the
+        # work left, and the report counts them.
+        result = run_check(
+            config,
+            None,
+            jobs=jobs,
+            select=_codes(select),
+            extend_select=_codes(extend_select) or (),
+            ignore=_codes(ignore),
+            use_allowlist=False,
+            progress=hook,
+        )
+    allowlist = load_allowlist(config.root, config.allowlist)
+    figures = build_report(result, allowlist.entries, history=points, baseline=baseline)
+    module = importlib.import_module(f"hwlint.formats.report_{fmt}")
+    write_output(module.render(figures), output)

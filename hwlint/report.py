@@ -1,0 +1,172 @@
+"""Report: the migration's figures, as one plain dict.
+
+A pure function of what `hwlint check` computed (its contexts and
+diagnostics), the allowlist, and optionally the allowlist's history: no
+second analysis. The dict's keys are the JSON keys the spec promises
+(dashboards read them); every renderer in hwlint/formats/report_*.py draws
+from this dict and nothing else.
+
+What the figures count:
+
+- `files_checked`: test files linted (include/exclude applied).
+- `files_allowlisted`: entries in the allowlist, the number that must reach
+  zero (an entry whose file is gone still counts: it still has to go).
+- `percent_migrated`: (baseline - allowlisted) / baseline × 100, clamped to
+  0..100 and rounded to one decimal; 100.0 when baseline and allowlist are
+  both 0. `baseline` is the list's size when the migration began.
+- classes: test classes in the checked files, by *effective* classification
+  (own declaration, else inherited). A class whose declaration is invalid
+  (HWC002) is unclassified.
+- `violations_by_code`: every violation in every checked file, allowlisted
+  files included (what `hwlint check --no-allowlist` prints): that is the
+  work left. The allowlist's own rules (HWC3xx) are about the list, not the
+  tests, and are not counted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from hwlint import __version__
+from hwlint.check import CheckResult
+from hwlint.diagnostics import UserError
+from hwlint.history import HistoryPoint, project_zero
+
+TOP_FILES = 10
+
+
+def report_time() -> datetime:
+    """Now, unless SOURCE_DATE_EPOCH pins it (reproducible builds' variable:
+    golden tests and reproducible artifacts set it)."""
+    pinned = os.environ.get("SOURCE_DATE_EPOCH")
+    if pinned:
+        try:
+            return datetime.fromtimestamp(int(pinned), tz=timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            raise UserError(f"SOURCE_DATE_EPOCH must be a number of seconds since 1970, got {pinned!r}") from None
+    return datetime.now(timezone.utc)
+
+
+def percent_migrated(baseline: int, allowlisted: int) -> float:
+    if baseline <= 0:
+        return 100.0 if allowlisted == 0 else 0.0
+    share = (baseline - allowlisted) / baseline * 100
+    return round(min(100.0, max(0.0, share)), 1)
+
+
+def _directory(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else "."
+
+
+def build_report(
+    result: CheckResult,
+    allowlisted: Iterable[str],
+    *,
+    history: list[HistoryPoint] | None = None,
+    baseline: int | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """The report's figures. `result` comes from `run_check(...,
+    use_allowlist=False)`, so that allowlisted files' violations are counted
+    (see the module's docstring); `allowlisted` are the allowlist's paths."""
+    config = result.config
+    listed = sorted(set(allowlisted))
+    listed_set = set(listed)
+    baseline = config.baseline if baseline is None else baseline
+    members = list(config.classifications)
+    by_member: Counter[str] = Counter()
+    unclassified = 0
+    dirs: dict[str, dict[str, Any]] = {}
+    files: list[dict[str, Any]] = []
+
+    def directory(path: str) -> dict[str, Any]:
+        key = _directory(path)
+        if key not in dirs:
+            dirs[key] = {"path": key, "files": 0, "allowlisted": 0, "classes": 0, "unclassified": 0}
+        return dirs[key]
+
+    for ctx in result.contexts:
+        row = directory(ctx.path)
+        row["files"] += 1
+        classes = missing = 0
+        for info in ctx.test_classes():
+            classes += 1
+            if info.classification is None:
+                missing += 1
+            else:
+                by_member[info.classification] += 1
+        unclassified += missing
+        row["classes"] += classes
+        row["unclassified"] += missing
+        if missing:
+            files.append({"path": ctx.path, "classes": classes, "unclassified": missing, "allowlisted": ctx.path in listed_set})
+    for path in listed:
+        directory(path)["allowlisted"] += 1
+
+    violations = Counter(d.code for d in result.diagnostics if not d.code.startswith("HWC3"))
+    # Remaining work first: files still allowlisted, then classes still to
+    # classify; the path keeps ties stable.
+    directories = sorted(dirs.values(), key=lambda d: (-d["allowlisted"], -d["unclassified"], d["path"]))
+    top = sorted(files, key=lambda f: (-f["unclassified"], f["path"]))[:TOP_FILES]
+    history = history or []
+    projection = project_zero(history) if history else None
+    return {
+        "version": __version__,
+        "generated_at": (now or report_time()).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "root": str(config.root),
+        "files_checked": result.files_checked,
+        "files_allowlisted": len(listed),
+        "baseline": baseline,
+        "percent_migrated": percent_migrated(baseline, len(listed)),
+        "classes_total": sum(by_member.values()) + unclassified,
+        "classes_by_classification": {m: by_member.get(m, 0) for m in members},
+        "classes_unclassified": unclassified,
+        "violations_by_code": dict(sorted(violations.items())),
+        "directories": directories,
+        "history": [p.to_dict() for p in history],
+        "projected_zero_date": projection.date if projection else None,
+        # Beyond the spec's keys: the issue's "top files" figure, and how the
+        # projection was made, so that a dashboard can say it.
+        "top_files": top,
+        "projection": projection.to_dict() if projection else None,
+    }
+
+
+def rule_name(code: str) -> str:
+    from hwlint.rules import BY_CODE
+
+    rule = BY_CODE.get(code)
+    return rule.name if rule is not None else ""
+
+
+def burndown_series(history: list[dict[str, Any]], samples: int) -> list[tuple[str, int]]:
+    """The burn-down as at most `samples` (date, allowlisted) points for a
+    chart whose x axis is evenly spaced (Mermaid's, a sparkline).
+
+    Up to `samples` commits are shown as they are. Beyond that, the step
+    function "size of the list at time t" is read at evenly spaced instants
+    between the first and the last commit, so that the chart's x axis is
+    time, not commit count (ten commits in a day would otherwise look like
+    ten days of work).
+    """
+    if len(history) <= samples:
+        return [(p["date"][:10], p["allowlisted"]) for p in history]
+    # Commit order is graph order; dates can step back (rebases), so read
+    # the step function over the points sorted by date.
+    points = sorted(((_epoch(p["date"]), p["allowlisted"]) for p in history), key=lambda item: item[0])
+    first, last = points[0][0], points[-1][0]
+    series: list[tuple[str, int]] = []
+    index = 0
+    for k in range(samples):
+        instant = first + (last - first) * k / (samples - 1)
+        while index + 1 < len(points) and points[index + 1][0] <= instant:
+            index += 1
+        series.append((datetime.fromtimestamp(instant, tz=timezone.utc).strftime("%Y-%m-%d"), points[index][1]))
+    return series
+
+
+def _epoch(iso: str) -> float:
+    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()

@@ -1,0 +1,261 @@
+"""`hwlint fix`: inference, placement, imports, and never a corrupt file."""
+
+from __future__ import annotations
+
+import os
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import lint, run_cli, write_project
+
+HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n"
+
+
+def fixed(tmp_path: Path, source: str, *args: str, settings: dict | None = None, name: str = "test/test_x.py") -> tuple[str, str, int]:
+    root = write_project(tmp_path / "proj", {name: source}, settings)
+    proc = run_cli("fix", *args, cwd=root)
+    return (root / name).read_text(), proc.stderr, proc.returncode
+
+
+# -- inference -------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("source", "member"),
+    [
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n", "ACCELERATOR"),
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for='cuda')\n", "CUDA"),
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for=['xpu'], allow_xpu=True)\n", "XPU"),
+        ("class TestA(TestCase):\n    def test_a(self): pass\n", "GENERIC"),
+    ],
+)
+def test_safe_inference(tmp_path: Path, source: str, member: str) -> None:
+    text, err, code = fixed(tmp_path, HEADER + source)
+    assert f"    hw_classification = HardwareClassification.{member}\n" in text
+    assert code == 0 and f"Classified 1 class in 1 file ({member} 1)." in err
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
+         "instantiated with only_for for several or computed devices"),
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n", "test methods take a device (test_a) but the class is never instantiated"),
+        ("class TestA(TestCase):\n    def test_a(self):\n        if TEST_CUDA and TEST_XPU: pass\n", "the class probes or uses accelerators"),
+    ],
+)
+def test_no_fix_without_clear_evidence(tmp_path: Path, source: str, reason: str) -> None:
+    text, err, code = fixed(tmp_path, HEADER + source)
+    assert text == HEADER + source
+    assert code == 1 and "1 class needs a human:" in err and reason in err
+
+
+def test_unsafe_fix_needs_the_flag(tmp_path: Path) -> None:
+    source = HEADER + (
+        "@unittest.skipIf(not TEST_CUDA, 'needs CUDA')\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n        x = torch.ones(2).cuda()\n"
+    )
+    text, err, code = fixed(tmp_path, source)
+    assert text == source and code == 1
+    assert "unsafe fix to CUDA (every accelerator use in the class is CUDA): apply with --unsafe" in err
+    text, err, code = fixed(tmp_path, source, "--unsafe")
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text and code == 0
+
+
+# -- placement -------------------------------------------------------------
+
+def test_after_docstring_mirroring_blank_lines(tmp_path: Path) -> None:
+    source = HEADER + 'class TestA(TestCase):\n    """Doc."""\n\n    def test_a(self):\n        pass\n'
+    text, _, _ = fixed(tmp_path, source)
+    assert text == HEADER + (
+        'class TestA(TestCase):\n    """Doc."""\n\n    hw_classification = HardwareClassification.GENERIC\n\n'
+        "    def test_a(self):\n        pass\n"
+    )
+
+
+def test_without_docstring_comment_stays_with_its_method(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    # about test_a\n    def test_a(self):\n        pass\n"
+    text, _, _ = fixed(tmp_path, source)
+    assert text == HEADER + (
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    # about test_a\n    def test_a(self):\n        pass\n"
+    )
+
+
+def test_tabs_and_two_space_indentation(tmp_path: Path) -> None:
+    tabs = HEADER + "if True:\n\tclass TestA(TestCase):\n\t\tdef test_a(self):\n\t\t\tpass\n"
+    text, _, _ = fixed(tmp_path / "tabs", tabs)
+    assert "\tclass TestA(TestCase):\n\t\thw_classification = HardwareClassification.GENERIC\n\n\t\tdef test_a" in text
+    two = HEADER + "class TestA(TestCase):\n  x = 1\n  def test_a(self):\n    pass\n"
+    text, _, _ = fixed(tmp_path / "two", two)
+    assert "class TestA(TestCase):\n  hw_classification = HardwareClassification.GENERIC\n  x = 1\n" in text
+
+
+def test_one_line_body(tmp_path: Path) -> None:
+    source = HEADER + "class Base(TestCase):\n    def test_a(self): pass\n    hw_classification = HardwareClassification.GENERIC\n\nclass TestB(Base): pass  # keep me\n"
+    text, _, code = fixed(tmp_path, source, settings={"inheritance": "explicit"})
+    # Explicit inheritance: TestB has no tests of its own, nothing to fix.
+    assert text == source and code == 0
+    source = HEADER + "from common import Base\n\nclass TestB(Base): pass  # keep me\n"
+    root = write_project(tmp_path / "one", {"test/test_x.py": source, "test/common.py": "class Base(TestCase):\n    def test_a(self): pass\n"})
+    run_cli("fix", cwd=root)
+    assert (root / "test/test_x.py").read_text().endswith(
+        "class TestB(Base):\n    hw_classification = HardwareClassification.GENERIC\n    pass  # keep me\n"
+    )
+
+
+def test_same_name_in_alternative_branches(tmp_path: Path) -> None:
+    source = HEADER + (
+        "if IS_WINDOWS:\n    class TestA(TestCase):\n        def test_a(self): pass\n"
+        "else:\n    class TestA(TestCase):\n        def test_a(self, device): pass\n\n"
+        "    instantiate_device_type_tests(TestA, globals())\n"
+    )
+    text, err, _ = fixed(tmp_path, source)
+    # Both definitions are TestA; the instantiation makes both ACCELERATOR candidates.
+    assert text.count("hw_classification = HardwareClassification.ACCELERATOR") == 2
+
+
+# -- imports ---------------------------------------------------------------
+
+CLASS = "\n\nclass TestA(TestCase):\n    def test_a(self): pass\n"
+
+
+@pytest.mark.parametrize(
+    ("imports", "expected"),
+    [
+        ("from torch.testing._internal.common_utils import TestCase",
+         "from torch.testing._internal.common_utils import TestCase, HardwareClassification"),
+        ("from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n)",
+         "from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n    HardwareClassification,\n)"),
+        ("from torch.testing._internal.common_utils import (TestCase,\n    run_tests)",
+         "from torch.testing._internal.common_utils import (TestCase,\n    run_tests,\n    HardwareClassification)"),
+        ("import torch\nfrom common import TestCase",
+         "import torch\nfrom common import TestCase\nfrom torch.testing._internal.common_utils import HardwareClassification"),
+        ("from torch.testing._internal.common_utils import *", "from torch.testing._internal.common_utils import *"),
+    ],
+)
+def test_import_merge(tmp_path: Path, imports: str, expected: str) -> None:
+    text, _, code = fixed(tmp_path, imports + CLASS)
+    assert code == 0
+    assert text.startswith(expected + CLASS.replace("TestCase):\n", "TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n", 1))
+
+
+def test_alias_import_is_used(tmp_path: Path) -> None:
+    source = "from torch.testing._internal.common_utils import HardwareClassification as HC, TestCase" + CLASS
+    text, _, _ = fixed(tmp_path, source)
+    assert "    hw_classification = HC.GENERIC\n" in text and text.count("import") == 1
+
+
+def test_no_imports_at_all_goes_after_the_docstring(tmp_path: Path) -> None:
+    text, _, _ = fixed(tmp_path, '"""Tests."""' + CLASS)
+    assert text.startswith('"""Tests."""\nfrom torch.testing._internal.common_utils import HardwareClassification\n')
+
+
+def test_import_from_is_configurable(tmp_path: Path) -> None:
+    text, _, _ = fixed(tmp_path, "import os" + CLASS, settings={"import-from": "mytests.hw", "enum": "HW"})
+    assert "from mytests.hw import HW\n" in text and "hw_classification = HW.GENERIC" in text
+
+
+# -- command behaviour -----------------------------------------------------
+
+def test_diff_writes_nothing(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    proc = run_cli("fix", "--diff", cwd=root)
+    assert proc.returncode == 1
+    assert proc.stdout == (
+        "--- a/test/test_x.py\n+++ b/test/test_x.py\n@@ -1,4 +1,6 @@\n"
+        " from torch.testing._internal.common_utils import HardwareClassification, TestCase\n \n"
+        " class TestA(TestCase):\n+    hw_classification = HardwareClassification.GENERIC\n+\n"
+        "     def test_a(self): pass\n"
+    )
+    assert "Would classify 1 class in 1 file (GENERIC 1)." in proc.stderr
+    assert (root / "test/test_x.py").read_text() == source
+
+
+def test_class_filter_and_second_run_is_a_noop(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    run_cli("fix", "--class", "TestB", cwd=root)
+    text = (root / "test/test_x.py").read_text()
+    assert text.count("hw_classification") == 1 and text.index("hw_classification") > text.index("class TestB")
+    assert run_cli("fix", cwd=root).returncode == 0
+    once = (root / "test/test_x.py").read_bytes()
+    again = run_cli("fix", cwd=root)
+    assert again.returncode == 0 and "Classified 0 classes in 0 files." in again.stderr
+    assert (root / "test/test_x.py").read_bytes() == once
+    assert lint(root).diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\xef\xbb\xbfclass TestA(TestCase):\r\n    def test_a(self):\r\n        pass\r\n",
+        b"# -*- coding: latin-1 -*-\nclass TestA(TestCase):\n    def test_a(self):\n        x = '\xe9'\n",
+        b"class TestA(TestCase):\n\tdef test_a(self):\n\t\tpass\n",
+    ],
+    ids=["bom-crlf", "latin-1", "tabs"],
+)
+def test_encoding_bom_newlines_and_permissions_are_kept(tmp_path: Path, raw: bytes) -> None:
+    root = write_project(tmp_path / "p", {})
+    path = root / "test" / "test_x.py"
+    path.parent.mkdir()
+    path.write_bytes(raw)
+    os.chmod(path, 0o640)
+    assert run_cli("fix", cwd=root).returncode == 0
+    out = path.read_bytes()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert out.startswith(b"\xef\xbb\xbf") == raw.startswith(b"\xef\xbb\xbf")
+    newline = b"\r\n" if b"\r\n" in raw else b"\n"
+    assert out.count(b"\r\n") == (out.count(b"\n") if newline == b"\r\n" else 0)
+    if b"latin-1" in raw:
+        assert b"x = '\xe9'" in out
+    # Only lines were added.
+    old_lines = raw.removeprefix(b"\xef\xbb\xbf").splitlines()
+    new_lines = out.removeprefix(b"\xef\xbb\xbf").splitlines()
+    it = iter(new_lines)
+    assert all(any(line == candidate for candidate in it) for line in old_lines)
+    assert lint(root).diagnostics == []
+
+
+def test_allowlisted_files_are_fixed(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source}, allowlist="test/test_x.py 1\n")
+    assert run_cli("fix", cwd=root).returncode == 0
+    assert "hw_classification = HardwareClassification.GENERIC" in (root / "test/test_x.py").read_text()
+
+
+def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hwlint.fix as fix_module
+    from hwlint.fix import fix_file, plan_fixes, write_fixed
+
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    result = lint(root)
+    (plan,), _ = plan_fixes(result)
+    facts = result.contexts[0].facts
+    for broken, reason in [
+        (b"class TestA(TestCase:\n", "the fixed file does not parse"),
+        (source.encode(), "TestA does not end up classified GENERIC"),
+        (source.replace("TestA", "TestB").encode(), "the fixed file's classes differ"),
+    ]:
+        monkeypatch.setattr(fix_module, "fix_source", lambda data, fixes, config, out=broken: out)
+        outcome = fix_file(root, plan, facts, result.config)
+        assert outcome.fixed is None and outcome.error is not None and reason in outcome.error
+        assert write_fixed(root, outcome) is None
+        assert (root / "test/test_x.py").read_text() == source
+
+
+def test_file_changed_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
+    from hwlint.fix import fix_file, plan_fixes, write_fixed
+
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    result = lint(root)
+    (plan,), _ = plan_fixes(result)
+    outcome = fix_file(root, plan, result.contexts[0].facts, result.config)
+    (root / "test/test_x.py").write_text(source + "# edited\n")
+    assert write_fixed(root, outcome) == "the file changed while it was being fixed: run hwlint fix again"
+    assert (root / "test/test_x.py").read_text() == source + "# edited\n"
