@@ -1,0 +1,106 @@
+"""`hwlint select`: the tests a runner with given hardware should run,
+as files or pytest node ids, for `pytest $(hwlint select GENERIC CPU --format pytest)`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hwlint.cli import _load, guarded, write_output
+from hwlint.commands.report import progress_bar
+from hwlint.diagnostics import UserError
+
+FORMATS = ("files", "pytest", "json")
+
+
+def _here(root: Path, path: str) -> str:
+    """A root-relative path as seen from the current directory, which is
+    where the shell that runs `pytest $(...)` is."""
+    return Path(os.path.relpath(root / path)).as_posix()
+
+
+def render(selection: Any, fmt: str, root: Path) -> str:
+    if fmt == "files":
+        return "".join(_here(root, path) + "\n" for path in selection.files)
+    if fmt == "pytest":
+        waiting = [t for t in selection.tests if t.collected_as is None]
+        if waiting:
+            first = waiting[0]
+            raise UserError(
+                f"{first.path}: {first.class_name} is instantiated per device type, so pytest collects it as "
+                f"{first.class_name}<DEVICE> (e.g. {first.class_name}CUDA): pass --device to name the classes "
+                "this runner collects"
+                + (f" ({len(waiting) - 1} more like it)" if len(waiting) > 1 else "")
+            )
+        return "".join(f"{_here(root, t.path)}::{t.collected_as}\n" for t in selection.tests)
+    document = {
+        "root": str(root),
+        "members": list(selection.members),
+        "include_unclassified": selection.include_unclassified,
+        "device": selection.device,
+        "files": selection.files,
+        "tests": [
+            {
+                "path": t.path,
+                "class_name": t.class_name,
+                "classification": t.classification,
+                "inherited_from": t.inherited_from,
+                "instantiated": t.instantiated,
+                "collected_as": t.collected_as,
+                "node_id": t.node_id,
+            }
+            for t in selection.tests
+        ],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+@click.command()
+@click.argument("members", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="files", show_default=True,
+              help="files: test files; pytest: `path::Class` node ids; json: both, with each class's details.")
+@click.option("--include-unclassified", is_flag=True, help="Also list test classes that have no classification.")
+@click.option("--device", default=None, metavar="TYPE",
+              help="The runner's device type (cpu, cuda, xpu, mps, npu...): name instantiated classes as pytest collects them (TestFoo -> TestFooCUDA).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this pyproject.toml or hwlint.toml; its folder is the project root.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores; 1: no process pool).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write the output to this file instead of stdout.")
+@guarded
+def select(
+    members: tuple[str, ...],
+    fmt: str,
+    include_unclassified: bool,
+    device: str | None,
+    config_file: Path | None,
+    jobs: int | None,
+    output: Path | None,
+) -> None:
+    """List the test files, or `path::Class` node ids, whose classification
+    (inheritance included) is one of MEMBERS.
+
+    A CPU runner asks for `GENERIC CPU`, a CUDA runner for `ACCELERATOR CUDA
+    --device cuda`. Exits 0 when something is selected, 1 when nothing is
+    (like grep), 2 on errors."""
+    from hwlint.check import run_check
+    from hwlint.selection import canonical_members, select_tests
+
+    config = _load(config_file)
+    wanted = canonical_members(config, members)
+    if device is not None and not device.strip().isidentifier():
+        raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
+    with progress_bar("Reading test files") as hook:
+        result = run_check(config, None, jobs=jobs, progress=hook)
+    selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device.strip() if device else None)
+    for warning in selection.warnings:
+        click.echo(f"hwlint: warning: {warning}", err=True)
+    write_output(render(selection, fmt, config.root), output)
+    if not selection.tests:
+        what = " or ".join(wanted) + (" or unclassified" if include_unclassified else "")
+        where = f" for device {device}" if device else ""
+        click.echo(f"hwlint: no test class is {what}{where}", err=True)
+        sys.exit(1)

@@ -1,0 +1,101 @@
+"""Properties of `hwlint fix` over many generated modules (hypothesis):
+every fixed file parses, has exactly the intended classifications, differs
+from the original only by added lines, and a second run changes nothing."""
+
+from __future__ import annotations
+
+import difflib
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwlint.fix import fix_file, plan_fixes
+from tests.conftest import lint, write_project
+
+IMPORTS = [
+    "",
+    "import torch\n",
+    "from torch.testing._internal.common_utils import TestCase\n",  # merged: the one modified line
+    "from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n)\n",
+    "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n",
+    "from torch.testing._internal.common_utils import HardwareClassification as HC\n",
+]
+
+
+@st.composite
+def classes(draw: st.DrawFn, index: int) -> tuple[str, bool]:
+    indent = draw(st.sampled_from(["    ", "  ", "\t"]))
+    name = f"Test{index}"
+    lines = []
+    if draw(st.booleans()):
+        lines.append(f'{indent}"""Docstring of {name}."""')
+        if draw(st.booleans()):
+            lines.append("")
+    if draw(st.booleans()):
+        lines.append(f"{indent}# a comment")
+    if draw(st.booleans()):
+        lines.append(f"{indent}x = 1")
+    device = draw(st.booleans())
+    for m in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            lines.append(f"{indent}@skipIfTorchDynamo()")
+        params = "self, device" if device else "self"
+        lines.append(f"{indent}def test_{m}({params}):")
+        lines.append(f"{indent}{indent}pass")
+    if draw(st.booleans()):
+        lines.append("")
+    body = "\n".join(lines) + "\n"
+    source = f"class {name}(TestCase):\n{body}"
+    wrapper = draw(st.sampled_from(["", "if True:", "try:"]))
+    if wrapper:
+        source = f"{wrapper}\n" + "".join(f"{indent}{line}\n" if line else "\n" for line in source.splitlines())
+        if wrapper == "try:":
+            source += "except ImportError:\n    pass\n"
+    if device:
+        only_for = draw(st.sampled_from(["", ", only_for='cuda'", ", except_for='cpu'"]))
+        source += f"\ninstantiate_device_type_tests({name}, globals(){only_for})\n"
+    return source, device
+
+
+@st.composite
+def modules(draw: st.DrawFn) -> str:
+    head = draw(st.sampled_from(['"""Module docstring."""\n', ""])) + draw(st.sampled_from(IMPORTS))
+    parts = [draw(classes(i))[0] for i in range(draw(st.integers(1, 4)))]
+    text = head + "\n\n" + "\n\n".join(parts)
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return text
+
+
+def only_added(before: str, after: str) -> bool:
+    ops = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False).get_opcodes()
+    changed = [(tag, before.splitlines()[i1:i2]) for tag, i1, i2, _, _ in ops if tag != "equal"]
+    # The one line that may change: a one-line `from <import-from> import ...` gaining the enum.
+    return all(tag == "insert" or (tag == "replace" and lines == ["from torch.testing._internal.common_utils import TestCase"]) for tag, lines in changed)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(modules())
+def test_fix_properties(source: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_project(Path(tmp), {})
+        path = root / "test" / "test_gen.py"
+        path.parent.mkdir()
+        path.write_bytes(source.encode())
+        result = lint(root)
+        plans, _ = plan_fixes(result)
+        if not plans:
+            return
+        (plan,) = plans
+        outcome = fix_file(root, plan, result.contexts[0].facts, result.config)
+        assert outcome.error is None, outcome.error
+        assert outcome.fixed is not None
+        after = outcome.fixed.decode()
+        assert only_added(source, after), "".join(difflib.unified_diff(source.splitlines(True), after.splitlines(True)))
+        assert after.count("\r\n") == (after.count("\n") if "\r\n" in source else 0)
+        path.write_bytes(outcome.fixed)
+        again = lint(root)
+        assert [d for d in again.diagnostics if d.code == "HWC001" and d.fix] == []
+        assert plan_fixes(again)[0] == []
