@@ -288,13 +288,21 @@ def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
         raise FixError(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
-    module, enum_name = ensure_import(module, config.import_from, config.enum)
-    finder = _Classes(fixes, lambda member: _declaration(config.attribute, enum_name, member))
-    module = module.with_changes(body=finder.block(module.body))
+    except (RecursionError, MemoryError):
+        raise FixError("libcst cannot parse the file: too deeply nested") from None
+    except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
+        raise FixError(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+    try:
+        module, enum_name = ensure_import(module, config.import_from, config.enum)
+        finder = _Classes(fixes, lambda member: _declaration(config.attribute, enum_name, member))
+        module = module.with_changes(body=finder.block(module.body))
+        fixed = module.bytes
+    except (RecursionError, MemoryError):
+        raise FixError("the file is too deeply nested to rewrite") from None
     missing = [f"{f.class_name}" for f in fixes if (f.class_name, f.occurrence) not in finder.done]
     if missing:
         raise FixError(f"class {', '.join(missing)} not found where expected")
-    return module.bytes
+    return fixed
 
 
 def verify(path: str, fixed: bytes, fixes: Sequence[ClassFix], before: ModuleFacts, config: Config) -> None:

@@ -1,0 +1,97 @@
+"""Any input, no crash: the whole pipeline (read → facts → rules → output,
+and fix) on generated and mutated modules. Every outcome is a list of
+diagnostics, with HWC000 exactly where Python refuses the file."""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwlint.diagnostics import Diagnostic
+from hwlint.fix import fix_file, plan_fixes
+from hwlint.formats import NAMES, renderer
+from tests.conftest import lint, write_project
+from tests.test_fix_properties import modules
+
+SEEDS = [
+    b"",
+    b"class TestA(TestCase):\n    def test_a(self, device):\n        torch.ones(2).cuda()\n\ninstantiate_device_type_tests(TestA, globals())\n",
+    b"match x:\n    case [1, *rest]:\n        class TestM(TestCase):\n            def test_m(self): pass\n",
+    b"class TestG[T](TestCase):\n    def test_g(self): pass\n",  # PEP 695: a syntax error before 3.12
+    b"print 'python 2'\nclass TestP(TestCase):\n    def test_p(self): pass\n",
+    b"\xef\xbb\xbfclass TestB(TestCase):\r\n    def test_b(self): pass\r\n",
+    b"class TestC(TestCase):\r    def test_c(self): pass\r",
+    b"class TestT(TestCase):\n\tdef test_t(self):\n        pass\n",  # tabs then spaces
+    b"x = " + b"(" * 150 + b"1" + b")" * 150 + b"\nclass TestD(TestCase):\n    def test_d(self): pass\n",
+    b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n",
+    b"s = '" + b"a" * 200_000 + b"'\nclass TestL(TestCase):\n    def test_l(self): pass\n",
+    b"# -*- coding: latin-1 -*-\nclass T\xe9st(TestCase):\n    def test_e(self): pass\n",
+    b"# -*- coding: klingon -*-\nx = 1\n",
+    b"x = '\\d'\nclass TestW(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_w(self): pass\n",
+]
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    base = draw(st.one_of(st.sampled_from(SEEDS), modules().map(lambda s: s.encode())))
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["truncate", "insert", "nul", "invalid-utf8", "crlf", "cr", "tab", "bom", "dedent"]))
+        at = draw(st.integers(0, len(base)))
+        if kind == "truncate":
+            base = base[:at]
+        elif kind == "insert":
+            base = base[:at] + draw(st.binary(min_size=1, max_size=8)) + base[at:]
+        elif kind == "nul":
+            base = base[:at] + b"\x00" + base[at:]
+        elif kind == "invalid-utf8":
+            base = base[:at] + b"\xff\xfe" + base[at:]
+        elif kind == "crlf":
+            base = base.replace(b"\n", b"\r\n")
+        elif kind == "cr":
+            base = base.replace(b"\n", b"\r")
+        elif kind == "tab":
+            base = base.replace(b"    ", b"\t", 1)
+        elif kind == "bom":
+            base = b"\xef\xbb\xbf" + base
+        elif kind == "dedent":
+            base = base.replace(b"\n    ", b"\n", 1)
+    return base
+
+
+def python_refuses(data: bytes) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(data, "x.py", "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+        except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError, LookupError):
+            return True
+    return False
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(mutated())
+def test_any_input_gives_diagnostics_never_an_exception(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_project(Path(tmp), {"test/common_x.py": "class Base:\n    pass\n"})
+        path = root / "test" / "test_fuzz.py"
+        path.write_bytes(data)
+        result = lint(root)
+        assert all(isinstance(d, Diagnostic) for d in result.diagnostics)
+        parse_errors = [d for d in result.diagnostics if d.code == "HWC000"]
+        assert bool(parse_errors) == python_refuses(data), (parse_errors, data[:200])
+        for d in result.diagnostics:
+            assert d.line >= 1 and d.column >= 1 and d.message
+        for fmt in NAMES:
+            assert isinstance(renderer(fmt)(result, fmt=fmt), str)
+        plans, _ = plan_fixes(result, unsafe=True)
+        for plan in plans:
+            outcome = fix_file(root, plan, result.contexts[0].facts, result.config)
+            # Fixed, or refused with a reason: never an exception, never a broken file.
+            assert (outcome.fixed is None) == (outcome.error is not None)
+            if outcome.fixed is not None:
+                assert not python_refuses(outcome.fixed)
+        assert path.read_bytes() == data  # checking and planning never write
