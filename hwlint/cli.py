@@ -129,10 +129,11 @@ def _load(config_file: Path | None) -> Any:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @common_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl", "lintrunner"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl", "lintrunner", "github", "sarif", "junit"]), default="text", show_default=True)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are violations (errors still exit 2).")
 @click.option("--statistics", is_flag=True, help="Count the violations per rule after the list.")
 @click.option("--no-allowlist", is_flag=True, help="Ignore the allowlist: show every violation of allowlisted files too.")
+@click.option("--fix", is_flag=True, help="Prune the allowlist (clean or missing files, lower budgets); changes are printed on stderr.")
 @guarded
 def check(
     paths: tuple[Path, ...],
@@ -146,6 +147,7 @@ def check(
     exit_zero: bool,
     statistics: bool,
     no_allowlist: bool,
+    fix: bool,
 ) -> None:
     """Check test classes under PATHS (default: the whole project).
 
@@ -155,7 +157,8 @@ def check(
     from hwlint.formats import renderer
 
     config = _load(config_file)
-    result = run_check(
+    lint_tree = functools.partial(
+        run_check,
         config,
         list(paths) or None,
         jobs=jobs,
@@ -164,6 +167,17 @@ def check(
         ignore=_codes(ignore),
         use_allowlist=not no_allowlist,
     )
+    result = lint_tree()
+    if fix:
+        from hwlint.allowlist import prune_allowlist
+
+        change = prune_allowlist(config, result, write=True, jobs=jobs)
+        for line in change.lines():
+            click.echo(line, err=True)
+        if change.blocked:
+            click.echo(f"hwlint: {change.summary('prune')}", err=True)
+        if change.written:
+            result = lint_tree()  # report what is left after pruning
     for outside in result.outside:
         click.echo(f"hwlint: warning: {outside} is outside the project root {config.root}: not checked", err=True)
     if paths and result.files_checked == 0 and not result.diagnostics and fmt == "text":
@@ -207,6 +221,7 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
     `path: null`."""
     import json
 
+    code = "HWLINT"
     try:
         from hwlint.check import run_check
         from hwlint.formats import renderer
@@ -214,19 +229,26 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
         files: list[Path] = []
         for arg in paths:
             if arg.startswith("@"):
+                # lintrunner's paths file: one path per line (absolute).
                 listing = Path(arg[1:]).read_text(encoding="utf-8")
                 files.extend(Path(line) for line in listing.splitlines() if line.strip())
             else:
                 files.append(Path(arg))
         config = _load(config_file)
+        code = config.lintrunner_code
         if not files:
             return
         result = run_check(config, files)
         click.echo(renderer("lintrunner")(result), nl=False)
     except Exception as exc:  # report, never crash: see the docstring
+        if os.environ.get("HWLINT_DEBUG"):
+            raise
+        problem = str(exc) if isinstance(exc, UserError) else f"internal error: {type(exc).__name__}: {exc}"
+        if isinstance(exc, OSError) and exc.filename is not None:
+            problem = f"{exc.filename}: cannot read: {exc.strerror or exc}"
         message = {
-            "path": None, "line": None, "char": None, "code": "HWLINT", "severity": "error",
+            "path": None, "line": None, "char": None, "code": code, "severity": "error",
             "name": "hwlint-failure", "original": None, "replacement": None,
-            "description": f"hwlint failed: {type(exc).__name__}: {exc}",
+            "description": f"hwlint failed: {problem}",
         }
-        click.echo(json.dumps(message))
+        click.echo(json.dumps(message, ensure_ascii=False))

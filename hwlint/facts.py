@@ -9,11 +9,12 @@ can keep them.
 from __future__ import annotations
 
 import ast
+import bisect
 import gc
 import re
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from hwlint.read import ReadError, read_source
 
@@ -305,9 +306,11 @@ class _Extractor:
         end = node.end_lineno or node.lineno
         probes: tuple[Site, ...] = ()
         devices: tuple[Site, ...] = ()
-        text = "\n".join(self.lines[node.lineno - 1 : end])
-        if _ACCELERATOR_TEXT.search(text):
-            probes, devices = self.accelerator_sites(node)
+        start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        text = "\n".join(self.lines[start - 1 : end])
+        hit_lines = _matching_lines(text, start)
+        if hit_lines:
+            probes, devices = self.accelerator_sites(node, hit_lines)
         return ClassFacts(
             name=node.name,
             line=node.lineno,
@@ -364,10 +367,10 @@ class _Extractor:
             tuple(_decorator_name(d) for d in node.decorator_list),
         )
 
-    def accelerator_sites(self, node: ast.ClassDef) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
+    def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
         probes: dict[tuple[int, int], Site] = {}
         devices: dict[tuple[int, int], Site] = {}
-        for sub in ast.walk(node):
+        for sub in _walk_lines(node, hit_lines):
             kind = type(sub)
             if kind is ast.Attribute:
                 dotted = _dotted(sub)  # type: ignore[arg-type]
@@ -413,6 +416,36 @@ class _Extractor:
                 if parts[-1] not in _QUESTIONS:
                     return Site(*where, f"{dotted}()")
         return None
+
+
+def _matching_lines(text: str, first_line: int) -> list[int]:
+    """Sorted line numbers where the accelerator pattern appears in `text`."""
+    found: list[int] = []
+    line, position = first_line, 0
+    for match in _ACCELERATOR_TEXT.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
+def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
+    """Like ast.walk, but only into nodes spanning one of `lines`: a big
+    class mentions CUDA on a few lines, and walking all of it would cost more
+    than parsing it did."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            low = getattr(child, "lineno", None)
+            if low is not None:
+                high = getattr(child, "end_lineno", None) or low
+                index = bisect.bisect_left(lines, low)
+                if index == len(lines) or lines[index] > high:
+                    continue
+            stack.append(child)
 
 
 def _is_probe(dotted: str) -> bool:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from hwlint.check import CheckResult
 from hwlint.config import Config
 from hwlint.diagnostics import UserError
-from hwlint.facts import Instantiation
+from hwlint.facts import Instantiation, ModuleFacts, extract_file
+from hwlint.resolve import ClassInfo, Resolver
 
 # Device types PyTorch knows by name; any other device a runner names is a
 # PrivateUse1 backend (npu, openreg, ...), which `only_for="privateuse1"` covers.
@@ -72,6 +73,14 @@ def canonical_members(config: Config, names: tuple[str, ...]) -> tuple[str, ...]
     return tuple(out)
 
 
+def default_device(members: tuple[str, ...]) -> str | None:
+    """The device a runner that asks for `members` has, when exactly one of
+    them names a device (`GENERIC CPU` -> cpu, `ACCELERATOR CUDA` -> cuda);
+    None when none or several do. GENERIC and ACCELERATOR name none."""
+    devices = [m.lower() for m in members if m not in ("GENERIC", "ACCELERATOR")]
+    return devices[0] if len(devices) == 1 else None
+
+
 def covers(call: Instantiation, device: str) -> bool | None:
     """Whether an instantiation creates the class for `device`; None when it
     cannot be told (only_for/except_for is not a literal)."""
@@ -100,6 +109,41 @@ def covers(call: Instantiation, device: str) -> bool | None:
     return True
 
 
+class _Imported:
+    """Classes that a module instantiates but imports from another file
+    (`from test_ops import TestCommon` then `instantiate_device_type_tests(
+    TestCommon, globals(), only_for="xpu")`, the way out-of-tree backends
+    reuse PyTorch's tests), resolved with check's own Resolver."""
+
+    def __init__(self, result: CheckResult) -> None:
+        self.result = result
+        self.checked = {ctx.path: ctx for ctx in result.contexts}
+        self._resolver: Resolver | None = None
+
+    def resolver(self) -> Resolver:
+        if self._resolver is None:
+            config = self.result.config
+
+            def load(rel: str) -> ModuleFacts | None:
+                return extract_file(rel, str(config.root / rel), enum=config.enum, attribute=config.attribute)
+
+            self._resolver = Resolver(config, {path: ctx.facts for path, ctx in self.checked.items()}, load)
+        return self._resolver
+
+    def find(self, path: str, name: str) -> ClassInfo | None:
+        found = self.resolver().find_class(path, name)
+        if found is None:
+            return None
+        where, facts = found
+        ctx = self.checked.get(where)
+        if ctx is None:
+            module = self.resolver().module(where)
+            if module is None:
+                return None
+            ctx = self.resolver().context(module)
+        return next((info for info in ctx.classes if info.facts == facts), None)
+
+
 def select_tests(
     result: CheckResult,
     members: tuple[str, ...],
@@ -109,10 +153,40 @@ def select_tests(
 ) -> Selection:
     """The test classes whose effective classification is one of `members`
     (canonical names, see canonical_members), in path order, then in the
-    order of the source."""
+    order of the source; classes a module imports and instantiates come
+    after its own."""
     wanted = set(members)
     selection = Selection(members, include_unclassified, device.lower() if device else None)
-    suffix = device.upper() if device else ""
+    imported = _Imported(result)
+
+    def consider(path: str, info: ClassInfo, instantiations: list[Instantiation], seen: set[str]) -> None:
+        name = info.facts.name
+        member = info.classification
+        if member is None and not include_unclassified:
+            return
+        if member is not None and member not in wanted:
+            return
+        collected: str | None = name
+        if instantiations:
+            collected = None
+            if device is not None:
+                answers = [covers(call, device) for call in instantiations]
+                if True in answers:
+                    collected = name + device.upper()
+                elif None in answers:
+                    selection.warnings.append(
+                        f"{path}: cannot tell whether {name} is instantiated for {device} "
+                        "(only_for/except_for is not a literal): left out"
+                    )
+                    return
+                else:
+                    return  # not created for this device: pytest would not find it
+        key = collected or name
+        if key in seen:
+            return  # defined twice (if/else): pytest collects one class
+        seen.add(key)
+        selection.tests.append(Selected(path, name, member, info.inherited_from, bool(instantiations), collected))
+
     for ctx in result.contexts:
         if ctx.facts.error is not None:
             selection.warnings.append(f"{ctx.path}: cannot be parsed ({ctx.facts.error.message}): none of its tests is selected")
@@ -122,32 +196,13 @@ def select_tests(
             if call.class_name:
                 calls.setdefault(call.class_name, []).append(call)
         seen: set[str] = set()
+        defined = {info.facts.name for info in ctx.classes}
         for info in ctx.test_classes():
-            name = info.facts.name
-            member = info.classification
-            if member is None and not include_unclassified:
+            consider(ctx.path, info, calls.get(info.facts.name, []), seen)
+        for name, instantiations in calls.items():
+            if name in defined:
                 continue
-            if member is not None and member not in wanted:
-                continue
-            instantiations = calls.get(name, [])
-            collected: str | None = name
-            if instantiations:
-                collected = None
-                if device is not None:
-                    answers = [covers(call, device) for call in instantiations]
-                    if True in answers:
-                        collected = name + suffix
-                    elif None in answers:
-                        selection.warnings.append(
-                            f"{ctx.path}: cannot tell whether {name} is instantiated for {device} "
-                            "(only_for/except_for is not a literal): left out"
-                        )
-                        continue
-                    else:
-                        continue  # not created for this device: pytest would not find it
-            key = collected or name
-            if key in seen:
-                continue  # defined twice (if/else): pytest collects one class
-            seen.add(key)
-            selection.tests.append(Selected(ctx.path, name, member, info.inherited_from, bool(instantiations), collected))
+            found = imported.find(ctx.path, name)
+            if found is not None and found.is_test:
+                consider(ctx.path, found, instantiations, seen)
     return selection

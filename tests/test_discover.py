@@ -9,6 +9,7 @@ import os
 import random
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -284,9 +285,16 @@ def test_symlink_loop_is_not_followed(tmp_path: Path, can_symlink: None) -> None
     os.symlink("..", root / "test" / "a" / "up")          # test/a/up -> test
     os.symlink(".", root / "test" / "a" / "self")        # test/a/self -> test/a
     os.symlink(root / "test", root / "test" / "again")   # absolute link into the tree
-    assert found(root) == ["test/a/test_b.py", "test/test_a.py"]
-    diags, _ = cli_paths(root)  # a fresh process with a timeout: a loop would fail, not hang
+    # In a thread with a deadline: following the links would fail the test, not hang it.
+    outcome: list[list[str]] = []
+    worker = threading.Thread(target=lambda: outcome.append(found(root)), daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert outcome == [["test/a/test_b.py", "test/test_a.py"]], "discovery followed a symlink loop"
+    diags, _ = cli_paths(root)
     assert [d[0] for d in diags] == ["test/a/test_b.py", "test/test_a.py"]
+    # A linked folder named on the command line is walked, once, links inside not followed.
+    assert found(root, [root / "test" / "a" / "up"]) == ["test/a/up/a/test_b.py", "test/a/up/test_a.py"]
 
 
 def test_symlinked_directory_named_like_a_test_file(tmp_path: Path, can_symlink: None) -> None:

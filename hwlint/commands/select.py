@@ -66,7 +66,8 @@ def render(selection: Any, fmt: str, root: Path) -> str:
               help="files: test files; pytest: `path::Class` node ids; json: both, with each class's details.")
 @click.option("--include-unclassified", is_flag=True, help="Also list test classes that have no classification.")
 @click.option("--device", default=None, metavar="TYPE",
-              help="The runner's device type (cpu, cuda, xpu, mps, npu...): name instantiated classes as pytest collects them (TestFoo -> TestFooCUDA).")
+              help="The runner's device type (cpu, cuda, xpu, mps, npu...): name instantiated classes as pytest collects them "
+                   "(TestFoo -> TestFooCUDA). Default: the one device among MEMBERS (GENERIC CPU -> cpu), if there is exactly one.")
 @click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this pyproject.toml or hwlint.toml; its folder is the project root.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores; 1: no process pool).")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write the output to this file instead of stdout.")
@@ -83,19 +84,24 @@ def select(
     """List the test files, or `path::Class` node ids, whose classification
     (inheritance included) is one of MEMBERS.
 
-    A CPU runner asks for `GENERIC CPU`, a CUDA runner for `ACCELERATOR CUDA
-    --device cuda`. Exits 0 when something is selected, 1 when nothing is
+    A CPU runner asks for `GENERIC CPU`, a CUDA runner for `ACCELERATOR
+    CUDA`: classes instantiated per device type are named as pytest collects
+    them on that device (`TestFooCUDA`). Exits 0 when something is selected, 1 when nothing is
     (like grep), 2 on errors."""
     from hwlint.check import run_check
-    from hwlint.selection import canonical_members, select_tests
+    from hwlint.selection import canonical_members, default_device, select_tests
 
     config = _load(config_file)
     wanted = canonical_members(config, members)
-    if device is not None and not device.strip().isidentifier():
-        raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
+    if device is not None:
+        device = device.strip()
+        if not device.isidentifier():
+            raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
+    else:
+        device = default_device(wanted)
     with progress_bar("Reading test files") as hook:
         result = run_check(config, None, jobs=jobs, progress=hook)
-    selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device.strip() if device else None)
+    selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
     for warning in selection.warnings:
         click.echo(f"hwlint: warning: {warning}", err=True)
     write_output(render(selection, fmt, config.root), output)

@@ -8,8 +8,9 @@ from typing import Protocol
 
 from hwlint.check import CheckResult
 
-NAMES = ("text", "json", "jsonl", "lintrunner")
-_MODULES = {"text": "text", "json": "json_", "jsonl": "json_", "lintrunner": "lintrunner"}
+NAMES = ("text", "json", "jsonl", "lintrunner", "github", "sarif", "junit")
+_MODULES = {"text": "text", "json": "json_", "jsonl": "json_", "lintrunner": "lintrunner",
+            "github": "github", "sarif": "sarif", "junit": "junit"}
 
 
 class Renderer(Protocol):

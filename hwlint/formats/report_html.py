@@ -9,6 +9,7 @@ burn-down as a table and says how to get the chart.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from html import escape
 from typing import Any, Sequence
@@ -42,7 +43,7 @@ def _table(table_id: str, headers: Sequence[str], rows: Sequence[Sequence[Any]],
     for row in rows:
         cells = []
         for index, value in enumerate(row):
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if (isinstance(value, (int, float)) and not isinstance(value, bool)) or re.fullmatch(r"[\d.]+%", str(value)):
                 cells.append(f'<td class="num">{value}</td>')
             elif index in code_columns:
                 cells.append(f"<td><code>{escape(str(value))}</code></td>")
@@ -56,8 +57,10 @@ def _parse(iso: str) -> datetime:
     return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ")
 
 
-def burndown_svg(history: list[dict[str, Any]]) -> str | None:
-    """The burn-down as an inline <svg>, or None when pygal is not installed."""
+def burndown_svg(history: list[dict[str, Any]], until: str | None = None) -> str | None:
+    """The burn-down as an inline <svg>, or None when pygal is not installed.
+    The last size holds until `until` (the report's time), so that the
+    newest commit's change is not hidden at the chart's right edge."""
     try:
         import pygal
         from pygal.style import Style
@@ -70,6 +73,10 @@ def burndown_svg(history: list[dict[str, Any]]) -> str | None:
         foreground_strong="#1f2328",
         foreground_subtle="#d0d7de",
         colors=("#cf222e",),
+        opacity=".25",  # the area under the line: light, so the line stands out
+        opacity_hover=".35",
+        stroke_width="3",  # the filled area's outline is the line itself
+        stroke_opacity="1",
         font_family="system-ui, sans-serif",
     )
     chart = pygal.DateTimeLine(
@@ -95,15 +102,20 @@ def burndown_svg(history: list[dict[str, Any]]) -> str | None:
         if points:
             points.append((when, points[-1][1]))
         points.append((when, point["allowlisted"]))
+    if until is not None and _parse(until) > points[-1][0]:
+        points.append((_parse(until), points[-1][1]))
     chart.add("files allowlisted", points)
     svg: str = chart.render(is_unicode=True)
-    return svg
+    # pygal always embeds its tooltip configuration as a <script>; without
+    # its tooltip library (js=[] above) the script does nothing, and a page
+    # without scripts opens everywhere (CI artifact viewers block them).
+    return re.sub(r"<script\b[^>]*>.*?</script>", "", svg, flags=re.DOTALL)
 
 
 def render(report: dict[str, Any]) -> str:
     percent = report["percent_migrated"]
     parts: list[str] = []
-    parts.append(f"<h1>hwlint report</h1>")
+    parts.append("<h1>hwlint report</h1>")
     parts.append(
         f'<p class="meta"><code>{escape(report["root"])}</code> · generated {escape(report["generated_at"])} '
         f"by hwlint {escape(report['version'])}</p>"
@@ -122,7 +134,7 @@ def render(report: dict[str, Any]) -> str:
                 ["files checked", report["files_checked"]],
                 ["files allowlisted", report["files_allowlisted"]],
                 ["baseline", report["baseline"]],
-                ["percent migrated", percent],
+                ["percent migrated", f"{percent}%"],
                 ["test classes", report["classes_total"]],
                 ["unclassified classes", report["classes_unclassified"]],
             ],
@@ -139,11 +151,12 @@ def render(report: dict[str, Any]) -> str:
             [[p["date"], p["commit"][:12], p["allowlisted"]] for p in reversed(history)],
             code_columns=(1,),
         )
-        svg = burndown_svg(history)
+        svg = burndown_svg(history, report["generated_at"])
         if svg is not None:
             parts.append(f'<figure id="chart">{svg}</figure>')
             parts.append(f"<p>{escape(projection_sentence(report))}</p>")
-            parts.append(f"<details><summary>All {len(history)} commits that changed the allowlist</summary>{history_table}</details>")
+            n = len(history)
+            parts.append(f"<details><summary>The {n} commit{'s' if n != 1 else ''} that changed the allowlist</summary>{history_table}</details>")
         else:
             parts.append(
                 '<p class="note">The chart needs pygal: <code>pip install \'hwlint[report]\'</code>. '

@@ -108,11 +108,11 @@ def projection_sentence(report: dict[str, Any]) -> str:
         return "Projected zero: none (the history has fewer than two commits)."
     if projection["method"] == "reached":
         return f"Zero reached on {date}."
+    rate = f"{projection['files_per_day']:+g} files/day"
     how = (
-        f"least-squares line through the last {projection['points']} allowlist commits "
-        f"(those within {projection['window_days']} days of the newest, at least two), "
-        f"{projection['files_per_day']:+g} files/day, extended from the newest commit"
+        f"the least-squares slope over the {projection['points']} allowlist commits within "
+        f"{projection['window_days']} days of the newest, at least the last two"
     )
     if date is None:
-        return f"Projected zero: none, the allowlist is not shrinking ({how})."
-    return f"Projected zero: {date} ({how})."
+        return f"Projected zero: none, the allowlist is not shrinking ({rate}, {how})."
+    return f"Projected zero: {date}, at {rate} ({how}), counting from the newest commit."

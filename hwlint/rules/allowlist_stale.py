@@ -23,7 +23,8 @@ class AllowlistStale(Rule):
     ```
 
     ## Use instead
-    Delete the line, or run `hwlint allowlist prune`.
+    Delete the line, or run `hwlint allowlist prune` (`hwlint check --fix`
+    prunes too, after checking).
 
     ## Fix safety
     `hwlint allowlist prune` removes it; the removal is always safe.

@@ -1,0 +1,143 @@
+"""`hwlint report --format html`: one self-contained page, checked in a real
+headless browser (Debian's chromium, which .ci/run installs): the page must
+render, with the burn-down chart and the tables visible."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_history import GIT_ENV
+from tests.test_report import make_repo
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed: .ci/run installs it (apt-get install chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run does it)")
+    return found
+
+
+def browse(page: Path, tmp_path: Path, *how: str) -> subprocess.CompletedProcess[bytes]:
+    """Open a page in headless chromium, offline, with a throwaway profile."""
+    profile = tmp_path / "profile"
+    profile.mkdir(exist_ok=True)
+    return subprocess.run(
+        [
+            chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+            "--force-device-scale-factor=1", f"--user-data-dir={profile}", *how, page.as_uri(),
+        ],
+        capture_output=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)},
+    )
+
+
+def screenshot(page: Path, tmp_path: Path) -> Any:
+    png = tmp_path / f"{page.stem}.png"
+    proc = browse(page, tmp_path, "--window-size=1000,2200", f"--screenshot={png}")
+    assert png.is_file(), f"chromium could not render {page}: {proc.stderr.decode(errors='replace')[-2000:]}"
+    Image = pytest.importorskip("PIL.Image", reason="Pillow decodes the screenshot: pip install -e '.[test]'")
+
+    return Image.open(io.BytesIO(png.read_bytes())).convert("RGB")
+
+
+def pixels_like(image: Any, rgb: tuple[int, int, int], tolerance: int = 24) -> int:
+    r0, g0, b0 = rgb
+    return sum(
+        count for count, (r, g, b) in image.getcolors(maxcolors=1 << 24)
+        if abs(r - r0) <= tolerance and abs(g - g0) <= tolerance and abs(b - b0) <= tolerance
+    )
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = make_repo(tmp_path_factory.mktemp("html") / "repo")
+    out = root / "report.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "hwlint", "report", "--history", "--format", "html", "-o", str(out)],
+        cwd=root, capture_output=True, text=True, timeout=120, env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1717243200"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_page_is_self_contained(page: Path) -> None:
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    # Nothing to fetch: no scripts, stylesheets, images or fonts from anywhere.
+    assert "<script" not in html and "<link" not in html and "<img" not in html and "@import" not in html
+    assert not re.search(r"""(?:src|href)\s*=\s*["'](?!#)""", html)
+    assert not re.search(r"url\((?!#)", html)
+    assert '<figure id="chart"><svg' in html
+    assert "Projected zero: 2024-04-09" in html
+
+
+def test_page_renders_in_a_browser(page: Path, tmp_path: Path) -> None:
+    proc = browse(page, tmp_path, "--dump-dom")
+    dom = proc.stdout.decode("utf-8", "replace")
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    # The browser parsed the chart as SVG inside the page, with the line drawn.
+    chart = dom.split('<figure id="chart">', 1)[1].split("</figure>", 1)[0]
+    assert chart.startswith("<svg") and 'class="pygal-chart"' in chart
+    assert re.search(r'<path d="M[^"]+" class="line reactive', chart), "the burn-down line is missing"
+    for table_id in ("summary-table", "classifications", "violations-table", "directories", "top-files", "history"):
+        assert f'<table id="{table_id}">' in dom, table_id
+    directories = dom.split('<table id="directories">', 1)[1].split("</table>", 1)[0]
+    assert directories.count("<tr>") == 4  # a header and three folders
+    assert "<code>test/distributed</code>" in directories
+
+    image = screenshot(page, tmp_path)
+    colors = image.getcolors(maxcolors=1 << 24)
+    assert len(colors) > 50, "the page rendered blank"
+    assert pixels_like(image, (0xCF, 0x22, 0x2E)) > 1500, "the chart's line is not visible"
+    assert pixels_like(image, (0x1F, 0x88, 0x3D), tolerance=8) > 1000, "the progress bar is not visible"
+    assert pixels_like(image, (0xF6, 0xF8, 0xFA), tolerance=2) > 5000, "the tables' headers are not visible"
+    assert pixels_like(image, (0xD0, 0xD7, 0xDE), tolerance=6) > 3000, "the tables' borders are not visible"
+
+
+def test_the_browser_check_sees_a_page_that_does_not_render(tmp_path: Path) -> None:
+    """The checks above fail on a page without content, as they must."""
+    blank = tmp_path / "blank.html"
+    blank.write_text("<!DOCTYPE html><html><head><style>body{background:#fff}</style></head><body></body></html>")
+    image = screenshot(blank, tmp_path)
+    assert len(image.getcolors(maxcolors=1 << 24)) <= 2
+    assert pixels_like(image, (0xCF, 0x22, 0x2E)) == 0
+
+
+def test_without_pygal_the_page_shows_a_table_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hwlint.formats import report_html
+
+    monkeypatch.setitem(sys.modules, "pygal", None)  # import pygal raises ImportError
+    report = {
+        "version": "0.1.0", "generated_at": "2024-06-01T12:00:00Z", "root": "/r", "files_checked": 1,
+        "files_allowlisted": 1, "baseline": 2, "percent_migrated": 50.0, "classes_total": 1,
+        "classes_by_classification": {"GENERIC": 0}, "classes_unclassified": 1, "violations_by_code": {"HWC001": 1},
+        "directories": [{"path": "test", "files": 1, "allowlisted": 1, "classes": 1, "unclassified": 1}],
+        "history": [
+            {"commit": "a" * 40, "date": "2024-01-01T00:00:00Z", "allowlisted": 2},
+            {"commit": "b" * 40, "date": "2024-02-01T00:00:00Z", "allowlisted": 1},
+        ],
+        "projected_zero_date": "2024-03-03", "top_files": [],
+        "projection": {"method": "least-squares", "window_days": 90, "points": 2, "files_per_day": -0.0323},
+    }
+    html = report_html.render(report)
+    assert "<svg" not in html
+    assert "The chart needs pygal: <code>pip install 'hwlint[report]'</code>" in html
+    history = html.split('<table id="history">', 1)[1].split("</table>", 1)[0]
+    assert "<td>2024-02-01T00:00:00Z</td><td><code>bbbbbbbbbbbb</code></td><td class=\"num\">1</td>" in history
+
+
+def test_escapes_what_it_prints() -> None:
+    from hwlint.formats.report_html import _table
+
+    assert _table("t", ["a"], [["<b>&"]]) == '<table id="t"><thead><tr><th>a</th></tr></thead><tbody><tr><td>&lt;b&gt;&amp;</td></tr></tbody></table>'
