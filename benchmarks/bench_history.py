@@ -58,7 +58,11 @@ def fast_import_stream(commits: int, entries: int) -> bytes:
     final = max(1, entries // 10)
     for index in range(commits):
         size = entries - (entries - final) * index // max(1, commits - 1)
-        listing = "# Test files not yet migrated. This list may only shrink.\n" + "".join(f"{p} 1\n" for p in paths[:size])
+        # The revision line makes every version differ, even where the
+        # schedule keeps the size (more commits than files to remove).
+        listing = f"# Test files not yet migrated. This list may only shrink.\n# revision {index}\n" + "".join(
+            f"{p} 1\n" for p in paths[:size]
+        )
         for kind in ("allowlist", "other"):
             mark += 1
             stamp = START + index * DAY + (0 if kind == "allowlist" else DAY // 2)

@@ -34,9 +34,9 @@ import shutil
 import sys
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Sequence
 from typing import Any
 
 MARKER = ".hwlint-corpus.json"
@@ -243,7 +243,7 @@ class Probabilities:
     only: dict[str, float] = field(default_factory=dict)  # onlyCPU/onlyCUDA/onlyPRIVATEUSE1
 
 
-def _unique(rng: random.Random, taken: set[str], make: Callable[[], str]) -> str:
+def _unique(taken: set[str], make: Callable[[], str]) -> str:
     for _ in range(50):
         name = make()
         if name not in taken:
@@ -330,10 +330,10 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
             words = "_".join(rng.sample(WORDS, rng.choice([1, 1, 2, 2, 2, 3])))
             return f"{d}/{words}_test.py" if sfx else f"{d}/test_{words}.py"
 
-        p.relpath = _unique(rng, taken_paths, make_name)
+        p.relpath = _unique(taken_paths, make_name)
         taken_class: set[str] = set()
         for c in p.classes:
-            c.name = _unique(rng, taken_class, lambda: "Test" + _camel(
+            c.name = _unique(taken_class, lambda: "Test" + _camel(
                 rng.sample(WORDS, rng.choice([1, 2, 2, 3]))) + rng.choice(CLASS_SUFFIXES))
 
     # Deliberate defects. Syntax-error files are fully classified so that their
@@ -1166,7 +1166,7 @@ def _class(w: Writer, p: FilePlan, cls: ClassPlan, budget_end: int, tests_left: 
     _helpers(w, cls, ind)
     taken: set[str] = set()
     for i in range(cls.tests):
-        name = _unique(rng, taken, lambda: "test_" + "_".join(rng.sample(WORDS, rng.choice([1, 2, 3, 3, 4, 5]))))
+        name = _unique(taken, lambda: "test_" + "_".join(rng.sample(WORDS, rng.choice([1, 2, 3, 3, 4, 5]))))
         remaining = max(1, budget_end - w.size)
         per = remaining / max(1, tests_left - i)
         # Per-method jitter: real classes mix one-liners with long tests.
@@ -1261,7 +1261,7 @@ def _module_tests(w: Writer, target: int) -> None:
     rng = w.rng
     taken: set[str] = set()
     while w.size < target - 60:
-        name = _unique(rng, taken, lambda: "test_" + "_".join(rng.sample(WORDS, rng.choice([1, 2, 3]))))
+        name = _unique(taken, lambda: "test_" + "_".join(rng.sample(WORDS, rng.choice([1, 2, 3]))))
         if rng.random() < 0.3:
             name = "_" + name[len("test_"):] + "_helper"
         w.emit(f"def {name}():")
@@ -1279,15 +1279,16 @@ def _render(p: FilePlan, probs: Probabilities) -> tuple[str, Writer]:
     owner = OWNERS.get(p.directory.split("/")[1] if "/" in p.directory else "", "module: tests")
     header_estimate = 520
     body_target = p.target_size - header_estimate
-    if any(c.base == "mixin" for c in p.classes):
-        _local_mixin(w, names["local_mixin"])
     if rng.random() < 0.25 and p.classes:
         w.emit(f"{rng.choice(['S', 'M', 'BATCH', 'N'])} = {rng.randint(3, 64)}")
+        # Module level, so not a probe in any class body (HWC105).
         if any(c.device or c.classification is None for c in p.classes) and rng.random() < 0.4:
             w.emit("TEST_MULTIGPU = TEST_CUDA and torch.cuda.device_count() >= 2")
             w.use("TEST_CUDA")
         w.emit("")
         w.emit("")
+    if any(c.base == "mixin" for c in p.classes):
+        _local_mixin(w, names["local_mixin"])
     if not p.classes:
         _module_tests(w, body_target)
     tests_total = p.tests
@@ -1533,9 +1534,10 @@ def compare(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
     scale = summary["files"] / MEASURED_FILES
     method_scale = summary["methods"] / MEASURED_METHODS
     out["totals"] = {
-        "bytes": {"target": round(34.7e6 * scale), "got": summary["bytes"]},
-        "classes": {"target": round(2714 * scale), "got": summary["classes"]},
-        "files_without_classes": {"target": round(163 * scale), "got": summary["files_without_classes"]},
+        "bytes": {"target": round(TARGET_TOTAL_BYTES_PER_FILE * summary["files"]), "got": summary["bytes"]},
+        "classes": {"target": round(TARGET_CLASSES_PER_FILE * summary["files"]), "got": summary["classes"]},
+        "files_without_classes": {"target": round(TARGET_NO_CLASS_FRACTION * summary["files"]),
+                                  "got": summary["files_without_classes"]},
         "methods": {"target": round(MEASURED_METHODS * scale), "got": summary["methods"]},
         "device_method_fraction": {"target": TARGET_DEVICE_METHOD_FRACTION, "got": summary["device_method_fraction"]},
         "instantiating_files": {"target": round(203 * scale), "got": summary["instantiating_files"]},

@@ -666,10 +666,6 @@ class AllowlistChange:
         out += [a.describe(self.where, refused=True) for a in self.refused]
         return out
 
-    def messages(self) -> list[str]:
-        """The same as `lines()` (the name `hwlint fix` asks for)."""
-        return self.lines()
-
     def summary(self, command: str, *, dry_run: bool = False) -> str:
         """The closing line of `hwlint allowlist COMMAND` (prune, sync, import-json)."""
         done = {"prune": "pruned", "sync": "synced", "import-json": "imported"}.get(command, "changed")

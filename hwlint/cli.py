@@ -133,7 +133,7 @@ def _load(config_file: Path | None) -> Any:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are violations (errors still exit 2).")
 @click.option("--statistics", is_flag=True, help="Count the violations per rule after the list.")
 @click.option("--no-allowlist", is_flag=True, help="Ignore the allowlist: show every violation of allowlisted files too.")
-@click.option("--fix", is_flag=True, help="Prune the allowlist (clean or missing files, lower budgets); changes are printed on stderr.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes, then prune the allowlist (clean or missing files, lower budgets); changes are printed on stderr.")
 @guarded
 def check(
     paths: tuple[Path, ...],
@@ -170,6 +170,14 @@ def check(
     result = lint_tree()
     if fix:
         from hwlint.allowlist import prune_allowlist
+        from hwlint.fix import apply_fixes
+
+        # Like `ruff check --fix`: fix what this check reports (allowlisted
+        # files stay as they are: `hwlint fix` migrates those), then prune.
+        fixed = apply_fixes(config, result)
+        if fixed.files:
+            click.echo("\n".join(fixed.summary()[:1]), err=True)
+            result = lint_tree()
 
         change = prune_allowlist(config, result, write=True, jobs=jobs)
         for line in change.lines():

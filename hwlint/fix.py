@@ -372,3 +372,60 @@ def unified_diff(result: FileResult) -> str:
             fromfile=f"a/{result.path}", tofile=f"b/{result.path}",
         )
     )
+
+
+@dataclass
+class FixReport:
+    """What a fix run did (or, without writing, would do)."""
+
+    files: list[FileResult] = field(default_factory=list)  # the files changed
+    unfixed: list[Unfixed] = field(default_factory=list)
+    written: bool = False
+
+    @property
+    def classified(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for result in self.files:
+            for f in result.fixes:
+                counts[f.member] = counts.get(f.member, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def summary(self) -> list[str]:
+        total = sum(self.classified.values())
+        verb = "Classified" if self.written else "Would classify"
+        files = len(self.files)
+        breakdown = ", ".join(f"{member} {n}" for member, n in self.classified.items())
+        lines = [
+            f"{verb} {total} class{'es' if total != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+            + (f" ({breakdown})" if breakdown else "") + "."
+        ]
+        if self.unfixed:
+            n = len(self.unfixed)
+            lines.append(f"{n} class{'es' if n != 1 else ''} need{'s' if n == 1 else ''} a human:")
+            lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in sorted(self.unfixed, key=lambda u: (u.path, u.line)))
+        return lines
+
+
+def apply_fixes(
+    config: Config,
+    result: CheckResult,
+    *,
+    unsafe: bool = False,
+    classes: Iterable[str] | None = None,
+    write: bool = True,
+) -> FixReport:
+    """Fix the HWC001 diagnostics of `result` (used by `hwlint fix` and
+    `hwlint check --fix`); with `write=False`, compute the fixes only."""
+    plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
+    facts = {ctx.path: ctx.facts for ctx in result.contexts}
+    report = FixReport(unfixed=list(unfixed), written=write)
+    for plan in plans:
+        outcome = fix_file(config.root, plan, facts[plan.path], config)
+        error = outcome.error
+        if error is None and write:
+            error = write_fixed(config.root, outcome)
+        if error is not None:
+            report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
+        elif outcome.changed:
+            report.files.append(outcome)
+    return report

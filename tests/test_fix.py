@@ -222,9 +222,15 @@ def test_encoding_bom_newlines_and_permissions_are_kept(tmp_path: Path, raw: byt
 
 def test_allowlisted_files_are_fixed(tmp_path: Path) -> None:
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
-    root = write_project(tmp_path / "p", {"test/test_x.py": source}, allowlist="test/test_x.py 1\n")
-    assert run_cli("fix", cwd=root).returncode == 0
+    two = source + "\nclass TestB(TestCase):\n    def test_b(self, device): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source, "test/test_y.py": two},
+                         allowlist="test/test_x.py 1\ntest/test_y.py 2\n")
+    proc = run_cli("fix", cwd=root)
+    assert proc.returncode == 1  # TestB needs a human
     assert "hw_classification = HardwareClassification.GENERIC" in (root / "test/test_x.py").read_text()
+    # The clean file left the list; the other's budget dropped to what is left.
+    assert (root / "allowlist.txt").read_text() == "test/test_y.py 1\n"
+    assert "removed test/test_x.py: clean now" in proc.stderr and "lowered test/test_y.py from 2 to 1" in proc.stderr
 
 
 def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 
 import click
@@ -26,70 +25,36 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
 
     Instantiated per device without only_for: ACCELERATOR; with only_for one
     device: that device; no device, no instantiation, no accelerator use:
-    GENERIC. Weaker evidence needs --unsafe; no evidence, no fix.
-    Exit 0 when nothing is left to classify, 1 otherwise (or, with --diff,
-    when there is something to change)."""
+    GENERIC. Weaker evidence needs --unsafe; no evidence, no fix. Files that
+    become clean leave the allowlist. Exit 0 when nothing is left to
+    classify, 1 otherwise (or, with --diff, when there is something to change)."""
     from hwlint.check import run_check
-    from hwlint.fix import fix_file, plan_fixes, unified_diff, write_fixed
+    from hwlint.fix import apply_fixes, unified_diff
 
     config = _load(config_file)
     codes = _codes(select)
     if codes is not None and not any("HWC001".startswith(c) or c == "ALL" for c in codes):
         click.echo("hwlint: nothing to fix for the selected rules (fixes exist for HWC001)", err=True)
         return
-    # The allowlist does not exempt anything here: fixing allowlisted files
-    # is what migration is.
+    # The allowlist exempts nothing here: fixing allowlisted files is what
+    # migration is.
     result = run_check(config, list(paths) or None, jobs=jobs, select=("HWC001",), use_allowlist=False)
-    plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=class_names or None)
-    facts = {ctx.path: ctx.facts for ctx in result.contexts}
-    fixed_classes: Counter[str] = Counter()
-    changed_files: list[str] = []
-    for plan in plans:
-        outcome = fix_file(config.root, plan, facts[plan.path], config)
-        if outcome.error is not None:
-            for f in plan.fixes:
-                unfixed.append(_unfixed(plan.path, f.line, f.class_name, f"not fixed: {outcome.error}"))
-            continue
-        if show_diff:
+    report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff)
+    if show_diff:
+        for outcome in report.files:
             click.echo(unified_diff(outcome), nl=False)
-        else:
-            error = write_fixed(config.root, outcome)
-            if error is not None:
-                for f in plan.fixes:
-                    unfixed.append(_unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}"))
-                continue
-        changed_files.append(plan.path)
-        fixed_classes.update(f.member for f in plan.fixes)
-    if not show_diff and changed_files:
-        _prune_after_fix(config, [config.root / p for p in changed_files], jobs)
-    total = sum(fixed_classes.values())
-    verb = "Would classify" if show_diff else "Classified"
-    breakdown = ", ".join(f"{member} {n}" for member, n in sorted(fixed_classes.items()))
-    lines = [f"{verb} {total} class{'es' if total != 1 else ''} in {len(changed_files)} file{'s' if len(changed_files) != 1 else ''}"
-             + (f" ({breakdown})" if breakdown else "") + "."]
-    if unfixed:
-        lines.append(f"{len(unfixed)} class{'es' if len(unfixed) != 1 else ''} need{'s' if len(unfixed) == 1 else ''} a human:")
-        lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in sorted(unfixed, key=lambda u: (u.path, u.line)))
-    click.echo("\n".join(lines), err=True)
-    if unfixed or (show_diff and total):
+    elif report.files:
+        _prune_after_fix(config, [config.root / f.path for f in report.files], jobs)
+    click.echo("\n".join(report.summary()), err=True)
+    if report.unfixed or (show_diff and report.files):
         sys.exit(EXIT_VIOLATIONS)
 
 
-def _unfixed(path: str, line: int, class_name: str, reason: str):  # type: ignore[no-untyped-def]
-    from hwlint.fix import Unfixed
-
-    return Unfixed(path, line, class_name, reason)
-
-
 def _prune_after_fix(config, files: list[Path], jobs: int | None) -> None:  # type: ignore[no-untyped-def]
-    """Files that became clean leave the allowlist, budgets drop."""
-    try:
-        from hwlint.allowlist import prune_allowlist
-    except ImportError:  # the ratchet's prune is not there: nothing to do
-        return
+    """Files that became clean leave the allowlist, and budgets drop."""
+    from hwlint.allowlist import prune_allowlist
     from hwlint.check import run_check
 
-    result = run_check(config, files, jobs=jobs)
-    change = prune_allowlist(config, result, write=True)
-    for line in getattr(change, "messages", lambda: [])():
+    change = prune_allowlist(config, run_check(config, files, jobs=jobs), write=True, jobs=jobs)
+    for line in change.lines():
         click.echo(line, err=True)

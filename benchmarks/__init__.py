@@ -1,0 +1,1 @@
+"""Benchmarks and the synthetic corpus generator (not part of the installed package)."""

@@ -1,0 +1,260 @@
+"""hwlint's pre-commit hooks, run by the real pre-commit (from PyPI, in the
+test extra) the way a user runs them.
+
+The hooks come from a git copy of this working tree (not the last commit of
+the checkout: the current code is what is tested), through `pre-commit
+try-repo` and through the README's `.pre-commit-config.yaml` snippet.
+pre-commit installs hwlint from that copy into its own virtualenv (click,
+libcst and pathspec come from PyPI): once per session, in a session-wide
+PRE_COMMIT_HOME.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "hwlint tests",
+    "GIT_AUTHOR_EMAIL": "tests@hwlint.invalid",
+    "GIT_COMMITTER_NAME": "hwlint tests",
+    "GIT_COMMITTER_EMAIL": "tests@hwlint.invalid",
+}
+
+CLASSIFIED = '''\
+from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+
+class TestOps(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_add(self):
+        self.assertEqual(1 + 1, 2)
+'''
+
+UNCLASSIFIED = '''\
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestNN(TestCase):
+    def test_linear(self):
+        self.assertTrue(True)
+'''
+
+# A base in another file, found through the import: the class inherits ACCELERATOR.
+BASE = '''\
+from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+
+class DeviceBase(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+'''
+
+INHERITS = '''\
+from common_device import DeviceBase
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+
+
+class TestCudaOps(DeviceBase):
+    def test_mul(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestCudaOps, globals())
+'''
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE")}
+    env.update(GIT_ENV)
+    env.update(extra)
+    return env
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", *args], cwd=cwd, env=_env(), check=True, capture_output=True, text=True
+    ).stdout
+
+
+def commit_all(repo: Path, message: str = "commit") -> str:
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "--allow-empty", "-m", message, cwd=repo)
+    return git("rev-parse", "HEAD", cwd=repo).strip()
+
+
+@pytest.fixture(scope="session")
+def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This working tree (tracked and untracked, not ignored files) as a git
+    repository of its own with one commit: what try-repo clones."""
+    dest = tmp_path_factory.mktemp("hwlint-hooks-repo")
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout
+    for rel in filter(None, listing.split("\0")):
+        source = REPO / rel
+        if not source.is_file():  # deleted in the working tree
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    git("init", "-q", cwd=dest)
+    return dest, commit_all(dest, "hwlint working tree")
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git repository of PyTorch-style tests, with an exclusion."""
+    repo = tmp_path / "pytorch"
+    files = {
+        "pyproject.toml": '[tool.hwlint]\nexclude = ["test/legacy/**"]\n',
+        "test/test_ops.py": CLASSIFIED,
+        "test/test_nn.py": UNCLASSIFIED,
+        "test/legacy/test_old.py": UNCLASSIFIED.replace("TestNN", "TestOld"),
+        "test/common_device.py": BASE,
+        "test/test_cuda_ops.py": INHERITS,
+        "README.md": "# a project\n",
+    }
+    for rel, text in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git("init", "-q", cwd=repo)
+    commit_all(repo, "tests")
+    return repo
+
+
+def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
+        cwd=cwd, env=_env(PRE_COMMIT_HOME=str(home)), capture_output=True, text=True, timeout=600,
+    )
+    # Shown when an assertion fails.
+    print(f"$ pre-commit {' '.join(args)}  -> {result.returncode}\n{result.stdout}{result.stderr}")
+    return result
+
+
+def try_repo(hooks: tuple[Path, str], hook: str, *args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    return pre_commit("try-repo", str(hooks[0]), hook, "--ref", hooks[1], *args, cwd=cwd, home=home)
+
+
+def hook_line(output: str, name: str) -> str:
+    """pre-commit's status line for a hook: `name.....Passed`."""
+    match = re.search(rf"^{re.escape(name)}\.+(\w+)$", output, re.M)
+    assert match, output
+    return match.group(1)
+
+
+def test_hooks_file_declares_the_hooks() -> None:
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"hwlint", "hwlint-fix", "hwlint-allowlist"}
+    for hook in hooks.values():
+        assert hook["language"] == "python"
+        assert hook["minimum_pre_commit_version"] == "2.9.0"  # types_or
+    assert hooks["hwlint"]["entry"] == "hwlint check" and hooks["hwlint"]["types_or"] == ["python", "pyi"]
+    assert hooks["hwlint-fix"]["entry"] == "hwlint fix" and hooks["hwlint-fix"]["types_or"] == ["python", "pyi"]
+    prune = hooks["hwlint-allowlist"]
+    assert prune["entry"] == "hwlint allowlist prune"
+    assert (prune["pass_filenames"], prune["always_run"], prune["require_serial"]) == (False, True, True)
+
+
+def test_hook_fails_on_an_unclassified_class(project: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    result = try_repo(
+        hooks_repo, "hwlint", "--files", "test/test_nn.py", "test/legacy/test_old.py", "test/test_ops.py", "README.md",
+        cwd=project, home=pre_commit_home,
+    )
+    assert result.returncode == 1
+    assert hook_line(result.stdout, "hwlint") == "Failed"
+    assert "test/test_nn.py:4:1: HWC001 test class TestNN declares no hw_classification" in result.stdout
+    # The exclusion holds for a file pre-commit passes.
+    assert "TestOld" not in result.stdout
+    assert "Found 1 error in 1 file (2 files checked)." in result.stdout
+
+
+def test_hook_passes_classified_files(project: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    result = try_repo(
+        hooks_repo, "hwlint", "--files", "test/test_ops.py", "test/test_cuda_ops.py", "test/legacy/test_old.py",
+        cwd=project, home=pre_commit_home,
+    )
+    assert result.returncode == 0
+    assert hook_line(result.stdout, "hwlint") == "Passed"
+
+
+def test_fix_hook_then_all_files(project: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    before = try_repo(hooks_repo, "hwlint", "--all-files", cwd=project, home=pre_commit_home)
+    assert before.returncode == 1 and "HWC001 test class TestNN" in before.stdout
+
+    fixed = try_repo(hooks_repo, "hwlint-fix", "--all-files", cwd=project, home=pre_commit_home)
+    # pre-commit fails a hook that modified files, whatever its exit code.
+    assert fixed.returncode == 1
+    assert hook_line(fixed.stdout, "hwlint fix") == "Failed"
+    assert "files were modified by this hook" in fixed.stdout
+    assert "Classified 1 class in 1 file (GENERIC 1)." in fixed.stdout
+    text = (project / "test" / "test_nn.py").read_text()
+    assert "class TestNN(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n" in text
+    assert "import HardwareClassification, TestCase" in text or "import TestCase, HardwareClassification" in text
+    # The excluded file is left alone.
+    assert (project / "test" / "legacy" / "test_old.py").read_text() == UNCLASSIFIED.replace("TestNN", "TestOld")
+
+    after = try_repo(hooks_repo, "hwlint", "--all-files", cwd=project, home=pre_commit_home)
+    assert after.returncode == 0 and hook_line(after.stdout, "hwlint") == "Passed"
+    again = try_repo(hooks_repo, "hwlint-fix", "--all-files", cwd=project, home=pre_commit_home)
+    assert again.returncode == 0 and hook_line(again.stdout, "hwlint fix") == "Passed"
+
+
+def test_allowlist_hook_prunes(project: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    # test_nn.py has its one violation; test_ops.py is clean: its entry must go.
+    (project / "allowlist.txt").write_text("test/test_nn.py 1\ntest/test_ops.py 1\n")
+    commit_all(project, "allowlist")
+    pruned = try_repo(hooks_repo, "hwlint-allowlist", cwd=project, home=pre_commit_home)
+    assert pruned.returncode == 1
+    assert hook_line(pruned.stdout, "hwlint allowlist prune") == "Failed"
+    assert "files were modified by this hook" in pruned.stdout
+    listing = (project / "allowlist.txt").read_text()
+    assert "test/test_nn.py 1" in listing and "test_ops" not in listing
+    again = try_repo(hooks_repo, "hwlint-allowlist", cwd=project, home=pre_commit_home)
+    assert again.returncode == 0 and hook_line(again.stdout, "hwlint allowlist prune") == "Passed"
+
+
+def readme_config() -> dict:
+    readme = (REPO / "README.md").read_text()
+    match = re.search(r"<!-- pre-commit-config[^>]*-->\n```yaml\n(.*?)```", readme, re.S)
+    assert match, "README lost its .pre-commit-config.yaml snippet"
+    config: dict = yaml.safe_load(match.group(1))
+    return config
+
+
+def test_readme_snippet_with_pre_commit_run(project: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    """The user's way: the README's snippet as .pre-commit-config.yaml, then
+    `pre-commit run`. Only the repository's address and rev are replaced."""
+    config = readme_config()
+    (entry,) = config["repos"]
+    assert entry["repo"].endswith("/hwlint") and [h["id"] for h in entry["hooks"]] == ["hwlint-fix", "hwlint", "hwlint-allowlist"]
+    entry["repo"], entry["rev"] = str(hooks_repo[0]), hooks_repo[1]
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    commit_all(project, "pre-commit")
+
+    first = pre_commit("run", "--all-files", cwd=project, home=pre_commit_home)
+    assert first.returncode == 1
+    assert hook_line(first.stdout, "hwlint fix") == "Failed"  # it classified TestNN
+    assert hook_line(first.stdout, "hwlint") == "Passed"  # and the check sees the fixed file
+    assert hook_line(first.stdout, "hwlint allowlist prune") == "Passed"
+
+    commit_all(project, "fixed")
+    second = pre_commit("run", "--all-files", cwd=project, home=pre_commit_home)
+    assert second.returncode == 0, second.stdout
