@@ -76,8 +76,9 @@ def _listed(line: bytes) -> bytes | None:
 
 
 def count_entries(blob: bytes) -> int:
-    """Files listed in one version of the allowlist: distinct paths (a path
-    listed twice is one file, as `hwlint check` reads it)."""
+    """Files listed in one version of the allowlist: the distinct first
+    words of its lines that are not blank, comments or conflict markers (a
+    path listed twice is one file, as `hwlint check` reads it)."""
     return len({path for path in map(_listed, blob.split(b"\n")) if path is not None})
 
 

@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hwlint.diagnostics import UserError
-from hwlint.history import HistoryPoint, allowlist_history, count_entries, project_zero
+from hwlint.history import HistoryPoint, allowlist_history, count_entries, count_versions, project_zero
 from tests.conftest import run_cli, write_project
 
 # A git that ignores the machine's and the user's settings (signing, hooks,
@@ -68,6 +70,18 @@ def test_count_entries() -> None:
     conflicted = b"test/a.py 1\n<<<<<<< HEAD\ntest/b.py 1\n=======\ntest/c.py 1\n>>>>>>> branch\n"
     assert count_entries(conflicted) == 3
     assert count_entries(b"") == 0
+
+
+_LINES = st.sampled_from(
+    [b"test/a.py 1", b"test/a.py 2", b"test/b.py 1", b"  test/c.py 3  # why", b"# comment", b"", b"   ",
+     b"<<<<<<< HEAD", b"=======", b"test/d.py 1\r", b"test/e.py"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(_LINES, max_size=8).map(b"\n".join)), max_size=8))
+def test_incremental_counts_equal_counting_each_version(blobs: list[bytes | None]) -> None:
+    assert count_versions(blobs) == [count_entries(b) if b is not None else 0 for b in blobs]
 
 
 def test_history_of_several_commits(tmp_path: Path) -> None:
