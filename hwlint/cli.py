@@ -20,10 +20,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 
 
-def _codes(value: str | None) -> tuple[str, ...] | None:
+def _codes(value: str | None, option: str = "--select") -> tuple[str, ...] | None:
+    """Codes from a comma-separated option, checked as the configuration's are."""
     if value is None:
         return None
-    return tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    from hwlint.rules import ALL_RULES
+
+    for code in codes:
+        if code != "ALL" and not any(rule.code.startswith(code) for rule in ALL_RULES):
+            raise UserError(f"{option}: unknown rule code or prefix {code!r} (`hwlint rule` lists them)")
+    return codes
 
 
 def _fail(message: str) -> None:
@@ -163,8 +170,8 @@ def check(
         list(paths) or None,
         jobs=jobs,
         select=_codes(select),
-        extend_select=_codes(extend_select) or (),
-        ignore=_codes(ignore),
+        extend_select=_codes(extend_select, "--extend-select") or (),
+        ignore=_codes(ignore, "--ignore"),
         use_allowlist=not no_allowlist,
     )
     result = lint_tree()

@@ -13,8 +13,8 @@ import bisect
 import gc
 import re
 import warnings
-from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from hwlint.read import ReadError, read_source
 
@@ -34,6 +34,12 @@ _ACCELERATOR_TEXT = re.compile(
     r"|\.(?:cuda|xpu|npu)\("
     r"|[\"'](?:cuda|xpu|mps|npu|hpu)(?::\d+)?[\"']"
 )
+# Every match of _ACCELERATOR_TEXT contains one of these substrings, and no
+# match spans lines: `str.find` for them (fast C) picks the candidate lines,
+# and the regex confirms each one. Scanning whole class texts with the regex
+# itself cost more than half as much as parsing them. ("npu" alone would hit
+# every "input".)
+_ACCELERATOR_TOKENS = ("cuda", "xpu", "mps", "hpu", "accelerator", "TEST_", "torch.npu", ".npu(", '"npu', "'npu")
 PROBE_PREFIXES = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu", "torch.accelerator", "torch.backends.mps")
 PROBE_FLAGS = frozenset(
     {"TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1", "TEST_NPU"}
@@ -171,9 +177,14 @@ def _strings(node: ast.expr) -> tuple[str, ...]:
 
 
 class _Extractor:
-    def __init__(self, lines: Sequence[str], attribute: str) -> None:
+    def __init__(self, lines: Sequence[str], attribute: str, text: str | None = None) -> None:
         self.lines = lines
         self.attribute = attribute
+        # The module with "\n" line ends, when the caller has it at hand.
+        self._text = text
+        # Sorted numbers of the lines where _ACCELERATOR_TEXT matches in the
+        # whole module, computed when the first class needs them.
+        self._hits: list[int] | None = None
         self.classes: list[ClassFacts] = []
         self.instantiations: list[Instantiation] = []
         self.imports: list[Import] = []
@@ -307,8 +318,11 @@ class _Extractor:
         probes: tuple[Site, ...] = ()
         devices: tuple[Site, ...] = ()
         start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        text = "\n".join(self.lines[start - 1 : end])
-        hit_lines = _matching_lines(text, start)
+        if self._hits is None:
+            text = self._text if self._text is not None else "\n".join(self.lines)
+            self._hits = accelerator_lines(text, self.lines)
+        hits = self._hits
+        hit_lines = hits[bisect.bisect_left(hits, start) : bisect.bisect_right(hits, end)]
         if hit_lines:
             probes, devices = self.accelerator_sites(node, hit_lines)
         return ClassFacts(
@@ -418,14 +432,26 @@ class _Extractor:
         return None
 
 
-def _matching_lines(text: str, first_line: int) -> list[int]:
-    """Sorted line numbers where the accelerator pattern appears in `text`."""
+def accelerator_lines(text: str, lines: Sequence[str]) -> list[int]:
+    """Sorted 1-based numbers of the lines where _ACCELERATOR_TEXT matches.
+
+    `text` is the module with `\n` line ends (the source itself when it has
+    no `\r`), `lines` its lines."""
+    positions: list[int] = []
+    for token in _ACCELERATOR_TOKENS:
+        at = text.find(token)
+        while at != -1:
+            positions.append(at)
+            at = text.find(token, at + 1)
+    if not positions:
+        return []
+    positions.sort()
     found: list[int] = []
-    line, position = first_line, 0
-    for match in _ACCELERATOR_TEXT.finditer(text):
-        line += text.count("\n", position, match.start())
-        position = match.start()
-        if not found or found[-1] != line:
+    line, previous = 1, 0
+    for at in positions:
+        line += text.count("\n", previous, at)
+        previous = at
+        if (not found or found[-1] != line) and _ACCELERATOR_TEXT.search(lines[line - 1]):
             found.append(line)
     return found
 
@@ -519,6 +545,8 @@ def _finish(extractor: _Extractor, enum: str) -> tuple[ClassFacts, ...]:
 
 
 def split_lines(source: str) -> list[str]:
+    if "\r" not in source:
+        return source.split("\n")  # the same lines, several times faster
     return _NEWLINE.split(source)
 
 
@@ -526,7 +554,7 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
     """Reduce one module's source to facts. Never raises on bad source: a
     module Python would refuse is a ModuleFacts with `error` set."""
     lines = split_lines(source)
-    if _SKIP_FILE.search(source):
+    if "skip-file" in source and _SKIP_FILE.search(source):
         return ModuleFacts(path, skip_file=True, lines=len(lines))
     noqa = _noqa(source, lines)
     gc_was_enabled = gc.isenabled()
@@ -539,7 +567,10 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
             # business (SyntaxWarning); they must not reach the terminal.
             warnings.simplefilter("ignore")
             try:
-                tree = ast.parse(source, filename=path)
+                # Not the real path: for some errors CPython re-reads the line
+                # from the named file as raw UTF-8, which shifts columns after
+                # a BOM or a coding cookie and depends on the working folder.
+                tree = ast.parse(source, filename="<hwlint>")
             except SyntaxError as exc:
                 line = exc.lineno or 1
                 column = exc.offset or 1
@@ -548,7 +579,7 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
                 return ModuleFacts(path, error=ReadError(1, 1, f"cannot parse: {exc}"), noqa=noqa, lines=len(lines))
             except (RecursionError, MemoryError):
                 return ModuleFacts(path, error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"), noqa=noqa, lines=len(lines))
-        extractor = _Extractor(lines, attribute)
+        extractor = _Extractor(lines, attribute, source if "\r" not in source else None)
         try:
             extractor.block(tree.body, Branch(), {})
         except RecursionError:
@@ -572,3 +603,99 @@ def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification
     if isinstance(source, ReadError):
         return ModuleFacts(path, error=source)
     return extract_source(path, source, enum=enum, attribute=attribute)
+
+
+# -- compact form ---------------------------------------------------------
+#
+# Facts travel from worker processes and live in the cache as nested tuples
+# of str/int/bool/None (marshal-able, no field names, no classes): about the
+# size of the source's identifiers, and several times faster to load than
+# pickled dataclasses. `from_tuple(to_tuple(m)) == m` for every ModuleFacts;
+# a test checks it, and SCHEMA (the classes' fields) is part of the cache
+# key, so adding a field cannot meet entries written without it.
+
+SCHEMA = tuple(
+    (cls.__name__, tuple(f.name for f in fields(cls)))
+    for cls in (ModuleFacts, ClassFacts, Method, Declaration, Value, Site, Branch, Instantiation, Import, ReadError)
+)
+
+
+def _sites(sites: tuple[Site, ...]) -> tuple[tuple[int, int, str], ...]:
+    return tuple([(s.line, s.column, s.text) for s in sites])
+
+
+def to_tuple(m: ModuleFacts) -> tuple:  # type: ignore[type-arg]
+    error = m.error
+    return (
+        m.path,
+        None if error is None else (error.line, error.column, error.message),
+        m.skip_file,
+        tuple([(line, None if codes is None else tuple(sorted(codes))) for line, codes in m.noqa.items()]),
+        tuple([
+            (
+                c.name, c.line, c.column, c.end_line, c.bases,
+                tuple([(x.name, x.line, x.column, x.params, x.decorators) for x in c.methods]),
+                tuple([(d.line, d.column, d.value.kind, d.value.text, d.where) for d in c.declarations]),
+                _sites(c.probes), _sites(c.devices), c.decorators, c.branch.path, c.body_line, c.has_docstring,
+            )
+            for c in m.classes
+        ]),
+        tuple([
+            (i.line, i.column, i.class_name, i.only_for, i.except_for, i.allow_mps, i.allow_xpu, i.branch.path)
+            for i in m.instantiations
+        ]),
+        tuple([(i.module, i.level, i.name, i.asname) for i in m.imports]),
+        m.lines,
+    )
+
+
+def _maker(cls: type) -> Callable[..., Any]:
+    """A constructor for a frozen dataclass that skips the generated
+    __init__ (one object.__setattr__ per field): the same object, faster."""
+    names = tuple(f.name for f in fields(cls))
+    new = object.__new__
+
+    def make(*values: Any) -> Any:
+        obj = new(cls)
+        obj.__dict__.update(zip(names, values))
+        return obj
+
+    return make
+
+
+_MAKERS: dict[type, Callable[..., Any]] = {}
+
+
+def from_tuple(t: tuple) -> ModuleFacts:  # type: ignore[type-arg]
+    """The ModuleFacts `to_tuple` was given. Raises (TypeError, ValueError)
+    on a malformed tuple: callers treat that as a cache miss."""
+    if not _MAKERS:
+        for cls in (Method, Site, Import, Value, Declaration, Branch, ClassFacts, Instantiation, ModuleFacts, ReadError):
+            _MAKERS[cls] = _maker(cls)
+    make_method, make_site, make_import = _MAKERS[Method], _MAKERS[Site], _MAKERS[Import]
+    make_value, make_decl, make_branch = _MAKERS[Value], _MAKERS[Declaration], _MAKERS[Branch]
+    path, error, skip_file, noqa, classes, instantiations, imports, lines = t
+    return _MAKERS[ModuleFacts](
+        path,
+        None if error is None else _MAKERS[ReadError](*error),
+        skip_file,
+        {line: None if codes is None else frozenset(codes) for line, codes in noqa},
+        tuple([
+            _MAKERS[ClassFacts](
+                name, line, column, end_line, bases,
+                tuple([make_method(*x) for x in methods]),
+                tuple([make_decl(dl, dc, make_value(kind, text), where) for dl, dc, kind, text, where in declarations]),
+                tuple([make_site(*s) for s in probes]),
+                tuple([make_site(*s) for s in devices]),
+                decorators, make_branch(branch), body_line, has_docstring,
+            )
+            for (name, line, column, end_line, bases, methods, declarations, probes, devices, decorators,
+                 branch, body_line, has_docstring) in classes
+        ]),
+        tuple([
+            _MAKERS[Instantiation](il, ic, cn, of, ef, am, ax, make_branch(br))
+            for il, ic, cn, of, ef, am, ax, br in instantiations
+        ]),
+        tuple([make_import(*i) for i in imports]),
+        lines,
+    )

@@ -137,3 +137,10 @@ def test_rule_command() -> None:
     assert listing[0].startswith("HWC000  parse-error") and len(listing) == 15
     unknown = run_cli("rule", "HWC999", cwd=here)
     assert unknown.returncode == 2 and unknown.stderr == "hwlint: error: unknown rule 'HWC999': `hwlint rule` lists them\n"
+
+
+def test_unknown_code_on_the_command_line_is_an_error(tree: Path) -> None:
+    for option in ("--select", "--extend-select", "--ignore"):
+        proc = run_cli("check", option, "HWC9", cwd=tree)
+        assert proc.returncode == 2
+        assert proc.stderr == f"hwlint: error: {option}: unknown rule code or prefix 'HWC9' (`hwlint rule` lists them)\n"

@@ -132,12 +132,6 @@ def test_bom_file(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hwlint/facts.py passes the real path as ast.parse(filename=...): for errors at the end of "
-    "input CPython re-reads the line from that file (relative to the cwd) as raw UTF-8, so a BOM or "
-    "a PEP 263 cookie shifts the column; parsing with a filename that is not on disk fixes it",
-)
 def test_unclosed_bracket_column_with_bom_and_cookie(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "test/test_bom.py": b"\xef\xbb\xbfx = (\n",

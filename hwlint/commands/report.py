@@ -82,8 +82,8 @@ def report(
             None,
             jobs=jobs,
             select=_codes(select),
-            extend_select=_codes(extend_select) or (),
-            ignore=_codes(ignore),
+            extend_select=_codes(extend_select, "--extend-select") or (),
+            ignore=_codes(ignore, "--ignore"),
             use_allowlist=False,
             progress=hook,
         )
