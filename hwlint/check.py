@@ -1,36 +1,89 @@
 """The check pipeline: discover → read → facts → resolve → rules → allowlist.
 
 Each stage lives in its own module; this one only runs them in order, and
-spreads the expensive stage (reading and parsing) over processes.
+makes the expensive stage (reading and parsing) cheap:
+
+- the cache (hwlint/cache.py): facts of unchanged files are loaded, not
+  parsed; a whole-tree run whose inputs are all unchanged reuses the last
+  run's diagnostics;
+- the rest is parsed in a process pool, largest files first, big files alone
+  in a short-lived child process (the memory of an ast tree is only given
+  back to the system when its process ends), and never so many big files at
+  once that their trees exceed a memory budget;
+- workers send facts back as compact tuples; the main process keeps them in
+  that form and builds the records of one module at a time, so its memory
+  does not grow with the tree's size.
 """
 
 from __future__ import annotations
 
+import gc
+import marshal
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-import pathspec
 
-from hwlint.allowlist import Allowlist, apply_allowlist, load_allowlist
-from hwlint.config import Config
-from hwlint.diagnostics import Diagnostic
-from hwlint.discover import discover
-from hwlint.facts import ModuleFacts, extract_file
-from hwlint.resolve import ModuleContext, Resolver
-from hwlint.rules import ALL_RULES, ParseError, enabled_codes
+def _import_pathspec_quickly() -> None:
+    """pathspec 1.x imports typing_extensions on Python < 3.13 for a
+    deprecation decorator, and that decorator imports asyncio: 30 ms, as
+    long as the interpreter's own start-up, for a command that pre-commit
+    runs on every commit. pathspec falls back to its own decorator when
+    typing_extensions is missing (it has no required dependencies): make
+    it take that path unless something already loaded typing_extensions."""
+    if sys.version_info >= (3, 13) or "pathspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # `import` raises ImportError
+    try:
+        import pathspec  # noqa: F401
+    except Exception:  # pragma: no cover - the real import below reports it
+        pass
+    finally:
+        if "typing_extensions" in sys.modules and sys.modules["typing_extensions"] is None:
+            del sys.modules["typing_extensions"]
 
-# Below this many files a process pool costs more than it saves (start-up
-# and imports in each worker against a few milliseconds of parsing).
+
+_import_pathspec_quickly()
+
+from hwlint.cache import Cache, memo_name, open_cache  # noqa: E402
+from hwlint.config import Config  # noqa: E402
+from hwlint.diagnostics import Diagnostic  # noqa: E402
+from hwlint.discover import discover  # noqa: E402
+from hwlint.facts import ModuleFacts, extract_file, extract_source, from_tuple, to_tuple  # noqa: E402
+from hwlint.read import ReadError, decode  # noqa: E402
+from hwlint.resolve import ModuleContext, Resolver  # noqa: E402
+from hwlint.rules import ALL_RULES, ParseError, enabled_codes  # noqa: E402
+
+if TYPE_CHECKING:
+    import pathspec
+
+    from hwlint.allowlist import Allowlist
+
+# Below this many files to parse a process pool costs more than it saves
+# (start-up and imports in each worker against a few milliseconds of parsing).
 _POOL_THRESHOLD = 16
+# An ast tree takes about this many bytes of memory per byte of source.
+_TREE_BYTES_PER_SOURCE_BYTE = 110
+# Files above this size are parsed in a child process of the worker, so that
+# the worker does not keep the memory of their trees (CPython's allocator
+# keeps most of it after the tree is freed); below it a worker keeps at most
+# ~7 MB.
+_FORK_ABOVE = 64 * 1024
+# The trees of big files being parsed at once stay under this (estimated);
+# a bigger file is parsed alone.
+_TREE_BUDGET = 80 * 1024 * 1024
+# Small files go to workers in batches of about this much source.
+_BATCH_BYTES = 256 * 1024
+_CAN_FORK = hasattr(os, "fork") and sys.platform.startswith("linux")
 
 
 @dataclass
 class CheckResult:
     diagnostics: list[Diagnostic]
-    contexts: list[ModuleContext]
+    contexts: Sequence[ModuleContext]  # built on demand, one module at a time
     files_checked: int
     allowlist: Allowlist | None
     enabled: frozenset[str]
@@ -39,52 +92,336 @@ class CheckResult:
     outside: list[str] = field(default_factory=list)
 
 
-def _extract_chunk(root: str, paths: list[str], enum: str, attribute: str) -> list[ModuleFacts]:
-    return [extract_file(p, os.path.join(root, p), enum=enum, attribute=attribute) for p in paths]
-
-
-def _chunks(root: Path, files: list[str], jobs: int) -> list[list[str]]:
-    """Deal files into chunks, largest first, round-robin: the biggest files
-    start early and each chunk gets a similar amount of work, so no worker
-    is left parsing a 700 KB file at the end."""
-
-    def size(path: str) -> int:
-        try:
-            return os.stat(root / path).st_size
-        except OSError:
-            return 0
-
-    ordered = sorted(files, key=size, reverse=True)
-    count = min(len(ordered), jobs * 8)
-    chunks: list[list[str]] = [[] for _ in range(count)]
-    for index, path in enumerate(ordered):
-        chunks[index % count].append(path)
-    return chunks
-
-
 Progress = Callable[[int, int], None]  # (files just done, files in all)
+Blob = bytes  # marshal.dumps(to_tuple(facts))
 
 
-def collect_facts(config: Config, files: list[str], jobs: int | None = None, progress: Progress | None = None) -> list[ModuleFacts]:
-    """Facts for every file, in the order given, in parallel when worth it."""
-    jobs = jobs or os.cpu_count() or 1
+# -- reading and parsing (main process and workers) ---------------------------
+
+
+def _read(abspath: str) -> bytes | None:
+    try:
+        with open(abspath, "rb", buffering=0) as fh:
+            return fh.readall()
+    except OSError:
+        return None  # extract_file reads it again and says why it cannot
+
+
+def _facts_of(rel: str, data: bytes | None, abspath: str, enum: str, attribute: str) -> ModuleFacts:
+    """extract_file, from bytes already read."""
+    if data is None:
+        return extract_file(rel, abspath, enum=enum, attribute=attribute)
+    source = decode(data)
+    if isinstance(source, ReadError):
+        return ModuleFacts(rel, error=source)
+    return extract_source(rel, source, enum=enum, attribute=attribute)
+
+
+def _blob_of(rel: str, data: bytes | None, abspath: str, enum: str, attribute: str) -> Blob:
+    return marshal.dumps(to_tuple(_facts_of(rel, data, abspath, enum, attribute)))
+
+
+def _blob_in_child(rel: str, data: bytes | None, abspath: str, enum: str, attribute: str) -> Blob:
+    """Parse in a forked child: its memory goes back to the system when it
+    exits. Falls back to parsing here if the child fails."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow)
+        status = 1
+        try:
+            os.close(read_fd)
+            blob = _blob_of(rel, data, abspath, enum, attribute)
+            view = memoryview(blob)
+            while view:
+                view = view[os.write(write_fd, view):]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    chunks = []
+    with open(read_fd, "rb", buffering=0, closefd=True) as pipe:
+        while True:
+            chunk = pipe.read(1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return _blob_of(rel, data, abspath, enum, attribute)
+    return b"".join(chunks)
+
+
+def _extract_task(root: str, paths: list[tuple[str, int]], enum: str, attribute: str, with_keys: bool,
+                  fork_above: int) -> list[tuple[str, bytes | None, Blob]]:
+    """Worker: (path, content hash of the bytes parsed, facts) per file
+    (no hash without a cache: the file is read as extract_file reads it)."""
+    from hwlint.cache import digest
+
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # facts are acyclic: the collector would only scan them
+    try:
+        out = []
+        for rel, size in paths:
+            abspath = os.path.join(root, rel)
+            data = _read(abspath) if with_keys else None
+            key = digest(data, bulk=True) if data is not None else None
+            if size > fork_above and _CAN_FORK:
+                blob = _blob_in_child(rel, data, abspath, enum, attribute)
+            else:
+                blob = _blob_of(rel, data, abspath, enum, attribute)
+            out.append((rel, key, blob))
+        return out
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _tasks(sizes: list[tuple[str, int]]) -> list[tuple[list[tuple[str, int]], int]]:
+    """Work for the pool, largest first: each big file alone (with the
+    memory its tree will take), small files in batches (the memory of
+    their trees is bounded by _FORK_ABOVE)."""
+    ordered = sorted(sizes, key=lambda item: (-item[1], item[0]))
+    tasks: list[tuple[list[tuple[str, int]], int]] = []
+    batch: list[tuple[str, int]] = []
+    batch_bytes = 0
+    for rel, size in ordered:
+        if size > _FORK_ABOVE and _CAN_FORK:
+            tasks.append(([(rel, size)], size * _TREE_BYTES_PER_SOURCE_BYTE))
+            continue
+        batch.append((rel, size))
+        batch_bytes += size
+        if batch_bytes >= _BATCH_BYTES or len(batch) >= 256:
+            tasks.append((batch, 0))
+            batch, batch_bytes = [], 0
+    if batch:
+        tasks.append((batch, 0))
+    return tasks
+
+
+def _pool_extract(config: Config, files: list[str], sizes: dict[str, int], jobs: int, with_keys: bool,
+                  progress: Progress | None, total: int) -> Iterator[tuple[str, bytes | None, Blob]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
     root, enum, attribute = str(config.root), config.enum, config.attribute
-    if jobs <= 1 or len(files) < _POOL_THRESHOLD:
-        done = _extract_chunk(root, files, enum, attribute)
-        if progress is not None:
-            progress(len(done), len(files))
-        return done
-    chunks = _chunks(config.root, files, jobs)
-    by_path: dict[str, ModuleFacts] = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_extract_chunk, root, chunk, enum, attribute) for chunk in chunks]
-        for future in as_completed(futures):
-            chunk_facts = future.result()
-            for facts in chunk_facts:
-                by_path[facts.path] = facts
-            if progress is not None:
-                progress(len(chunk_facts), len(files))
-    return [by_path[path] for path in files]
+    pending = _tasks([(rel, sizes.get(rel, 0)) for rel in files])
+    budget = max([_TREE_BUDGET] + [estimate for _, estimate in pending[:1]])
+    context = multiprocessing.get_context("fork") if _CAN_FORK else None
+    in_flight: dict[Future[list[tuple[str, bytes | None, Blob]]], int] = {}
+    used = 0
+    with ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=context) as pool:
+        while pending or in_flight:
+            while pending and len(in_flight) <= jobs:
+                # The largest task whose tree fits in what the budget has left.
+                pick = next((i for i, (_, estimate) in enumerate(pending) if used + estimate <= budget), None)
+                if pick is None:
+                    if in_flight:
+                        break
+                    pick = 0
+                paths, estimate = pending.pop(pick)
+                future = pool.submit(_extract_task, root, paths, enum, attribute, with_keys, _FORK_ABOVE)
+                in_flight[future] = estimate
+                used += estimate
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                used -= in_flight.pop(future)
+                results = future.result()
+                yield from results
+                if progress is not None:
+                    progress(len(results), total)
+
+
+class _Facts(Mapping[str, ModuleFacts]):
+    """path -> ModuleFacts, kept as compact blobs and built when asked for
+    (the last few are kept: bases are asked for again and again)."""
+
+    def __init__(self, values: dict[str, Blob | ModuleFacts], rebuild: Callable[[str], ModuleFacts]) -> None:
+        self._values = values
+        self._rebuild = rebuild
+        self._recent: dict[str, ModuleFacts] = {}
+
+    def __getitem__(self, path: str) -> ModuleFacts:
+        facts = self._recent.pop(path, None)
+        if facts is None:
+            value = self._values[path]
+            if isinstance(value, ModuleFacts):
+                facts = value
+            else:
+                try:
+                    facts = from_tuple(marshal.loads(value))
+                except Exception:  # a damaged cache entry: parse the file again
+                    facts = self._rebuild(path)
+            if len(self._recent) >= 64:
+                del self._recent[next(iter(self._recent))]
+        self._recent[path] = facts
+        return facts
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class _Contexts(Sequence[ModuleContext]):
+    """CheckResult.contexts: each module's context, built when asked for, so
+    that a run over 20,000 files does not hold 20,000 modules' records."""
+
+    def __init__(self, paths: list[str], make: Callable[[], tuple[_Facts, Resolver]]) -> None:
+        self._paths = paths
+        self._make = make
+        self._state: tuple[_Facts, Resolver] | None = None
+
+    def _context(self, path: str) -> ModuleContext:
+        if self._state is None:
+            self._state = self._make()
+        modules, resolver = self._state
+        return resolver.context(modules[path])
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
+        if isinstance(index, slice):
+            return [self._context(p) for p in self._paths[index]]
+        return self._context(self._paths[index])
+
+    def __iter__(self) -> Iterator[ModuleContext]:
+        for path in self._paths:
+            yield self._context(path)
+
+    def __repr__(self) -> str:
+        return f"<{len(self._paths)} module contexts>"
+
+
+class _Session:
+    """One run's reading, cache and parsing."""
+
+    def __init__(self, config: Config, store: Cache | None, jobs: int | None, progress: Progress | None) -> None:
+        self.config = config
+        self.root = str(config.root)
+        self.store = store
+        self.jobs = jobs or os.cpu_count() or 1
+        self.progress = progress
+        self.keys: dict[str, bytes | None] = {}  # content hash of every file read
+        self.sizes: dict[str, int] = {}
+        self.extras: dict[str, bytes | None] = {}  # non-test files loaded for resolution
+
+    def hash_files(self, files: list[str]) -> None:
+        from hwlint.cache import digest
+
+        bulk = len(files) > 8
+        for rel in files:
+            data = _read(os.path.join(self.root, rel))
+            if data is None:
+                self.keys[rel] = None
+            else:
+                self.keys[rel] = digest(data, bulk=bulk)
+                self.sizes[rel] = len(data)
+
+    def _extract_here(self, rel: str) -> tuple[bytes | None, ModuleFacts]:
+        abspath = os.path.join(self.root, rel)
+        if self.store is None:
+            return None, extract_file(rel, abspath, enum=self.config.enum, attribute=self.config.attribute)
+        from hwlint.cache import digest
+
+        data = _read(abspath)
+        facts = _facts_of(rel, data, abspath, self.config.enum, self.config.attribute)
+        key = None
+        if data is not None:
+            key = digest(data)
+            self.store.put(rel, key, marshal.dumps(to_tuple(facts)))
+        return key, facts
+
+    def collect(self, files: list[str]) -> dict[str, Blob | ModuleFacts]:
+        """Facts of `files`, as blobs (from the cache or workers) or records."""
+        total = len(files)
+        values: dict[str, Blob | ModuleFacts] = {}
+        missing: list[str] = []
+        store = self.store
+        for rel in files:
+            key = self.keys.get(rel)
+            blob = store.get(rel, key) if store is not None and key is not None else None
+            if blob is None:
+                missing.append(rel)
+            else:
+                values[rel] = blob
+        if self.progress is not None and len(values):
+            self.progress(len(values), total)
+        if self.jobs <= 1 or len(missing) < _POOL_THRESHOLD:
+            for rel in missing:
+                key, facts = self._extract_here(rel)
+                if key is not None:
+                    self.keys[rel] = key
+                values[rel] = facts
+                if self.progress is not None:
+                    self.progress(1, total)
+            return {rel: values[rel] for rel in files}
+        if not self.sizes:
+            for rel in missing:
+                try:
+                    self.sizes[rel] = os.stat(os.path.join(self.root, rel)).st_size
+                except OSError:
+                    self.sizes[rel] = 0
+        for rel, key, blob in _pool_extract(self.config, missing, self.sizes, self.jobs, store is not None,
+                                            self.progress, total):
+            values[rel] = blob
+            self.keys[rel] = key
+            if store is not None and key is not None:
+                store.put(rel, key, blob)
+        return {rel: values[rel] for rel in files}
+
+    def load(self, rel: str) -> ModuleFacts | None:
+        """A non-test file a base class comes from (read on demand, cached)."""
+        abspath = os.path.join(self.root, rel)
+        store = self.store
+        if store is None:
+            return extract_file(rel, abspath, enum=self.config.enum, attribute=self.config.attribute)
+        from hwlint.cache import digest
+
+        data = _read(abspath)
+        key = digest(data) if data is not None else None
+        self.extras[rel] = key
+        if key is not None:
+            blob = store.get(rel, key)
+            if blob is not None:
+                try:
+                    return from_tuple(marshal.loads(blob))
+                except Exception:
+                    store.discard(rel)
+        facts = _facts_of(rel, data, abspath, self.config.enum, self.config.attribute)
+        if key is not None:
+            store.put(rel, key, marshal.dumps(to_tuple(facts)))
+        return facts
+
+    def rebuild(self, rel: str) -> ModuleFacts:
+        if self.store is not None:
+            self.store.discard(rel)
+        return self._extract_here(rel)[1]
+
+
+def collect_facts(config: Config, files: list[str], jobs: int | None = None, progress: Progress | None = None,
+                  cache: bool | str | Path | Cache | None = False) -> list[ModuleFacts]:
+    """Facts for every file, in the order given, in parallel when worth it
+    (from the cache when `cache` is given: see run_check)."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        store = open_cache(config, cache)
+        session = _Session(config, store, jobs, progress)
+        if store is not None:
+            session.hash_files(files)
+        modules = _Facts(session.collect(files), session.rebuild)
+        result = [modules[rel] for rel in files]
+        if store is not None:
+            store.save()
+        return result
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 def _diagnostic(rule_code: str, rule_name: str, path: str, line: int, column: int, message: str,
@@ -113,7 +450,43 @@ def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]
 
 
 def _per_file_ignores(config: Config) -> list[tuple[pathspec.GitIgnoreSpec, tuple[str, ...]]]:
+    import pathspec
+
     return [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in config.per_file_ignores.items()]
+
+
+# -- the memo of a whole-tree run ------------------------------------------------
+
+
+def _memo_name(config: Config, enabled: frozenset[str]) -> str:
+    settings = tuple((f.name, repr(getattr(config, f.name))) for f in fields(config) if f.name not in ("root", "source"))
+    return memo_name(("whole-tree", tuple(sorted(enabled)), settings))
+
+
+def _memo_valid(memo: Any, session: _Session, files: list[str]) -> bool:
+    """Whether every input of the memo's run is unchanged: the test files
+    and their contents, the base files read and the import candidates
+    probed (a new file can change what an import finds)."""
+    from hwlint.cache import digest
+
+    try:
+        if memo["files"] != tuple((rel, session.keys.get(rel)) for rel in files):
+            return False
+        root = session.root
+        for rel, key in memo["extras"]:
+            data = _read(os.path.join(root, rel))
+            if (digest(data) if data is not None else None) != key:
+                return False
+        for rel, exists in memo["probes"]:
+            if os.path.isfile(os.path.join(root, rel)) != exists:
+                return False
+        return True
+    except Exception:  # a memo of another shape: not valid
+        return False
+
+
+def _encode_diagnostic(d: Diagnostic) -> tuple[Any, ...]:
+    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, d.fix)
 
 
 def run_check(
@@ -126,38 +499,100 @@ def run_check(
     ignore: tuple[str, ...] | None = None,
     use_allowlist: bool = True,
     progress: Progress | None = None,
+    cache: bool | str | Path | Cache | None = None,
 ) -> CheckResult:
+    """Check `paths` (default: the whole project).
+
+    `cache`: True (what `hwlint check` passes) uses the cache unless
+    --no-cache / HWLINT_NO_CACHE say otherwise, in --cache-dir,
+    HWLINT_CACHE_DIR or `.hwlint_cache/` at the root; None (the default)
+    uses it only when a folder is named that way; False: no cache; a path:
+    that folder; a Cache: that one (see hwlint.cache.open_cache)."""
     enabled = enabled_codes(
         tuple(select if select is not None else config.select) + tuple(extend_select),
         tuple(ignore if ignore is not None else config.ignore),
     )
     found = discover(config, paths)
-    modules = collect_facts(config, found.files, jobs, progress)
-    by_path = {m.path: m for m in modules}
+    files = found.files
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
+    try:
+        store = open_cache(config, cache)
+        session = _Session(config, store, jobs, progress)
+        if store is not None:
+            session.hash_files(files)
+        diagnostics, broken, contexts = _lint(config, session, files, enabled, found.whole_tree)
+        if store is not None:
+            store.save()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     root = config.root
-
-    def load(rel: str) -> ModuleFacts | None:
-        return extract_file(rel, str(root / rel), enum=config.enum, attribute=config.attribute)
-
-    resolver = Resolver(config, by_path, load)
-    contexts = [resolver.context(m) for m in modules]
-    ignores = _per_file_ignores(config)
-    diagnostics: list[Diagnostic] = []
-    for ctx in contexts:
-        file_diags = lint_module(ctx, enabled)
-        if ignores:
-            dropped = [codes for spec, codes in ignores if spec.match_file(ctx.path)]
-            file_diags = [d for d in file_diags if not any(d.code.startswith(c) for cs in dropped for c in cs)]
-        diagnostics.extend(file_diags)
     for missing in found.missing:
         if ParseError.code in enabled:
             diagnostics.append(_diagnostic(ParseError.code, ParseError.name, missing, 1, 1, "file not found"))
     allowlist = None
     if use_allowlist:
+        from hwlint.allowlist import apply_allowlist, load_allowlist
+
         allowlist = load_allowlist(root, config.allowlist)
-        checked = set(by_path)
-        broken = {m.path for m in modules if m.error is not None}
+        checked = set(files)
         unlinted = {p for p in allowlist.entries if p not in checked and (root / p).is_file()}
         diagnostics = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
     diagnostics.sort()
-    return CheckResult(diagnostics, contexts, len(modules), allowlist, enabled, config, found.whole_tree, found.outside)
+    return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside)
+
+
+def _lint(config: Config, session: _Session, files: list[str], enabled: frozenset[str],
+          whole_tree: bool) -> tuple[list[Diagnostic], set[str], _Contexts]:
+    """(diagnostics before the allowlist, files that do not parse, contexts)."""
+    store = session.store
+    memo_key = None
+    if store is not None and whole_tree and files and all(session.keys.get(rel) is not None for rel in files):
+        memo_key = _memo_name(config, enabled)
+        memo = store.memo_get(memo_key)
+        if memo is not None and _memo_valid(memo, session, files):
+            try:
+                diagnostics = [Diagnostic(*d) for d in memo["diagnostics"]]
+                broken = set(memo["broken"])
+            except Exception:
+                pass
+            else:
+                store.memo_hit = True
+                if session.progress is not None:
+                    session.progress(len(files), len(files))
+
+                def make() -> tuple[_Facts, Resolver]:
+                    modules = _Facts(session.collect(files), session.rebuild)
+                    resolver = Resolver(config, modules, session.load)
+                    for rel in files:  # resolve in the order a full run does
+                        resolver.context(modules[rel])
+                    return modules, resolver
+
+                return diagnostics, broken, _Contexts(files, make)
+
+    modules = _Facts(session.collect(files), session.rebuild)
+    resolver = Resolver(config, modules, session.load)
+    ignores = _per_file_ignores(config)
+    diagnostics = []
+    broken = set()
+    for rel in files:
+        ctx = resolver.context(modules[rel])
+        if ctx.facts.error is not None:
+            broken.add(rel)
+        file_diags = lint_module(ctx, enabled)
+        if ignores:
+            dropped = [codes for spec, codes in ignores if spec.match_file(ctx.path)]
+            file_diags = [d for d in file_diags if not any(d.code.startswith(c) for cs in dropped for c in cs)]
+        diagnostics.extend(file_diags)
+    if memo_key is not None and store is not None:
+        probes = getattr(resolver, "_exists", None)  # every import candidate resolution looked at
+        if isinstance(probes, dict) and all(session.keys.get(rel) is not None for rel in files):
+            store.memo_put(memo_key, {
+                "files": tuple((rel, session.keys[rel]) for rel in files),
+                "extras": tuple(sorted(session.extras.items())),
+                "probes": tuple(sorted(probes.items())),
+                "diagnostics": tuple(_encode_diagnostic(d) for d in diagnostics),
+                "broken": tuple(sorted(broken)),
+            })
+    return diagnostics, broken, _Contexts(files, lambda: (modules, resolver))

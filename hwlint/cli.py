@@ -73,6 +73,12 @@ def write_output(text: str, output: Path | None) -> None:
         raise UserError(f"{output}: cannot write: {exc.strerror or exc}") from None
 
 
+def _cache_option(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    from hwlint.cache import click_callback
+
+    return click_callback(ctx, param, value)
+
+
 def common_options(func: F) -> F:
     options = [
         click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this pyproject.toml or hwlint.toml; its folder is the project root."),
@@ -81,6 +87,9 @@ def common_options(func: F) -> F:
         click.option("--extend-select", default=None, help="Codes or prefixes to enable on top of `select`."),
         click.option("--ignore", default=None, help="Comma-separated rule codes or prefixes to disable (replaces `ignore`)."),
         click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write the output to this file instead of stdout."),
+        # Not passed to the command: stored for run_check (hwlint.cache.open_cache).
+        click.option("--no-cache", is_flag=True, expose_value=False, callback=_cache_option, help="Neither read nor write the cache."),
+        click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="HWLINT_CACHE_DIR", expose_value=False, callback=_cache_option, help="Cache folder (default: .hwlint_cache at the project root; env HWLINT_CACHE_DIR)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -173,6 +182,7 @@ def check(
         extend_select=_codes(extend_select, "--extend-select") or (),
         ignore=_codes(ignore, "--ignore"),
         use_allowlist=not no_allowlist,
+        cache=True,  # unless --no-cache
     )
     result = lint_tree()
     if fix:

@@ -145,6 +145,9 @@ def test_github_escapes_paths_end_to_end(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {"test/test_50%,a:b.py": UNCLASSIFIED})
     out = check(root, "github")
     assert out.splitlines()[0].startswith("::error file=test/test_50%25%2Ca%3Ab.py,line=1,col=1,title=HWC001::test class TestOld ")
+    # In SARIF the same path is a percent-encoded URI reference.
+    location = json.loads(check(root, "sarif"))["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "test/test_50%25%2Ca%3Ab.py"
 
 
 def test_github_says_how_many_annotations_are_not_shown(tmp_path: Path) -> None:

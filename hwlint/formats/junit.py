@@ -29,12 +29,21 @@ def _clean(text: str) -> str:
     return _INVALID_XML.sub("\ufffd", text)
 
 
+def _checked_paths(result: CheckResult) -> list[str]:
+    """Every checked file. CheckResult.contexts builds each module's context
+    when asked for: take the paths without building them when it can."""
+    paths = getattr(result.contexts, "_paths", None)
+    if paths is None:
+        return [ctx.path for ctx in result.contexts]
+    return list(paths)
+
+
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str:
     prefix = repo_prefix(result.config)
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in result.diagnostics:
         by_path[d.path].append(d)
-    paths = sorted({ctx.path for ctx in result.contexts} | set(by_path))
+    paths = sorted(set(_checked_paths(result)) | set(by_path))
     allowlisted = result.allowlist.entries if result.allowlist is not None else {}
     where = result.allowlist.path if result.allowlist is not None else ""
     # Violations of each allowlisted file (a clean one passes: its entry is stale).

@@ -5,7 +5,9 @@ One run; `tool.driver.rules` lists every hwlint rule (id, name, short and
 full description, the full explanation as help, the default level, and
 whether it is on by default), and each result points at its rule by
 `ruleId` and `ruleIndex`. Locations are relative to the git repository's
-root (`uriBaseId` `%SRCROOT%`), as code scanning wants them.
+root (`uriBaseId` `%SRCROOT%`), as code scanning wants them, and
+percent-encoded as URI references must be (`test/my test.py` is
+`test/my%20test.py`).
 
 `partialFingerprints["hwlint/v1"]` identifies a result without its line:
 a hash of the rule, the file, the class (and the method the message names),
@@ -24,6 +26,7 @@ import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from hwlint import __version__
 from hwlint.check import CheckResult
@@ -86,7 +89,7 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
     for d, fingerprint in zip(result.diagnostics, fingerprints(result.diagnostics, prefix)):
         location: dict[str, Any] = {
             "physicalLocation": {
-                "artifactLocation": {"uri": prefix + d.path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": quote(prefix + d.path, safe="/"), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": d.line, "startColumn": d.column},
             }
         }

@@ -1,0 +1,294 @@
+"""The cache: each file's facts, keyed by its content, and the diagnostics
+of the last whole-tree run, so that a run on an unchanged tree only reads
+and hashes the files.
+
+Where: `.hwlint_cache/` at the project root, or `--cache-dir DIR`, or
+`HWLINT_CACHE_DIR` (CI can persist it between runs); `--no-cache` (or
+`HWLINT_NO_CACHE=1`) turns it off.
+
+What: entries are keyed by a hash of the file's bytes, never its mtime (a CI
+checkout gives every file a new mtime), under a folder named after hwlint's
+version, Python's version, the facts' schema and the settings that change
+facts or rules (`Config.analysis_key()`); any of those changing is a new,
+empty folder. Facts are per file: resolution and rules always run on them,
+so a subclass is re-judged when only its base class's file changed. The
+memo of a whole-tree run records every input of resolution (the hash of each
+checked file and of each base file read, and which candidate paths for an
+import existed) and is used only when all of them are unchanged.
+
+How: facts are split over 64 shard files by path, so that checking one file
+loads one small shard, and a run rewrites only the shards it changed. Each
+file is a magic string, a SHA-1 of the payload and the payload (marshal of
+plain tuples: no code runs when loading it). A file that is truncated,
+corrupt, from another format or unreadable is ignored (and rewritten);
+writes go to a temporary file renamed over the old one, so that a reader
+never sees half a file and concurrent runs (pre-commit, CI shards) at worst
+redo some work. When the cache cannot be written (a read-only tree) the run
+goes on without it, with one notice on stderr.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import zlib
+from pathlib import Path
+from typing import Any, Mapping
+
+from hwlint import __version__
+
+CACHE_DIR_NAME = ".hwlint_cache"
+ENV_DIR = "HWLINT_CACHE_DIR"
+ENV_DISABLE = "HWLINT_NO_CACHE"
+# click's context meta keys where the CLI's --no-cache / --cache-dir land.
+META_DISABLE = "hwlint.no_cache"
+META_DIR = "hwlint.cache_dir"
+
+try:
+    from _sha1 import sha1 as _sha1
+except ImportError:  # pragma: no cover - an interpreter built without it
+    _sha1 = None  # type: ignore[assignment]
+
+_MAGIC = b"HWLINT-CACHE-1\n"
+_SHARDS = 64
+_DIGEST_SIZE = 20  # SHA-1
+
+
+def digest(data: bytes, bulk: bool = False) -> bytes:
+    """The content key of a file's bytes: SHA-1, from OpenSSL (1-2 GB/s with
+    the CPU's SHA instructions) when there is much to hash, else from the
+    interpreter's built-in module, which costs nothing to import."""
+    if bulk or _sha1 is None:
+        import hashlib
+
+        return hashlib.sha1(data).digest()
+    return _sha1(data).digest()  # type: ignore[no-any-return]
+
+
+def _shard_of(path: str) -> int:
+    return zlib.crc32(path.encode("utf-8", "surrogatepass")) % _SHARDS
+
+
+def _pack(value: Any) -> bytes:
+    payload = marshal.dumps(value)
+    return _MAGIC + digest(payload, bulk=len(payload) > 1 << 20) + payload
+
+
+def _unpack(data: bytes) -> Any:
+    """The value `_pack` stored, or None when `data` is not such a file."""
+    head = len(_MAGIC)
+    if len(data) < head + _DIGEST_SIZE or not data.startswith(_MAGIC):
+        return None
+    payload = data[head + _DIGEST_SIZE :]
+    if digest(payload, bulk=len(payload) > 1 << 20) != data[head : head + _DIGEST_SIZE]:
+        return None
+    try:
+        return marshal.loads(payload)
+    except Exception:  # checksum matched but the format did not: ignore it
+        return None
+
+
+def options_from_cli() -> tuple[bool, Path | None]:
+    """(--no-cache, --cache-dir) of the click command running now, if any.
+
+    common_options stores them in the click context rather than passing them
+    as arguments, so that every command that checks files honours them
+    without a change to its signature."""
+    click = sys.modules.get("click")
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    if ctx is None:
+        return False, None
+    directory = ctx.meta.get(META_DIR)
+    return bool(ctx.meta.get(META_DISABLE)), Path(directory) if directory else None
+
+
+def click_callback(ctx: Any, param: Any, value: Any) -> Any:
+    """click callback of --no-cache and --cache-dir (see options_from_cli)."""
+    ctx.meta[META_DISABLE if param.name == "no_cache" else META_DIR] = value
+    return value
+
+
+def namespace_key(config: Any) -> str:
+    from hwlint.facts import SCHEMA
+
+    key = (
+        __version__,
+        sys.implementation.name,
+        tuple(sys.version_info[:3]),
+        SCHEMA,
+        config.analysis_key(),
+    )
+    return digest(repr(key).encode("utf-8")).hex()[:24]
+
+
+class Cache:
+    """Facts per file and whole-run memos under one folder.
+
+    `hits`/`misses` count facts looked up (tests and the benchmark read them);
+    `memo_hit` tells whether the last whole-tree run was reused."""
+
+    def __init__(self, directory: Path, namespace: str) -> None:
+        self.base = Path(directory)
+        self.directory = self.base / namespace
+        self.hits = 0
+        self.misses = 0
+        self.memo_hit = False
+        self.writable = True
+        self._shards: dict[int, dict[str, Any]] = {}
+        self._dirty: dict[int, dict[str, tuple[bytes, bytes]]] = {}
+        self._notice_given = False
+
+    @classmethod
+    def for_config(cls, config: Any, directory: Path | str | None = None) -> "Cache":
+        if directory is None:
+            env = os.environ.get(ENV_DIR)
+            directory = Path(env) if env else Path(config.root) / CACHE_DIR_NAME
+        directory = Path(directory)
+        if not directory.is_absolute():
+            directory = Path(os.path.abspath(directory))
+        return cls(directory, namespace_key(config))
+
+    # -- facts --------------------------------------------------------------
+
+    def _shard(self, index: int) -> dict[str, Any]:
+        shard = self._shards.get(index)
+        if shard is None:
+            shard = self._read(f"facts-{index:02d}.bin")
+            if not isinstance(shard, dict):
+                shard = {}
+            self._shards[index] = shard
+        return shard
+
+    def get(self, path: str, key: bytes) -> bytes | None:
+        """The facts blob stored for `path` with content hash `key`, or None."""
+        entry = self._shard(_shard_of(path)).get(path)
+        if type(entry) is tuple and len(entry) == 2 and entry[0] == key and type(entry[1]) is bytes:
+            self.hits += 1
+            return entry[1]  # type: ignore[no-any-return]
+        self.misses += 1
+        return None
+
+    def put(self, path: str, key: bytes, blob: bytes) -> None:
+        index = _shard_of(path)
+        self._shard(index)[path] = (key, blob)
+        self._dirty.setdefault(index, {})[path] = (key, blob)
+
+    def discard(self, path: str) -> None:
+        """Forget a cached entry that turned out unusable."""
+        index = _shard_of(path)
+        shard = self._shard(index)
+        if path in shard:
+            del shard[path]
+            self._dirty.setdefault(index, {})
+
+    # -- whole-run memos ----------------------------------------------------
+
+    def memo_get(self, name: str) -> Any:
+        return self._read(f"memo-{name}.bin")
+
+    def memo_put(self, name: str, value: Any) -> None:
+        try:
+            data = _pack(value)
+        except ValueError:  # something marshal cannot store: no memo, no harm
+            return
+        self._write(f"memo-{name}.bin", data)
+
+    # -- files ----------------------------------------------------------------
+
+    def _read(self, name: str) -> Any:
+        try:
+            with open(self.directory / name, "rb", buffering=0) as fh:
+                data = fh.readall()
+        except OSError:
+            return None
+        return _unpack(data)
+
+    def save(self) -> None:
+        """Write the shards changed by this run (merged with what another run
+        may have written meanwhile)."""
+        for index, changes in sorted(self._dirty.items()):
+            name = f"facts-{index:02d}.bin"
+            current = self._shards.get(index, {})
+            on_disk = self._read(name)
+            if isinstance(on_disk, dict):
+                merged = {p: e for p, e in on_disk.items() if p in current}
+                merged.update(current)
+            else:
+                merged = dict(current)
+            merged.update(changes)
+            if not self._write(name, _pack(merged)):
+                return
+        self._dirty.clear()
+
+    def _write(self, name: str, data: bytes) -> bool:
+        if not self.writable:
+            return False
+        import tempfile
+
+        try:
+            self._prepare()
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.directory / name)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError as exc:
+            self.writable = False
+            if not self._notice_given:
+                self._notice_given = True
+                reason = exc.strerror or str(exc)
+                print(f"hwlint: notice: cannot write the cache in {self.base} ({reason}); continuing without it",
+                      file=sys.stderr)
+            return False
+        return True
+
+    def _prepare(self) -> None:
+        if self.directory.is_dir():
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        # Like .pytest_cache and .mypy_cache: git ignores it by itself, and
+        # backup tools skip it.
+        for name, text in ((".gitignore", "# Created by hwlint.\n*\n"),
+                           ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# Created by hwlint.\n")):
+            marker = self.base / name
+            if not marker.exists():
+                try:
+                    marker.write_text(text, encoding="utf-8")
+                except OSError:
+                    pass
+
+
+def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) -> Cache | None:
+    """The cache a run uses, from run_check's `cache` argument:
+
+    - True (`hwlint check`): the cache, in --cache-dir, else HWLINT_CACHE_DIR,
+      else `.hwlint_cache/` at the root; none with --no-cache or
+      HWLINT_NO_CACHE=1;
+    - None (other commands, library calls): the same, but only when a folder
+      is named (--cache-dir or HWLINT_CACHE_DIR): a library call does not
+      leave a folder in the caller's tree unasked;
+    - False: none; a path: that folder; a Cache: that one.
+    """
+    if isinstance(cache, Cache):
+        return cache
+    if cache is False:
+        return None
+    if cache is not None and cache is not True:
+        return Cache.for_config(config, Path(cache))
+    disabled, directory = options_from_cli()
+    if disabled or os.environ.get(ENV_DISABLE, "") not in ("", "0"):
+        return None
+    if cache is None and directory is None and not os.environ.get(ENV_DIR):
+        return None
+    return Cache.for_config(config, directory)
+
+
+def memo_name(parts: Mapping[str, Any] | tuple[Any, ...]) -> str:
+    return digest(repr(parts).encode("utf-8")).hex()[:16]
