@@ -36,9 +36,9 @@ def _parse_check(args: list[str]) -> dict[str, Any] | None:
         if name in _FLAGS and not has_value:
             key = _FLAGS[name]
             value = True
-        elif name in _VALUED and (has_value or not name.startswith("--") or True):
+        elif name in _VALUED:
             if has_value and not name.startswith("--"):
-                return None  # -o=x means "=x" to click
+                return None  # to click, -o=x is the file "=x"
             if not has_value:
                 value = next(rest, None)
                 if value is None:
@@ -125,7 +125,11 @@ def _run_check(options: dict[str, Any]) -> int:
     except KeyboardInterrupt:
         print("hwlint: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # `hwlint check | head`: as click does, quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
         return 1
     except Exception as exc:  # a bug in hwlint: say so in one line
         if os.environ.get("HWLINT_DEBUG"):

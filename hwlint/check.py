@@ -6,13 +6,15 @@ makes the expensive stage (reading and parsing) cheap:
 - the cache (hwlint/cache.py): facts of unchanged files are loaded, not
   parsed; a whole-tree run whose inputs are all unchanged reuses the last
   run's diagnostics;
-- the rest is parsed in a process pool, largest files first, big files alone
-  in a short-lived child process (the memory of an ast tree is only given
-  back to the system when its process ends), and never so many big files at
-  once that their trees exceed a memory budget;
-- workers send facts back as compact tuples; the main process keeps them in
-  that form and builds the records of one module at a time, so its memory
-  does not grow with the tree's size.
+- the rest is parsed in a process pool (forked: workers start with
+  everything imported), with the garbage collector off (trees and facts
+  have no cycles), largest files first, and never so many big files at once
+  that their trees would exceed a memory budget; a worker gives the memory
+  of a big tree back to the system after it;
+- workers send facts back as compact tuples (marshal); the main process
+  keeps them in that form and builds the records of one module at a time,
+  so its memory grows by about a kilobyte per file, not by the records of
+  the whole tree.
 """
 
 from __future__ import annotations
@@ -67,17 +69,34 @@ if TYPE_CHECKING:
 _POOL_THRESHOLD = 16
 # An ast tree takes about this many bytes of memory per byte of source.
 _TREE_BYTES_PER_SOURCE_BYTE = 110
-# Files above this size are parsed in a child process of the worker, so that
-# the worker does not keep the memory of their trees (CPython's allocator
-# keeps most of it after the tree is freed); below it a worker keeps at most
-# ~7 MB.
-_FORK_ABOVE = 64 * 1024
+# CPython gives little of a freed tree's memory back to the system by itself
+# (glibc keeps the freed blocks): a worker keeps as much memory as the
+# largest tree it has parsed. After a file above this size, it asks glibc
+# to give the free memory back (malloc_trim), so that a worker keeps at most
+# ~30 MB, and the memory of big files is only taken while they are parsed.
+_TRIM_ABOVE = 256 * 1024
 # The trees of big files being parsed at once stay under this (estimated);
 # a bigger file is parsed alone.
 _TREE_BUDGET = 80 * 1024 * 1024
 # Small files go to workers in batches of about this much source.
 _BATCH_BYTES = 256 * 1024
-_CAN_FORK = hasattr(os, "fork") and sys.platform.startswith("linux")
+_release: Any = None
+
+
+def _release_memory() -> None:
+    """Give the memory freed by the allocator back to the system (glibc)."""
+    global _release
+    if _release is None:
+        _release = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                _release = ctypes.CDLL("libc.so.6").malloc_trim
+            except (OSError, AttributeError):  # not glibc (musl...): nothing to do
+                pass
+    if _release:
+        _release(0)
 
 
 @dataclass
@@ -121,38 +140,8 @@ def _blob_of(rel: str, data: bytes | None, abspath: str, enum: str, attribute: s
     return marshal.dumps(to_tuple(_facts_of(rel, data, abspath, enum, attribute)))
 
 
-def _blob_in_child(rel: str, data: bytes | None, abspath: str, enum: str, attribute: str) -> Blob:
-    """Parse in a forked child: its memory goes back to the system when it
-    exits. Falls back to parsing here if the child fails."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child (coverage does not follow)
-        status = 1
-        try:
-            os.close(read_fd)
-            blob = _blob_of(rel, data, abspath, enum, attribute)
-            view = memoryview(blob)
-            while view:
-                view = view[os.write(write_fd, view):]
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_fd)
-    chunks = []
-    with open(read_fd, "rb", buffering=0, closefd=True) as pipe:
-        while True:
-            chunk = pipe.read(1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return _blob_of(rel, data, abspath, enum, attribute)
-    return b"".join(chunks)
-
-
-def _extract_task(root: str, paths: list[tuple[str, int]], enum: str, attribute: str, with_keys: bool,
-                  fork_above: int) -> list[tuple[str, bytes | None, Blob]]:
+def _extract_task(root: str, paths: list[tuple[str, int]], enum: str, attribute: str,
+                  with_keys: bool) -> list[tuple[str, bytes | None, Blob]]:
     """Worker: (path, content hash of the bytes parsed, facts) per file
     (no hash without a cache: the file is read as extract_file reads it)."""
     from hwlint.cache import digest
@@ -165,11 +154,9 @@ def _extract_task(root: str, paths: list[tuple[str, int]], enum: str, attribute:
             abspath = os.path.join(root, rel)
             data = _read(abspath) if with_keys else None
             key = digest(data, bulk=True) if data is not None else None
-            if size > fork_above and _CAN_FORK:
-                blob = _blob_in_child(rel, data, abspath, enum, attribute)
-            else:
-                blob = _blob_of(rel, data, abspath, enum, attribute)
-            out.append((rel, key, blob))
+            out.append((rel, key, _blob_of(rel, data, abspath, enum, attribute)))
+            if size > _TRIM_ABOVE:
+                _release_memory()
         return out
     finally:
         if gc_was_enabled:
@@ -178,14 +165,14 @@ def _extract_task(root: str, paths: list[tuple[str, int]], enum: str, attribute:
 
 def _tasks(sizes: list[tuple[str, int]]) -> list[tuple[list[tuple[str, int]], int]]:
     """Work for the pool, largest first: each big file alone (with the
-    memory its tree will take), small files in batches (the memory of
-    their trees is bounded by _FORK_ABOVE)."""
+    memory its tree will take), small files in batches (a worker keeps the
+    memory of their trees, bounded through _TRIM_ABOVE)."""
     ordered = sorted(sizes, key=lambda item: (-item[1], item[0]))
     tasks: list[tuple[list[tuple[str, int]], int]] = []
     batch: list[tuple[str, int]] = []
     batch_bytes = 0
     for rel, size in ordered:
-        if size > _FORK_ABOVE and _CAN_FORK:
+        if size > _TRIM_ABOVE:
             tasks.append(([(rel, size)], size * _TREE_BYTES_PER_SOURCE_BYTE))
             continue
         batch.append((rel, size))
@@ -206,7 +193,10 @@ def _pool_extract(config: Config, files: list[str], sizes: dict[str, int], jobs:
     root, enum, attribute = str(config.root), config.enum, config.attribute
     pending = _tasks([(rel, sizes.get(rel, 0)) for rel in files])
     budget = max([_TREE_BUDGET] + [estimate for _, estimate in pending[:1]])
-    context = multiprocessing.get_context("fork") if _CAN_FORK else None
+    # fork: workers start in a millisecond with everything imported (and
+    # _release_memory's library loaded); the main process has no threads yet.
+    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    _release_memory()
     in_flight: dict[Future[list[tuple[str, bytes | None, Blob]]], int] = {}
     used = 0
     with ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=context) as pool:
@@ -219,7 +209,7 @@ def _pool_extract(config: Config, files: list[str], sizes: dict[str, int], jobs:
                         break
                     pick = 0
                 paths, estimate = pending.pop(pick)
-                future = pool.submit(_extract_task, root, paths, enum, attribute, with_keys, _FORK_ABOVE)
+                future = pool.submit(_extract_task, root, paths, enum, attribute, with_keys)
                 in_flight[future] = estimate
                 used += estimate
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
@@ -537,7 +527,10 @@ def run_check(
 
         allowlist = load_allowlist(root, config.allowlist)
         checked = set(files)
-        unlinted = {p for p in allowlist.entries if p not in checked and (root / p).is_file()}
+        unlinted: set[str] = set()
+        if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
+            base = str(root)
+            unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
         diagnostics = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside)

@@ -1,0 +1,321 @@
+"""Benchmark of `hwlint check` against the upstream design, on a synthetic
+tree of the measured shape (benchmarks/corpus.py, fixed seed).
+
+    python benchmarks/bench_check.py            # 2,000 files, 5 rounds: ~5 minutes on 2 cores
+
+Measured in one run, the scenarios alternating within each round (so that a
+change in the machine's load hits all of them alike), medians over rounds:
+
+- baseline: the design of PyTorch's own TEST_LINTER, written below as the
+  peer to beat: a ProcessPoolExecutor with one task per file, `ast.parse`,
+  a walk of each class body (garbage collector on, as by default);
+- cold: `hwlint check` with an empty cache (it fills it);
+- warm: `hwlint check` again, nothing changed;
+- touch 10: `hwlint check` after editing 10 files (a comment appended);
+- one file: `hwlint check FILE` (a median-size file, just edited: its facts
+  are not cached), next to `python -c "import ast"` (interpreter start-up);
+- peak memory of each, in separate runs: the sum over the process tree
+  (hwlint, its workers and their children) of the proportional set size
+  (PSS: a page shared by n processes counts 1/n in each), sampled every
+  5 ms, and the peak RSS of the largest single process (getrusage).
+
+Every command runs as a user runs it, in a fresh interpreter
+(`python -m hwlint ...`), with bytecode caching on (the pyc files go to a
+temporary PYTHONPYCACHEPREFIX, and every command runs once before timing).
+It prints a table, the ratios, PASS/FAIL per target, and exits 1 if a target
+fails. `--json FILE` writes the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+TARGETS = {
+    "cold / baseline": 0.8,
+    "warm / cold": 0.05,
+    "one file / interpreter start-up": 1.3,
+    "peak memory, whole tree (MB)": 150.0,
+}
+
+
+# ---------------------------------------------------------------------------
+# The baseline: the upstream design, plainly.
+
+
+def _baseline_file(path: str) -> list[tuple[str, int, str]]:
+    """One task: parse, walk each class body, report unclassified test classes."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        source = fh.read()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        return [(path, exc.lineno or 1, f"syntax error: {exc.msg}")]
+    problems = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        has_tests = declared = False
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith("test"):
+                has_tests = True
+            elif isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "hw_classification" for t in stmt.targets
+            ):
+                declared = True
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == "hw_classification":
+                declared = True
+        if has_tests and not declared:
+            problems.append((path, node.lineno, f"{node.name} declares no hw_classification"))
+    return problems
+
+
+def baseline_main(root: Path) -> int:
+    files = sorted({str(p) for pattern in ("test_*.py", "*_test.py") for p in (root / "test").rglob(pattern)})
+    allowlisted = set()
+    allowlist = root / "allowlist.txt"
+    if allowlist.is_file():
+        for line in allowlist.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                allowlisted.add(str(root / line.split()[0]))
+    found = 0
+    with ProcessPoolExecutor() as pool:
+        for problems in pool.map(_baseline_file, files):
+            for path, line, message in problems:
+                if path not in allowlisted or message.startswith("syntax error"):
+                    print(f"{os.path.relpath(path, root)}:{line}: {message}")
+                    found += 1
+    print(f"{found} problems in {len(files)} files")
+    return 1 if found else 0
+
+
+# ---------------------------------------------------------------------------
+# Measuring.
+
+
+class Run:
+    def __init__(self, seconds: float, returncode: int, stdout: str) -> None:
+        self.seconds = seconds
+        self.returncode = returncode
+        self.stdout = stdout
+
+
+def _environment(pycache: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's interpreter caches bytecode
+    env.pop("HWLINT_CACHE_DIR", None)
+    env.pop("HWLINT_NO_CACHE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def timed(cmd: Sequence[str], cwd: Path, env: dict[str, str]) -> Run:
+    start = time.perf_counter()
+    proc = subprocess.run(list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return Run(time.perf_counter() - start, proc.returncode, proc.stdout)
+
+
+def peak_memory(cmd: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(peak PSS summed over the process tree, peak RSS of its largest
+    process), in MB."""
+    import psutil
+
+    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak_total = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak_total
+        try:
+            root = psutil.Process(proc.pid)
+        except psutil.Error:
+            return
+        while not stop.is_set():
+            try:
+                procs = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                break
+            total = 0
+            for p in procs:
+                try:
+                    total += p.memory_full_info().pss
+                except psutil.Error:
+                    pass
+            peak_total = max(peak_total, total)
+            stop.wait(0.005)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped by wait4
+    stop.set()
+    sampler.join()
+    largest = usage.ru_maxrss / 1024  # KB on Linux
+    return peak_total / 2**20, largest
+
+
+def _edit(path: Path, tag: str) -> bytes:
+    original = path.read_bytes()
+    path.write_bytes(original + f"# benchmark edit {tag}\n".encode())
+    return original
+
+
+def _median_file(root: Path) -> Path:
+    files = sorted((p for p in (root / "test").rglob("test_*.py")), key=lambda p: (p.stat().st_size, str(p)))
+    return files[len(files) // 2]
+
+
+def run(args: argparse.Namespace) -> int:
+    import corpus
+
+    work = Path(tempfile.mkdtemp(prefix="hwlint-bench-"))
+    root = Path(args.out) if args.out else work / "tree"
+    try:
+        marker = root / corpus.MARKER
+        summary = json.loads(marker.read_text()) if marker.is_file() else {}
+        if summary.get("files") != args.files or summary.get("seed") != args.seed:
+            print(f"generating {args.files} files (seed {args.seed}) in {root} ...", file=sys.stderr)
+            summary = corpus.generate(root, files=args.files, seed=args.seed)
+        env = _environment(work / "pycache")
+        cache = work / "cache"
+        py = sys.executable
+        hwlint = [py, "-m", "hwlint", "check", "--cache-dir", str(cache)]
+        baseline = [py, str(Path(__file__).resolve()), "--baseline-run", str(root)]
+        one = _median_file(root)
+        one_rel = one.relative_to(root).as_posix()
+        touch = sorted((root / "test").rglob("test_*.py"))[:: max(1, args.files // 10)][:10]
+        startup = [py, "-c", "import ast"]
+
+        # Warm up: bytecode of hwlint and the standard library, the page cache.
+        for cmd in (baseline, hwlint, hwlint + [one_rel], startup):
+            timed(cmd, root, env)
+
+        times: dict[str, list[float]] = {k: [] for k in
+                                         ("baseline", "cold", "warm", "touch 10", "one file", "start-up", "cold, --no-cache")}
+        outputs: dict[str, set[str]] = {}
+
+        def record(name: str, result: Run) -> None:
+            times[name].append(result.seconds)
+            if name in ("cold", "warm", "touch 10", "cold, --no-cache"):
+                outputs.setdefault("whole tree", set()).add(result.stdout)
+
+        for round_ in range(args.runs):
+            print(f"round {round_ + 1}/{args.runs} ...", file=sys.stderr)
+            record("baseline", timed(baseline, root, env))
+            shutil.rmtree(cache, ignore_errors=True)
+            record("cold", timed(hwlint, root, env))
+            record("warm", timed(hwlint, root, env))
+            originals = {p: _edit(p, f"{round_}") for p in touch}
+            try:
+                record("touch 10", timed(hwlint, root, env))
+            finally:
+                for p, data in originals.items():
+                    p.write_bytes(data)
+            original = _edit(one, f"one {round_}")
+            try:
+                record("one file", timed(hwlint + [one_rel], root, env))
+            finally:
+                one.write_bytes(original)
+            record("start-up", timed(startup, root, env))
+            if not args.skip_no_cache:
+                record("cold, --no-cache", timed(hwlint + ["--no-cache"], root, env))
+
+        # Peak memory, in runs of their own (sampling costs CPU).
+        memory: dict[str, tuple[float, float]] = {}
+        memory["baseline"] = peak_memory(baseline, root, env)
+        shutil.rmtree(cache, ignore_errors=True)
+        memory["cold"] = peak_memory(hwlint, root, env)
+        memory["warm"] = peak_memory(hwlint, root, env)
+        original = _edit(one, "memory")
+        try:
+            memory["one file"] = peak_memory(hwlint + [one_rel], root, env)
+        finally:
+            one.write_bytes(original)
+        memory["start-up"] = peak_memory(startup, root, env)
+        if not args.skip_no_cache:
+            memory["cold, --no-cache"] = peak_memory(hwlint + ["--no-cache"], root, env)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+    med = {k: statistics.median(v) for k, v in times.items() if v}
+    ratios = {
+        "cold / baseline": med["cold"] / med["baseline"],
+        "warm / cold": med["warm"] / med["cold"],
+        "one file / interpreter start-up": med["one file"] / med["start-up"],
+        "peak memory, whole tree (MB)": max(memory["cold"][0], memory["warm"][0]),
+    }
+    cores = os.cpu_count()
+    print()
+    print(f"hwlint check on {args.files:,} files ({summary.get('bytes', 0) / 1e6:.1f} MB, seed {args.seed}), "
+          f"{cores} cores, Python {sys.version.split()[0]}, {args.runs} rounds, load average at the end "
+          f"{os.getloadavg()[0]:.1f}")
+    print()
+    print(f"| {'run':<18} | {'median s':>9} | {'min s':>7} | {'max s':>7} | {'peak MB (PSS, all processes)':>28} | {'largest process RSS MB':>22} |")
+    print(f"|{'-' * 20}|{'-' * 11}|{'-' * 9}|{'-' * 9}|{'-' * 30}|{'-' * 24}|")
+    for name, values in times.items():
+        if not values:
+            continue
+        pss, rss = memory.get(name, (float("nan"), float("nan")))
+        print(f"| {name:<18} | {med[name]:>9.3f} | {min(values):>7.3f} | {max(values):>7.3f} | {pss:>28.1f} | {rss:>22.1f} |")
+    print()
+    failed = False
+    for name, limit in TARGETS.items():
+        value = ratios[name]
+        ok = value <= limit
+        failed |= not ok
+        unit = "" if "MB" in name else "×"
+        print(f"{'PASS' if ok else 'FAIL'}  {name:<34} {value:8.3f}{unit}  (target ≤ {limit}{unit})")
+    print(f"info  touch 10 / cold                    {med['touch 10'] / med['cold']:8.3f}×")
+    if "cold, --no-cache" in med:
+        print(f"info  cold --no-cache / baseline         {med['cold, --no-cache'] / med['baseline']:8.3f}×")
+    consistent = len(outputs.get("whole tree", set())) <= 1
+    print(f"{'PASS' if consistent else 'FAIL'}  cold, warm, touch 10 and --no-cache print the same diagnostics")
+    failed |= not consistent
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "files": args.files, "seed": args.seed, "bytes": summary.get("bytes"), "cores": cores,
+            "python": sys.version.split()[0], "runs": args.runs, "seconds": times, "median": med,
+            "memory_mb": {k: {"pss_total": v[0], "largest_rss": v[1]} for k, v in memory.items()},
+            "ratios": ratios, "targets": TARGETS, "passed": not failed,
+        }, indent=2) + "\n")
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--runs", type=int, default=5, help="rounds (medians are taken over them)")
+    parser.add_argument("--out", help="generate the tree here (reused when it matches --files/--seed)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (cache, pyc)")
+    parser.add_argument("--skip-no-cache", action="store_true", help="do not time `check --no-cache` (information only)")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--baseline-run", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.baseline_run:
+        return baseline_main(Path(args.baseline_run))
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
