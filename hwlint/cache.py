@@ -50,7 +50,7 @@ try:
 except ImportError:  # pragma: no cover - an interpreter built without it
     _sha1 = None  # type: ignore[assignment]
 
-_MAGIC = b"HWLINT-CACHE-1\n"
+_MAGIC = b"HWLINT-CACHE-2\n"  # the format of files and facts blobs
 _SHARDS = 64
 _DIGEST_SIZE = 20  # SHA-1
 
@@ -72,7 +72,7 @@ def _shard_of(path: str) -> int:
 
 def _pack(value: Any) -> bytes:
     payload = marshal.dumps(value)
-    return _MAGIC + digest(payload, bulk=len(payload) > 1 << 20) + payload
+    return _MAGIC + digest(payload, bulk=len(payload) > 1 << 16) + payload
 
 
 def _unpack(data: bytes) -> Any:
@@ -81,7 +81,7 @@ def _unpack(data: bytes) -> Any:
     if len(data) < head + _DIGEST_SIZE or not data.startswith(_MAGIC):
         return None
     payload = data[head + _DIGEST_SIZE :]
-    if digest(payload, bulk=len(payload) > 1 << 20) != data[head : head + _DIGEST_SIZE]:
+    if digest(payload, bulk=len(payload) > 1 << 16) != data[head : head + _DIGEST_SIZE]:
         return None
     try:
         return marshal.loads(payload)
@@ -113,6 +113,7 @@ def namespace_key(config: Any) -> str:
     from hwlint.facts import SCHEMA
 
     key = (
+        _MAGIC,
         __version__,
         sys.implementation.name,
         tuple(sys.version_info[:3]),
@@ -232,6 +233,7 @@ class Cache:
             try:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
+                os.chmod(tmp, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
                 os.replace(tmp, self.directory / name)
             except BaseException:
                 try:
@@ -263,6 +265,12 @@ class Cache:
                     marker.write_text(text, encoding="utf-8")
                 except OSError:
                     pass
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) -> Cache | None:

@@ -1,0 +1,417 @@
+"""The cache (hwlint/cache.py): what makes an entry valid, what invalidates it,
+and that a damaged or unwritable cache never changes a result or crashes.
+
+Counters come from a Cache passed to run_check (hits/misses of per-file
+facts, memo_hit for a whole-tree run reused); the command line is run as a
+user runs it, and its output compared with a run without the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hwlint.cache
+from hwlint.cache import CACHE_DIR_NAME, Cache
+from hwlint.check import run_check
+from hwlint.config import load_config
+from hwlint.facts import extract_source, from_blob, to_blob
+from tests.conftest import run_cli, write_project
+
+HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n"
+GENERIC = HEADER + "\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_a(self):\n        pass\n"
+UNCLASSIFIED = HEADER + "\nclass TestB(TestCase):\n    def test_b(self):\n        pass\n"
+BASE = HEADER + "\nclass DeviceBase(TestCase):\n    hw_classification = HardwareClassification.{member}\n"
+SUBCLASS = "from common_base import DeviceBase\n\n\nclass TestSub(DeviceBase):\n    def test_sub(self):\n        pass\n"
+
+
+def _tree(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
+    files = {
+        "test/test_a.py": GENERIC,
+        "test/test_b.py": UNCLASSIFIED,
+        "test/common_base.py": BASE.format(member="ACCELERATOR"),
+        "test/test_sub.py": SUBCLASS,
+    }
+    files.update(extra or {})
+    return write_project(tmp_path / "proj", files)
+
+
+def _run(root: Path, cache_dir: Path, paths: list[Path] | None = None) -> tuple[list[tuple[str, int, str]], Cache]:
+    config = load_config(start=root)
+    store = Cache.for_config(config, cache_dir)
+    result = run_check(config, paths, jobs=1, cache=store)
+    return [(d.path, d.line, d.code) for d in result.diagnostics], store
+
+
+def _codes(root: Path, cache_dir: Path) -> list[tuple[str, int, str]]:
+    return _run(root, cache_dir)[0]
+
+
+def _cli(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hwlint", *args], cwd=root, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+# -- hits, misses and what invalidates them ---------------------------------------
+
+
+def test_second_run_hits_every_file_and_reuses_the_whole_run(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    first, store = _run(root, cache)
+    assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)  # 3 test files + the base file
+    second, store = _run(root, cache)
+    assert second == first
+    assert store.memo_hit and store.misses == 0
+    assert ("test/test_sub.py", 5, "HWC102") in first  # ACCELERATOR inherited from the base file
+
+
+def test_content_change_misses_that_file_only(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    _run(root, cache)
+    (root / "test/test_b.py").write_text(GENERIC.replace("TestA", "TestB"))
+    codes, store = _run(root, cache)
+    assert not store.memo_hit
+    assert (store.hits, store.misses) == (3, 1)
+    assert not any(path == "test/test_b.py" for path, _, _ in codes)
+
+
+def test_mtime_is_not_the_key(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    _run(root, cache)
+    for path in (root / "test").iterdir():
+        os.utime(path, (1, 1))  # a fresh CI checkout: new mtimes, same bytes
+    _, store = _run(root, cache)
+    assert store.memo_hit
+    # Same size, same mtime, other bytes: a miss.
+    target = root / "test/test_b.py"
+    stat = target.stat()
+    target.write_text(UNCLASSIFIED.replace("test_b", "test_c"))
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert target.stat().st_size == stat.st_size
+    codes, store = _run(root, cache)
+    assert not store.memo_hit and store.misses == 1
+    assert codes == _run(root, tmp_path / "fresh")[0]
+
+
+@pytest.mark.parametrize("setting", [
+    {"enum": "HwClass"},
+    {"attribute": "hw_class"},
+    {"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "NPU"]},
+    {"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}},
+    {"inheritance": "explicit"},
+])
+def test_config_change_is_a_new_cache(tmp_path: Path, setting: dict) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    before, _ = _run(root, cache)
+    write_project(root, {}, setting)
+    changed, store = _run(root, cache)
+    assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)
+    assert changed == _run(root, tmp_path / "fresh")[0]
+    write_project(root, {}, {})  # back to the defaults: the first cache is still there
+    again, store = _run(root, cache)
+    assert again == before and store.memo_hit
+
+
+def test_select_change_recomputes_the_rules_but_keeps_the_facts(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    _run(root, cache)
+    config = load_config(start=root)
+    store = Cache.for_config(config, cache)
+    result = run_check(config, jobs=1, select=("HWC001",), cache=store)
+    assert not store.memo_hit and (store.hits, store.misses) == (4, 0)
+    assert {d.code for d in result.diagnostics} == {"HWC001"}
+
+
+def test_version_change_is_a_new_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    before, _ = _run(root, cache)
+    monkeypatch.setattr(hwlint.cache, "__version__", "999.0")
+    after, store = _run(root, cache)
+    assert after == before
+    assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)
+    # The command line too: another version finds nothing to reuse.
+    code = ("import sys, hwlint; hwlint.__version__ = '999.1'; "
+            "from hwlint.cache import Cache; from hwlint.check import run_check; from hwlint.config import load_config; "
+            f"c = load_config(); s = Cache.for_config(c, {str(cache)!r}); run_check(c, cache=s); "
+            "print(s.hits, s.misses, s.memo_hit)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["0", "4", "False"], proc.stderr
+
+
+def test_base_class_file_change_rejudges_the_cached_subclass(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    first = _cli(root, "check", "--format", "json")
+    assert [(d["path"], d["code"]) for d in json.loads(first.stdout)] == [
+        ("test/test_b.py", "HWC001"), ("test/test_sub.py", "HWC101"), ("test/test_sub.py", "HWC102")]
+    # Only the base file changes: test_sub.py's facts come from the cache,
+    # and it is judged by the base's new classification.
+    (root / "test/common_base.py").write_text(BASE.format(member="GENERIC"))
+    second = _cli(root, "check", "--format", "json")
+    assert [(d["path"], d["code"]) for d in json.loads(second.stdout)] == [("test/test_b.py", "HWC001")]
+    config = load_config(start=root)
+    store = Cache.for_config(config)
+    assert store.base == root / CACHE_DIR_NAME
+    run_check(config, jobs=1, cache=store)
+    assert store.memo_hit  # the second command line run stored its memo
+
+
+def test_base_class_in_another_test_file(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "test/test_base.py": BASE.format(member="ACCELERATOR") + "\n    def test_x(self, device):\n        pass\n",
+        "test/test_sub.py": SUBCLASS.replace("common_base", "test_base"),
+    })
+    cache = tmp_path / "cache"
+    assert ("test/test_sub.py", 5, "HWC102") in _codes(root, cache)
+    (root / "test/test_base.py").write_text(BASE.format(member="GENERIC") + "\n    def test_x(self):\n        pass\n")
+    codes, store = _run(root, cache)
+    assert ("test/test_sub.py", 5, "HWC102") not in codes
+    assert not store.memo_hit and store.misses == 1
+
+
+def test_a_new_file_that_an_import_now_finds(tmp_path: Path) -> None:
+    # `from common_base import DeviceBase` in test/sub/ finds test/common_base.py,
+    # until test/sub/common_base.py appears: the memo must see that.
+    root = _tree(tmp_path, {"test/sub/test_deep.py": SUBCLASS.replace("TestSub", "TestDeep")})
+    cache = tmp_path / "cache"
+    assert ("test/sub/test_deep.py", 5, "HWC102") in _codes(root, cache)
+    (root / "test/sub/common_base.py").write_text(BASE.format(member="GENERIC"))
+    codes, store = _run(root, cache)
+    assert not store.memo_hit
+    assert ("test/sub/test_deep.py", 5, "HWC102") not in codes
+    assert ("test/test_sub.py", 5, "HWC102") in codes
+
+
+def test_a_deleted_base_file(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    assert ("test/test_sub.py", 5, "HWC102") in _codes(root, cache)
+    (root / "test/common_base.py").unlink()
+    codes, store = _run(root, cache)
+    assert not store.memo_hit
+    assert ("test/test_sub.py", 4, "HWC001") in codes  # nothing to inherit now
+
+
+def test_partial_runs_use_the_facts_of_the_whole_tree_run(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    _run(root, cache)
+    codes, store = _run(root, cache, [root / "test/test_sub.py"])
+    assert codes == [("test/test_sub.py", 4, "HWC101"), ("test/test_sub.py", 5, "HWC102")]
+    assert (store.hits, store.misses, store.memo_hit) == (2, 0, False)  # the file and its base
+
+
+# -- damage, and where the cache lives ------------------------------------------------
+
+
+def _shards(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*/*.bin"))
+
+
+@pytest.mark.parametrize("damage", [
+    b"",
+    b"garbage",
+    hwlint.cache._MAGIC + b"\0" * 20 + b"not marshal",
+    hwlint.cache._MAGIC,
+])
+def test_damaged_cache_files_are_ignored_and_rebuilt(tmp_path: Path, damage: bytes) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    expected = _cli(root, "check", "--format", "json", "--cache-dir", str(cache))
+    files = _shards(cache)
+    assert files and any(f.name.startswith("memo-") for f in files)
+    for path in files:
+        path.write_bytes(damage)
+    again = _cli(root, "check", "--format", "json", "--cache-dir", str(cache))
+    assert (again.returncode, again.stdout, again.stderr) == (expected.returncode, expected.stdout, "")
+    _, store = _run(root, cache)
+    assert store.memo_hit  # rewritten whole
+
+
+def test_truncated_cache_files(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    expected = _codes(root, cache)
+    for path in _shards(cache):
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    assert _codes(root, cache) == expected
+
+
+def test_well_formed_files_of_the_wrong_shape(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    expected = _codes(root, cache)
+    for path in _shards(cache):
+        path.write_bytes(hwlint.cache._pack(["not", "a", "dict"]))
+    assert _codes(root, cache) == expected
+    for path in _shards(cache):
+        path.write_bytes(hwlint.cache._pack({"test/test_a.py": ("x", 1), "other": {"a": 1}, "files": 3}))
+    assert _codes(root, cache) == expected
+
+
+def test_a_damaged_entry_is_parsed_again(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    expected = _codes(root, cache)
+    config = load_config(start=root)
+    store = Cache.for_config(config, cache)
+    key = hwlint.cache.digest((root / "test/test_sub.py").read_bytes())
+    assert store.get("test/test_sub.py", key) is not None
+    store.put("test/test_sub.py", key, b"\x78\x01 not zlib")
+    store.save()
+    for memo in cache.glob("*/memo-*.bin"):
+        memo.unlink()
+    assert _codes(root, cache) == expected
+    assert from_blob(Cache.for_config(config, cache).get("test/test_sub.py", key)).path == "test/test_sub.py"
+
+
+def test_unwritable_cache_dir_is_a_notice_not_a_failure(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    expected = _cli(root, "check", "--format", "json", "--no-cache")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for args, env in (((f"--cache-dir={blocker / 'cache'}",), None), ((), {"HWLINT_CACHE_DIR": str(blocker / "cache")})):
+        proc = _cli(root, "check", "--format", "json", *args, env=env)
+        assert (proc.returncode, proc.stdout) == (expected.returncode, expected.stdout)
+        (line,) = proc.stderr.splitlines()
+        assert line.startswith("hwlint: notice: cannot write the cache in ") and "continuing without it" in line
+
+
+def test_read_only_cache_folder(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    expected = _codes(root, cache)
+    config = load_config(start=root)
+    store = Cache.for_config(config, cache)
+    store.writable = False  # what a failed write leaves (root can write anywhere)
+    (root / "test/test_b.py").write_text(GENERIC.replace("TestA", "TestB"))
+    assert run_check(config, jobs=1, cache=store).diagnostics != expected
+    assert store.misses == 1
+
+
+def test_no_cache_and_default_folder(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    plain = _cli(root, "check", "--no-cache")
+    assert not (root / CACHE_DIR_NAME).exists()
+    assert _cli(root, "check", env={"HWLINT_NO_CACHE": "1"}).stdout == plain.stdout
+    assert not (root / CACHE_DIR_NAME).exists()
+    assert _cli(root, "check").stdout == plain.stdout
+    assert (root / CACHE_DIR_NAME / ".gitignore").read_text().splitlines()[-1] == "*"  # git ignores it by itself
+    assert (root / CACHE_DIR_NAME / "CACHEDIR.TAG").is_file()
+
+
+def test_library_calls_leave_no_cache_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path)
+    monkeypatch.delenv("HWLINT_CACHE_DIR", raising=False)
+    run_check(load_config(start=root), jobs=1)
+    assert sorted(p.name for p in root.iterdir()) == ["pyproject.toml", "test"]
+    monkeypatch.setenv("HWLINT_CACHE_DIR", str(tmp_path / "env-cache"))
+    run_check(load_config(start=root), jobs=1)
+    assert _shards(tmp_path / "env-cache")
+
+
+def test_other_commands_use_the_cache_when_a_folder_is_named(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    assert _cli(root, "report", "--format", "json").returncode == 0
+    assert not (root / CACHE_DIR_NAME).exists()
+    assert _cli(root, "report", "--format", "json", "--cache-dir", str(cache)).returncode == 0
+    assert _shards(cache)
+    assert _cli(root, "report", "--format", "json", "--no-cache", "--cache-dir", str(tmp_path / "c2")).returncode == 0
+    assert not (tmp_path / "c2").exists()
+
+
+def test_concurrent_runs_share_a_cache(tmp_path: Path) -> None:
+    files = {f"test/test_{i:02d}.py": (GENERIC if i % 2 else UNCLASSIFIED).replace("TestA", f"TestA{i}").replace("TestB", f"TestB{i}")
+             for i in range(24)}
+    root = write_project(tmp_path / "proj", files)
+    cache = tmp_path / "cache"
+    expected = _cli(root, "check", "--no-cache", "--format", "json").stdout
+    procs = [subprocess.Popen([sys.executable, "-m", "hwlint", "check", "--format", "json", "--cache-dir", str(cache),
+                               *([f"test/test_{i:02d}.py" for i in range(k, 24, 3)] if k < 3 else [])],
+                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(6)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(err == "" for _, err in outs)
+    assert [o for o, _ in outs[3:]] == [expected] * 3
+    assert _cli(root, "check", "--format", "json", "--cache-dir", str(cache)).stdout == expected
+    assert not list(cache.glob("*/*.tmp"))  # no temporary file left behind
+
+
+# -- facts blobs and the parallel path -------------------------------------------------------
+
+
+def test_facts_survive_the_compact_form() -> None:
+    sources = [p for p in Path(__file__).resolve().parents[1].glob("examples/**/*.py")]
+    sources += [p for p in Path(__file__).resolve().parent.glob("*.py")]
+    for path in sources:
+        facts = extract_source(path.name, path.read_text(encoding="utf-8"))
+        again = from_blob(to_blob(facts))
+        assert again == facts and repr(again) == repr(facts)
+
+
+def test_pool_and_cache_give_the_same_result_as_one_process(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import corpus
+    finally:
+        sys.path.pop(0)
+    root = tmp_path / "corpus"
+    corpus.generate(root, files=60, seed=3)
+    config = load_config(start=root)
+
+    def diagnostics(**kwargs: object) -> list[tuple]:
+        result = run_check(config, select=("ALL",), use_allowlist=False, **kwargs)  # type: ignore[arg-type]
+        return [(d.path, d.line, d.column, d.code, d.message) for d in result.diagnostics]
+
+    expected = diagnostics(jobs=1, cache=False)
+    assert len(expected) > 20
+    assert diagnostics(jobs=2, cache=False) == expected
+    store = Cache.for_config(config, tmp_path / "cache")
+    assert diagnostics(jobs=2, cache=store) == expected and store.misses > 16  # through the pool
+    store = Cache.for_config(config, tmp_path / "cache")
+    assert diagnostics(jobs=2, cache=store) == expected and store.memo_hit
+    contexts = run_check(config, jobs=2, cache=Cache.for_config(config, tmp_path / "cache")).contexts
+    assert [c.path for c in contexts] == [c.path for c in run_check(config, jobs=1, cache=False).contexts]
+
+
+# -- the command line without click ----------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["check"],
+    ["check", "--format", "json"],
+    ["check", "--format=jsonl", "--exit-zero"],
+    ["check", "--statistics", "--no-allowlist"],
+    ["check", "test/test_sub.py"],
+    ["check", "test/test_sub.py", "test/nothing_here.py", "--no-cache"],
+    ["check", "test/common_base.py"],
+    ["check", "-j", "2", "test"],
+    ["check", "--jobs", "0"],
+    ["check", "--format", "yaml"],
+    ["check", "--config", "missing.toml"],
+    ["check", "--unknown"],
+    ["check", "/"],
+    ["check", "--format"],
+])
+def test_fast_path_says_what_click_says(tmp_path: Path, args: list[str]) -> None:
+    root = _tree(tmp_path)
+    fast = _cli(root, *args)
+    slow = _cli(root, *args, env={"HWLINT_NO_FAST_PATH": "1"})
+    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
+
+
+def test_fast_path_output_file_and_config(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    fast = _cli(root, "check", "-o", "fast.txt", "--config", "pyproject.toml")
+    slow = _cli(root, "check", "-o", "slow.txt", "--config", "pyproject.toml", env={"HWLINT_NO_FAST_PATH": "1"})
+    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr) == (1, "", "")
+    assert (root / "fast.txt").read_text() == (root / "slow.txt").read_text() != ""
+    bad = _cli(root, "check", "-o", "no/such/folder/out.txt")
+    assert bad == bad and bad.returncode == 2 and bad.stderr.startswith("hwlint: error: no/such/folder/out.txt: cannot write")
+
+
+def test_fast_path_does_not_import_click(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    code = ("import sys, runpy; sys.argv = ['hwlint', 'check', 'test/test_sub.py']\n"
+            "try:\n    runpy.run_module('hwlint', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'libcst', 'concurrent', 'multiprocessing')"
+            " or m.startswith(('hwlint.report', 'hwlint.fix', 'hwlint.commands', 'hwlint.history'))), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.stderr.strip() == "[]"
+    assert run_cli("check", "test/test_sub.py", cwd=root).returncode == 1
