@@ -22,15 +22,33 @@ from hwlint.read import ReadError, read_source
 
 INSTANTIATE = "instantiate_device_type_tests"
 
+
+class _LazyPattern:
+    """re.compile on first use: compiling these costs ~5 ms, a tenth of
+    `hwlint check` on one file, and most files need none of them."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, *args: Any) -> None:
+        self._args = args
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(*self._args)
+        return getattr(compiled, name)
+
+
 # Lines end where Python's tokenizer says they do (str.splitlines would also
 # split on form feeds and other characters Python treats as whitespace).
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
-_SKIP_FILE = re.compile(r"#\s*hwlint:\s*skip-file\b")
+_NEWLINE = _LazyPattern(r"\r\n|\r|\n")
+_NOQA = _LazyPattern(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+_SKIP_FILE = _LazyPattern(r"#\s*hwlint:\s*skip-file\b")
 # Cheap text test run before walking a class body for probes and devices:
 # most classes mention no accelerator at all, and a regex over the text costs
 # far less than a walk of the tree.
-_ACCELERATOR_TEXT = re.compile(
+_ACCELERATOR_TEXT = _LazyPattern(
     r"torch\.(?:cuda|xpu|mps|npu|accelerator|backends\.mps)\b"
     r"|\bTEST_(?:CUDA|XPU|MPS|MULTIGPU|CUDNN|PRIVATEUSE1|NPU)\b"
     r"|\.(?:cuda|xpu|npu)\("
@@ -46,7 +64,7 @@ PROBE_PREFIXES = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu", "torch.ac
 PROBE_FLAGS = frozenset(
     {"TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1", "TEST_NPU"}
 )
-DEVICE_STRING = re.compile(r"^(?:cuda|xpu|mps|npu|hpu)(?::\d+)?$")
+DEVICE_STRING = _LazyPattern(r"^(?:cuda|xpu|mps|npu|hpu)(?::\d+)?$")
 # Calls into a device module that only ask a question: probes, not hard-coded use.
 _QUESTIONS = frozenset({"is_available", "device_count", "is_built", "is_bf16_supported"})
 
@@ -148,6 +166,10 @@ class ModuleFacts:
     instantiations: tuple[Instantiation, ...] = ()
     imports: tuple[Import, ...] = ()
     lines: int = 0
+    # Lines outside classes and imports that mention an accelerator (a
+    # module-level `device = torch.device("xpu")` a class may use): weaker
+    # evidence for `hwlint fix` that a class without its own is GENERIC.
+    accelerator_lines: tuple[int, ...] = ()
 
     def suppressed(self, line: int, code: str) -> bool:
         if line not in self.noqa:
@@ -187,6 +209,7 @@ class _Extractor:
         # Sorted numbers of the lines where _ACCELERATOR_TEXT matches in the
         # whole module, computed when the first class needs them.
         self._hits: list[int] | None = None
+        self.module_mentions: list[int] = []
         self.classes: list[ClassFacts] = []
         self.instantiations: list[Instantiation] = []
         self.imports: list[Import] = []
@@ -201,9 +224,27 @@ class _Extractor:
 
     # -- module level -----------------------------------------------------
 
+    def hits(self) -> list[int]:
+        """Lines mentioning an accelerator, found once per module on demand."""
+        if self._hits is None:
+            text = self._text if self._text is not None else "\n".join(self.lines)
+            self._hits = accelerator_lines(text, self.lines)
+        return self._hits
+
+    def note_module_mention(self, first: int, last: int) -> None:
+        hits = self.hits()
+        index = bisect.bisect_left(hits, first)
+        if index < len(hits) and hits[index] <= last:
+            self.module_mentions.append(hits[index])
+
     def block(self, body: Iterable[ast.stmt], branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
         for stmt in body:
             kind = type(stmt)
+            if kind not in _NOT_MENTIONS and not _is_instantiation(stmt):
+                self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno)
+            elif kind is ast.If or kind is ast.While:
+                test = stmt.test  # type: ignore[attr-defined]
+                self.note_module_mention(test.lineno, test.end_lineno or test.lineno)
             if kind is ast.ClassDef:
                 self.classes.append(self.klass(stmt, branch))  # type: ignore[arg-type]
             elif kind is ast.Expr:
@@ -320,10 +361,7 @@ class _Extractor:
         probes: tuple[Site, ...] = ()
         devices: tuple[Site, ...] = ()
         start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        if self._hits is None:
-            text = self._text if self._text is not None else "\n".join(self.lines)
-            self._hits = accelerator_lines(text, self.lines)
-        hits = self._hits
+        hits = self.hits()
         hit_lines = hits[bisect.bisect_left(hits, start) : bisect.bisect_right(hits, end)]
         if hit_lines:
             probes, devices = self.accelerator_sites(node, hit_lines)
@@ -476,6 +514,25 @@ def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
             stack.append(child)
 
 
+# Statements whose accelerator mentions are not module-level uses: classes
+# (their own facts), imports, and compound statements (their bodies are
+# looked at statement by statement; an if/while test separately).
+_NOT_MENTIONS = frozenset({
+    ast.ClassDef, ast.Import, ast.ImportFrom, ast.If, ast.Try, ast.For, ast.AsyncFor,
+    ast.While, ast.With, ast.AsyncWith, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []),
+})
+
+
+def _is_instantiation(stmt: ast.stmt) -> bool:
+    """`instantiate_device_type_tests(..., only_for="cuda")`: naming devices
+    there is how device classes are made, not a use of one."""
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == INSTANTIATE
+
+
 def _is_probe(dotted: str) -> bool:
     return any(dotted == p or dotted.startswith(p + ".") for p in PROBE_PREFIXES)
 
@@ -594,6 +651,7 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
             instantiations=tuple(extractor.instantiations),
             imports=tuple(extractor.imports),
             lines=len(lines),
+            accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
         )
     finally:
         if gc_was_enabled:
@@ -648,6 +706,7 @@ def to_tuple(m: ModuleFacts) -> tuple:  # type: ignore[type-arg]
         ]),
         tuple([(i.module, i.level, i.name, i.asname) for i in m.imports]),
         m.lines,
+        m.accelerator_lines,
     )
 
 
@@ -676,7 +735,7 @@ def from_tuple(t: tuple) -> ModuleFacts:  # type: ignore[type-arg]
             _MAKERS[cls] = _maker(cls)
     make_method, make_site, make_import = _MAKERS[Method], _MAKERS[Site], _MAKERS[Import]
     make_value, make_decl, make_branch = _MAKERS[Value], _MAKERS[Declaration], _MAKERS[Branch]
-    path, error, skip_file, noqa, classes, instantiations, imports, lines = t
+    path, error, skip_file, noqa, classes, instantiations, imports, lines, accelerator_lines = t
     return _MAKERS[ModuleFacts](
         path,
         None if error is None else _MAKERS[ReadError](*error),
@@ -700,6 +759,7 @@ def from_tuple(t: tuple) -> ModuleFacts:  # type: ignore[type-arg]
         ]),
         tuple([make_import(*i) for i in imports]),
         lines,
+        accelerator_lines,
     )
 
 

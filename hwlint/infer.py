@@ -59,6 +59,10 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             return _known(member, "unsafe", f"every accelerator use in the class is {member}", members)
     if cls.probes or cls.devices or device_decorators:
         return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device")
+    mentions = ctx.facts.accelerator_lines
+    if mentions:
+        lines = ", ".join(str(n) for n in mentions[:3]) + (", ..." if len(mentions) > 3 else "")
+        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but the module mentions one outside it (line {lines})", members)
     return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members)
 
 

@@ -206,3 +206,21 @@ def test_facts_pickle_and_are_small() -> None:
     assert pickle.loads(data) == f
     # Facts, not trees: far smaller than the source they come from.
     assert len(data) < len(body) * 0.6
+
+
+def test_module_level_accelerator_mentions() -> None:
+    f = facts(
+        """
+        import torch
+        from torch.testing._internal.common_utils import TEST_CUDA
+        device = torch.device("cuda")
+        if TEST_CUDA:
+            x = 1
+        def helper():
+            return torch.ones(2).cuda()
+        class TestA(TestCase):
+            def test_a(self): torch.cuda.synchronize()
+        instantiate_device_type_tests(TestA, globals(), only_for="cuda")
+        """
+    )
+    assert f.accelerator_lines == (4, 5, 8)

@@ -265,3 +265,11 @@ def test_file_changed_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
     (root / "test/test_x.py").write_text(source + "# edited\n")
     assert write_fixed(root, outcome) == "the file changed while it was being fixed: run hwlint fix again"
     assert (root / "test/test_x.py").read_text() == source + "# edited\n"
+
+
+def test_module_level_accelerator_use_makes_generic_unsafe(tmp_path: Path) -> None:
+    source = HEADER + 'device = torch.device("xpu")\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=device)\n\n' \
+        "instantiate_device_type_tests(TestB, globals(), only_for='cuda')\n"
+    text, err, code = fixed(tmp_path, source)
+    assert text == source and code == 1
+    assert "unsafe fix to GENERIC (no accelerator use in the class, but the module mentions one outside it (line 3))" in err
