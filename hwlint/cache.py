@@ -137,7 +137,7 @@ class Cache:
         self.memo_hit = False
         self.writable = True
         self._shards: dict[int, dict[str, Any]] = {}
-        self._dirty: dict[int, dict[str, tuple[bytes, bytes]]] = {}
+        self._dirty: dict[int, set[str]] = {}  # shard -> paths removed from it (changed or not)
         self._notice_given = False
 
     @classmethod
@@ -161,6 +161,10 @@ class Cache:
             self._shards[index] = shard
         return shard
 
+    def has(self, path: str) -> bool:
+        """Whether there is an entry for `path` (whatever its content)."""
+        return path in self._shard(_shard_of(path))
+
     def get(self, path: str, key: bytes) -> bytes | None:
         """The facts blob stored for `path` with content hash `key`, or None."""
         entry = self._shard(_shard_of(path)).get(path)
@@ -173,7 +177,7 @@ class Cache:
     def put(self, path: str, key: bytes, blob: bytes) -> None:
         index = _shard_of(path)
         self._shard(index)[path] = (key, blob)
-        self._dirty.setdefault(index, {})[path] = (key, blob)
+        self._dirty.setdefault(index, set()).discard(path)
 
     def discard(self, path: str) -> None:
         """Forget a cached entry that turned out unusable."""
@@ -181,7 +185,18 @@ class Cache:
         shard = self._shard(index)
         if path in shard:
             del shard[path]
-            self._dirty.setdefault(index, {})
+            self._dirty.setdefault(index, set()).add(path)
+
+    def retain(self, paths: set[str]) -> None:
+        """Forget the entries of files that are gone (after a whole-tree
+        run: `paths` are the files it read)."""
+        for index in range(_SHARDS):
+            shard = self._shard(index)
+            gone = [p for p in shard if p not in paths]
+            for path in gone:
+                del shard[path]
+            if gone:
+                self._dirty.setdefault(index, set()).update(gone)
 
     # -- whole-run memos ----------------------------------------------------
 
@@ -206,18 +221,13 @@ class Cache:
         return _unpack(data)
 
     def save(self) -> None:
-        """Write the shards changed by this run (merged with what another run
-        may have written meanwhile)."""
-        for index, changes in sorted(self._dirty.items()):
+        """Write the shards changed by this run, with what another run may
+        have added to them meanwhile."""
+        for index, removed in sorted(self._dirty.items()):
             name = f"facts-{index:02d}.bin"
-            current = self._shards.get(index, {})
             on_disk = self._read(name)
-            if isinstance(on_disk, dict):
-                merged = {p: e for p, e in on_disk.items() if p in current}
-                merged.update(current)
-            else:
-                merged = dict(current)
-            merged.update(changes)
+            merged = {p: e for p, e in on_disk.items() if p not in removed} if isinstance(on_disk, dict) else {}
+            merged.update(self._shards.get(index, {}))
             if not self._write(name, _pack(merged)):
                 return
         self._dirty.clear()
@@ -267,10 +277,15 @@ class Cache:
                     pass
 
 
+_UMASK: list[int] = []
+
+
 def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    if not _UMASK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        _UMASK.append(mask)
+    return _UMASK[0]
 
 
 def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) -> Cache | None:

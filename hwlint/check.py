@@ -73,7 +73,7 @@ _TREE_BYTES_PER_SOURCE_BYTE = 110
 # largest tree it has parsed. After a file above this size, it asks glibc
 # to give the free memory back (malloc_trim), so that a worker keeps at most
 # ~30 MB, and the memory of big files is only taken while they are parsed.
-_TRIM_ABOVE = 256 * 1024
+_TRIM_ABOVE = int(os.environ.get("HWLINT_TRIM_ABOVE", 256 * 1024))
 # The trees of big files being parsed at once stay under this (estimated);
 # a bigger file is parsed alone.
 _TREE_BUDGET = 80 * 1024 * 1024
@@ -239,7 +239,7 @@ class _Facts(Mapping[str, ModuleFacts]):
                 try:
                     facts = from_blob(value)
                 except Exception:  # a damaged cache entry: parse the file again
-                    facts = self._rebuild(path)
+                    facts = self._values[path] = self._rebuild(path)
             if len(self._recent) >= 64:
                 del self._recent[next(iter(self._recent))]
         self._recent[path] = facts
@@ -300,11 +300,16 @@ class _Session:
         self.extras: dict[str, bytes | None] = {}  # non-test files loaded for resolution
 
     def hash_files(self, files: list[str]) -> None:
-        """Read and hash every file: the cache's key is the content (a CI
-        checkout gives every file a new mtime). Reading and SHA-1 let go of
-        the interpreter lock: two threads do it in about half the time."""
+        """Read and hash every file the cache has an entry for: the key is
+        the content (a CI checkout gives every file a new mtime). A file
+        without an entry is parsed anyway, and hashed by whoever parses it.
+        Reading and SHA-1 let go of the interpreter lock: two threads do it
+        in about half the time."""
         from hwlint.cache import digest
 
+        store = self.store
+        if store is not None:
+            files = [rel for rel in files if store.has(rel)]
         root, keys, sizes = self.root, self.keys, self.sizes
         bulk = len(files) > 8
 
@@ -351,7 +356,12 @@ class _Session:
         store = self.store
         for rel in files:
             key = self.keys.get(rel)
-            blob = store.get(rel, key) if store is not None and key is not None else None
+            blob = None
+            if store is not None:
+                if key is not None:
+                    blob = store.get(rel, key)
+                else:
+                    store.misses += 1  # no entry (or unreadable)
             if blob is None:
                 missing.append(rel)
             else:
@@ -367,8 +377,8 @@ class _Session:
                 if self.progress is not None:
                     self.progress(1, total)
             return {rel: values[rel] for rel in files}
-        if not self.sizes:
-            for rel in missing:
+        for rel in missing:
+            if rel not in self.sizes:  # not read for hashing: ask the file system
                 try:
                     self.sizes[rel] = os.stat(os.path.join(self.root, rel)).st_size
                 except OSError:
@@ -467,7 +477,8 @@ def _per_file_ignores(config: Config) -> list[tuple[pathspec.GitIgnoreSpec, tupl
 
 def _memo_name(config: Config, enabled: frozenset[str]) -> str:
     settings = tuple((f.name, repr(getattr(config, f.name))) for f in fields(config) if f.name not in ("root", "source"))
-    return memo_name(("whole-tree", tuple(sorted(enabled)), settings))
+    shape = tuple(f.name for f in fields(Diagnostic))
+    return memo_name(("whole-tree", tuple(sorted(enabled)), settings, shape))
 
 
 def _memo_valid(memo: Any, session: _Session, files: list[str]) -> bool:
@@ -530,6 +541,8 @@ def run_check(
             session.hash_files(files)
         diagnostics, broken, contexts = _lint(config, session, files, enabled, found.whole_tree)
         if store is not None:
+            if found.whole_tree and not store.memo_hit:
+                store.retain(set(files) | set(session.extras))  # deleted files leave the cache
             store.save()
     finally:
         if gc_was_enabled:
@@ -558,9 +571,10 @@ def _lint(config: Config, session: _Session, files: list[str], enabled: frozense
     """(diagnostics before the allowlist, files that do not parse, contexts)."""
     store = session.store
     memo_key = None
-    if store is not None and whole_tree and files and all(session.keys.get(rel) is not None for rel in files):
+    if store is not None and whole_tree and files:
         memo_key = _memo_name(config, enabled)
-        memo = store.memo_get(memo_key)
+        known = all(session.keys.get(rel) is not None for rel in files)
+        memo = store.memo_get(memo_key) if known else None
         if memo is not None and _memo_valid(memo, session, files):
             try:
                 diagnostics = [Diagnostic(*d) for d in memo["diagnostics"]]
@@ -573,6 +587,7 @@ def _lint(config: Config, session: _Session, files: list[str], enabled: frozense
                     session.progress(len(files), len(files))
 
                 def make() -> tuple[_Facts, Resolver]:
+                    session.progress = None  # the run has ended: no more progress to show
                     modules = _Facts(session.collect(files), session.rebuild)
                     resolver = Resolver(config, modules, session.load)
                     for rel in files:  # resolve in the order a full run does

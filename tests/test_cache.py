@@ -415,3 +415,15 @@ def test_fast_path_does_not_import_click(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.stderr.strip() == "[]"
     assert run_cli("check", "test/test_sub.py", cwd=root).returncode == 1
+
+
+def test_deleted_files_leave_the_cache(tmp_path: Path) -> None:
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    _run(root, cache)
+    config = load_config(start=root)
+    assert Cache.for_config(config, cache).has("test/test_b.py")
+    (root / "test/test_b.py").unlink()
+    _run(root, cache)
+    store = Cache.for_config(config, cache)
+    assert not store.has("test/test_b.py")
+    assert store.has("test/test_a.py") and store.has("test/common_base.py")
