@@ -613,7 +613,7 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
     """Reduce one module's source to facts. Never raises on bad source: a
     module Python would refuse is a ModuleFacts with `error` set."""
     lines = split_lines(source)
-    if "skip-file" in source and _SKIP_FILE.search(source):
+    if is_skipped(source):
         return ModuleFacts(path, skip_file=True, lines=len(lines))
     noqa = _noqa(source, lines)
     gc_was_enabled = gc.isenabled()
@@ -638,24 +638,44 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
                 return ModuleFacts(path, error=ReadError(1, 1, f"cannot parse: {exc}"), noqa=noqa, lines=len(lines))
             except (RecursionError, MemoryError):
                 return ModuleFacts(path, error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"), noqa=noqa, lines=len(lines))
-        extractor = _Extractor(lines, attribute, source if "\r" not in source else None)
-        try:
-            extractor.block(tree.body, Branch(), {})
-        except RecursionError:
-            return ModuleFacts(path, error=ReadError(1, 1, "cannot analyse: too deeply nested"), noqa=noqa, lines=len(lines))
+        facts = facts_from_tree(path, source, tree, lines=lines, enum=enum, attribute=attribute)
         del tree
-        return ModuleFacts(
-            path,
-            noqa=noqa,
-            classes=_finish(extractor, enum),
-            instantiations=tuple(extractor.instantiations),
-            imports=tuple(extractor.imports),
-            lines=len(lines),
-            accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
-        )
+        return replace(facts, noqa=noqa) if noqa else facts
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def is_skipped(source: str) -> bool:
+    """Whether the module says `# hwlint: skip-file`."""
+    return "skip-file" in source and _SKIP_FILE.search(source) is not None
+
+
+def facts_from_tree(
+    path: str,
+    source: str,
+    tree: ast.Module,
+    *,
+    lines: list[str] | None = None,
+    enum: str = "HardwareClassification",
+    attribute: str = "hw_classification",
+) -> ModuleFacts:
+    """Facts from an already parsed module (the flake8 plugin gets the tree
+    from flake8). `noqa` is left empty: the caller reads comments its way."""
+    lines = lines if lines is not None else split_lines(source)
+    extractor = _Extractor(lines, attribute, source if "\r" not in source else None)
+    try:
+        extractor.block(tree.body, Branch(), {})
+    except RecursionError:
+        return ModuleFacts(path, error=ReadError(1, 1, "cannot analyse: too deeply nested"), lines=len(lines))
+    return ModuleFacts(
+        path,
+        classes=_finish(extractor, enum),
+        instantiations=tuple(extractor.instantiations),
+        imports=tuple(extractor.imports),
+        lines=len(lines),
+        accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
+    )
 
 
 def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification") -> ModuleFacts:

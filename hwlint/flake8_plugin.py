@@ -97,24 +97,12 @@ def _sibling(config: Config, rel: str) -> ModuleFacts | None:
 def facts_from_tree(path: str, source: str, tree: ast.AST | None, config: Config) -> ModuleFacts:
     """The module's facts from the tree flake8 parsed (no second parse), or
     from the source when that is not possible. `noqa` is left to flake8."""
-    if tree is not None and isinstance(tree, ast.Module):
-        try:
-            from hwlint import facts as _facts
+    if isinstance(tree, ast.Module):
+        from hwlint.facts import facts_from_tree as from_tree, is_skipped, split_lines
 
-            lines = _facts.split_lines(source)
-            if _facts._SKIP_FILE.search(source):
-                return ModuleFacts(path, skip_file=True, lines=len(lines))
-            extractor = _facts._Extractor(lines, config.attribute)
-            extractor.block(tree.body, _facts.Branch(), {})
-            return ModuleFacts(
-                path,
-                classes=_facts._finish(extractor, config.enum),
-                instantiations=tuple(extractor.instantiations),
-                imports=tuple(extractor.imports),
-                lines=len(lines),
-            )
-        except Exception:  # facts.py changed its internals, or a very deep tree: parse again
-            pass
+        if is_skipped(source):
+            return ModuleFacts(path, skip_file=True, lines=len(split_lines(source)))
+        return from_tree(path, source, tree, enum=config.enum, attribute=config.attribute)
     facts = extract_source(path, source, enum=config.enum, attribute=config.attribute)
     return replace(facts, noqa={})
 
