@@ -32,18 +32,15 @@ def _parse_check(args: list[str]) -> dict[str, Any] | None:
         if not arg.startswith("-"):
             options["paths"].append(arg)
             continue
-        name, has_value, value = arg.partition("=")
+        name, has_value, text = arg.partition("=")
+        value: Any
         if name in _FLAGS and not has_value:
-            key = _FLAGS[name]
-            value = True
+            key, value = _FLAGS[name], True
         elif name in _VALUED:
             if has_value and not name.startswith("--"):
                 return None  # to click, -o=x is the file "=x"
-            if not has_value:
-                value = next(rest, None)
-                if value is None:
-                    return None
-            if value == "" or value.startswith("-"):
+            value = text if has_value else next(rest, None)
+            if not value or value.startswith("-"):
                 return None
             key = _VALUED[name]
         else:

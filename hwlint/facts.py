@@ -737,7 +737,7 @@ def _maker(cls: type) -> Callable[..., Any]:
     new = object.__new__
 
     def make(*values: Any) -> Any:
-        obj = new(cls)
+        obj: Any = new(cls)
         obj.__dict__.update(zip(names, values))
         return obj
 
