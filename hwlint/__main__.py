@@ -141,7 +141,19 @@ def main() -> None:
     if not os.environ.get("HWLINT_NO_FAST_PATH"):
         options = _parse_check(sys.argv[1:])
         if options is not None:
-            sys.exit(_run_check(options))
+            import gc
+
+            gc.disable()  # a short run that makes no garbage cycles (check.py says why)
+            code = _run_check(options)
+            # Everything is written (the cache too, and the output is flushed
+            # below): skip the interpreter's teardown of every module and
+            # object, a tenth of a one-file run. mypy exits the same way.
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            os._exit(code)
     from hwlint.cli import main as cli_main
 
     cli_main()
