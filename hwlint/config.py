@@ -204,7 +204,7 @@ def load_config(config_file: Path | None = None, start: Path | None = None) -> C
         for name in ("hwlint.toml", "pyproject.toml"):
             candidate = directory / name
             if candidate.is_file():
-                table = _table_of(candidate)
-                if table is not None:
-                    return parse_settings(table, directory, candidate)
+                found = _table_of(candidate)
+                if found is not None:
+                    return parse_settings(found, directory, candidate)
     return Config(root=find_git_root(start) or start)

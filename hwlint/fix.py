@@ -145,11 +145,11 @@ def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassD
         rest = cst.SimpleStatementLine(body=list(body.body), trailing_whitespace=body.trailing_whitespace)
         return cls.with_changes(body=cst.IndentedBlock(body=[statement, rest]))
     assert isinstance(body, cst.IndentedBlock)
-    stmts = list(body.body)
+    stmts: list[cst.BaseStatement] = list(body.body)
     index = 1 if stmts and _is_docstring(stmts[0]) else 0
     if index < len(stmts):
         following = stmts[index]
-        leading = list(following.leading_lines)
+        leading = list(getattr(following, "leading_lines", ()))
         if index == 1:
             # Mirror the blank lines the author left after the docstring.
             statement = statement.with_changes(leading_lines=_leading_blanks(leading))
@@ -188,7 +188,7 @@ class _Classes:
                 return declare(stmt, self.make(fix.member))
             return stmt
         if isinstance(stmt, cst.If):
-            orelse = stmt.orelse
+            orelse: cst.BaseStatement | cst.Else | None = stmt.orelse
             if isinstance(orelse, cst.If):
                 orelse = self.statement(orelse)  # elif
             elif isinstance(orelse, cst.Else):

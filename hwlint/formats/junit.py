@@ -65,9 +65,9 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
             ET.SubElement(case, "skipped", {"message": f"allowlisted in {prefix}{where} ({found}budget {budget}): not migrated yet"})
         cases.append(case)
 
-    counts = {"tests": str(len(cases)), "failures": str(failures), "errors": "0", "skipped": str(skipped)}
-    suites = ET.Element("testsuites", {"name": "hwlint", **counts, "time": "0"})
-    suite = ET.SubElement(suites, "testsuite", {"name": "hwlint", **counts, "time": "0"})
+    totals = {"tests": str(len(cases)), "failures": str(failures), "errors": "0", "skipped": str(skipped)}
+    suites = ET.Element("testsuites", {"name": "hwlint", **totals, "time": "0"})
+    suite = ET.SubElement(suites, "testsuite", {"name": "hwlint", **totals, "time": "0"})
     suite.extend(cases)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
