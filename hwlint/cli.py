@@ -191,7 +191,7 @@ def check(
 
         # Like `ruff check --fix`: fix what this check reports (allowlisted
         # files stay as they are: `hwlint fix` migrates those), then prune.
-        fixed = apply_fixes(config, result)
+        fixed = apply_fixes(config, result, jobs=jobs)
         if fixed.files:
             click.echo("\n".join(fixed.summary()[:1]), err=True)
             result = lint_tree()

@@ -13,10 +13,13 @@ and happens only if the file did not change meanwhile.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
 
@@ -406,6 +409,14 @@ class FixReport:
         return lines
 
 
+# Below this many files to rewrite, starting worker processes costs more than it saves.
+_POOL_THRESHOLD = 8
+
+
+def _fix_file_args(args: tuple[Path, FilePlan, ModuleFacts, Config]) -> FileResult:
+    return fix_file(*args)
+
+
 def apply_fixes(
     config: Config,
     result: CheckResult,
@@ -413,19 +424,35 @@ def apply_fixes(
     unsafe: bool = False,
     classes: Iterable[str] | None = None,
     write: bool = True,
+    jobs: int | None = None,
 ) -> FixReport:
     """Fix the HWC001 diagnostics of `result` (used by `hwlint fix` and
     `hwlint check --fix`); with `write=False`, compute the fixes only."""
     plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     report = FixReport(unfixed=list(unfixed), written=write)
-    for plan in plans:
-        outcome = fix_file(config.root, plan, facts[plan.path], config)
-        error = outcome.error
-        if error is None and write:
-            error = write_fixed(config.root, outcome)
-        if error is not None:
-            report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
-        elif outcome.changed:
-            report.files.append(outcome)
+    work = [(config.root, plan, facts[plan.path], config) for plan in plans]
+    jobs = jobs or os.cpu_count() or 1
+    with contextlib.ExitStack() as stack:
+        outcomes: Iterator[FileResult]
+        if jobs > 1 and len(work) >= _POOL_THRESHOLD:
+            # libcst is most of a fix's time: rewrite files in parallel; the
+            # writes stay in this process, each as soon as its file is done.
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs))
+            outcomes = pool.map(_fix_file_args, work, chunksize=2)
+        else:
+            outcomes = (fix_file(*args) for args in work)
+        for plan, outcome in zip(plans, outcomes):
+            _record(config, plan, outcome, report, write)
     return report
+
+
+def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixReport, write: bool) -> None:
+    """Write one fixed file (when asked) and note what came of it."""
+    error = outcome.error
+    if error is None and write:
+        error = write_fixed(config.root, outcome)
+    if error is not None:
+        report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
+    elif outcome.changed:
+        report.files.append(outcome)

@@ -273,3 +273,15 @@ def test_module_level_accelerator_use_makes_generic_unsafe(tmp_path: Path) -> No
     text, err, code = fixed(tmp_path, source)
     assert text == source and code == 1
     assert "unsafe fix to GENERIC (no accelerator use in the class, but the module mentions one outside it (line 3))" in err
+
+
+def test_parallel_fix_equals_serial_fix(tmp_path: Path) -> None:
+    files = {f"test/d{n % 3}/test_{n}.py": HEADER + f"class Test{n}(TestCase):\n    def test_a(self): pass\n" for n in range(12)}
+    serial = write_project(tmp_path / "serial", files)
+    parallel = write_project(tmp_path / "parallel", files)
+    one = run_cli("fix", "--jobs", "1", cwd=serial)
+    two = run_cli("fix", "--jobs", "2", cwd=parallel)
+    assert one.returncode == two.returncode == 0
+    assert one.stderr == two.stderr == "Classified 12 classes in 12 files (GENERIC 12).\n"
+    for rel in files:
+        assert (serial / rel).read_bytes() == (parallel / rel).read_bytes() != files[rel].encode()

@@ -39,7 +39,7 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     # The allowlist exempts nothing here: fixing allowlisted files is what
     # migration is.
     result = run_check(config, list(paths) or None, jobs=jobs, select=("HWC001",), use_allowlist=False)
-    report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff)
+    report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
     if show_diff:
         for outcome in report.files:
             click.echo(unified_diff(outcome), nl=False)
