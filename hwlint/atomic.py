@@ -12,7 +12,10 @@ import tempfile
 from pathlib import Path
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically. `durable=False` skips the
+    fsync: for files that may be lost on a power cut but never torn (the
+    cache, which is rebuilt when missing)."""
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     try:
@@ -23,8 +26,9 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         if mode is None:
             umask = os.umask(0)
             os.umask(umask)

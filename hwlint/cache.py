@@ -235,22 +235,11 @@ class Cache:
     def _write(self, name: str, data: bytes) -> bool:
         if not self.writable:
             return False
-        import tempfile
+        from hwlint.atomic import write_bytes_atomic
 
         try:
             self._prepare()
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.chmod(tmp, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
-                os.replace(tmp, self.directory / name)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_bytes_atomic(self.directory / name, data, durable=False)
         except OSError as exc:
             self.writable = False
             if not self._notice_given:
@@ -275,17 +264,6 @@ class Cache:
                     marker.write_text(text, encoding="utf-8")
                 except OSError:
                     pass
-
-
-_UMASK: list[int] = []
-
-
-def _umask() -> int:
-    if not _UMASK:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        _UMASK.append(mask)
-    return _UMASK[0]
 
 
 def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) -> Cache | None:
