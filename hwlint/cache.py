@@ -53,6 +53,10 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 _MAGIC = b"HWLINT-CACHE-2\n"  # the format of files and facts blobs
 _SHARDS = 64
 _DIGEST_SIZE = 20  # SHA-1
+_SELECTION = "selection.bin"
+# Verdicts are ~25 bytes each; past this many (paths renamed, patterns and
+# .gitignore files edited over months) the memo starts again.
+_SELECTION_MAX = 20_000
 
 
 def digest(data: bytes, bulk: bool = False) -> bytes:
@@ -138,6 +142,8 @@ class Cache:
         self.writable = True
         self._shards: dict[int, dict[str, Any]] = {}
         self._dirty: dict[int, set[str]] = {}  # shard -> paths removed from it (changed or not)
+        self._selection: dict[bytes, bool] | None = None
+        self._selection_new: dict[bytes, bool] = {}
         self._notice_given = False
 
     @classmethod
@@ -198,6 +204,19 @@ class Cache:
             if gone:
                 self._dirty.setdefault(index, set()).update(gone)
 
+    # -- which files named on the command line are test files --------------
+
+    def selection_get(self, key: tuple[Any, ...]) -> bool | None:
+        """The verdict stored for `key` (see discover._selection_key), or None."""
+        if self._selection is None:
+            stored = self._read(_SELECTION)
+            self._selection = stored if isinstance(stored, dict) else {}
+        verdict = self._selection.get(digest(repr(key).encode("utf-8", "surrogatepass")))
+        return verdict if type(verdict) is bool else None
+
+    def selection_put(self, key: tuple[Any, ...], verdict: bool) -> None:
+        self._selection_new[digest(repr(key).encode("utf-8", "surrogatepass"))] = verdict
+
     # -- whole-run memos ----------------------------------------------------
 
     def memo_get(self, name: str) -> Any:
@@ -231,6 +250,12 @@ class Cache:
             if not self._write(name, _pack(merged)):
                 return
         self._dirty.clear()
+        if self._selection_new:
+            on_disk = self._read(_SELECTION)
+            merged = on_disk if isinstance(on_disk, dict) and len(on_disk) < _SELECTION_MAX else {}
+            merged.update(self._selection_new)
+            if self._write(_SELECTION, _pack(merged)):
+                self._selection_new.clear()
 
     def _write(self, name: str, data: bytes) -> bool:
         if not self.writable:

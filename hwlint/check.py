@@ -23,40 +23,18 @@ import gc
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 
-def _import_pathspec_quickly() -> None:
-    """pathspec 1.x imports typing_extensions on Python < 3.13 for a
-    deprecation decorator, and that decorator imports asyncio: 30 ms, as
-    long as the interpreter's own start-up, for a command that pre-commit
-    runs on every commit. pathspec falls back to its own decorator when
-    typing_extensions is missing (it has no required dependencies): make
-    it take that path unless something already loaded typing_extensions."""
-    if sys.version_info >= (3, 13) or "pathspec" in sys.modules or "typing_extensions" in sys.modules:
-        return
-    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # `import` raises ImportError
-    try:
-        import pathspec  # noqa: F401
-    except Exception:  # pragma: no cover - the real import below reports it
-        pass
-    finally:
-        if "typing_extensions" in sys.modules and sys.modules["typing_extensions"] is None:
-            del sys.modules["typing_extensions"]
-
-
-_import_pathspec_quickly()
-
-from hwlint.cache import Cache, memo_name, open_cache  # noqa: E402
-from hwlint.config import Config  # noqa: E402
-from hwlint.diagnostics import Diagnostic  # noqa: E402
-from hwlint.discover import discover  # noqa: E402
-from hwlint.facts import ModuleFacts, extract_file, extract_source, from_blob, to_blob  # noqa: E402
-from hwlint.read import ReadError, decode  # noqa: E402
-from hwlint.resolve import ModuleContext, Resolver  # noqa: E402
-from hwlint.rules import ALL_RULES, ParseError, enabled_codes  # noqa: E402
+from hwlint.cache import Cache, memo_name, open_cache
+from hwlint.config import Config
+from hwlint.diagnostics import Diagnostic
+from hwlint.discover import discover, import_pathspec
+from hwlint.facts import ModuleFacts, extract_file, extract_source, from_blob, to_blob
+from hwlint.read import ReadError, decode
+from hwlint.resolve import ModuleContext, Resolver
+from hwlint.rules import ALL_RULES, ParseError, enabled_codes
 
 if TYPE_CHECKING:
     import pathspec
@@ -99,16 +77,28 @@ def _release_memory() -> None:
         _release(0)
 
 
-@dataclass
 class CheckResult:
-    diagnostics: list[Diagnostic]
-    contexts: Sequence[ModuleContext]  # built on demand, one module at a time
-    files_checked: int
-    allowlist: Allowlist | None
-    enabled: frozenset[str]
-    config: Config
-    whole_tree: bool = True
-    outside: list[str] = field(default_factory=list)
+    """What a run found, for the output stage and the allowlist commands."""
+
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic],
+        contexts: Sequence[ModuleContext],  # built on demand, one module at a time
+        files_checked: int,
+        allowlist: Allowlist | None,
+        enabled: frozenset[str],
+        config: Config,
+        whole_tree: bool = True,
+        outside: list[str] | None = None,
+    ) -> None:
+        self.diagnostics = diagnostics
+        self.contexts = contexts
+        self.files_checked = files_checked
+        self.allowlist = allowlist
+        self.enabled = enabled
+        self.config = config
+        self.whole_tree = whole_tree
+        self.outside = [] if outside is None else outside
 
 
 Progress = Callable[[int, int], None]  # (files just done, files in all)
@@ -468,8 +458,9 @@ def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]
 
 
 def _per_file_ignores(config: Config) -> list[tuple[pathspec.GitIgnoreSpec, tuple[str, ...]]]:
-    import pathspec
-
+    if not config.per_file_ignores:
+        return []
+    pathspec = import_pathspec()
     return [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in config.per_file_ignores.items()]
 
 
@@ -477,8 +468,8 @@ def _per_file_ignores(config: Config) -> list[tuple[pathspec.GitIgnoreSpec, tupl
 
 
 def _memo_name(config: Config, enabled: frozenset[str]) -> str:
-    settings = tuple((f.name, repr(getattr(config, f.name))) for f in fields(config) if f.name not in ("root", "source"))
-    shape = tuple(f.name for f in fields(Diagnostic))
+    settings = tuple((name, repr(getattr(config, name))) for name in config._fields if name not in ("root", "source"))
+    shape = Diagnostic.__slots__
     return memo_name(("whole-tree", tuple(sorted(enabled)), settings, shape))
 
 
@@ -531,12 +522,12 @@ def run_check(
         tuple(select if select is not None else config.select) + tuple(extend_select),
         tuple(ignore if ignore is not None else config.ignore),
     )
-    found = discover(config, paths)
+    store = open_cache(config, cache)
+    found = discover(config, paths, store)
     files = found.files
     gc_was_enabled = gc.isenabled()
     gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
     try:
-        store = open_cache(config, cache)
         session = _Session(config, store, jobs, progress)
         if store is not None:
             session.hash_files(files)

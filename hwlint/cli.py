@@ -186,7 +186,7 @@ def check(
     )
     result = lint_tree()
     if fix:
-        from hwlint.allowlist import prune_allowlist
+        from hwlint.allowlist_edit import prune_allowlist
         from hwlint.fix import apply_fixes
 
         # Like `ruff check --fix`: fix what this check reports (allowlisted

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,22 +22,21 @@ from hwlint.diagnostics import UserError
 DEFAULT_CLASSIFICATIONS = ("GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     root: Path
     source: Path | None = None  # the file the settings came from, for messages
     include: tuple[str, ...] = ("test/**/test_*.py", "test/**/*_test.py")
     exclude: tuple[str, ...] = ()
     allowlist: str = "allowlist.txt"
     classifications: tuple[str, ...] = DEFAULT_CLASSIFICATIONS
-    aliases: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = {}  # never mutated: the default {} is shared
     enum: str = "HardwareClassification"
     attribute: str = "hw_classification"
     import_from: str = "torch.testing._internal.common_utils"
     inheritance: str = "inherit"
     select: tuple[str, ...] = ("HWC0", "HWC1", "HWC3")
     ignore: tuple[str, ...] = ()
-    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    per_file_ignores: Mapping[str, tuple[str, ...]] = {}
     baseline: int = 1191
     lintrunner_code: str = "HWLINT"
 
@@ -57,8 +55,8 @@ class Config:
         )
 
 
-# Keys as written in TOML -> dataclass field names.
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name not in ("root", "source")}
+# Keys as written in TOML -> Config field names.
+_KEYS = {name.replace("_", "-"): name for name in Config._fields if name not in ("root", "source")}
 
 
 def _err(source: Path, message: str) -> UserError:

@@ -4,26 +4,58 @@ A file is linted when its root-relative path matches `include`, does not match
 `exclude`, and is not ignored by a `.gitignore`. Paths named on the command
 line go through the same filter (ruff's `--force-exclude`): pre-commit passes
 every staged Python file, and only test files must be linted.
+
+pathspec (gitignore patterns) is imported only when patterns are matched: a
+pre-commit run on a few files usually finds its verdicts in the cache (keyed
+by the path, the patterns and the text of every .gitignore that applies), and
+importing pathspec costs a fifth of such a run.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
+import sys
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING, Any
 
 from hwlint.config import Config
 
+if TYPE_CHECKING:
+    import re
 
-@dataclass
+    import pathspec
+
+    from hwlint.cache import Cache
+
+
+def import_pathspec() -> Any:
+    """pathspec, imported without typing_extensions.
+
+    pathspec 1.x imports typing_extensions on Python < 3.13 for a
+    deprecation decorator, and that decorator imports asyncio: 30 ms, as long
+    as the interpreter's own start-up. pathspec falls back to its own
+    decorator when typing_extensions is missing (it has no required
+    dependencies): make it take that path unless something already loaded
+    typing_extensions."""
+    if "pathspec" in sys.modules or sys.version_info >= (3, 13) or "typing_extensions" in sys.modules:
+        import pathspec
+
+        return pathspec
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # `import` raises ImportError
+    try:
+        import pathspec
+    finally:
+        if "typing_extensions" in sys.modules and sys.modules["typing_extensions"] is None:
+            del sys.modules["typing_extensions"]
+    return pathspec
+
+
 class Discovery:
-    files: list[str] = field(default_factory=list)  # root-relative, '/'-separated, sorted
-    missing: list[str] = field(default_factory=list)  # named on the command line, not found
-    outside: list[str] = field(default_factory=list)  # named on the command line, outside the root
-    whole_tree: bool = True  # no paths were given: the run sees every test file
+    def __init__(self, files: list[str] | None = None, whole_tree: bool = True) -> None:
+        self.files: list[str] = files or []  # root-relative, '/'-separated, sorted
+        self.missing: list[str] = []  # named on the command line, not found
+        self.outside: list[str] = []  # named on the command line, outside the root
+        self.whole_tree = whole_tree  # no paths were given: the run sees every test file
 
 
 class _GitIgnores:
@@ -39,7 +71,7 @@ class _GitIgnores:
             spec = None
             try:
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+                spec = import_pathspec().GitIgnoreSpec.from_lines(lines)
             except OSError:
                 pass
             self._specs[rel_dir] = spec
@@ -96,6 +128,7 @@ def _matches_itself(regex: "re.Pattern[str]", path: str, is_dir: bool) -> bool:
 class Matcher:
     def __init__(self, config: Config) -> None:
         self.root = config.root
+        pathspec = import_pathspec()
         self.include = pathspec.GitIgnoreSpec.from_lines(config.include)
         self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
         self.gitignores = _GitIgnores(config.root)
@@ -160,10 +193,53 @@ def relative_to_root(path: Path, root: Path) -> str | None:
         return None
 
 
-def discover(config: Config, paths: list[Path] | None = None) -> Discovery:
-    matcher = Matcher(config)
+def _selection_key(config: Config, rel: str) -> tuple[Any, ...]:
+    """Everything `Matcher.selected(rel)` depends on: the path, the patterns
+    and the text of each .gitignore from the root down to the file's folder."""
+    parts = rel.split("/")
+    texts: list[bytes | None] = []
+    for depth in range(len(parts)):
+        path = os.path.join(config.root, *parts[:depth], ".gitignore")
+        try:
+            with open(path, "rb") as fh:
+                texts.append(fh.read())
+        except OSError:
+            texts.append(None)
+    return (rel, config.include, config.exclude, tuple(texts))
+
+
+class _Selector:
+    """`Matcher.selected` for files named on the command line, through the
+    cache's memo of verdicts when there is a cache."""
+
+    def __init__(self, config: Config, store: Cache | None) -> None:
+        self.config = config
+        self.store = store
+        self._matcher: Matcher | None = None
+
+    @property
+    def matcher(self) -> Matcher:
+        if self._matcher is None:
+            self._matcher = Matcher(self.config)
+        return self._matcher
+
+    def selected(self, rel: str) -> bool:
+        if self.store is None:
+            return self.matcher.selected(rel)
+        key = _selection_key(self.config, rel)
+        verdict = self.store.selection_get(key)
+        if verdict is None:
+            verdict = self.matcher.selected(rel)
+            self.store.selection_put(key, verdict)
+        return verdict
+
+
+def discover(config: Config, paths: list[Path] | None = None, store: Cache | None = None) -> Discovery:
+    """The test files to lint: the whole tree, or those among `paths`.
+    `store`: a cache that remembers which named files are test files."""
     if not paths:
-        return Discovery(files=sorted(set(matcher.walk(""))))
+        return Discovery(files=sorted(set(Matcher(config).walk(""))))
+    selector = _Selector(config, store)
     result = Discovery(whole_tree=False)
     files: set[str] = set()
     for path in paths:
@@ -175,13 +251,14 @@ def discover(config: Config, paths: list[Path] | None = None) -> Discovery:
             rel = ""
         full = config.root / rel
         if os.path.isdir(full):
+            matcher = selector.matcher
             if rel and matcher._any_ignored(rel + "/x"):
                 continue
             files.update(matcher.walk(rel))
         elif os.path.lexists(full):
-            if matcher.selected(rel):
+            if selector.selected(rel):
                 files.add(rel)
-        elif matcher.selected(rel):
+        elif selector.selected(rel):
             # Gitignore applies too: an ignored path is dropped whether or not it exists.
             result.missing.append(rel)
     result.files = sorted(files)

@@ -15,8 +15,7 @@ import marshal
 import re
 import warnings
 import zlib
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from hwlint.read import ReadError, read_source
 
@@ -69,24 +68,21 @@ DEVICE_STRING = _LazyPattern(r"^(?:cuda|xpu|mps|npu|hpu)(?::\d+)?$")
 _QUESTIONS = frozenset({"is_available", "device_count", "is_built", "is_bf16_supported"})
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """The right-hand side of a classification declaration."""
 
     kind: str  # "member" (Enum.X), "string", "missing" (annotation only), "other"
     text: str  # the member name, the string, or the expression's source
 
 
-@dataclass(frozen=True)
-class Declaration:
+class Declaration(NamedTuple):
     line: int
     column: int
     value: Value
     where: str  # "body" (in the class) or "module" (TestFoo.attr = ... after it)
 
 
-@dataclass(frozen=True)
-class Method:
+class Method(NamedTuple):
     name: str
     line: int
     column: int
@@ -94,8 +90,7 @@ class Method:
     decorators: tuple[str, ...]  # last component of each decorator's name
 
 
-@dataclass(frozen=True)
-class Site:
+class Site(NamedTuple):
     """A place in the source: an accelerator probe or a hard-coded device."""
 
     line: int
@@ -103,8 +98,7 @@ class Site:
     text: str
 
 
-@dataclass(frozen=True)
-class Branch:
+class Branch(NamedTuple):
     """Where a statement sits among if/try/match arms, to tell apart
     definitions that can both run from alternatives of which one runs."""
 
@@ -119,8 +113,7 @@ class Branch:
         return False
 
 
-@dataclass(frozen=True)
-class ClassFacts:
+class ClassFacts(NamedTuple):
     name: str
     line: int
     column: int
@@ -131,13 +124,12 @@ class ClassFacts:
     probes: tuple[Site, ...]
     devices: tuple[Site, ...]  # hard-coded device uses
     decorators: tuple[str, ...]
-    branch: Branch = field(default_factory=Branch)
+    branch: Branch = Branch()
     body_line: int = 0  # first statement of the body (after the docstring), for fixes
     has_docstring: bool = False
 
 
-@dataclass(frozen=True)
-class Instantiation:
+class Instantiation(NamedTuple):
     line: int
     column: int
     class_name: str | None
@@ -145,23 +137,22 @@ class Instantiation:
     except_for: tuple[str, ...] | None
     allow_mps: bool
     allow_xpu: bool
-    branch: Branch = field(default_factory=Branch)
+    branch: Branch = Branch()
 
 
-@dataclass(frozen=True)
-class Import:
+class Import(NamedTuple):
     module: str  # the module named, without leading dots
     level: int  # leading dots of a relative import
     name: str | None  # the imported name, None for `import module`
     asname: str  # the local name it is bound to
 
 
-@dataclass(frozen=True)
-class ModuleFacts:
+class ModuleFacts(NamedTuple):
     path: str
     error: ReadError | None = None
     skip_file: bool = False
-    noqa: dict[int, frozenset[str] | None] = field(default_factory=dict)  # None: every code
+    # None: every code. Never mutated: the default {} is shared.
+    noqa: dict[int, frozenset[str] | None] = {}
     classes: tuple[ClassFacts, ...] = ()
     instantiations: tuple[Instantiation, ...] = ()
     imports: tuple[Import, ...] = ()
@@ -598,8 +589,8 @@ def _finish(extractor: _Extractor, enum: str) -> tuple[ClassFacts, ...]:
         extra.setdefault(name, []).append(decl)
     classes = []
     for cls in extractor.classes:
-        decls = [replace(d, value=member(d.value)) for d in (*cls.declarations, *extra.get(cls.name, ()))]
-        classes.append(replace(cls, declarations=tuple(decls)) if decls or cls.declarations else cls)
+        decls = [d._replace(value=member(d.value)) for d in (*cls.declarations, *extra.get(cls.name, ()))]
+        classes.append(cls._replace(declarations=tuple(decls)) if decls or cls.declarations else cls)
     return tuple(classes)
 
 
@@ -640,7 +631,7 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
                 return ModuleFacts(path, error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"), noqa=noqa, lines=len(lines))
         facts = facts_from_tree(path, source, tree, lines=lines, enum=enum, attribute=attribute)
         del tree
-        return replace(facts, noqa=noqa) if noqa else facts
+        return facts._replace(noqa=noqa) if noqa else facts
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -687,15 +678,15 @@ def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification
 
 # -- compact form ---------------------------------------------------------
 #
-# Facts travel from worker processes and live in the cache as nested tuples
-# of str/int/bool/None (marshal-able, no field names, no classes): about the
-# size of the source's identifiers, and several times faster to load than
-# pickled dataclasses. `from_tuple(to_tuple(m)) == m` for every ModuleFacts;
-# a test checks it, and SCHEMA (the classes' fields) is part of the cache
-# key, so adding a field cannot meet entries written without it.
+# Facts travel from worker processes and live in the cache as nested plain
+# tuples of str/int/bool/None (marshal-able: marshal refuses tuple
+# subclasses, and it loads several times faster than pickle). `from_tuple(
+# to_tuple(m)) == m` for every ModuleFacts; a test checks it, and SCHEMA (the
+# records' fields) is part of the cache key, so adding a field cannot meet
+# entries written without it.
 
 SCHEMA = tuple(
-    (cls.__name__, tuple(f.name for f in fields(cls)))
+    (cls.__name__, cls._fields)
     for cls in (ModuleFacts, ClassFacts, Method, Declaration, Value, Site, Branch, Instantiation, Import, ReadError)
 )
 
@@ -730,54 +721,34 @@ def to_tuple(m: ModuleFacts) -> tuple:  # type: ignore[type-arg]
     )
 
 
-def _maker(cls: type) -> Callable[..., Any]:
-    """A constructor for a frozen dataclass that skips the generated
-    __init__ (one object.__setattr__ per field): the same object, faster."""
-    names = tuple(f.name for f in fields(cls))
-    new = object.__new__
-
-    def make(*values: Any) -> Any:
-        obj: Any = new(cls)
-        obj.__dict__.update(zip(names, values))
-        return obj
-
-    return make
-
-
-_MAKERS: dict[type, Callable[..., Any]] = {}
-
-
 def from_tuple(t: tuple) -> ModuleFacts:  # type: ignore[type-arg]
     """The ModuleFacts `to_tuple` was given. Raises (TypeError, ValueError)
     on a malformed tuple: callers treat that as a cache miss."""
-    if not _MAKERS:
-        for cls in (Method, Site, Import, Value, Declaration, Branch, ClassFacts, Instantiation, ModuleFacts, ReadError):
-            _MAKERS[cls] = _maker(cls)
-    make_method, make_site, make_import = _MAKERS[Method], _MAKERS[Site], _MAKERS[Import]
-    make_value, make_decl, make_branch = _MAKERS[Value], _MAKERS[Declaration], _MAKERS[Branch]
+    # _make is tuple.__new__ plus a length check: no per-field work.
+    make_method, make_site, make_import = Method._make, Site._make, Import._make
     path, error, skip_file, noqa, classes, instantiations, imports, lines, accelerator_lines = t
-    return _MAKERS[ModuleFacts](
+    return ModuleFacts(
         path,
-        None if error is None else _MAKERS[ReadError](*error),
+        None if error is None else ReadError._make(error),
         skip_file,
         {line: None if codes is None else frozenset(codes) for line, codes in noqa},
         tuple([
-            _MAKERS[ClassFacts](
+            ClassFacts(
                 name, line, column, end_line, bases,
-                tuple([make_method(*x) for x in methods]),
-                tuple([make_decl(dl, dc, make_value(kind, text), where) for dl, dc, kind, text, where in declarations]),
-                tuple([make_site(*s) for s in probes]),
-                tuple([make_site(*s) for s in devices]),
-                decorators, make_branch(branch), body_line, has_docstring,
+                tuple([make_method(x) for x in methods]),
+                tuple([Declaration(dl, dc, Value(kind, text), where) for dl, dc, kind, text, where in declarations]),
+                tuple([make_site(s) for s in probes]),
+                tuple([make_site(s) for s in devices]),
+                decorators, Branch(branch), body_line, has_docstring,
             )
             for (name, line, column, end_line, bases, methods, declarations, probes, devices, decorators,
                  branch, body_line, has_docstring) in classes
         ]),
         tuple([
-            _MAKERS[Instantiation](il, ic, cn, of, ef, am, ax, make_branch(br))
+            Instantiation(il, ic, cn, of, ef, am, ax, Branch(br))
             for il, ic, cn, of, ef, am, ax, br in instantiations
         ]),
-        tuple([make_import(*i) for i in imports]),
+        tuple([make_import(i) for i in imports]),
         lines,
         accelerator_lines,
     )

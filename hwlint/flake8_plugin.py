@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -104,7 +104,7 @@ def facts_from_tree(path: str, source: str, tree: ast.AST | None, config: Config
             return ModuleFacts(path, skip_file=True, lines=len(split_lines(source)))
         return from_tree(path, source, tree, enum=config.enum, attribute=config.attribute)
     facts = extract_source(path, source, enum=config.enum, attribute=config.attribute)
-    return replace(facts, noqa={})
+    return facts._replace(noqa={})
 
 
 def check_file(filename: str, lines: list[str], tree: ast.AST | None = None) -> list[Diagnostic]:

@@ -8,7 +8,7 @@ with the reason, so a human knows what to decide.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hwlint.resolve import ClassInfo, ModuleContext
 
@@ -20,8 +20,7 @@ _DEVICE_DECORATORS = {
 }
 
 
-@dataclass(frozen=True)
-class Inference:
+class Inference(NamedTuple):
     member: str | None
     applicability: str | None  # "safe", "unsafe", or None when there is no fix
     evidence: str

@@ -6,11 +6,10 @@ import codecs
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class ReadError:
+class ReadError(NamedTuple):
     line: int
     column: int
     message: str

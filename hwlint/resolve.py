@@ -12,9 +12,8 @@ demand, once.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from hwlint.config import Config
 from hwlint.facts import ClassFacts, Declaration, ModuleFacts
@@ -24,8 +23,7 @@ from hwlint.facts import ClassFacts, Declaration, ModuleFacts
 _MAX_DEPTH = 32
 
 
-@dataclass(frozen=True)
-class ClassInfo:
+class ClassInfo(NamedTuple):
     facts: ClassFacts
     is_test: bool
     classification: str | None  # the effective, canonical member; None if none
@@ -33,8 +31,7 @@ class ClassInfo:
     inherited_from: str | None  # "Base (test/common_foo.py)" when inherited
 
 
-@dataclass(frozen=True)
-class ModuleContext:
+class ModuleContext(NamedTuple):
     """What rules see: one module's facts and its resolved classes."""
 
     facts: ModuleFacts

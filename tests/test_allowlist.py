@@ -14,15 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.allowlist import (
-    TreeCounts,
-    load_allowlist,
-    parse_allowlist,
-    plan_prune,
-    plan_sync,
-    prune_allowlist,
-    render_allowlist,
-)
+from hwlint.allowlist import load_allowlist, parse_allowlist
+from hwlint.allowlist_edit import TreeCounts, plan_prune, plan_sync, prune_allowlist, render_allowlist
 from hwlint.config import load_config
 from tests.conftest import lint, run_cli, write_project
 
@@ -545,7 +538,7 @@ def test_the_lock_serialises_read_modify_write(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\n"
-         "from hwlint.allowlist import allowlist_lock\n"
+         "from hwlint.allowlist_edit import allowlist_lock\n"
          "from hwlint.config import load_config\n"
          "with allowlist_lock(load_config()):\n"
          "    print('locked', flush=True)\n"

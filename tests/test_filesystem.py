@@ -20,8 +20,8 @@ def test_file_vanishing_between_discovery_and_reading(tmp_path: Path, monkeypatc
     root = write_project(tmp_path, {"test/test_a.py": UNCLASSIFIED, "test/test_b.py": UNCLASSIFIED})
     real = hwlint.check.discover
 
-    def discover_then_delete(config, paths=None):  # type: ignore[no-untyped-def]
-        found = real(config, paths)
+    def discover_then_delete(config, paths=None, store=None):  # type: ignore[no-untyped-def]
+        found = real(config, paths, store)
         (root / "test/test_a.py").unlink()
         return found
 

@@ -153,7 +153,7 @@ def test_facts_from_flake8_tree_match_a_parse_of_the_source() -> None:
         expected = extract_source(rel, source, enum=config.enum, attribute=config.attribute)
         got = facts_from_tree(rel, source, ast.parse(source), config)
         assert got.noqa == {}
-        assert got == type(expected)(**{**expected.__dict__, "noqa": {}}), rel
+        assert got == expected._replace(noqa={}), rel
 
 
 def test_plugin_uses_the_tree_flake8_gives(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:

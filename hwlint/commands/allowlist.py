@@ -83,7 +83,7 @@ def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, d
 
     With PATHS, only the entries of the files checked (and of files that no
     longer exist) are judged."""
-    from hwlint.allowlist import prune_allowlist
+    from hwlint.allowlist_edit import prune_allowlist
     from hwlint.check import run_check
 
     config = _load(config_file)
@@ -105,7 +105,7 @@ def sync(config_file: Path | None, jobs: int | None, allow_growth: bool, dry_run
     at its count. Refuses to add files or raise budgets (exit 1, the rest is
     applied) unless --allow-growth. Repairs a broken or conflicted list
     without growing it."""
-    from hwlint.allowlist import sync_allowlist
+    from hwlint.allowlist_edit import sync_allowlist
     from hwlint.check import run_check
 
     config = _load(config_file)
@@ -127,7 +127,7 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
     """Fail when the allowlist grew compared to a git ref: a new entry or a
     raised budget is HWC303. A renamed test file keeps its entry when git
     sees the rename."""
-    from hwlint.allowlist import configured_rules
+    from hwlint.allowlist_edit import configured_rules
     from hwlint.ratchet import check_ratchet
     from hwlint.rules import AllowlistSyntax
 
@@ -164,7 +164,7 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_gr
     """Replace the allowlist's entries with the paths of PyTorch's
     test_linter_allowlist.json (a JSON array of root-relative paths), each
     with its current number of violations as its budget."""
-    from hwlint.allowlist import import_allowlist, read_json_allowlist
+    from hwlint.allowlist_edit import import_allowlist, read_json_allowlist
     from hwlint.check import run_check
 
     paths = read_json_allowlist(file)
@@ -183,7 +183,8 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_gr
 def export_json(file: Path, config_file: Path | None) -> None:
     """Write the allowlist's paths as PyTorch's test_linter_allowlist.json
     (a sorted JSON array; budgets are dropped). FILE `-` is stdout."""
-    from hwlint.allowlist import export_json_allowlist, load_allowlist
+    from hwlint.allowlist import load_allowlist
+    from hwlint.allowlist_edit import export_json_allowlist
 
     config = _load(config_file)
     current = load_allowlist(config.root, config.allowlist)

@@ -52,7 +52,7 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
 
 def _prune_after_fix(config, files: list[Path], jobs: int | None) -> None:  # type: ignore[no-untyped-def]
     """Files that became clean leave the allowlist, and budgets drop."""
-    from hwlint.allowlist import prune_allowlist
+    from hwlint.allowlist_edit import prune_allowlist
     from hwlint.check import run_check
 
     change = prune_allowlist(config, run_check(config, files, jobs=jobs), write=True, jobs=jobs)

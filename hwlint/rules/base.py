@@ -8,15 +8,12 @@ check, a pure function of a module's resolved facts.
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar, Iterator, NamedTuple
 
 from hwlint.resolve import ClassInfo, ModuleContext
 
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(NamedTuple):
     line: int
     column: int
     message: str
@@ -24,8 +21,7 @@ class Violation:
     fix: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     """A snippet and what the rule says of it.
 
     `expect` lists the (line, column) of each diagnostic of this rule;
@@ -36,9 +32,9 @@ class Example:
 
     source: str
     expect: tuple[tuple[int, int], ...] = ()
-    files: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = {}  # never mutated: the defaults are shared
     allowlist: str | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = {}
 
 
 class Rule:
@@ -57,6 +53,8 @@ class Rule:
 
     @classmethod
     def explanation(cls) -> str:
+        import inspect  # only `hwlint rule CODE` needs it
+
         doc = inspect.cleandoc(cls.__doc__ or "")
         state = "on by default" if cls.default else "off by default: enable it with `select`"
         return f"# {cls.name} ({cls.code})\n\n{cls.summary}. {state[0].upper()}{state[1:]}.\n\n{doc}\n"
