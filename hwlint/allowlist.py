@@ -83,71 +83,90 @@ def _syntax(where: str, line: int, message: str) -> Diagnostic:
     return Diagnostic(where, line, 1, AllowlistSyntax.code, AllowlistSyntax.name, message)
 
 
-def parse_allowlist(text: str, where: str) -> Allowlist:
+def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
+    """The list in `text`. `layout=False` keeps only the entries and the
+    problems (what a check needs), not the records, header and footer a
+    rewrite needs: a third of the work for a long list."""
     allowlist = Allowlist(where, True)
     allowlist.newline = "\r\n" if "\r\n" in text else "\n"
-    previous: str | None = None
+    entries = allowlist.entries
+    problems = allowlist.problems
+    records = allowlist.records
+    entry_match = _ENTRY.match
+    previous = ""
     pending: list[str] = []  # comment/blank lines not yet attached to a record
 
     def record(number: int, raw: str, kind: str, path: str | None = None, budget: int | None = None,
                trailing: str = "") -> None:
-        if not allowlist.records:
+        if not records:
             allowlist.header = pending[:]
             lead: tuple[str, ...] = ()
         else:
             lead = tuple(pending)
         pending.clear()
-        allowlist.records.append(Record(number, raw, kind, path, budget, trailing, lead))
+        records.append(Record(number, raw, kind, path, budget, trailing, lead))
 
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
-        if not line or line.startswith("#"):
-            pending.append(raw)
+        if not line or line[0] == "#":
+            if layout:
+                pending.append(raw)
             continue
+        match = entry_match(line)
+        if match is not None and not layout:
+            # The common line, a new path in order: nothing to report. (Only
+            # without layout, so that a test can compare both paths.)
+            path, digits, trailing = match.groups()
+            if (previous < path and path not in entries and "\\" not in path and ".." not in path
+                    and path[0] not in "/.<=>|" and path[1:2] != ":"):  # not a conflict marker either
+                previous = path
+                entries[path] = Entry(path, int(digits), number)
+                continue
         if line.startswith(_CONFLICT):
-            allowlist.problems.append(
+            problems.append(
                 _syntax(where, number, "merge-conflict marker: resolve the conflict, or run `hwlint allowlist sync`")
             )
-            record(number, raw, "conflict")
+            if layout:
+                record(number, raw, "conflict")
             continue
-        match = _ENTRY.match(line)
         path = match.group("path") if match else line.split()[0]
         if match is None:
-            allowlist.problems.append(
-                _syntax(where, number, f"malformed entry {line!r}: expected `<path> <violations allowed>`")
-            )
+            problems.append(_syntax(where, number, f"malformed entry {line!r}: expected `<path> <violations allowed>`"))
         if path.startswith("/") or _DRIVE.match(path) or "\\" in path:
-            allowlist.problems.append(
-                _syntax(where, number, f"{path}: use a path relative to the project root with / separators")
-            )
-            record(number, raw, "bad-path", path)
+            problems.append(_syntax(where, number, f"{path}: use a path relative to the project root with / separators"))
+            if layout:
+                record(number, raw, "bad-path", path)
             continue
         if ".." in path.split("/") or path.startswith("./"):
-            allowlist.problems.append(_syntax(where, number, f"{path}: use a normalized path inside the project root"))
-            record(number, raw, "bad-path", path)
+            problems.append(_syntax(where, number, f"{path}: use a normalized path inside the project root"))
+            if layout:
+                record(number, raw, "bad-path", path)
             continue
         budget = int(match.group("budget")) if match else None
         trailing = match.group("trailing") if match else ""
-        if path in allowlist.entries:
-            first = allowlist.entries[path].line
-            allowlist.problems.append(_syntax(where, number, f"{path} is listed twice (first at line {first}): remove this line"))
-            record(number, raw, "duplicate" if match else "malformed", path, budget, trailing)
+        if path in entries:
+            first = entries[path].line
+            problems.append(_syntax(where, number, f"{path} is listed twice (first at line {first}): remove this line"))
+            if layout:
+                record(number, raw, "duplicate" if match else "malformed", path, budget, trailing)
             continue
-        if previous is not None and path < previous:
-            allowlist.problems.append(_syntax(where, number, f"{path} is out of order (after {previous}): keep the list sorted"))
+        if previous and path < previous:
+            problems.append(_syntax(where, number, f"{path} is out of order (after {previous}): keep the list sorted"))
         previous = path
         # A malformed line still exempts its file, so that one typo does
         # not flood the output with the file's violations.
-        allowlist.entries[path] = Entry(path, budget if budget is not None else 0, number)
-        record(number, raw, "entry" if match else "malformed", path, budget, trailing)
-    if allowlist.records:
-        allowlist.footer = pending[:]
-    else:
-        allowlist.header = pending[:]
+        entries[path] = Entry(path, budget if budget is not None else 0, number)
+        if layout:
+            record(number, raw, "entry" if match else "malformed", path, budget, trailing)
+    if layout:
+        if records:
+            allowlist.footer = pending[:]
+        else:
+            allowlist.header = pending[:]
     return allowlist
 
 
-def load_allowlist(root: Path, relative: str) -> Allowlist:
+def load_allowlist(root: Path, relative: str, *, layout: bool = True) -> Allowlist:
     path = root / relative
     try:
         data = path.read_bytes()
@@ -163,7 +182,7 @@ def load_allowlist(root: Path, relative: str) -> Allowlist:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise UserError(f"{path}:{line}: the allowlist is not UTF-8 text: save it as UTF-8") from None
-    return parse_allowlist(text, relative)
+    return parse_allowlist(text, relative, layout=layout)
 
 
 def counted(code: str) -> bool:

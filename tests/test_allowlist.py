@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hwlint.allowlist import load_allowlist, parse_allowlist
 from hwlint.allowlist_edit import TreeCounts, plan_prune, plan_sync, prune_allowlist, render_allowlist
@@ -568,3 +570,26 @@ def test_example_tree_prunes_to_what_check_says(tmp_path: Path) -> None:
         "allowlist.txt:4: would remove examples/test/test_migrated.py: clean now\n"
         "allowlist.txt would change (1 removed; 1 entry): run `hwlint allowlist prune`.\n"
     ))
+
+
+# Lines of every kind the parser tells apart, for the property below.
+_LINES = st.sampled_from([
+    "test/a.py 1", "test/b.py 2", "test/c.py 0  # later", "test/a.py 3", "test/b.py", "test/d.py x",
+    "/abs/test_x.py 1", "C:/test_x.py 1", "test\\x.py 1", "test/../x.py 1", "./test/x.py 1", "test/..x.py 1",
+    "<<<<<<< HEAD", "=======", ">>>>>>> 1234", "||||||| base", "# comment", "", "   ", "test/z.py 1 trailing",
+    ">x.py 1", "test/e.py 4\r",
+])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_LINES, max_size=12), st.sampled_from(["\n", "\r\n"]))
+def test_parse_without_layout_finds_what_the_full_parse_finds(lines: list[str], newline: str) -> None:
+    """check parses the list with layout=False, which takes a fast path for
+    the common line: the entries and problems must be those of the full
+    parse, which does not."""
+    text = newline.join(lines)
+    full = parse_allowlist(text, "allowlist.txt")
+    fast = parse_allowlist(text, "allowlist.txt", layout=False)
+    assert fast.entries == full.entries
+    assert [(d.line, d.message) for d in fast.problems] == [(d.line, d.message) for d in full.problems]
+    assert fast.records == [] and fast.header == fast.footer == []

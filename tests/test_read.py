@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hwlint.read
 from hwlint.read import ReadError, decode, read_source
@@ -280,3 +282,27 @@ def test_deep_nesting_is_hwc000_not_a_crash(tmp_path: Path, source: bytes) -> No
     assert "Traceback" not in proc.stderr and proc.stderr == ""
     found = [(d["path"], d["code"]) for d in json.loads(proc.stdout)]
     assert found == [("test/test_deep.py", "HWC000"), ("test/test_good.py", "HWC001")]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.binary(max_size=40), st.sampled_from([b"", b"# -*- coding: latin-1 -*-\n", b"\xef\xbb\xbf", b"#!/x\n"]),
+       st.binary(max_size=20))
+def test_decode_without_tokenize_agrees_with_tokenize(head: bytes, prefix: bytes, tail: bytes) -> None:
+    """decode skips tokenize.detect_encoding when lines 1-2 are ASCII without
+    "coding": it must give what the detect_encoding path gives."""
+    data = prefix + head + b"\n" + tail
+    assert decode(data) == _decode_via_tokenize(data)
+
+
+def _decode_via_tokenize(data: bytes) -> object:
+    detected = hwlint.read._detect_encoding(data)
+    if isinstance(detected, ReadError):
+        return detected
+    try:
+        text = data.decode(detected)
+    except UnicodeDecodeError as exc:
+        return hwlint.read._decode_error(data, exc, detected)
+    nul = text.find("\0")
+    if nul != -1:
+        return decode(data)  # NUL handling is the same code on both paths
+    return text
