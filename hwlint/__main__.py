@@ -76,17 +76,17 @@ def _check(options: dict[str, Any]) -> int:
 
     from hwlint.config import load_config
 
-    config_file = options.get("config_file")
-    config = load_config(Path(config_file) if config_file else None)
-    from hwlint.check import run_check
-    from hwlint.formats import renderer
-
-    paths = [Path(p) for p in options["paths"]]
     cache: Any = True
     if options.get("no_cache"):
         cache = False
     elif options.get("cache_dir"):
         cache = Path(options["cache_dir"])
+    config_file = options.get("config_file")
+    config = load_config(Path(config_file) if config_file else None, cache=cache)
+    from hwlint.check import run_check
+    from hwlint.formats import renderer
+
+    paths = [Path(p) for p in options["paths"]]
     result = run_check(config, paths or None, jobs=options.get("jobs"), use_allowlist=not options.get("no_allowlist"),
                        cache=cache)
     fmt = options.get("fmt", "text")

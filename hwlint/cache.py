@@ -148,13 +148,7 @@ class Cache:
 
     @classmethod
     def for_config(cls, config: Any, directory: Path | str | None = None) -> "Cache":
-        if directory is None:
-            env = os.environ.get(ENV_DIR)
-            directory = Path(env) if env else Path(config.root) / CACHE_DIR_NAME
-        directory = Path(directory)
-        if not directory.is_absolute():
-            directory = Path(os.path.abspath(directory))
-        return cls(directory, namespace_key(config))
+        return cls(cache_folder(Path(config.root), directory), namespace_key(config))
 
     # -- facts --------------------------------------------------------------
 
@@ -291,8 +285,17 @@ class Cache:
                     pass
 
 
-def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) -> Cache | None:
-    """The cache a run uses, from run_check's `cache` argument:
+def cache_folder(root: Path, directory: Path | str | None = None) -> Path:
+    """The cache folder: `directory` (--cache-dir), else HWLINT_CACHE_DIR,
+    else `.hwlint_cache/` at the root; absolute."""
+    if directory is None:
+        env = os.environ.get(ENV_DIR)
+        directory = Path(env) if env else Path(root) / CACHE_DIR_NAME
+    return Path(os.path.abspath(directory))
+
+
+def chosen_folder(root: Path, cache: "bool | str | Path | None") -> Path | None:
+    """The folder a run uses, from run_check's `cache` argument:
 
     - True (`hwlint check`): the cache, in --cache-dir, else HWLINT_CACHE_DIR,
       else `.hwlint_cache/` at the root; none with --no-cache or
@@ -300,20 +303,86 @@ def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) ->
     - None (other commands, library calls): the same, but only when a folder
       is named (--cache-dir or HWLINT_CACHE_DIR): a library call does not
       leave a folder in the caller's tree unasked;
-    - False: none; a path: that folder; a Cache: that one.
+    - False: none; a path: that folder.
     """
-    if isinstance(cache, Cache):
-        return cache
     if cache is False:
         return None
     if cache is not None and cache is not True:
-        return Cache.for_config(config, Path(cache))
+        return cache_folder(root, cache)
     disabled, directory = options_from_cli()
     if disabled or os.environ.get(ENV_DISABLE, "") not in ("", "0"):
         return None
     if cache is None and directory is None and not os.environ.get(ENV_DIR):
         return None
-    return Cache.for_config(config, directory)
+    return cache_folder(root, directory)
+
+
+def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) -> Cache | None:
+    """The cache a run uses (see chosen_folder), or that Cache."""
+    if isinstance(cache, Cache):
+        return cache
+    folder = chosen_folder(Path(config.root), cache)
+    return None if folder is None else Cache(folder, namespace_key(config))
+
+
+# -- settings ------------------------------------------------------------------
+# Finding the configuration parses TOML: tomllib and the datetime module it
+# imports cost as much as the rest of a one-file check's work. The [tool.hwlint]
+# table read from a file is kept in the cache folder, keyed by the file's bytes.
+
+_TABLES = "settings.bin"
+_TABLES_MAX = 64  # files (and versions of them) remembered
+_NOTHING = "no [tool.hwlint] table"  # stored for a file that has none
+
+
+def _table_key(name: str, data: bytes) -> bytes:
+    # The file's name counts: hwlint.toml and pyproject.toml hold the table
+    # in different places; so does the version that read it.
+    return digest(f"{__version__}\0{name}\0".encode("utf-8", "surrogatepass") + data)
+
+
+def table_get(folder: Path, name: str, data: bytes) -> tuple[bool, Any]:
+    """(True, table or None) when the memo in `folder` knows the settings
+    file `name` with these bytes."""
+    try:
+        with open(folder / _TABLES, "rb", buffering=0) as fh:
+            tables = _unpack(fh.readall())
+    except OSError:
+        return False, None
+    if not isinstance(tables, dict):
+        return False, None
+    found = tables.get(_table_key(name, data), _MISSING)
+    if found is _MISSING or not (found == _NOTHING or isinstance(found, dict)):
+        return False, None
+    return True, None if found == _NOTHING else found
+
+
+def table_put(folder: Path, name: str, data: bytes, table: dict[str, Any] | None) -> None:
+    """Remember the table of a settings file, if the cache folder exists
+    (a folder is never created for this alone)."""
+    if not folder.is_dir():
+        return
+    try:
+        with open(folder / _TABLES, "rb", buffering=0) as fh:
+            tables = _unpack(fh.readall())
+    except OSError:
+        tables = None
+    if not isinstance(tables, dict) or len(tables) >= _TABLES_MAX:
+        tables = {}
+    tables[_table_key(name, data)] = _NOTHING if table is None else table
+    try:
+        payload = _pack(tables)
+    except ValueError:  # a value marshal cannot store (a TOML date): no memo
+        return
+    from hwlint.atomic import write_bytes_atomic
+
+    try:
+        write_bytes_atomic(folder / _TABLES, payload, durable=False)
+    except OSError:
+        pass  # a read-only cache: the run says so when it writes its facts
+
+
+_MISSING = object()
 
 
 def memo_name(parts: Mapping[str, Any] | tuple[Any, ...]) -> str:

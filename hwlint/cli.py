@@ -136,10 +136,12 @@ def main() -> None:
     class declares `hw_classification`, consistently with how it is written."""
 
 
-def _load(config_file: Path | None) -> Any:
+def _load(config_file: Path | None, cache: bool | None = None) -> Any:
+    """The configuration; `cache` as run_check's (the settings read are
+    remembered in the cache folder)."""
     from hwlint.config import load_config
 
-    return load_config(config_file)
+    return load_config(config_file, cache=cache)
 
 
 @main.command()
@@ -172,7 +174,7 @@ def check(
     from hwlint.check import run_check
     from hwlint.formats import renderer
 
-    config = _load(config_file)
+    config = _load(config_file, cache=True)
     lint_tree = functools.partial(
         run_check,
         config,

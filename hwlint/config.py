@@ -12,11 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 from hwlint.diagnostics import UserError
 
 DEFAULT_CLASSIFICATIONS = ("GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU")
@@ -148,31 +143,52 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path) -> Config:
     return Config(root=root, source=source, **values)
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
+def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        # tomllib.load does this decode itself, and lets its error escape.
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
-        # tomllib decodes the bytes itself and lets this escape: without this
-        # a pyproject.toml saved as UTF-16 or Latin-1 was an "internal error".
+        # Without this a pyproject.toml saved as UTF-16 or Latin-1 was an
+        # "internal error".
         raise UserError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start}: 0x{exc.object[exc.start]:02x})") from None
+
+
+def _table_of(path: Path, cache: bool | Path | None = False) -> dict[str, Any] | None:
+    """The hwlint settings a file holds, or None when it holds none.
+
+    `cache` (run_check's argument, see hwlint.cache.chosen_folder): where the
+    table read from these bytes may be remembered, so that the next run need
+    not parse TOML."""
+    try:
+        data = path.read_bytes()
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    folder = None
+    if cache is not False:
+        from hwlint.cache import chosen_folder, table_get
 
-
-def _table_of(path: Path) -> dict[str, Any] | None:
-    """The hwlint settings a file holds, or None when it holds none."""
-    data = _load_toml(path)
+        folder = chosen_folder(path.parent, cache)
+        if folder is not None:
+            known, table = table_get(folder, path.name, data)
+            if known:
+                return table  # type: ignore[no-any-return]
+    document = _parse_toml(path, data)
     if path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("hwlint") if isinstance(data.get("tool"), dict) else None
+        table = document.get("tool", {}).get("hwlint") if isinstance(document.get("tool"), dict) else None
     else:  # hwlint.toml: top-level keys, like ruff.toml; [tool.hwlint] is accepted too
-        table = data.get("tool", {}).get("hwlint", data) if isinstance(data.get("tool"), dict) else data
-    if table is None:
-        return None
-    if not isinstance(table, dict):
+        table = document.get("tool", {}).get("hwlint", document) if isinstance(document.get("tool"), dict) else document
+    if table is not None and not isinstance(table, dict):
         raise UserError(f"{path}: [tool.hwlint] must be a table")
+    if folder is not None:
+        from hwlint.cache import table_put
+
+        table_put(folder, path.name, data, table)
     return table
 
 
@@ -183,26 +199,29 @@ def find_git_root(start: Path) -> Path | None:
     return None
 
 
-def load_config(config_file: Path | None = None, start: Path | None = None) -> Config:
+def load_config(config_file: Path | None = None, start: Path | None = None, *,
+                cache: bool | Path | None = False) -> Config:
     """Find and read the configuration.
 
     With `config_file`, that file is the configuration and its folder is the
     root. Otherwise walk up from `start` (the current directory) to the first
     hwlint.toml, or pyproject.toml with a [tool.hwlint] table; failing that,
-    the git root (or `start`) is the root and defaults apply.
+    the git root (or `start`) is the root and defaults apply. `cache`: as
+    run_check's; the tables read are remembered in that folder (the one of
+    the root each file would make) when it exists.
     """
     if config_file is not None:
         config_file = config_file.resolve()
         if not config_file.is_file():
             raise UserError(f"{config_file}: configuration file not found")
-        table = _table_of(config_file) or {}
+        table = _table_of(config_file, cache) or {}
         return parse_settings(table, config_file.parent, config_file)
     start = (start or Path.cwd()).resolve()
     for directory in (start, *start.parents):
         for name in ("hwlint.toml", "pyproject.toml"):
             candidate = directory / name
             if candidate.is_file():
-                found = _table_of(candidate)
+                found = _table_of(candidate, cache)
                 if found is not None:
                     return parse_settings(found, directory, candidate)
     return Config(root=find_git_root(start) or start)
