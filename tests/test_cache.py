@@ -406,17 +406,96 @@ def test_fast_path_output_file_and_config(tmp_path: Path) -> None:
     assert bad == bad and bad.returncode == 2 and bad.stderr.startswith("hwlint: error: no/such/folder/out.txt: cannot write")
 
 
-def test_fast_path_does_not_import_click(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    code = ("import os, sys, runpy; sys.argv = ['hwlint', 'check', 'test/test_sub.py']\n"
+def _imported(root: Path, *args: str) -> tuple[set[str], str]:
+    """(the modules `hwlint ARGS` imported that the interpreter's start-up
+    had not, its stdout), run as the console script runs it."""
+    code = ("import os, sys, runpy; started = set(sys.modules)\n"
+            f"sys.argv = ['hwlint', *{list(args)!r}]\n"
             "def leave(code):\n    raise SystemExit(code)\n"
             "os._exit = leave\n"  # the fast path ends with os._exit: see what it imported first
             "try:\n    runpy.run_module('hwlint', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'libcst', 'concurrent', 'multiprocessing')"
-            " or m.startswith(('hwlint.report', 'hwlint.fix', 'hwlint.commands', 'hwlint.history'))), file=sys.stderr)")
+            "print(repr(sorted(set(sys.modules) - started)), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
-    assert proc.stderr.strip() == "[]"
+    return set(eval(proc.stderr.strip().splitlines()[-1])), proc.stdout
+
+
+def test_fast_path_does_not_import_click(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    modules, _ = _imported(root, "check", "test/test_sub.py")
+    assert sorted(m for m in modules if m.split(".")[0] in ("click", "libcst", "concurrent", "multiprocessing")
+                  or m.startswith(("hwlint.report", "hwlint.fix", "hwlint.commands", "hwlint.history"))) == []
     assert run_cli("check", "test/test_sub.py", cwd=root).returncode == 1
+
+
+# What a one-file run must not import once the cache knows the project: each
+# costs a noticeable part of a pre-commit run (see benchmarks/bench_check.py).
+NOT_ON_A_WARM_RUN = ("pathspec", "tomllib", "tomli", "dataclasses", "tokenize", "tempfile", "json", "inspect",
+                     "click", "libcst", "concurrent", "multiprocessing", "hwlint.allowlist_edit")
+
+
+def test_warm_one_file_run_imports_only_what_it_needs(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    cold, cold_out = _imported(root, "check", "test/test_b.py")
+    assert {"pathspec", "tomllib"} <= cold  # the first run matches patterns and reads TOML
+    _imported(root, "check", "test/test_b.py")  # the cache folder exists now: the settings are remembered
+    (root / "test/test_b.py").write_text(UNCLASSIFIED + "# edited\n")  # facts not cached: parsed again
+    warm, warm_out = _imported(root, "check", "test/test_b.py")
+    assert sorted(m for m in warm if m.split(".")[0] in NOT_ON_A_WARM_RUN or m in NOT_ON_A_WARM_RUN) == []
+    assert warm_out == cold_out and "test/test_b.py:3:1: HWC001" in warm_out
+    assert warm_out == _cli(root, "check", "--no-cache", "test/test_b.py").stdout
+
+
+def test_named_file_verdicts_follow_gitignore_and_settings(tmp_path: Path) -> None:
+    """The memo of which named files are test files is keyed by everything
+    the verdict depends on: each edit below takes effect on the next run."""
+    root = _tree(tmp_path)
+
+    def named() -> str:
+        warm = _cli(root, "check", "test/test_b.py")
+        assert warm.stdout == _cli(root, "check", "--no-cache", "test/test_b.py").stdout
+        return "checked" if "HWC001" in warm.stdout else "skipped"
+
+    assert [named(), named()] == ["checked", "checked"]
+    (root / ".gitignore").write_text("test_b.py\n")
+    assert named() == "skipped"
+    (root / ".gitignore").write_text("other.py\n")
+    assert named() == "checked"
+    (root / "test/.gitignore").write_text("*_b.py\n")
+    assert named() == "skipped"
+    (root / "test/.gitignore").unlink()
+    assert named() == "checked"
+    (root / "pyproject.toml").write_text('[tool.hwlint]\nexclude = ["test/test_b.py"]\n')
+    assert named() == "skipped"
+    (root / "pyproject.toml").write_text('[tool.hwlint]\ninclude = ["test/test_*.py"]\n')
+    assert named() == "checked"
+
+
+def test_settings_memo_follows_the_file(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    memo = root / CACHE_DIR_NAME / "settings.bin"
+    _cli(root, "check", "test/test_b.py")
+    assert not memo.exists()  # a folder is never created for it alone
+    assert "HWC001" in _cli(root, "check", "test/test_b.py").stdout
+    assert memo.is_file()
+    (root / "pyproject.toml").write_text('[tool.hwlint]\nignore = ["HWC001"]\n')
+    assert "HWC001" not in _cli(root, "check", "test/test_b.py").stdout
+    (root / "pyproject.toml").write_text("[tool.hwlint]\n")
+    assert "HWC001" in _cli(root, "check", "test/test_b.py").stdout
+    # A file hwlint reads tables from by name: hwlint.toml holds its keys at the top.
+    (root / "hwlint.toml").write_text('ignore = ["HWC001"]\n')
+    assert "HWC001" not in _cli(root, "check", "test/test_b.py").stdout
+    (root / "hwlint.toml").unlink()
+    for damage in (b"", b"garbage", memo.read_bytes()[:-3]):
+        memo.write_bytes(damage)
+        assert "HWC001" in _cli(root, "check", "test/test_b.py").stdout
+    bad = _cli(root, "check", "test/test_b.py")
+    (root / "pyproject.toml").write_text("[tool.hwlint\n")
+    bad = _cli(root, "check", "test/test_b.py")
+    assert bad.returncode == 2 and bad.stderr.startswith(f"hwlint: error: {root / 'pyproject.toml'}: invalid TOML")
+    memo.unlink()
+    (root / "pyproject.toml").write_text("[tool.hwlint]\n")
+    _cli(root, "check", "--no-cache", "test/test_b.py")
+    assert not memo.exists()
 
 
 def test_deleted_files_leave_the_cache(tmp_path: Path) -> None:
