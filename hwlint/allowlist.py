@@ -177,10 +177,11 @@ def load_allowlist(root: Path, relative: str, *, layout: bool = True) -> Allowli
             f"{path}: cannot read the allowlist ({exc.strerror or exc}): make it a readable file, "
             "or delete it (a missing allowlist is an empty one)"
         ) from None
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # a BOM is not part of the list
     try:
-        text = data.decode("utf-8-sig")
+        text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = body.count(b"\n", 0, exc.start) + 1
         raise UserError(f"{path}:{line}: the allowlist is not UTF-8 text: save it as UTF-8") from None
     return parse_allowlist(text, relative, layout=layout)
 

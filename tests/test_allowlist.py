@@ -424,6 +424,21 @@ def test_an_unreadable_allowlist_is_one_line_and_exit_2(tmp_path: Path) -> None:
         )
 
 
+def test_a_bom_is_not_part_of_the_list_and_other_encodings_are_one_line(tmp_path: Path) -> None:
+    root = write_project(tmp_path, {"test/test_a.py": unclassified(1)})
+    (root / "allowlist.txt").write_bytes(b"\xef\xbb\xbf# header\ntest/test_a.py 1\n")
+    result = run_cli("check", cwd=root)
+    assert (result.returncode, result.stdout) == (0, "All checks passed (1 file checked, 1 allowlisted).\n")
+    # Lines are counted in the list's text: the BOM shifts nothing.
+    (root / "allowlist.txt").write_bytes(b"\xef\xbb\xbf# header\n\ntest/test_\xe9.py 1\n")
+    for args in (("check",), ("check", "test/test_a.py"), ("allowlist", "prune")):
+        result = run_cli(*args, cwd=root)
+        assert (result.returncode, result.stdout) == (2, ""), args
+        assert result.stderr == (
+            f"hwlint: error: {root / 'allowlist.txt'}:3: the allowlist is not UTF-8 text: save it as UTF-8\n"
+        )
+
+
 # ---------------------------------------------------------------------------
 # PyTorch's JSON allowlist.
 
