@@ -20,13 +20,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hwlint.diagnostics import Diagnostic, UserError
 from hwlint.rules import AllowlistBudget, AllowlistStale, AllowlistSyntax
 
+if TYPE_CHECKING:
+    from hwlint.cache import Cache
+
 _ENTRY = re.compile(r"^(?P<path>\S+)\s+(?P<budget>\d+)(?P<trailing>\s*(?:#.*)?)$")
-_DRIVE = re.compile(r"^[A-Za-z]:")
 _CONFLICT = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
 # Budgets count these; HWC000 (a file that cannot be parsed has no countable
 # violations) and the allowlist's own rules do not.
@@ -132,7 +134,7 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
         path = match.group("path") if match else line.split()[0]
         if match is None:
             problems.append(_syntax(where, number, f"malformed entry {line!r}: expected `<path> <violations allowed>`"))
-        if path.startswith("/") or _DRIVE.match(path) or "\\" in path:
+        if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or "\\" in path:
             problems.append(_syntax(where, number, f"{path}: use a path relative to the project root with / separators"))
             if layout:
                 record(number, raw, "bad-path", path)
@@ -166,7 +168,10 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
     return allowlist
 
 
-def load_allowlist(root: Path, relative: str, *, layout: bool = True) -> Allowlist:
+def load_allowlist(root: Path, relative: str, *, layout: bool = True, memo: Cache | None = None) -> Allowlist:
+    """The list at `root / relative`. With `memo` (and no layout), the
+    entries and problems of the same bytes come from the cache: a one-file
+    check spends more on parsing a long list than on the file."""
     path = root / relative
     try:
         data = path.read_bytes()
@@ -177,13 +182,48 @@ def load_allowlist(root: Path, relative: str, *, layout: bool = True) -> Allowli
             f"{path}: cannot read the allowlist ({exc.strerror or exc}): make it a readable file, "
             "or delete it (a missing allowlist is an empty one)"
         ) from None
+    key = None
+    if memo is not None and not layout:
+        from hwlint.cache import digest
+
+        key = digest(data)
+        known = _from_memo(memo.memo_get(_MEMO), key, relative)
+        if known is not None:
+            return known
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # a BOM is not part of the list
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = body.count(b"\n", 0, exc.start) + 1
         raise UserError(f"{path}:{line}: the allowlist is not UTF-8 text: save it as UTF-8") from None
-    return parse_allowlist(text, relative, layout=layout)
+    allowlist = parse_allowlist(text, relative, layout=layout)
+    if memo is not None and key is not None:
+        memo.memo_put(_MEMO, (
+            key,
+            allowlist.newline,
+            tuple([(e.path, e.budget, e.line) for e in allowlist.entries.values()]),
+            tuple([(d.line, d.message) for d in allowlist.problems]),
+        ))
+    return allowlist
+
+
+_MEMO = "allowlist"
+
+
+def _from_memo(memo: Any, key: bytes, where: str) -> Allowlist | None:
+    """The Allowlist a memo of `load_allowlist` holds for the bytes `key`."""
+    try:
+        stored, newline, entries, problems = memo
+        if stored != key:
+            return None
+        allowlist = Allowlist(where, True)
+        allowlist.newline = newline
+        make = Entry._make
+        allowlist.entries = {e[0]: make(e) for e in entries}
+        allowlist.problems = [_syntax(where, line, message) for line, message in problems]
+    except (TypeError, ValueError):  # not a memo of this shape: parse
+        return None
+    return allowlist
 
 
 def counted(code: str) -> bool:

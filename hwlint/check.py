@@ -547,7 +547,7 @@ def run_check(
     if use_allowlist:
         from hwlint.allowlist import apply_allowlist, load_allowlist
 
-        allowlist = load_allowlist(root, config.allowlist, layout=False)
+        allowlist = load_allowlist(root, config.allowlist, layout=False, memo=store)
         checked = set(files)
         unlinted: set[str] = set()
         if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)

@@ -63,15 +63,16 @@ def _detect_encoding(data: bytes) -> str | ReadError:
     return encoding  # type: ignore[no-any-return]
 
 
-# Python ends a line at \r\n, \r or \n (universal newlines).
-_NEWLINE = re.compile(rb"\r\n|\r|\n")
+# Python ends a line at \r\n, \r or \n (universal newlines). These two are
+# for errors only: compiled (and cached by `re`) when one happens.
+_NEWLINE = rb"\r\n|\r|\n"
 # PEP 263: the cookie is a comment on line 1 or 2 that says coding[:=].
-_COOKIE_LINE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+_COOKIE_LINE = rb"^[ \t\f]*#.*?coding[:=]"
 
 
 def _cookie_line(data: bytes) -> int:
-    for number, line in enumerate(_NEWLINE.split(data, 2)[:2], 1):
-        if _COOKIE_LINE.match(line):
+    for number, line in enumerate(re.split(_NEWLINE, data, maxsplit=2)[:2], 1):
+        if re.match(_COOKIE_LINE, line):
             return number
     return 1
 
@@ -81,7 +82,7 @@ def _decode_error(data: bytes, exc: UnicodeDecodeError, encoding: str) -> ReadEr
     # file with lone-CR endings was all "line 1"), the column counts
     # characters, not bytes (a multi-byte character before the bad byte
     # shifted it right), and a BOM is no character (it shifted line 1 by 3).
-    before = _NEWLINE.split(data[: exc.start])
+    before = re.split(_NEWLINE, data[: exc.start])
     line = len(before)
     text = before[-1]
     if line == 1 and text.startswith(codecs.BOM_UTF8):

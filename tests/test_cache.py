@@ -508,3 +508,31 @@ def test_deleted_files_leave_the_cache(tmp_path: Path) -> None:
     store = Cache.for_config(config, cache)
     assert not store.has("test/test_b.py")
     assert store.has("test/test_a.py") and store.has("test/common_base.py")
+
+
+def test_allowlist_memo_gives_what_parsing_gives(tmp_path: Path) -> None:
+    """check keeps the entries and problems of the allowlist's bytes in the
+    cache: a hit must be the parse, a changed or damaged memo a new parse."""
+    from hwlint.allowlist import load_allowlist
+
+    root = _tree(tmp_path)
+    listed = "# header\ntest/test_b.py 1\ntest/test_a.py 2\ntest/test_b.py 3\nnot an entry\n"
+    (root / "allowlist.txt").write_text(listed)
+    config = load_config(start=root)
+    store = Cache.for_config(config, tmp_path / "cache")
+    parsed = load_allowlist(root, "allowlist.txt", layout=False)
+    first = load_allowlist(root, "allowlist.txt", layout=False, memo=store)  # parses, and keeps it
+    memo = tmp_path / "cache" / store.directory.name / "memo-allowlist.bin"
+    assert memo.is_file()
+    again = load_allowlist(root, "allowlist.txt", layout=False, memo=store)
+    for got in (first, again):
+        assert got.entries == parsed.entries and list(got.entries) == list(parsed.entries)
+        assert [(d.path, d.line, d.code, d.message) for d in got.problems] == [
+            (d.path, d.line, d.code, d.message) for d in parsed.problems]
+        assert len(got.problems) == 4  # out of order, listed twice, malformed (and out of order)
+    (root / "allowlist.txt").write_text("test/test_b.py 1\n")
+    assert list(load_allowlist(root, "allowlist.txt", layout=False, memo=store).entries) == ["test/test_b.py"]
+    memo.write_bytes(memo.read_bytes()[:-1])  # damaged: ignored
+    assert list(load_allowlist(root, "allowlist.txt", layout=False, memo=store).entries) == ["test/test_b.py"]
+    outputs = {_cli(root, "check", *args).stdout for args in ((), (), ("--no-cache",))}
+    assert len(outputs) == 1 and "1 allowlisted" in outputs.pop()

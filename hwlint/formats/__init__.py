@@ -4,17 +4,20 @@ are imported only when asked for, so the check path pays for one."""
 from __future__ import annotations
 
 import importlib
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from hwlint.check import CheckResult
+if TYPE_CHECKING:  # a Protocol class costs a measurable part of a one-file run to create
+    from typing import Protocol
+
+    from hwlint.check import CheckResult
+
+    class Renderer(Protocol):
+        def __call__(self, result: CheckResult, *, statistics: bool = False, color: bool = False,
+                     fmt: str = "") -> str: ...
 
 NAMES = ("text", "json", "jsonl", "lintrunner", "github", "sarif", "junit")
 _MODULES = {"text": "text", "json": "json_", "jsonl": "json_", "lintrunner": "lintrunner",
             "github": "github", "sarif": "sarif", "junit": "junit"}
-
-
-class Renderer(Protocol):
-    def __call__(self, result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str: ...
 
 
 def renderer(name: str) -> Renderer:
