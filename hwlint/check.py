@@ -31,7 +31,7 @@ from hwlint.cache import Cache, memo_name, open_cache
 from hwlint.config import Config
 from hwlint.diagnostics import Diagnostic
 from hwlint.discover import discover, import_pathspec
-from hwlint.facts import ModuleFacts, extract_file, extract_source, from_blob, to_blob
+from hwlint.facts import Accelerators, ModuleFacts, extract_file, extract_source, from_blob, to_blob
 from hwlint.read import ReadError, decode
 from hwlint.resolve import ModuleContext, Resolver
 from hwlint.rules import ALL_RULES, ParseError, enabled_codes
@@ -116,21 +116,31 @@ def _read(abspath: str) -> bytes | None:
         return None  # extract_file reads it again and says why it cannot
 
 
-def _facts_of(rel: str, data: bytes | None, abspath: str, enum: str, attribute: str) -> ModuleFacts:
-    """extract_file, from bytes already read."""
+# What extraction needs from the configuration: (enum, attribute,
+# accelerators). Small and picklable: it goes to worker processes.
+How = tuple[str, str, Accelerators]
+
+
+def how_of(config: Config) -> How:
+    return (config.enum, config.attribute, config.accelerators())
+
+
+def _facts_of(rel: str, data: bytes | None, abspath: str, how: How) -> ModuleFacts:
+    """extract_file, from bytes already read (None: read it)."""
+    enum, attribute, accelerators = how
     if data is None:
-        return extract_file(rel, abspath, enum=enum, attribute=attribute)
+        return extract_file(rel, abspath, enum=enum, attribute=attribute, accelerators=accelerators)
     source = decode(data)
     if isinstance(source, ReadError):
         return ModuleFacts(rel, error=source)
-    return extract_source(rel, source, enum=enum, attribute=attribute)
+    return extract_source(rel, source, enum=enum, attribute=attribute, accelerators=accelerators)
 
 
-def _blob_of(rel: str, data: bytes | None, abspath: str, enum: str, attribute: str) -> Blob:
-    return to_blob(_facts_of(rel, data, abspath, enum, attribute))
+def _blob_of(rel: str, data: bytes | None, abspath: str, how: How) -> Blob:
+    return to_blob(_facts_of(rel, data, abspath, how))
 
 
-def _extract_task(root: str, paths: list[tuple[str, int]], enum: str, attribute: str,
+def _extract_task(root: str, paths: list[tuple[str, int]], how: How,
                   with_keys: bool) -> list[tuple[str, bytes | None, Blob]]:
     """Worker: (path, content hash of the bytes parsed, facts) per file
     (no hash without a cache: the file is read as extract_file reads it)."""
@@ -144,7 +154,7 @@ def _extract_task(root: str, paths: list[tuple[str, int]], enum: str, attribute:
             abspath = os.path.join(root, rel)
             data = _read(abspath) if with_keys else None
             key = digest(data, bulk=True) if data is not None else None
-            out.append((rel, key, _blob_of(rel, data, abspath, enum, attribute)))
+            out.append((rel, key, _blob_of(rel, data, abspath, how)))
             if size > _TRIM_ABOVE:
                 _release_memory()
         return out
@@ -180,7 +190,7 @@ def _pool_extract(config: Config, files: list[str], sizes: dict[str, int], jobs:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-    root, enum, attribute = str(config.root), config.enum, config.attribute
+    root, how = str(config.root), how_of(config)
     pending = _tasks([(rel, sizes.get(rel, 0)) for rel in files])
     budget = max([_TREE_BUDGET] + [estimate for _, estimate in pending[:1]])
     # fork: workers start in a millisecond with everything imported (and
@@ -199,7 +209,7 @@ def _pool_extract(config: Config, files: list[str], sizes: dict[str, int], jobs:
                         break
                     pick = 0
                 paths, estimate = pending.pop(pick)
-                future = pool.submit(_extract_task, root, paths, enum, attribute, with_keys)
+                future = pool.submit(_extract_task, root, paths, how, with_keys)
                 in_flight[future] = estimate
                 used += estimate
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
@@ -282,6 +292,7 @@ class _Session:
 
     def __init__(self, config: Config, store: Cache | None, jobs: int | None, progress: Progress | None) -> None:
         self.config = config
+        self.how = how_of(config)
         self.root = str(config.root)
         self.store = store
         self.jobs = jobs or os.cpu_count() or 1
@@ -328,11 +339,11 @@ class _Session:
     def _extract_here(self, rel: str) -> tuple[bytes | None, ModuleFacts]:
         abspath = os.path.join(self.root, rel)
         if self.store is None:
-            return None, extract_file(rel, abspath, enum=self.config.enum, attribute=self.config.attribute)
+            return None, _facts_of(rel, None, abspath, self.how)
         from hwlint.cache import digest
 
         data = _read(abspath)
-        facts = _facts_of(rel, data, abspath, self.config.enum, self.config.attribute)
+        facts = _facts_of(rel, data, abspath, self.how)
         key = None
         if data is not None:
             key = digest(data)
@@ -387,7 +398,7 @@ class _Session:
         abspath = os.path.join(self.root, rel)
         store = self.store
         if store is None:
-            return extract_file(rel, abspath, enum=self.config.enum, attribute=self.config.attribute)
+            return _facts_of(rel, None, abspath, self.how)
         from hwlint.cache import digest
 
         data = _read(abspath)
@@ -400,7 +411,7 @@ class _Session:
                     return from_blob(blob)
                 except Exception:
                     store.discard(rel)
-        facts = _facts_of(rel, data, abspath, self.config.enum, self.config.attribute)
+        facts = _facts_of(rel, data, abspath, self.how)
         if key is not None:
             store.put(rel, key, to_blob(facts))
         return facts

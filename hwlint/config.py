@@ -35,10 +35,23 @@ class Config(NamedTuple):
     per_file_ignores: Mapping[str, tuple[str, ...]] = {}
     baseline: int = 1191
     lintrunner_code: str = "HWLINT"
+    # An out-of-tree backend's own accelerator API, added to PyTorch's
+    # (hwlint.facts.Accelerators): modules (`torch_npu.npu`), probe flags
+    # (`TEST_OPENREG`) and device names (`"openreg"`, `.openreg()`).
+    extend_accelerator_modules: tuple[str, ...] = ()
+    extend_accelerator_flags: tuple[str, ...] = ()
+    extend_devices: tuple[str, ...] = ()
 
     @property
     def allowlist_path(self) -> Path:
         return self.root / self.allowlist
+
+    def accelerators(self) -> Any:
+        """What counts as using an accelerator (a hwlint.facts.Accelerators)."""
+        from hwlint.facts import DEFAULT_ACCELERATORS
+
+        return DEFAULT_ACCELERATORS.extended(self.extend_accelerator_modules, self.extend_accelerator_flags,
+                                             self.extend_devices)
 
     def analysis_key(self) -> tuple[Any, ...]:
         """The settings that change what facts and rules produce (for caches)."""
@@ -48,6 +61,9 @@ class Config(NamedTuple):
             self.enum,
             self.attribute,
             self.inheritance,
+            self.extend_accelerator_modules,
+            self.extend_accelerator_flags,
+            self.extend_devices,
         )
 
 
@@ -104,6 +120,14 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path) -> Config:
             values[name] = _str(source, key, value)
         elif name in ("enum", "attribute"):
             values[name] = _identifier(source, key, _str(source, key, value))
+        elif name in ("extend_accelerator_modules", "extend_accelerator_flags", "extend_devices"):
+            names = _str_list(source, key, value)
+            for item in names:
+                parts = item.split(".") if name == "extend_accelerator_modules" else [item]
+                if not all(part.isidentifier() for part in parts):
+                    what = "a dotted module name" if len(parts) > 1 or name == "extend_accelerator_modules" else "an identifier"
+                    raise _err(source, f"[tool.hwlint] {key}: {item!r} is not {what}")
+            values[name] = names
         elif name == "inheritance":
             if value not in ("inherit", "explicit"):
                 raise _err(source, f'[tool.hwlint] inheritance must be "inherit" or "explicit", got {value!r}')

@@ -45,26 +45,90 @@ class _LazyPattern:
 _NEWLINE = _LazyPattern(r"\r\n|\r|\n")
 _NOQA = _LazyPattern(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 _SKIP_FILE = _LazyPattern(r"#\s*hwlint:\s*skip-file\b")
-# Cheap text test run before walking a class body for probes and devices:
-# most classes mention no accelerator at all, and a regex over the text costs
-# far less than a walk of the tree.
-_ACCELERATOR_TEXT = _LazyPattern(
-    r"torch\.(?:cuda|xpu|mps|npu|accelerator|backends\.mps)\b"
-    r"|\bTEST_(?:CUDA|XPU|MPS|MULTIGPU|CUDNN|PRIVATEUSE1|NPU)\b"
-    r"|\.(?:cuda|xpu|npu)\("
-    r"|[\"'](?:cuda|xpu|mps|npu|hpu)(?::\d+)?[\"']"
-)
-# Every match of _ACCELERATOR_TEXT contains one of these substrings, and no
-# match spans lines: `str.find` for them (fast C) picks the candidate lines,
-# and the regex confirms each one. Scanning whole class texts with the regex
-# itself cost more than half as much as parsing them. ("npu" alone would hit
-# every "input".)
-_ACCELERATOR_TOKENS = ("cuda", "xpu", "mps", "hpu", "accelerator", "TEST_", "torch.npu", ".npu(", '"npu', "'npu")
-PROBE_PREFIXES = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu", "torch.accelerator", "torch.backends.mps")
-PROBE_FLAGS = frozenset(
-    {"TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1", "TEST_NPU"}
-)
-DEVICE_STRING = _LazyPattern(r"^(?:cuda|xpu|mps|npu|hpu)(?::\d+)?$")
+
+
+class Accelerators(NamedTuple):
+    """What counts as using an accelerator. The defaults are PyTorch's own;
+    an out-of-tree backend adds its module, flags and device name through
+    the `extend-accelerator-modules`, `extend-accelerator-flags` and
+    `extend-devices` settings (hwlint.config)."""
+
+    # Attributes under these are probes; calls into them (other than a
+    # question, `is_available()`) are device-specific use.
+    device_modules: tuple[str, ...] = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu")
+    # Attributes under these are probes; calls are not tied to one device.
+    probe_modules: tuple[str, ...] = ("torch.accelerator", "torch.backends.mps")
+    flags: tuple[str, ...] = ("TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1",
+                              "TEST_NPU")
+    # Device names: `device="cuda"`, `.to("cuda:1")`, `torch.device("cuda")`.
+    devices: tuple[str, ...] = ("cuda", "xpu", "mps", "npu", "hpu")
+    # Tensor methods that move to a device: `.cuda()`.
+    methods: tuple[str, ...] = ("cuda", "xpu", "npu")
+
+    def extended(self, modules: Sequence[str] = (), flags: Sequence[str] = (),
+                 devices: Sequence[str] = ()) -> "Accelerators":
+        """These, plus a backend's own (a backend's device name is also a
+        tensor method: `generate_methods_for_privateuse1_backend`)."""
+        def add(old: tuple[str, ...], new: Sequence[str]) -> tuple[str, ...]:
+            return old + tuple(x for x in dict.fromkeys(new) if x not in old)
+
+        return Accelerators(add(self.device_modules, modules), self.probe_modules, add(self.flags, flags),
+                            add(self.devices, devices), add(self.methods, devices))
+
+
+DEFAULT_ACCELERATORS = Accelerators()
+
+
+class _Vocabulary:
+    """An Accelerators compiled for matching: sets, and the regexes (on first use)."""
+
+    def __init__(self, acc: Accelerators) -> None:
+        self.device_modules = acc.device_modules
+        self.probe_modules = acc.device_modules + acc.probe_modules
+        self.flags = frozenset(acc.flags)
+        self.methods = frozenset(acc.methods)
+        names = "|".join(re.escape(d) for d in acc.devices)
+        self.device_string = _LazyPattern(rf"^(?:{names})(?::\d+)?$")
+        # Cheap text test run before walking a class body for probes and
+        # devices: most classes mention no accelerator at all, and a regex
+        # over the text costs far less than a walk of the tree.
+        self.text = _LazyPattern(
+            rf"(?:{'|'.join(re.escape(m) for m in self.probe_modules)})\b"
+            rf"|\b(?:{'|'.join(re.escape(f) for f in acc.flags)})\b"
+            rf"|\.(?:{'|'.join(re.escape(m) for m in acc.methods)})\("
+            rf"|[\"'](?:{names})(?::\d+)?[\"']"
+        )
+        # Every match of `text` contains one of these substrings, and no
+        # match spans lines: `str.find` for them (fast C) picks the candidate
+        # lines, and the regex confirms each one. Scanning whole class texts
+        # with the regex itself cost more than half as much as parsing them.
+        # PyTorch's own are picked by hand ("npu" alone would hit every
+        # "input"); a backend's are added whole.
+        tokens = ["cuda", "xpu", "mps", "hpu", "accelerator", "TEST_", "torch.npu", ".npu(", '"npu', "'npu"]
+        default = DEFAULT_ACCELERATORS
+        tokens += [m for m in acc.device_modules + acc.probe_modules if m not in default.device_modules + default.probe_modules]
+        tokens += [f for f in acc.flags if f not in default.flags]
+        for device in acc.devices:
+            if device not in default.devices:
+                tokens += [f'"{device}', f"'{device}", f".{device}("]
+        # A token that contains another finds nothing more (lines are what count).
+        self.tokens = tuple(t for t in dict.fromkeys(tokens)
+                            if not any(o != t and o in t for o in tokens))
+
+    def is_probe(self, dotted: str) -> bool:
+        return any(dotted == p or dotted.startswith(p + ".") for p in self.probe_modules)
+
+
+_VOCABULARIES: dict[Accelerators, _Vocabulary] = {}
+
+
+def _vocabulary(acc: Accelerators) -> _Vocabulary:
+    vocabulary = _VOCABULARIES.get(acc)
+    if vocabulary is None:
+        vocabulary = _VOCABULARIES[acc] = _Vocabulary(acc)
+    return vocabulary
+
+
 # Calls into a device module that only ask a question: probes, not hard-coded use.
 _QUESTIONS = frozenset({"is_available", "device_count", "is_built", "is_bf16_supported"})
 
@@ -193,12 +257,14 @@ def _strings(node: ast.expr) -> tuple[str, ...]:
 
 
 class _Extractor:
-    def __init__(self, lines: Sequence[str], attribute: str, text: str | None = None) -> None:
+    def __init__(self, lines: Sequence[str], attribute: str, text: str | None = None,
+                 accelerators: Accelerators = DEFAULT_ACCELERATORS) -> None:
         self.lines = lines
         self.attribute = attribute
+        self.vocabulary = _vocabulary(accelerators)
         # The module with "\n" line ends, when the caller has it at hand.
         self._text = text
-        # Sorted numbers of the lines where _ACCELERATOR_TEXT matches in the
+        # Sorted numbers of the lines where the vocabulary's text matches in the
         # whole module, computed when the first class needs them.
         self._hits: list[int] | None = None
         self.module_mentions: list[int] = []
@@ -220,7 +286,7 @@ class _Extractor:
         """Lines mentioning an accelerator, found once per module on demand."""
         if self._hits is None:
             text = self._text if self._text is not None else "\n".join(self.lines)
-            self._hits = accelerator_lines(text, self.lines)
+            self._hits = accelerator_lines(text, self.lines, self.vocabulary)
         return self._hits
 
     def note_module_mention(self, first: int, last: int) -> None:
@@ -416,18 +482,19 @@ class _Extractor:
     def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
         probes: dict[tuple[int, int], Site] = {}
         devices: dict[tuple[int, int], Site] = {}
+        vocabulary = self.vocabulary
         for sub in _walk_lines(node, hit_lines):
             kind = type(sub)
             if kind is ast.Attribute:
                 dotted = _dotted(sub)  # type: ignore[arg-type]
-                if _is_probe(dotted):
+                if vocabulary.is_probe(dotted):
                     key = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
                     # Outer and inner attributes of one chain start at the same
                     # place: keep the longest, reported once.
                     if key not in probes or len(probes[key].text) < len(dotted):
                         probes[key] = Site(sub.lineno, self.column(*key), dotted)  # type: ignore[attr-defined]
             elif kind is ast.Name:
-                if sub.id in PROBE_FLAGS:  # type: ignore[attr-defined]
+                if sub.id in vocabulary.flags:  # type: ignore[attr-defined]
                     key = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
                     probes[key] = Site(sub.lineno, self.column(*key), sub.id)  # type: ignore[attr-defined]
             elif kind is ast.Call:
@@ -438,9 +505,10 @@ class _Extractor:
 
     def device_use(self, call: ast.Call) -> Site | None:
         func = call.func
+        vocabulary = self.vocabulary
         where = (call.lineno, self.column(call.lineno, call.col_offset))
         for kw in call.keywords:
-            if kw.arg == "device" and _is_device_string(kw.value):
+            if kw.arg == "device" and _is_device_string(kw.value, vocabulary):
                 return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{kw.value.value}"')  # type: ignore[attr-defined]
         if isinstance(func, ast.Attribute):
             if func.end_lineno is not None and func.end_col_offset is not None:
@@ -449,28 +517,29 @@ class _Extractor:
                 method_at = (func.end_lineno, self.column(func.end_lineno, attr_at))
             else:
                 method_at = where
-            if func.attr in ("cuda", "xpu", "npu") and not _dotted(func).startswith("torch."):
-                return Site(*method_at, f".{func.attr}()")
             dotted = _dotted(func)
+            in_module = any(dotted.startswith(m + ".") for m in vocabulary.device_modules)
+            if func.attr in vocabulary.methods and not in_module and not dotted.startswith("torch."):
+                return Site(*method_at, f".{func.attr}()")
             if dotted in ("torch.device",) or func.attr == "to":
-                if call.args and _is_device_string(call.args[0]):
+                if call.args and _is_device_string(call.args[0], vocabulary):
                     if dotted == "torch.device":
                         return Site(*where, f'torch.device("{call.args[0].value}")')  # type: ignore[attr-defined]
                     return Site(*method_at, f'.to("{call.args[0].value}")')  # type: ignore[attr-defined]
-            parts = dotted.split(".")
-            if len(parts) >= 3 and parts[0] == "torch" and parts[1] in ("cuda", "xpu", "mps", "npu"):
-                if parts[-1] not in _QUESTIONS:
-                    return Site(*where, f"{dotted}()")
+            if in_module and func.attr not in _QUESTIONS:
+                return Site(*where, f"{dotted}()")
         return None
 
 
-def accelerator_lines(text: str, lines: Sequence[str]) -> list[int]:
-    """Sorted 1-based numbers of the lines where _ACCELERATOR_TEXT matches.
+def accelerator_lines(text: str, lines: Sequence[str], vocabulary: _Vocabulary | None = None) -> list[int]:
+    """Sorted 1-based numbers of the lines that mention an accelerator.
 
     `text` is the module with `\n` line ends (the source itself when it has
     no `\r`), `lines` its lines."""
+    vocabulary = vocabulary or _vocabulary(DEFAULT_ACCELERATORS)
+    pattern = vocabulary.text
     positions: list[int] = []
-    for token in _ACCELERATOR_TOKENS:
+    for token in vocabulary.tokens:
         at = text.find(token)
         while at != -1:
             positions.append(at)
@@ -483,7 +552,7 @@ def accelerator_lines(text: str, lines: Sequence[str]) -> list[int]:
     for at in positions:
         line += text.count("\n", previous, at)
         previous = at
-        if (not found or found[-1] != line) and _ACCELERATOR_TEXT.search(lines[line - 1]):
+        if (not found or found[-1] != line) and pattern.search(lines[line - 1]):
             found.append(line)
     return found
 
@@ -525,16 +594,12 @@ def _is_instantiation(stmt: ast.stmt) -> bool:
     return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == INSTANTIATE
 
 
-def _is_probe(dotted: str) -> bool:
-    return any(dotted == p or dotted.startswith(p + ".") for p in PROBE_PREFIXES)
-
-
 def _site_key(site: Site) -> tuple[int, int]:
     return (site.line, site.column)
 
 
-def _is_device_string(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(DEVICE_STRING.match(node.value))
+def _is_device_string(node: ast.expr, vocabulary: _Vocabulary) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(vocabulary.device_string.match(node.value))
 
 
 def _decorator_name(node: ast.expr) -> str:
@@ -601,7 +666,8 @@ def split_lines(source: str) -> list[str]:
     return _NEWLINE.split(source)
 
 
-def extract_source(path: str, source: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification") -> ModuleFacts:
+def extract_source(path: str, source: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification",
+                   accelerators: Accelerators = DEFAULT_ACCELERATORS) -> ModuleFacts:
     """Reduce one module's source to facts. Never raises on bad source: a
     module Python would refuse is a ModuleFacts with `error` set."""
     lines = split_lines(source)
@@ -630,7 +696,8 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
                 return ModuleFacts(path, error=ReadError(1, 1, f"cannot parse: {exc}"), noqa=noqa, lines=len(lines))
             except (RecursionError, MemoryError):
                 return ModuleFacts(path, error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"), noqa=noqa, lines=len(lines))
-        facts = facts_from_tree(path, source, tree, lines=lines, enum=enum, attribute=attribute)
+        facts = facts_from_tree(path, source, tree, lines=lines, enum=enum, attribute=attribute,
+                                accelerators=accelerators)
         del tree
         return facts._replace(noqa=noqa) if noqa else facts
     finally:
@@ -651,11 +718,12 @@ def facts_from_tree(
     lines: list[str] | None = None,
     enum: str = "HardwareClassification",
     attribute: str = "hw_classification",
+    accelerators: Accelerators = DEFAULT_ACCELERATORS,
 ) -> ModuleFacts:
     """Facts from an already parsed module (the flake8 plugin gets the tree
     from flake8). `noqa` is left empty: the caller reads comments its way."""
     lines = lines if lines is not None else split_lines(source)
-    extractor = _Extractor(lines, attribute, source if "\r" not in source else None)
+    extractor = _Extractor(lines, attribute, source if "\r" not in source else None, accelerators)
     try:
         extractor.block(tree.body, Branch(), {})
     except RecursionError:
@@ -670,11 +738,12 @@ def facts_from_tree(
     )
 
 
-def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification") -> ModuleFacts:
+def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification",
+                 accelerators: Accelerators = DEFAULT_ACCELERATORS) -> ModuleFacts:
     source = read_source(abspath)
     if isinstance(source, ReadError):
         return ModuleFacts(path, error=source)
-    return extract_source(path, source, enum=enum, attribute=attribute)
+    return extract_source(path, source, enum=enum, attribute=attribute, accelerators=accelerators)
 
 
 # -- compact form ---------------------------------------------------------

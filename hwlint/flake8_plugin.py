@@ -90,7 +90,8 @@ def _sibling(config: Config, rel: str) -> ModuleFacts | None:
     if key not in _SIBLINGS:
         if len(_SIBLINGS) >= _SIBLINGS_MAX:
             _SIBLINGS.clear()
-        _SIBLINGS[key] = extract_file(rel, abspath, enum=config.enum, attribute=config.attribute)
+        _SIBLINGS[key] = extract_file(rel, abspath, enum=config.enum, attribute=config.attribute,
+                                       accelerators=config.accelerators())
     return _SIBLINGS[key]
 
 
@@ -102,8 +103,10 @@ def facts_from_tree(path: str, source: str, tree: ast.AST | None, config: Config
 
         if is_skipped(source):
             return ModuleFacts(path, skip_file=True, lines=len(split_lines(source)))
-        return from_tree(path, source, tree, enum=config.enum, attribute=config.attribute)
-    facts = extract_source(path, source, enum=config.enum, attribute=config.attribute)
+        return from_tree(path, source, tree, enum=config.enum, attribute=config.attribute,
+                         accelerators=config.accelerators())
+    facts = extract_source(path, source, enum=config.enum, attribute=config.attribute,
+                           accelerators=config.accelerators())
     return facts._replace(noqa={})
 
 

@@ -125,7 +125,8 @@ class _Imported:
             config = self.result.config
 
             def load(rel: str) -> ModuleFacts | None:
-                return extract_file(rel, str(config.root / rel), enum=config.enum, attribute=config.attribute)
+                return extract_file(rel, str(config.root / rel), enum=config.enum, attribute=config.attribute,
+                                    accelerators=config.accelerators())
 
             self._resolver = Resolver(config, {path: ctx.facts for path, ctx in self.checked.items()}, load)
         return self._resolver

@@ -103,6 +103,9 @@ def test_mtime_is_not_the_key(tmp_path: Path) -> None:
     {"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "NPU"]},
     {"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}},
     {"inheritance": "explicit"},
+    {"extend-accelerator-modules": ["torch_npu.npu"]},
+    {"extend-accelerator-flags": ["TEST_OPENREG"]},
+    {"extend-devices": ["openreg"]},
 ])
 def test_config_change_is_a_new_cache(tmp_path: Path, setting: dict) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"

@@ -165,6 +165,14 @@ BAD_SETTINGS = [
     pytest.param("baseline = true", ["baseline must be a non-negative integer"], id="baseline-bool"),
     pytest.param("baseline = 1.5", ["baseline must be a non-negative integer"], id="baseline-float"),
     pytest.param("lintrunner-code = 5", ["lintrunner-code must be a non-empty string"], id="lintrunner-code-int"),
+    pytest.param('extend-accelerator-modules = "torch_npu.npu"', ["extend-accelerator-modules must be a list of strings"],
+                 id="modules-str"),
+    pytest.param('extend-accelerator-modules = ["torch_npu..npu"]',
+                 ["extend-accelerator-modules: 'torch_npu..npu' is not a dotted module name"], id="modules-dotted"),
+    pytest.param('extend-accelerator-flags = ["TEST-NPU"]', ["extend-accelerator-flags: 'TEST-NPU' is not an identifier"],
+                 id="flags-ident"),
+    pytest.param('extend-devices = ["open reg"]', ["extend-devices: 'open reg' is not an identifier"], id="devices-ident"),
+    pytest.param("extend-devices = [1]", ["extend-devices must be a list of strings"], id="devices-int"),
 ]
 
 
@@ -203,7 +211,8 @@ def test_unknown_key_message_lists_the_known_keys(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
         load_config(start=tmp_path)
     assert "'includes'" in str(caught.value)
-    assert "known keys: aliases, allowlist, attribute, baseline, classifications, enum, exclude, ignore, " \
+    assert "known keys: aliases, allowlist, attribute, baseline, classifications, enum, exclude, " \
+           "extend-accelerator-flags, extend-accelerator-modules, extend-devices, ignore, " \
            "import-from, include, inheritance, lintrunner-code, per-file-ignores, select" in str(caught.value)
 
 
@@ -359,3 +368,22 @@ def test_enabled_codes_of_the_defaults(tmp_path: Path) -> None:
     ]
     assert sorted(lint(root, ignore=("HWC1",)).enabled) == ["HWC000", "HWC001", "HWC002", "HWC301", "HWC302", "HWC303", "HWC304"]
     assert sorted(lint(root, select=("HWC101",), ignore=("HWC1",)).enabled) == ["HWC101"]
+
+
+def test_a_backend_extends_what_counts_as_accelerator_use(tmp_path: Path) -> None:
+    """An out-of-tree backend's API is unknown until configured; configured,
+    HWC105 and HWC201 see it, and the hint for `hwlint fix` changes too."""
+    source = (
+        HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_a(self):\n"
+        "        if torch_npu.npu.is_available():\n"                     # 8:12 HWC105
+        "            x = torch.ones(2, device='openreg')\n"               # 9:38 HWC201
+        "            x.openreg()\n"                                       # 10:15 HWC201
+    )
+    write_project(tmp_path, {"test/test_a.py": source}, {"select": ["HWC1", "HWC2"]})
+    assert run_cli("check", cwd=tmp_path).stdout.startswith("All checks passed")
+    write_project(tmp_path, {}, {"select": ["HWC1", "HWC2"], "extend-accelerator-modules": ["torch_npu.npu"],
+                                 "extend-devices": ["openreg"]})
+    result = run_cli("check", "--format", "json", cwd=tmp_path)
+    assert [(d["line"], d["column"], d["code"]) for d in json.loads(result.stdout)] == [
+        (8, 12, "HWC105"), (9, 38, "HWC201"), (10, 15, "HWC201")]

@@ -5,7 +5,17 @@ from __future__ import annotations
 import pickle
 import textwrap
 
-from hwlint.facts import Branch, Declaration, Instantiation, Method, Site, Value, extract_source
+from hwlint.facts import (
+    DEFAULT_ACCELERATORS,
+    Branch,
+    Declaration,
+    Instantiation,
+    Method,
+    Site,
+    Value,
+    _vocabulary,
+    extract_source,
+)
 
 
 def facts(source: str):
@@ -224,3 +234,44 @@ def test_module_level_accelerator_mentions() -> None:
         """
     )
     assert f.accelerator_lines == (4, 5, 8)
+
+
+BACKEND = textwrap.dedent(
+    """
+    device = torch.device("openreg")
+
+    class TestOpenReg(TestCase):
+        @unittest.skipIf(not TEST_OPENREG, "no backend")
+        def test_a(self):
+            torch_npu.npu.synchronize()
+            torch_npu.npu.is_available()
+            x = torch.ones(2).openreg()
+            y = x.to("openreg:1")
+    """
+)
+
+
+def test_a_backends_api_counts_once_configured() -> None:
+    plain = extract_source("test/test_x.py", BACKEND)
+    assert plain.classes[0].probes == () and plain.classes[0].devices == () and plain.accelerator_lines == ()
+    backend = DEFAULT_ACCELERATORS.extended(modules=["torch_npu.npu"], flags=["TEST_OPENREG"], devices=["openreg"])
+    f = extract_source("test/test_x.py", BACKEND, accelerators=backend)
+    cls = f.classes[0]
+    assert [(p.line, p.column, p.text) for p in cls.probes] == [
+        (5, 26, "TEST_OPENREG"), (7, 9, "torch_npu.npu.synchronize"), (8, 9, "torch_npu.npu.is_available")]
+    assert [(d.line, d.column, d.text) for d in cls.devices] == [
+        (7, 9, "torch_npu.npu.synchronize()"), (9, 27, ".openreg()"), (10, 15, '.to("openreg:1")')]
+    assert f.accelerator_lines == (2,)  # the module-level torch.device("openreg"): a hint for fix
+
+
+def test_default_vocabulary_keeps_its_hand_picked_tokens() -> None:
+    """The substrings that pick candidate lines are what makes a large file
+    cheap: PyTorch's own set must stay the short hand-picked one, and a
+    backend's additions must not drop any of it."""
+    default = _vocabulary(DEFAULT_ACCELERATORS).tokens
+    assert default == ("cuda", "xpu", "mps", "hpu", "accelerator", "TEST_", "torch.npu", ".npu(", '"npu', "'npu")
+    extended = _vocabulary(DEFAULT_ACCELERATORS.extended(modules=["torch.openreg", "torch_npu.npu"],
+                                                         flags=["TEST_OPENREG"], devices=["openreg"])).tokens
+    # TEST_OPENREG needs no token of its own: "TEST_" finds it.
+    assert extended[:10] == default
+    assert set(extended[10:]) == {"torch.openreg", "torch_npu.npu", '"openreg', "'openreg", ".openreg("}

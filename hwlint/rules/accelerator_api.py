@@ -31,6 +31,11 @@ class AcceleratorApi(Rule):
     ## Use instead
     Move the accelerator tests into an ACCELERATOR class instantiated with
     `instantiate_device_type_tests`, or into a CUDA class.
+
+    ## Options
+    An out-of-tree backend adds its own API: `extend-accelerator-modules`
+    (e.g. `["torch_npu.npu"]`) and `extend-accelerator-flags` (e.g.
+    `["TEST_OPENREG"]`).
     """
 
     code = "HWC105"
@@ -46,6 +51,13 @@ class AcceleratorApi(Rule):
             "    @unittest.skipIf(not torch.cuda.is_available(), 'no cuda')\n    def test_a(self):\n"
             "        if TEST_XPU:\n            pass\n",
             expect=((3, 26), (5, 12)),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+            "    @unittest.skipIf(not torch_npu.npu.is_available(), 'no npu')\n    def test_a(self):\n"
+            "        if TEST_OPENREG:\n            pass\n",
+            expect=((3, 26), (5, 12)),
+            settings={"extend-accelerator-modules": ["torch_npu.npu"], "extend-accelerator-flags": ["TEST_OPENREG"]},
         ),
     )
 

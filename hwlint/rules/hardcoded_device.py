@@ -31,6 +31,11 @@ class HardcodedDevice(Rule):
             x = torch.ones(2, device=device)
             torch.accelerator.synchronize()
     ```
+
+    ## Options
+    An out-of-tree backend adds its device name and module:
+    `extend-devices = ["openreg"]` (then `device="openreg"` and `.openreg()`
+    are reported too) and `extend-accelerator-modules = ["torch.openreg"]`.
     """
 
     code = "HWC201"
@@ -50,6 +55,14 @@ class HardcodedDevice(Rule):
             "    def test_a(self, device):\n        x = torch.ones(2, device='cuda')\n        y = x.cuda()\n"
             "        torch.cuda.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n",
             expect=((4, 34), (5, 15), (6, 9)),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+            "    def test_a(self, device):\n        x = torch.ones(2, device='openreg:0')\n        y = x.openreg()\n"
+            "        torch.openreg.synchronize()\n        torch.openreg.is_available()\n\n"
+            "instantiate_device_type_tests(TestA, globals())\n",
+            expect=((4, 34), (5, 15), (6, 9)),
+            settings={"extend-devices": ["openreg"], "extend-accelerator-modules": ["torch.openreg"]},
         ),
     )
 
