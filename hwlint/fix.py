@@ -1,14 +1,15 @@
-"""Fix: insert the classification that `infer` found, with libcst.
+"""Fix: insert the classification that `infer` found (HWC001), or replace
+a string declaration with the member it names (HWC002), with libcst.
 
 libcst keeps every byte it is not asked to change (comments, quotes,
-encoding, BOM, newline style, indentation), so a fix adds the declaration and,
-when needed, the enum's import, and nothing else. Only files with something to
-fix are parsed with libcst, and libcst is imported here only: `hwlint check`
-never pays for it.
+encoding, BOM, newline style, indentation), so a fix adds the declaration or
+replaces the string and, when needed, adds the enum's import, and nothing
+else. Only files with something to fix are parsed with libcst, and libcst is
+imported here only: `hwlint check` never pays for it.
 
 A fixed file is written only if it parses and its facts show exactly the
-intended classification on exactly the intended classes; the write is atomic
-and happens only if the file did not change meanwhile.
+intended classification on exactly the intended classes and declarations;
+the write is atomic and happens only if the file did not change meanwhile.
 """
 
 from __future__ import annotations
@@ -22,13 +23,18 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.atomic import write_bytes_atomic
 from hwlint.check import CheckResult
 from hwlint.config import Config
-from hwlint.facts import ModuleFacts, extract_source
+from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.read import ReadError, decode
 from hwlint.resolve import canonical_member
+
+# The rules whose diagnostics carry fixes: HWC001 declares a class's
+# classification, HWC002 replaces a string declaration with its member.
+FIXABLE = ("HWC001", "HWC002")
 
 
 class FixError(Exception):
@@ -39,10 +45,20 @@ class FixError(Exception):
 class ClassFix:
     class_name: str
     occurrence: int  # among module-level classes of this name, in source order
-    member: str
+    member: str  # the classification the class ends up with (aliases resolved)
     applicability: str
     evidence: str
-    line: int
+    line: int  # of the diagnostic: the class (HWC001) or the declaration (HWC002)
+    column: int = 0
+    code: str = "HWC001"
+    # HWC002: the enum attribute written in place of the string (the member,
+    # or the alias it named) and the string it replaces.
+    name: str = ""
+    text: str = ""
+
+    @property
+    def replaces(self) -> bool:
+        return self.code == "HWC002"
 
 
 @dataclass(frozen=True)
@@ -81,34 +97,54 @@ def plan_fixes(
     unsafe: bool = False,
     classes: Iterable[str] | None = None,
 ) -> tuple[list[FilePlan], list[Unfixed]]:
-    """Which classes to fix, per file, from the HWC001 diagnostics' `fix`."""
+    """What to fix, per file, from the `fix` of the HWC001 and HWC002
+    diagnostics of `result`; the others of those codes need a human."""
     wanted = set(classes) if classes else None
+    attribute = result.config.attribute
     occurrences: dict[tuple[str, str, int], int] = {}
+    # (path, line, column) of each declaration -> (class occurrence, the string)
+    declarations: dict[tuple[str, int, int], tuple[int, str]] = {}
     for ctx in result.contexts:
         seen: dict[str, int] = {}
         for cls in ctx.facts.classes:
-            occurrences[(ctx.path, cls.name, cls.line)] = seen.get(cls.name, 0)
-            seen[cls.name] = seen.get(cls.name, 0) + 1
+            occurrence = seen.get(cls.name, 0)
+            occurrences[(ctx.path, cls.name, cls.line)] = occurrence
+            seen[cls.name] = occurrence + 1
+            for decl in cls.declarations:
+                declarations.setdefault((ctx.path, decl.line, decl.column), (occurrence, decl.value.text))
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
+    replaced: set[tuple[str, int, int]] = set()
     for diag in result.diagnostics:
-        if diag.code != "HWC001" or diag.class_name is None:
+        if diag.code not in FIXABLE or diag.class_name is None:
             continue
         if wanted is not None and diag.class_name not in wanted:
             continue
         fix = diag.fix
         if fix is None:
-            reason = diag.message.split(": add ", 1)[-1]
+            if diag.code == "HWC001":
+                reason = diag.message.split(": add ", 1)[-1]
+            else:
+                reason = diag.message.removeprefix(f"invalid {attribute} for {diag.class_name}: ")
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, reason))
             continue
         if fix["applicability"] == "unsafe" and not unsafe:
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
                                    f"unsafe fix to {fix['classification']} ({fix['evidence']}): apply with --unsafe"))
             continue
-        occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
-        plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(
-            ClassFix(diag.class_name, occurrence, fix["classification"], fix["applicability"], fix["evidence"], diag.line)
-        )
+        if diag.code == "HWC001":
+            occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
+            planned = ClassFix(diag.class_name, occurrence, fix["classification"], fix["applicability"], fix["evidence"],
+                               diag.line, diag.column)
+        else:
+            position = (diag.path, diag.line, diag.column)
+            if position in replaced:
+                continue  # one declaration in a loop over several classes: replaced once
+            replaced.add(position)
+            occurrence, text = declarations.get(position, (0, ""))
+            planned = ClassFix(diag.class_name, occurrence, fix["classification"], fix["applicability"], fix["evidence"],
+                               diag.line, diag.column, diag.code, fix.get("member", fix["classification"]), text)
+        plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
     return [plans[p] for p in sorted(plans)], unfixed
 
 
@@ -167,7 +203,7 @@ class _Classes:
     """Finds module-level classes in the order facts.py lists them."""
 
     def __init__(self, fixes: Sequence[ClassFix], make: Callable[[str], cst.SimpleStatementLine]) -> None:
-        self.wanted = {(f.class_name, f.occurrence): f for f in fixes}
+        self.wanted = {(f.class_name, f.occurrence): f for f in fixes if not f.replaces}
         self.seen: dict[str, int] = {}
         self.done: set[tuple[str, int]] = set()
         self.make = make
@@ -210,6 +246,63 @@ class _Classes:
         if isinstance(stmt, cst.Match):
             return stmt.with_changes(cases=[c.with_changes(body=self.suite(c.body)) for c in stmt.cases])
         return stmt
+
+
+class _Strings(cst.CSTTransformer):
+    """Replaces the string value of the declarations at the given positions
+    (facts' 1-based line and column of the assignment) with `Enum.NAME`.
+
+    Positions, not names, find them: a declaration may be in the class body
+    (also under if/try) or at module level after the class (also in a loop),
+    and facts.py and the diagnostics give each one's position."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, fixes: Sequence[ClassFix], enum: str) -> None:
+        super().__init__()
+        self.wanted = {(f.line, f.column): f for f in fixes}
+        self.enum = enum
+        self.done: set[tuple[int, int]] = set()
+
+    def _replace(self, original: cst.CSTNode, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        start = self.get_metadata(PositionProvider, original).start
+        key = (start.line, start.column + 1)
+        fix = self.wanted.get(key)
+        if fix is None or value is None:
+            return None
+        if not isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) or value.evaluated_value != fix.text:
+            raise FixError(f"the declaration of {fix.class_name} at line {fix.line} is not the string {fix.text!r}")
+        self.done.add(key)
+        # Parentheses around the string stay around the member.
+        return cst.Attribute(cst.Name(self.enum), cst.Name(fix.name), lpar=value.lpar, rpar=value.rpar)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        # Declarations are never in functions (facts.py does not look
+        # there), and method bodies are most of a test file.
+        return False
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        new = self._replace(original_node, updated_node.value)
+        return updated_node if new is None else updated_node.with_changes(value=new)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign, updated_node: cst.AnnAssign) -> cst.AnnAssign:
+        new = self._replace(original_node, updated_node.value)
+        return updated_node if new is None else updated_node.with_changes(value=new)
+
+
+def replace_strings(module: cst.Module, fixes: Sequence[ClassFix], enum: str) -> cst.Module:
+    """The module with each fix's string declaration replaced by `enum.NAME`,
+    or FixError when one is not where the facts said."""
+    if not fixes:
+        return module
+    # MetadataWrapper copies the module by default so that no node appears
+    # twice; a parsed module has no shared nodes, and copying costs time.
+    transformer = _Strings(fixes, enum)
+    fixed = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
+    missing = [f for f in fixes if (f.line, f.column) not in transformer.done]
+    if missing:
+        raise FixError(", ".join(f"the declaration of {f.class_name} at line {f.line} not found" for f in missing))
+    return fixed
 
 
 def _dotted(node: cst.BaseExpression | None) -> str:
@@ -296,21 +389,28 @@ def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
     except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
         raise FixError(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
     try:
+        replacements = [f for f in fixes if f.replaces]
+        if replacements:
+            # Positions are those of the file as read: replace the strings
+            # before anything is inserted. The enum's name is what the
+            # import below will give (imports are not touched by this).
+            module = replace_strings(module, replacements, ensure_import(module, config.import_from, config.enum)[1])
         module, enum_name = ensure_import(module, config.import_from, config.enum)
         finder = _Classes(fixes, lambda member: _declaration(config.attribute, enum_name, member))
         module = module.with_changes(body=finder.block(module.body))
         fixed = module.bytes
     except (RecursionError, MemoryError):
         raise FixError("the file is too deeply nested to rewrite") from None
-    missing = [f"{f.class_name}" for f in fixes if (f.class_name, f.occurrence) not in finder.done]
+    missing = [f"{f.class_name}" for f in fixes if not f.replaces and (f.class_name, f.occurrence) not in finder.done]
     if missing:
         raise FixError(f"class {', '.join(missing)} not found where expected")
     return fixed
 
 
 def verify(path: str, fixed: bytes, fixes: Sequence[ClassFix], before: ModuleFacts, config: Config) -> None:
-    """The fixed file parses, and each fixed class (only those) now declares
-    exactly its intended member."""
+    """The fixed file parses, each class fixed by a new declaration (only
+    those) now declares exactly its intended member, and each replaced
+    string declaration (only those) is now the valid member intended."""
     text = decode(fixed)
     if isinstance(text, ReadError):
         raise FixError(f"the fixed file does not decode: {text.message}")
@@ -319,20 +419,38 @@ def verify(path: str, fixed: bytes, fixes: Sequence[ClassFix], before: ModuleFac
         raise FixError(f"the fixed file does not parse: {after.error.message}")
     if [c.name for c in after.classes] != [c.name for c in before.classes]:
         raise FixError("the fixed file's classes differ from the original's")
-    intended = {(f.class_name, f.occurrence): f.member for f in fixes}
+    intended = {(f.class_name, f.occurrence): f.member for f in fixes if not f.replaces}
+    # A replaced declaration is at the position the original's facts give
+    # (a loop's is shared by the classes it assigns to).
+    replaced = {(f.line, f.column): f for f in fixes if f.replaces}
+    checked: set[tuple[int, int]] = set()
     seen: dict[str, int] = {}
     for old, new in zip(before.classes, after.classes):
         occurrence = seen.get(new.name, 0)
         seen[new.name] = occurrence + 1
+        checked.update((d.line, d.column) for d in old.declarations)
         member = intended.get((new.name, occurrence))
         if member is None:
             # Lines move with the insertions: compare what is declared.
-            if [(d.value, d.where) for d in new.declarations] != [(d.value, d.where) for d in old.declarations]:
+            if len(new.declarations) != len(old.declarations):
                 raise FixError(f"the fix changed {new.name}, which it should not touch")
+            for d, now in zip(old.declarations, new.declarations):
+                fix = replaced.get((d.line, d.column))
+                if fix is None:
+                    if (now.value, now.where) != (d.value, d.where):
+                        raise FixError(f"the fix changed {new.name}, which it should not touch")
+                    continue
+                if d.value != Value("string", fix.text):
+                    raise FixError(f"the declaration of {new.name} at line {d.line} was not the string {fix.text!r}")
+                if (now.value, now.where) != (Value("member", fix.name), d.where) or canonical_member(now, config) != fix.member:
+                    raise FixError(f"the declaration of {new.name} at line {d.line} does not end up {config.enum}.{fix.name}")
             continue
         own = [canonical_member(d, config) for d in new.declarations if d.where == "body"]
         if own != [member]:
             raise FixError(f"{new.name} does not end up classified {member}")
+    unseen = [f for position, f in replaced.items() if position not in checked]
+    if unseen:
+        raise FixError(f"no declaration of {unseen[0].class_name} at line {unseen[0].line}")
 
 
 def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) -> FileResult:
@@ -387,6 +505,7 @@ class FixReport:
 
     @property
     def classified(self) -> dict[str, int]:
+        """Fixes (declarations added and strings replaced) per member."""
         counts: dict[str, int] = {}
         for result in self.files:
             for f in result.fixes:
@@ -394,12 +513,20 @@ class FixReport:
         return dict(sorted(counts.items()))
 
     def summary(self) -> list[str]:
-        total = sum(self.classified.values())
-        verb = "Classified" if self.written else "Would classify"
+        replaced = sum(f.replaces for result in self.files for f in result.fixes)
+        declared = sum(self.classified.values()) - replaced
+        classes = f"{declared} class{'es' if declared != 1 else ''}"
+        strings = f"{replaced} string declaration{'s' if replaced != 1 else ''}"
+        if not replaced:
+            done = f"Classified {classes}" if self.written else f"Would classify {classes}"
+        elif not declared:
+            done = f"Fixed {strings}" if self.written else f"Would fix {strings}"
+        else:
+            done = f"Classified {classes} and fixed {strings}" if self.written else f"Would classify {classes} and fix {strings}"
         files = len(self.files)
         breakdown = ", ".join(f"{member} {n}" for member, n in self.classified.items())
         lines = [
-            f"{verb} {total} class{'es' if total != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+            f"{done} in {files} file{'s' if files != 1 else ''}"
             + (f" ({breakdown})" if breakdown else "") + "."
         ]
         if self.unfixed:
@@ -426,8 +553,9 @@ def apply_fixes(
     write: bool = True,
     jobs: int | None = None,
 ) -> FixReport:
-    """Fix the HWC001 diagnostics of `result` (used by `hwlint fix` and
-    `hwlint check --fix`); with `write=False`, compute the fixes only."""
+    """Fix the HWC001 and HWC002 diagnostics of `result` that have a fix
+    (used by `hwlint fix` and `hwlint check --fix`); with `write=False`,
+    compute the fixes only."""
     plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     report = FixReport(unfixed=list(unfixed), written=write)

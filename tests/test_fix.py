@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import textwrap
@@ -285,3 +286,249 @@ def test_parallel_fix_equals_serial_fix(tmp_path: Path) -> None:
     assert one.stderr == two.stderr == "Classified 12 classes in 12 files (GENERIC 12).\n"
     for rel in files:
         assert (serial / rel).read_bytes() == (parallel / rel).read_bytes() != files[rel].encode()
+
+
+# -- HWC002: a string naming a member --------------------------------------
+
+def test_a_string_naming_a_member_becomes_the_member(tmp_path: Path) -> None:
+    cases = [
+        ('    hw_classification = "GENERIC"\n', "    hw_classification = HardwareClassification.GENERIC\n"),
+        ("    hw_classification = 'CPU'\n", "    hw_classification = HardwareClassification.CPU\n"),
+        ('    hw_classification: HardwareClassification = "GENERIC"\n',
+         "    hw_classification: HardwareClassification = HardwareClassification.GENERIC\n"),
+        ('    hw_classification = "XPU"  # the old way\n', "    hw_classification = HardwareClassification.XPU  # the old way\n"),
+        ('    hw_classification = ("MPS")\n', "    hw_classification = (HardwareClassification.MPS)\n"),
+        ('    if True:\n        hw_classification = "GEN" \'ERIC\'\n', "    if True:\n        hw_classification = HardwareClassification.GENERIC\n"),
+    ]
+    for index, (declaration, expected) in enumerate(cases):
+        source = HEADER + "class TestA(TestCase):\n" + declaration + "\n    def test_a(self):\n        pass\n"
+        text, err, code = fixed(tmp_path / str(index), source)
+        assert text == source.replace(declaration, expected), declaration
+        assert code == 0 and "Fixed 1 string declaration in 1 file (" in err, (declaration, err)
+
+
+def test_a_module_level_string_becomes_the_member(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n\n\nTestA.hw_classification = 'GENERIC'  # set after\n"
+    text, err, code = fixed(tmp_path / "plain", source)
+    assert text == source.replace("'GENERIC'", "HardwareClassification.GENERIC")
+    assert code == 0 and err == "Fixed 1 string declaration in 1 file (GENERIC 1).\n"
+    # In a loop, TestB also declares it in its body: its second declaration
+    # is still reported (a human keeps one), but the string is gone.
+    loop = HEADER + (
+        "class TestA(TestCase):\n    def test_a(self): pass\n\n"
+        "class TestB(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_b(self): pass\n\n"
+        'for cls in (TestA, TestB):\n    cls.hw_classification = "GENERIC"\n'
+    )
+    text, err, code = fixed(tmp_path / "loop", loop)
+    assert text == loop.replace('"GENERIC"', "HardwareClassification.GENERIC")
+    assert code == 1 and "Fixed 1 string declaration in 1 file (GENERIC 1)." in err
+    assert "test/test_x.py:11: TestB: hw_classification of TestB is declared twice (first at line 7): keep one" in err
+
+
+def test_a_string_naming_an_alias_keeps_the_alias(tmp_path: Path) -> None:
+    source = HEADER + (
+        "class TestA(TestCase):\n    hw_classification = 'DEVICE_GENERIC'\n    def test_a(self, device): pass\n\n"
+        "instantiate_device_type_tests(TestA, globals())\n"
+    )
+    text, err, code = fixed(tmp_path, source, settings={"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}})
+    assert text == source.replace("'DEVICE_GENERIC'", "HardwareClassification.DEVICE_GENERIC")
+    assert code == 0 and err == "Fixed 1 string declaration in 1 file (ACCELERATOR 1).\n"
+
+
+def test_a_string_in_another_case_needs_unsafe(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n"
+    text, err, code = fixed(tmp_path, source)
+    assert text == source and code == 1
+    assert ("test/test_x.py:4: TestA: unsafe fix to GENERIC (the string matches GENERIC only when case is ignored): "
+            "apply with --unsafe") in err
+    text, err, code = fixed(tmp_path, source, "--unsafe")
+    assert text == source.replace("'generic'", "HardwareClassification.GENERIC") and code == 0
+
+
+def test_an_unknown_string_is_left_with_the_reason(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n"
+    text, err, code = fixed(tmp_path, source, "--unsafe")
+    assert text == source and code == 1
+    assert err == (
+        "Classified 0 classes in 0 files.\n1 class needs a human:\n"
+        "  test/test_x.py:4: TestA: the string 'GPU' is not a member: use HardwareClassification.<GENERIC|ACCELERATOR|CPU|CUDA|MPS|XPU>\n"
+    )
+
+
+STRING_CLASS = "\n\nclass TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n"
+
+
+@pytest.mark.parametrize(
+    ("imports", "expected_imports", "enum"),
+    [
+        ("from torch.testing._internal.common_utils import TestCase",
+         "from torch.testing._internal.common_utils import TestCase, HardwareClassification", "HardwareClassification"),
+        ("from torch.testing._internal.common_utils import (\n    TestCase,\n)",
+         "from torch.testing._internal.common_utils import (\n    TestCase,\n    HardwareClassification,\n)", "HardwareClassification"),
+        ("import unittest",
+         "import unittest\nfrom torch.testing._internal.common_utils import HardwareClassification", "HardwareClassification"),
+        ("from torch.testing._internal.common_utils import HardwareClassification as HC, TestCase",
+         "from torch.testing._internal.common_utils import HardwareClassification as HC, TestCase", "HC"),
+    ],
+)
+def test_string_fix_adds_or_merges_the_import(tmp_path: Path, imports: str, expected_imports: str, enum: str) -> None:
+    text, _, code = fixed(tmp_path, imports + STRING_CLASS)
+    assert code == 0
+    assert text == expected_imports + STRING_CLASS.replace("'GENERIC'", f"{enum}.GENERIC")
+
+
+def test_json_fix_field_of_invalid_classification(tmp_path: Path) -> None:
+    source = HEADER + "".join(
+        f"class Test{name}(TestCase):\n    hw_classification = {value}\n    def test_a(self): pass\n\n"
+        for name, value in [("Member", "'CPU'"), ("Alias", '"DEVICE_GENERIC"'), ("Case", "'Xpu'"), ("Unknown", "'GPU'")]
+    )
+    root = write_project(tmp_path / "p", {"test/test_x.py": source}, {"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}})
+    proc = run_cli("check", "--format", "json", "--select", "HWC002", cwd=root)
+    items = {d["class_name"]: d for d in json.loads(proc.stdout)}
+    assert {name: d["fix"] for name, d in items.items()} == {
+        "TestMember": {"applicability": "safe", "classification": "CPU", "evidence": "the string names the member", "member": "CPU"},
+        "TestAlias": {"applicability": "safe", "classification": "ACCELERATOR",
+                      "evidence": "the string names an alias of ACCELERATOR", "member": "DEVICE_GENERIC"},
+        "TestCase": {"applicability": "unsafe", "classification": "XPU",
+                     "evidence": "the string matches XPU only when case is ignored", "member": "XPU"},
+        "TestUnknown": None,
+    }
+    assert items["TestMember"]["message"] == (
+        "invalid hw_classification for TestMember: the string 'CPU' is not a member: "
+        "use HardwareClassification.CPU (the string names the member)"
+    )
+    assert items["TestUnknown"]["message"].endswith("use HardwareClassification.<GENERIC|ACCELERATOR|CPU|CUDA|MPS|XPU>")
+
+
+def test_string_fix_second_run_changes_nothing(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    assert run_cli("fix", cwd=root).returncode == 0
+    once = (root / "test/test_x.py").read_bytes()
+    again = run_cli("fix", cwd=root)
+    assert again.returncode == 0 and again.stderr == "Classified 0 classes in 0 files.\n"
+    assert (root / "test/test_x.py").read_bytes() == once
+    assert lint(root).diagnostics == []
+
+
+BOTH = "from torch.testing._internal.common_utils import TestCase\n\n" + (
+    "class TestA(TestCase):\n    def test_a(self): pass\n\n"
+    "class TestB(TestCase):\n    hw_classification = \"CPU\"  # keep\n    def test_b(self): pass\n"
+)
+BOTH_FIXED = "from torch.testing._internal.common_utils import TestCase, HardwareClassification\n\n" + (
+    "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_a(self): pass\n\n"
+    "class TestB(TestCase):\n    hw_classification = HardwareClassification.CPU  # keep\n    def test_b(self): pass\n"
+)
+
+
+def test_a_missing_and_a_string_declaration_in_one_file(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", {"test/test_x.py": BOTH})
+    diff = run_cli("fix", "--diff", cwd=root)
+    assert diff.returncode == 1 and "Would classify 1 class and fix 1 string declaration in 1 file (CPU 1, GENERIC 1)." in diff.stderr
+    assert (root / "test/test_x.py").read_text() == BOTH
+    proc = run_cli("fix", cwd=root)
+    assert proc.returncode == 0 and proc.stderr == "Classified 1 class and fixed 1 string declaration in 1 file (CPU 1, GENERIC 1).\n"
+    assert (root / "test/test_x.py").read_text() == BOTH_FIXED
+    assert lint(root).diagnostics == []
+
+
+@pytest.mark.parametrize(
+    ("select", "expected"),
+    [
+        ("HWC002", BOTH.replace('"CPU"', "HardwareClassification.CPU").replace("import TestCase\n", "import TestCase, HardwareClassification\n", 1)),
+        ("HWC001", BOTH_FIXED.replace("HardwareClassification.CPU", '"CPU"')),
+        ("HWC0", BOTH_FIXED),
+    ],
+)
+def test_select_chooses_which_fixes(tmp_path: Path, select: str, expected: str) -> None:
+    text, _, code = fixed(tmp_path, BOTH, "--select", select)
+    assert text == expected and code == 0
+
+
+def test_select_without_fixable_rules(tmp_path: Path) -> None:
+    text, err, code = fixed(tmp_path, BOTH, "--select", "HWC1")
+    assert text == BOTH and code == 0
+    assert err == "hwlint: nothing to fix for the selected rules (fixes exist for HWC001, HWC002)\n"
+
+
+def test_string_fix_positions_with_tabs_non_ascii_and_crlf(tmp_path: Path) -> None:
+    raw = "class TestA(TestCase):\r\n\tx = 'é'; hw_classification = 'GENERIC'\r\n\tdef test_a(self):\r\n\t\tpass\r\n".encode()
+    root = write_project(tmp_path / "p", {})
+    path = root / "test" / "test_x.py"
+    path.parent.mkdir()
+    path.write_bytes(raw)
+    assert run_cli("fix", cwd=root).returncode == 0
+    assert path.read_bytes() == (
+        "from torch.testing._internal.common_utils import HardwareClassification\r\n"
+        + raw.decode().replace("'GENERIC'", "HardwareClassification.GENERIC")
+    ).encode()
+
+
+def test_check_fix_applies_string_fixes(tmp_path: Path) -> None:
+    source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    proc = run_cli("check", "--fix", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "test/test_x.py").read_text() == source.replace("'GENERIC'", "HardwareClassification.GENERIC")
+
+
+def test_a_string_fix_that_would_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hwlint.fix as fix_module
+    from hwlint.fix import fix_file, plan_fixes, write_fixed
+
+    source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n\nclass TestB(TestCase):\n" \
+        "    hw_classification = HardwareClassification.CPU\n    def test_b(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    result = lint(root)
+    (plan,), _ = plan_fixes(result)
+    assert [(f.code, f.class_name, f.line, f.column, f.name, f.text) for f in plan.fixes] == [("HWC002", "TestA", 4, 5, "GENERIC", "GENERIC")]
+    facts = result.contexts[0].facts
+    for broken, reason in [
+        (source.encode(), "the declaration of TestA at line 4 does not end up HardwareClassification.GENERIC"),
+        (source.replace("'GENERIC'", "HardwareClassification.CPU").encode(), "does not end up HardwareClassification.GENERIC"),
+        (source.replace("'GENERIC'", "HardwareClassification.GENERIC").replace(".CPU", ".XPU").encode(),
+         "the fix changed TestB, which it should not touch"),
+    ]:
+        monkeypatch.setattr(fix_module, "fix_source", lambda data, fixes, config, out=broken: out)
+        outcome = fix_file(root, plan, facts, result.config)
+        assert outcome.fixed is None and outcome.error is not None and reason in outcome.error
+        assert write_fixed(root, outcome) is None
+        assert (root / "test/test_x.py").read_text() == source
+
+
+def test_string_fix_refuses_a_declaration_not_where_the_facts_say(tmp_path: Path) -> None:
+    from hwlint.fix import FixError, fix_source, plan_fixes
+
+    source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    result = lint(root)
+    (plan,), _ = plan_fixes(result)
+    with pytest.raises(FixError, match="the declaration of TestA at line 4 is not the string 'GENERIC'"):
+        fix_source(source.replace("'GENERIC'", "'CPU'    ").encode(), plan.fixes, result.config)
+    with pytest.raises(FixError, match="the declaration of TestA at line 4 not found"):
+        fix_source(source.replace("    hw_classification", "    #\n    hw_classification").encode(), plan.fixes, result.config)
+
+
+def test_lintrunner_replacement_for_string_fixes(tmp_path: Path) -> None:
+    source = HEADER + (
+        "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n\n"
+        "class TestB(TestCase):\n    hw_classification = 'GPU'\n    def test_b(self): pass\n"
+    )
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    proc = run_cli("lintrunner", "test/test_x.py", cwd=root)
+    messages = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(m["line"], m["name"], m["original"] is not None) for m in messages] == [
+        (4, "HWC002 invalid-classification", True), (8, "HWC002 invalid-classification", False),
+    ]
+    assert messages[0]["original"] == source
+    assert messages[0]["replacement"] == source.replace("'GENERIC'", "HardwareClassification.GENERIC")
+    assert messages[1]["replacement"] is None
+
+
+def test_string_fix_leaves_strings_in_methods_alone(tmp_path: Path) -> None:
+    source = HEADER + (
+        "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n\n"
+        "    def test_a(self):\n        hw_classification = 'CPU'\n        self.hw_classification = 'CPU'\n"
+    )
+    text, _, code = fixed(tmp_path, source)
+    assert code == 0 and text == source.replace("'GENERIC'", "HardwareClassification.GENERIC")

@@ -1,17 +1,19 @@
 """Properties of `hwlint fix` over many generated modules (hypothesis):
 every fixed file parses, has exactly the intended classifications, differs
-from the original only by added lines, and a second run changes nothing."""
+from the original only by added lines (and string declarations replaced by
+their member), and a second run changes nothing."""
 
 from __future__ import annotations
 
 import difflib
+import re
 import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlint.fix import fix_file, plan_fixes
+from hwlint.fix import FilePlan, fix_file, plan_fixes
 from tests.conftest import lint, write_project
 
 IMPORTS = [
@@ -24,6 +26,17 @@ IMPORTS = [
 ]
 
 
+# String declarations (HWC002): members and another case (an unsafe fix,
+# left alone here), in the body (with an annotation, a comment) or at module
+# level after the class.
+STRINGS = ['"GENERIC"', "'CPU'", '"ACCELERATOR"', "'generic'"]
+DECLARATIONS = [
+    "hw_classification = {}",
+    "hw_classification: HardwareClassification = {}",
+    "hw_classification = {}  # a comment",
+]
+
+
 @st.composite
 def classes(draw: st.DrawFn, index: int) -> tuple[str, bool]:
     indent = draw(st.sampled_from(["    ", "  ", "\t"]))
@@ -33,6 +46,9 @@ def classes(draw: st.DrawFn, index: int) -> tuple[str, bool]:
         lines.append(f'{indent}"""Docstring of {name}."""')
         if draw(st.booleans()):
             lines.append("")
+    string = draw(st.sampled_from(["", "", "body", "module"]))
+    if string == "body":
+        lines.append(indent + draw(st.sampled_from(DECLARATIONS)).format(draw(st.sampled_from(STRINGS))))
     if draw(st.booleans()):
         lines.append(f"{indent}# a comment")
     if draw(st.booleans()):
@@ -53,6 +69,8 @@ def classes(draw: st.DrawFn, index: int) -> tuple[str, bool]:
         source = f"{wrapper}\n" + "".join(f"{indent}{line}\n" if line else "\n" for line in source.splitlines())
         if wrapper == "try:":
             source += "except ImportError:\n    pass\n"
+    if string == "module":
+        source += f"\n{name}.hw_classification = {draw(st.sampled_from(STRINGS))}\n"
     if device:
         only_for = draw(st.sampled_from(["", ", only_for='cuda'", ", except_for='cpu'"]))
         source += f"\ninstantiate_device_type_tests({name}, globals(){only_for})\n"
@@ -67,6 +85,17 @@ def modules(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         text = text.replace("\n", "\r\n")
     return text
+
+
+def with_members(source: str, plan: FilePlan) -> str:
+    """The source with each planned string declaration already replaced by
+    its member: what the fix may change besides adding lines."""
+    enum = "HC" if "HardwareClassification as HC" in source else "HardwareClassification"
+    lines = source.splitlines(keepends=True)
+    for f in plan.fixes:
+        if f.replaces:
+            lines[f.line - 1] = re.sub(r"([\"'])[A-Za-z_]+\1", f"{enum}.{f.name}", lines[f.line - 1], count=1)
+    return "".join(lines)
 
 
 def only_added(before: str, after: str) -> bool:
@@ -93,9 +122,13 @@ def test_fix_properties(source: str) -> None:
         assert outcome.error is None, outcome.error
         assert outcome.fixed is not None
         after = outcome.fixed.decode()
-        assert only_added(source, after), "".join(difflib.unified_diff(source.splitlines(True), after.splitlines(True)))
+        expected = with_members(source, plan)
+        assert only_added(expected, after), "".join(difflib.unified_diff(expected.splitlines(True), after.splitlines(True)))
         assert after.count("\r\n") == (after.count("\n") if "\r\n" in source else 0)
         path.write_bytes(outcome.fixed)
         again = lint(root)
-        assert [d for d in again.diagnostics if d.code == "HWC001" and d.fix and d.fix["applicability"] == "safe"] == []
+        assert [d for d in again.diagnostics if d.code in ("HWC001", "HWC002") and d.fix and d.fix["applicability"] == "safe"] == []
+        # Only the strings in another case (unsafe fixes) are left.
+        assert [d.fix["classification"] for d in again.diagnostics if d.code == "HWC002"] == \
+            ["GENERIC"] * sum(d.code == "HWC002" for d in result.diagnostics if d.fix and d.fix["applicability"] == "unsafe")
         assert plan_fixes(again)[0] == []

@@ -16,7 +16,7 @@ from hwlint.cli import EXIT_VIOLATIONS, _codes, _load, guarded
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
 @click.option("--unsafe", is_flag=True, help="Also apply fixes inferred from weaker evidence.")
-@click.option("--select", default=None, help="Fix only these rule codes (fixes exist for HWC001).")
+@click.option("--select", default=None, help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002).")
 @click.option("--class", "class_names", multiple=True, help="Fix only this class (repeatable).")
 @guarded
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, show_diff: bool,
@@ -25,20 +25,23 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
 
     Instantiated per device without only_for: ACCELERATOR; with only_for one
     device: that device; no device, no instantiation, no accelerator use:
-    GENERIC. Weaker evidence needs --unsafe; no evidence, no fix. Files that
-    become clean leave the allowlist. Exit 0 when nothing is left to
-    classify, 1 otherwise (or, with --diff, when there is something to change)."""
+    GENERIC. Weaker evidence needs --unsafe; no evidence, no fix. A string
+    declaration naming a member ("GENERIC") becomes that member (HWC002).
+    Files that become clean leave the allowlist. Exit 0 when nothing is left
+    to classify, 1 otherwise (or, with --diff, when there is something to
+    change)."""
     from hwlint.check import run_check
-    from hwlint.fix import apply_fixes, unified_diff
+    from hwlint.fix import FIXABLE, apply_fixes, unified_diff
 
     config = _load(config_file)
     codes = _codes(select)
-    if codes is not None and not any("HWC001".startswith(c) or c == "ALL" for c in codes):
-        click.echo("hwlint: nothing to fix for the selected rules (fixes exist for HWC001)", err=True)
+    chosen = FIXABLE if codes is None else tuple(f for f in FIXABLE if any(f.startswith(c) or c == "ALL" for c in codes))
+    if not chosen:
+        click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
         return
     # The allowlist exempts nothing here: fixing allowlisted files is what
     # migration is.
-    result = run_check(config, list(paths) or None, jobs=jobs, select=("HWC001",), use_allowlist=False)
+    result = run_check(config, list(paths) or None, jobs=jobs, select=chosen, use_allowlist=False)
     report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
     if show_diff:
         for outcome in report.files:

@@ -12,19 +12,24 @@ import json
 
 from hwlint.check import CheckResult
 
+# The codes whose diagnostics can carry a fix (hwlint.fix.FIXABLE, which
+# imports libcst: named here so that a run without fixes never imports it).
+_FIXABLE = ("HWC001", "HWC002")
 
-def _replacements(result: CheckResult) -> dict[tuple[str, int, int], tuple[str, str]]:
+
+def _replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:
     """Whole-file (original, replacement) for the first safe-fixable message
     of each file: `lintrunner -a` writes the replacement, fixing every class
-    of the file at once. libcst is imported only when there is a fix."""
-    if not any(d.code == "HWC001" and d.fix and d.fix.get("applicability") == "safe" for d in result.diagnostics):
+    and declaration of the file at once. libcst is imported only when there
+    is a fix."""
+    if not any(d.code in _FIXABLE and d.fix and d.fix.get("applicability") == "safe" for d in result.diagnostics):
         return {}
     from hwlint.fix import fix_file, plan_fixes
     from hwlint.read import ReadError, decode
 
     plans, _ = plan_fixes(result)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
-    found: dict[tuple[str, int, int], tuple[str, str]] = {}
+    found: dict[tuple[str, int, int, str, str | None], tuple[str, str]] = {}
     for plan in plans:
         outcome = fix_file(result.config.root, plan, facts[plan.path], result.config)
         if not outcome.changed or outcome.fixed is None:
@@ -32,9 +37,9 @@ def _replacements(result: CheckResult) -> dict[tuple[str, int, int], tuple[str, 
         before, after = decode(outcome.original), decode(outcome.fixed)
         if isinstance(before, ReadError) or isinstance(after, ReadError):
             continue
-        first = min(plan.fixes, key=lambda f: f.line)
-        column = next(d.column for d in result.diagnostics if d.path == plan.path and d.line == first.line and d.code == "HWC001")
-        found[(plan.path, first.line, column)] = (before, after)
+        first = min(plan.fixes, key=lambda f: (f.line, f.column))
+        # The class too: a declaration in a loop is reported for each class it assigns to.
+        found[(plan.path, first.line, first.column, first.code, first.class_name)] = (before, after)
     return found
 
 
@@ -44,7 +49,7 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
     replacements = _replacements(result)
     lines = []
     for d in result.diagnostics:
-        original, replacement = replacements.get((d.path, d.line, d.column), (None, None)) if d.code == "HWC001" else (None, None)
+        original, replacement = replacements.get((d.path, d.line, d.column, d.code, d.class_name), (None, None))
         message = {
             # Absolute, as lintrunner passes paths in, so that `lintrunner -a`
             # finds the file whatever its working directory.

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
+from hwlint.config import Config
 from hwlint.resolve import ModuleContext, canonical_member
 from hwlint.rules.base import Example, Rule, Violation
 
@@ -33,6 +34,19 @@ class InvalidClassification(Rule):
         hw_classification = HardwareClassification.GENERIC
     ```
 
+    ## Fix safety
+    A string that is exactly a member (`"GENERIC"`) or a configured alias
+    gets a safe fix: `hwlint fix` (and `hwlint check --fix`) replaces the
+    string with the enum attribute it names (`HardwareClassification.GENERIC`;
+    an alias keeps its name), in the class body or in a module-level
+    `TestFoo.hw_classification = "..."`, keeping the annotation and
+    comments, and imports the enum as HWC001's fix does. A string that
+    matches one member or alias only when case is ignored (`"generic"`) gets
+    an unsafe fix (`hwlint fix --unsafe`). Any other value, and a second
+    declaration, need a human. In JSON output the `fix` gives the
+    `classification` (aliases resolved) and the `member` written after the
+    enum's name.
+
     ## Options
     `classifications` (the members), `aliases` (old names accepted, e.g.
     `{ DEVICE_GENERIC = "ACCELERATOR" }`), `enum`, `attribute`.
@@ -51,7 +65,11 @@ class InvalidClassification(Rule):
         Example("import common_utils as cu\n\nclass TestA(TestCase):\n    hw_classification = cu.HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
     )
     INVALID = (
+        # A string naming a member: a safe fix; in another case: an unsafe one.
         Example("class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example("class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example("class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = \"CPU\"\n", expect=((4, 1),)),
+        Example("class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n", expect=((2, 5),)),
         Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n", expect=((2, 5),)),
         Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n", expect=((2, 5),)),
         Example("class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n", expect=((2, 5),)),
@@ -76,6 +94,7 @@ class InvalidClassification(Rule):
                 if canonical_member(decl, config) is not None:
                     continue
                 value = decl.value
+                fix = None
                 if value.kind == "member":
                     if value.text in _KNOWN_OLD_NAMES:
                         problem = (
@@ -86,9 +105,35 @@ class InvalidClassification(Rule):
                     else:
                         problem = f"{value.text} is not a member of {config.enum}: use {spelled}"
                 elif value.kind == "string":
-                    problem = f"the string {value.text!r} is not a member: use {spelled}"
+                    fix = string_fix(value.text, config)
+                    # Like HWC001's, the suggestion names the fix and its evidence.
+                    use = spelled if fix is None else f"{config.enum}.{fix['member']} ({fix['evidence']})"
+                    problem = f"the string {value.text!r} is not a member: use {use}"
                 elif value.kind == "missing":
                     problem = f"annotation without a value: assign {spelled}"
                 else:
                     problem = f"{value.text} is not a member of {config.enum}: use {spelled}"
-                yield Violation(decl.line, decl.column, f"invalid {config.attribute} for {name}: {problem}", name)
+                yield Violation(decl.line, decl.column, f"invalid {config.attribute} for {name}: {problem}", name, fix)
+
+
+def string_fix(text: str, config: Config) -> dict[str, Any] | None:
+    """The fix of a declaration whose value is the string `text`: the enum
+    attribute it names, or None when it names none.
+
+    `member` is what `hwlint fix` writes after the enum's name (an alias
+    stays the alias the author chose, since it is accepted), and
+    `classification` the member it means."""
+    if text in config.classifications:
+        return {"applicability": "safe", "classification": text, "evidence": "the string names the member", "member": text}
+    if text in config.aliases:
+        return {"applicability": "safe", "classification": config.aliases[text],
+                "evidence": f"the string names an alias of {config.aliases[text]}", "member": text}
+    # Another case is likely the same intent, but a project's runtime could
+    # tell them apart: only an unsafe fix, and only when one name matches.
+    folded = text.casefold()
+    matches = [m for m in (*config.classifications, *config.aliases) if m.casefold() == folded]
+    if len(matches) == 1:
+        (match,) = matches
+        return {"applicability": "unsafe", "classification": config.aliases.get(match, match),
+                "evidence": f"the string matches {match} only when case is ignored", "member": match}
+    return None
