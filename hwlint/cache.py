@@ -8,7 +8,8 @@ Where: `.hwlint_cache/` at the project root, or `--cache-dir DIR`, or
 
 What: entries are keyed by a hash of the file's bytes, never its mtime (a CI
 checkout gives every file a new mtime), under a folder named after hwlint's
-version, Python's version, the facts' schema and the settings that change
+version and its own source files (their sizes and mtimes: the code that
+wrote the entries), Python's version, the facts' schema and the settings that change
 facts or rules (`Config.analysis_key()`); any of those changing is a new,
 empty folder. Facts are per file: resolution and rules always run on them,
 so a subclass is re-judged when only its base class's file changed. The
@@ -113,12 +114,36 @@ def click_callback(ctx: Any, param: Any, value: Any) -> Any:
     return value
 
 
+def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
+    """hwlint's own source files, by name, size and mtime (what Python itself
+    checks its bytecode against). The version alone is not enough: an
+    install from a git revision (pre-commit's `rev: <sha>`) or a working
+    copy keeps the version while the rules change, and a cache written by
+    other rules must not answer for these."""
+    package = os.path.dirname(__file__)
+    found = []
+    for sub in ("", "rules"):
+        try:
+            entries = list(os.scandir(os.path.join(package, sub)))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".py"):
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                found.append((f"{sub}/{entry.name}", st.st_size, st.st_mtime_ns))
+    return tuple(sorted(found))
+
+
 def namespace_key(config: Any) -> str:
     from hwlint.facts import SCHEMA
 
     key = (
         _MAGIC,
         __version__,
+        code_fingerprint(),
         sys.implementation.name,
         tuple(sys.version_info[:3]),
         SCHEMA,

@@ -145,6 +145,25 @@ def test_version_change_is_a_new_cache(tmp_path: Path, monkeypatch: pytest.Monke
     assert proc.stdout.split() == ["0", "4", "False"], proc.stderr
 
 
+def test_a_change_to_hwlints_own_code_is_a_new_cache(tmp_path: Path) -> None:
+    """Same version, other rules (a git install, a working copy): a rule
+    module's new mtime (what Python checks its bytecode against) must not
+    meet the cache the old code wrote."""
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    before, _ = _run(root, cache)
+    rule = Path(hwlint.cache.__file__).parent / "rules" / "duplicate.py"
+    st = rule.stat()
+    try:
+        os.utime(rule, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        after, store = _run(root, cache)
+        assert after == before
+        assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)
+    finally:
+        os.utime(rule, ns=(st.st_atime_ns, st.st_mtime_ns))
+    again, store = _run(root, cache)
+    assert again == before and store.memo_hit
+
+
 def test_base_class_file_change_rejudges_the_cached_subclass(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     first = _cli(root, "check", "--format", "json")
