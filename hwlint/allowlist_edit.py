@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
-from hwlint.allowlist import DEFAULT_HEADER, Allowlist, Record, apply_allowlist, counted, load_allowlist
+from hwlint.allowlist import DEFAULT_HEADER, Allowlist, Record, counted, load_allowlist
 from hwlint.diagnostics import Diagnostic, UserError
 
 if TYPE_CHECKING:

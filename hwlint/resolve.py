@@ -12,7 +12,6 @@ demand, once.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
 from hwlint.config import Config

@@ -9,7 +9,6 @@ from hwlint.facts import (
     DEFAULT_ACCELERATORS,
     Branch,
     Declaration,
-    Instantiation,
     Method,
     Site,
     Value,

@@ -5,7 +5,6 @@ branch fetched, `$GITHUB_STEP_SUMMARY` set), do what the page says."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path

@@ -3,7 +3,6 @@ completely fixed, byte for byte: writes are atomic renames."""
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
