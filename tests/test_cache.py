@@ -458,7 +458,8 @@ NOT_ON_A_WARM_RUN = ("pathspec", "tomllib", "tomli", "dataclasses", "tokenize", 
 def test_warm_one_file_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     cold, cold_out = _imported(root, "check", "test/test_b.py")
-    assert {"pathspec", "tomllib"} <= cold  # the first run matches patterns and reads TOML
+    # The first run matches patterns and reads TOML (tomli before Python 3.11).
+    assert "pathspec" in cold and ("tomllib" in cold or "tomli" in cold)
     _imported(root, "check", "test/test_b.py")  # the cache folder exists now: the settings are remembered
     (root / "test/test_b.py").write_text(UNCLASSIFIED + "# edited\n")  # facts not cached: parsed again
     warm, warm_out = _imported(root, "check", "test/test_b.py")

@@ -263,15 +263,22 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert result.files_checked == 2
 
 
+# Python 3.10's parser accepts a chain of 100,000 operators (its compiler
+# then runs out of stack); 3.11's refuses it. hwlint follows the parser, so
+# on 3.10 such a file is linted, not HWC000.
+_PARSER_310 = pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10's parser accepts 100,000-deep chains")
+
+
 @pytest.mark.parametrize(
     "source",
     [
         pytest.param(b"x = " + b"(" * 300 + b")" * 300 + b"\n", id="300-parens"),
         pytest.param(b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n", id="100k-brackets"),
         pytest.param(b"x = " + b"-" * 100_000 + b"1\n", id="100k-unary"),
-        pytest.param(b"x = 1" + b" + 1" * 100_000 + b"\n", id="100k-binop"),
-        pytest.param(b"x = a" + b".b" * 100_000 + b"\n", id="100k-attributes"),
-        pytest.param(b"class TestA(TestCase):\n    def test_a(self):\n        y = 1" + b" + 1" * 100_000 + b"\n", id="in-a-test"),
+        pytest.param(b"x = 1" + b" + 1" * 100_000 + b"\n", id="100k-binop", marks=_PARSER_310),
+        pytest.param(b"x = a" + b".b" * 100_000 + b"\n", id="100k-attributes", marks=_PARSER_310),
+        pytest.param(b"class TestA(TestCase):\n    def test_a(self):\n        y = 1" + b" + 1" * 100_000 + b"\n", id="in-a-test",
+                     marks=_PARSER_310),
         pytest.param(b"".join(b" " * i + b"if x:\n" for i in range(150)) + b" " * 150 + b"pass\n", id="150-ifs"),
     ],
 )
