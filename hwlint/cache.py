@@ -94,6 +94,16 @@ def _unpack(data: bytes) -> Any:
         return None
 
 
+def _load(path: Path) -> Any:
+    """The value a cache file holds, or None (missing, unreadable, damaged)."""
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            data = fh.readall()
+    except OSError:
+        return None
+    return _unpack(data)
+
+
 def options_from_cli() -> tuple[bool, Path | None]:
     """(--no-cache, --cache-dir) of the click command running now, if any.
 
@@ -251,12 +261,7 @@ class Cache:
     # -- files ----------------------------------------------------------------
 
     def _read(self, name: str) -> Any:
-        try:
-            with open(self.directory / name, "rb", buffering=0) as fh:
-                data = fh.readall()
-        except OSError:
-            return None
-        return _unpack(data)
+        return _load(self.directory / name)
 
     def save(self) -> None:
         """Write the shards changed by this run, with what another run may
@@ -369,11 +374,7 @@ def _table_key(name: str, data: bytes) -> bytes:
 def table_get(folder: Path, name: str, data: bytes) -> tuple[bool, Any]:
     """(True, table or None) when the memo in `folder` knows the settings
     file `name` with these bytes."""
-    try:
-        with open(folder / _TABLES, "rb", buffering=0) as fh:
-            tables = _unpack(fh.readall())
-    except OSError:
-        return False, None
+    tables = _load(folder / _TABLES)
     if not isinstance(tables, dict):
         return False, None
     found = tables.get(_table_key(name, data), _MISSING)
@@ -387,11 +388,7 @@ def table_put(folder: Path, name: str, data: bytes, table: dict[str, Any] | None
     (a folder is never created for this alone)."""
     if not folder.is_dir():
         return
-    try:
-        with open(folder / _TABLES, "rb", buffering=0) as fh:
-            tables = _unpack(fh.readall())
-    except OSError:
-        tables = None
+    tables = _load(folder / _TABLES)
     if not isinstance(tables, dict) or len(tables) >= _TABLES_MAX:
         tables = {}
     tables[_table_key(name, data)] = _NOTHING if table is None else table
