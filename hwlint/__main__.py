@@ -74,7 +74,7 @@ def _check(options: dict[str, Any]) -> int:
     comparison of both)."""
     from pathlib import Path
 
-    from hwlint.config import load_config
+    from hwlint.project import load_project
 
     cache: Any = True
     if options.get("no_cache"):
@@ -82,7 +82,7 @@ def _check(options: dict[str, Any]) -> int:
     elif options.get("cache_dir"):
         cache = Path(options["cache_dir"])
     config_file = options.get("config_file")
-    config = load_config(Path(config_file) if config_file else None, cache=cache)
+    config = load_project(Path(config_file) if config_file else None, cache=cache)
     from hwlint.check import run_check
     from hwlint.formats import renderer
 

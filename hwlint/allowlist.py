@@ -20,13 +20,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from hwlint.diagnostics import Diagnostic, UserError
 from hwlint.rules import AllowlistBudget, AllowlistStale, AllowlistSyntax
-
-if TYPE_CHECKING:
-    from hwlint.cache import Cache
 
 _ENTRY = re.compile(r"^(?P<path>\S+)\s+(?P<budget>\d+)(?P<trailing>\s*(?:#.*)?)$")
 _CONFLICT = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
@@ -168,61 +165,54 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
     return allowlist
 
 
-def load_allowlist(root: Path, relative: str, *, layout: bool = True, memo: Cache | None = None) -> Allowlist:
-    """The list at `root / relative`. With `memo` (and no layout), the
-    entries and problems of the same bytes come from the cache: a one-file
-    check spends more on parsing a long list than on the file."""
+def read_allowlist_bytes(root: Path, relative: str) -> bytes | None:
+    """The bytes of the list at `root / relative`; None when there is none."""
     path = root / relative
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
-        return Allowlist(relative, False)  # no list: nothing is exempt
+        return None  # no list: nothing is exempt
     except OSError as exc:
         raise UserError(
             f"{path}: cannot read the allowlist ({exc.strerror or exc}): make it a readable file, "
             "or delete it (a missing allowlist is an empty one)"
         ) from None
-    key = None
-    if memo is not None and not layout:
-        from hwlint.cache import digest
 
-        key = digest(data)
-        known = _from_memo(memo.memo_get(_MEMO), key, relative)
-        if known is not None:
-            return known
+
+def allowlist_from_bytes(data: bytes | None, root: Path, relative: str, *, layout: bool = True) -> Allowlist:
+    if data is None:
+        return Allowlist(relative, False)
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # a BOM is not part of the list
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = body.count(b"\n", 0, exc.start) + 1
-        raise UserError(f"{path}:{line}: the allowlist is not UTF-8 text: save it as UTF-8") from None
-    allowlist = parse_allowlist(text, relative, layout=layout)
-    if memo is not None and key is not None:
-        memo.memo_put(_MEMO, (
-            key,
-            allowlist.newline,
-            tuple([(e.path, e.budget, e.line) for e in allowlist.entries.values()]),
-            tuple([(d.line, d.message) for d in allowlist.problems]),
-        ))
-    return allowlist
+        raise UserError(f"{root / relative}:{line}: the allowlist is not UTF-8 text: save it as UTF-8") from None
+    return parse_allowlist(text, relative, layout=layout)
 
 
-_MEMO = "allowlist"
+def load_allowlist(root: Path, relative: str, *, layout: bool = True) -> Allowlist:
+    """The list at `root / relative` (an empty one when there is none)."""
+    return allowlist_from_bytes(read_allowlist_bytes(root, relative), root, relative, layout=layout)
 
 
-def _from_memo(memo: Any, key: bytes, where: str) -> Allowlist | None:
-    """The Allowlist a memo of `load_allowlist` holds for the bytes `key`."""
-    try:
-        stored, newline, entries, problems = memo
-        if stored != key:
-            return None
-        allowlist = Allowlist(where, True)
-        allowlist.newline = newline
-        make = Entry._make
-        allowlist.entries = {e[0]: make(e) for e in entries}
-        allowlist.problems = [_syntax(where, line, message) for line, message in problems]
-    except (TypeError, ValueError):  # not a memo of this shape: parse
-        return None
+def allowlist_to_tuple(allowlist: Allowlist) -> tuple[Any, ...]:
+    """What a check needs of a list read without layout, as plain tuples."""
+    return (
+        allowlist.newline,
+        tuple([(e.path, e.budget, e.line) for e in allowlist.entries.values()]),
+        tuple([(d.line, d.message) for d in allowlist.problems]),
+    )
+
+
+def allowlist_from_tuple(value: Any, where: str) -> Allowlist:
+    """The inverse of allowlist_to_tuple (raises TypeError/ValueError on another shape)."""
+    newline, entries, problems = value
+    allowlist = Allowlist(where, True)
+    allowlist.newline = newline
+    make = Entry._make
+    allowlist.entries = {e[0]: make(e) for e in entries}
+    allowlist.problems = [_syntax(where, line, message) for line, message in problems]
     return allowlist
 
 

@@ -9,9 +9,9 @@ Where: `.hwlint_cache/` at the project root, or `--cache-dir DIR`, or
 What: entries are keyed by a hash of the file's bytes, never its mtime (a CI
 checkout gives every file a new mtime), under a folder named after hwlint's
 version and its own source files (their sizes and mtimes: the code that
-wrote the entries), Python's version, the facts' schema and the settings that change
-facts or rules (`Config.analysis_key()`); any of those changing is a new,
-empty folder. Facts are per file: resolution and rules always run on them,
+wrote the entries), Python's version, the facts' schema and the options of
+the facts stage (hwlint.collect.FactsOptions, whole); any of those changing
+is a new, empty folder. Facts are per file: resolution and rules always run on them,
 so a subclass is re-judged when only its base class's file changed. The
 memo of a whole-tree run records every input of resolution (the hash of each
 checked file and of each base file read, and which candidate paths for an
@@ -26,6 +26,13 @@ writes go to a temporary file renamed over the old one, so that a reader
 never sees half a file and concurrent runs (pre-commit, CI shards) at worst
 redo some work. When the cache cannot be written (a read-only tree) the run
 goes on without it, with one notice on stderr.
+
+Trust: a cache folder that git tracks (committed, say by a pull request) is
+never read: its entries could make a violation disappear. See
+`tracked_by_git`.
+
+This module is storage only: hwlint.cached decides what is kept, keyed by
+what.
 """
 
 from __future__ import annotations
@@ -46,29 +53,15 @@ ENV_DISABLE = "HWLINT_NO_CACHE"
 META_DISABLE = "hwlint.no_cache"
 META_DIR = "hwlint.cache_dir"
 
-try:
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover - an interpreter built without it
-    _sha1 = None  # type: ignore[assignment]
+from hwlint.hashing import DIGEST_SIZE as _DIGEST_SIZE
+from hwlint.hashing import digest
 
 _MAGIC = b"HWLINT-CACHE-2\n"  # the format of files and facts blobs
 _SHARDS = 64
-_DIGEST_SIZE = 20  # SHA-1
 _SELECTION = "selection.bin"
 # Verdicts are ~25 bytes each; past this many (paths renamed, patterns and
 # .gitignore files edited over months) the memo starts again.
 _SELECTION_MAX = 20_000
-
-
-def digest(data: bytes, bulk: bool = False) -> bytes:
-    """The content key of a file's bytes: SHA-1, from OpenSSL (1-2 GB/s with
-    the CPU's SHA instructions) when there is much to hash, else from the
-    interpreter's built-in module, which costs nothing to import."""
-    if bulk or _sha1 is None:
-        import hashlib
-
-        return hashlib.sha1(data).digest()
-    return _sha1(data).digest()  # type: ignore[no-any-return]
 
 
 def _shard_of(path: str) -> int:
@@ -147,17 +140,16 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(found))
 
 
-def namespace_key(config: Any) -> str:
-    from hwlint.facts import SCHEMA
-
+def namespace_key(inputs: Any) -> str:
+    """The folder of entries written by this code for these `inputs` (the
+    options of the stage whose output is kept, and its output's schema)."""
     key = (
         _MAGIC,
         __version__,
         code_fingerprint(),
         sys.implementation.name,
         tuple(sys.version_info[:3]),
-        SCHEMA,
-        config.analysis_key(),
+        inputs,
     )
     return digest(repr(key).encode("utf-8")).hex()[:24]
 
@@ -180,10 +172,6 @@ class Cache:
         self._selection: dict[bytes, bool] | None = None
         self._selection_new: dict[bytes, bool] = {}
         self._notice_given = False
-
-    @classmethod
-    def for_config(cls, config: Any, directory: Path | str | None = None) -> "Cache":
-        return cls(cache_folder(Path(config.root), directory), namespace_key(config))
 
     # -- facts --------------------------------------------------------------
 
@@ -347,12 +335,60 @@ def chosen_folder(root: Path, cache: "bool | str | Path | None") -> Path | None:
     return cache_folder(root, directory)
 
 
-def open_cache(config: Any, cache: "bool | str | Path | Cache | None" = None) -> Cache | None:
-    """The cache a run uses (see chosen_folder), or that Cache."""
-    if isinstance(cache, Cache):
-        return cache
-    folder = chosen_folder(Path(config.root), cache)
-    return None if folder is None else Cache(folder, namespace_key(config))
+def tracked_by_git(folder: Path) -> bool:
+    """Whether git tracks a file inside `folder` (it was committed).
+
+    A committed cache is someone else's output: a pull request could commit
+    entries that make a violation disappear. Read from git's index (cheap:
+    the one-file check runs this every time); an index git writes in a form
+    this does not read (version 4, split or sparse) is asked of `git
+    ls-files`."""
+    folder = Path(os.path.abspath(folder))
+    top = next((d for d in (folder, *folder.parents) if (d / ".git").exists()), None)
+    if top is None:
+        return False
+    try:
+        prefix = folder.relative_to(top).as_posix().encode("utf-8", "surrogateescape") + b"/"
+    except ValueError:
+        return False
+    if prefix == b"./":
+        return True  # the cache is the work tree itself
+    gitdir = top / ".git"
+    try:
+        if gitdir.is_file():  # a worktree or submodule: "gitdir: <path>"
+            text = gitdir.read_text(encoding="utf-8").strip()
+            gitdir = (top / text.partition("gitdir:")[2].strip()).resolve()
+        with open(gitdir / "index", "rb") as fh:
+            data = fh.read()
+        split = any(name.startswith("sharedindex.") for name in os.listdir(gitdir))
+    except OSError:
+        return False  # no index: nothing is tracked
+    if data[:4] == b"DIRC" and data[4:8] in (b"\0\0\0\2", b"\0\0\0\3") and not split:
+        return _in_index(data, prefix)
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(top), "ls-files", "-z", "--", prefix.decode("utf-8", "surrogateescape")],
+                             capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and bool(out.stdout)
+
+
+def _in_index(data: bytes, prefix: bytes) -> bool:
+    """Whether an entry of a version 2 or 3 index starts with `prefix`.
+    Those versions store each path whole, NUL-terminated, right after the
+    entry's 16-bit flags (and, in version 3, 16 more bits of extended
+    flags); the flags' low 12 bits are the path's length."""
+    start = data.find(prefix)
+    while start >= 0:
+        end = data.find(b"\0", start)
+        length = min((end if end >= 0 else len(data)) - start, 0x0FFF)
+        for at in (start - 2, start - 4):
+            if at >= 12 and int.from_bytes(data[at:at + 2], "big") & 0x0FFF == length:
+                return True
+        start = data.find(prefix, start + 1)
+    return False
 
 
 # -- settings ------------------------------------------------------------------

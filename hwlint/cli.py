@@ -139,9 +139,9 @@ def main() -> None:
 def _load(config_file: Path | None, cache: bool | None = None) -> Any:
     """The configuration; `cache` as run_check's (the settings read are
     remembered in the cache folder)."""
-    from hwlint.config import load_config
+    from hwlint.project import load_project
 
-    return load_config(config_file, cache=cache)
+    return load_project(config_file, cache=cache)
 
 
 @main.command()

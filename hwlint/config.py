@@ -11,7 +11,7 @@ ignored setting.
 import os
 import sys
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 from hwlint.diagnostics import UserError
 
@@ -46,26 +46,6 @@ class Config(NamedTuple):
     def allowlist_path(self) -> Path:
         return self.root / self.allowlist
 
-    def accelerators(self) -> Any:
-        """What counts as using an accelerator (a hwlint.facts.Accelerators)."""
-        from hwlint.facts import DEFAULT_ACCELERATORS
-
-        return DEFAULT_ACCELERATORS.extended(self.extend_accelerator_modules, self.extend_accelerator_flags,
-                                             self.extend_devices)
-
-    def analysis_key(self) -> tuple[Any, ...]:
-        """The settings that change what facts and rules produce (for caches)."""
-        return (
-            self.classifications,
-            tuple(sorted(self.aliases.items())),
-            self.enum,
-            self.attribute,
-            self.inheritance,
-            self.extend_accelerator_modules,
-            self.extend_accelerator_flags,
-            self.extend_devices,
-        )
-
 
 # Keys as written in TOML -> Config field names.
 _KEYS = {name.replace("_", "-"): name for name in Config._fields if name not in ("root", "source")}
@@ -93,19 +73,19 @@ def _identifier(source: Path, key: str, value: str) -> str:
     return value
 
 
-def _validate_codes(source: Path, key: str, codes: tuple[str, ...]) -> tuple[str, ...]:
-    from hwlint.rules import ALL_RULES  # late: config must not pull rules in at import
-
+def _validate_codes(source: Path, key: str, codes: tuple[str, ...], is_code: Callable[[str], bool] | None) -> tuple[str, ...]:
+    # The rule registry is above configuration: whoever loads the settings
+    # for a run passes its judgement of codes (hwlint.project).
     for code in codes:
-        if code == "ALL":
-            continue
-        if not any(rule.code.startswith(code) for rule in ALL_RULES):
+        if code != "ALL" and is_code is not None and not is_code(code):
             raise _err(source, f"[tool.hwlint] {key}: unknown rule code or prefix {code!r}")
     return codes
 
 
-def parse_settings(raw: Mapping[str, Any], root: Path, source: Path) -> Config:
-    """Turn a `[tool.hwlint]` table into a Config, or raise UserError naming the key."""
+def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
+                   is_code: Callable[[str], bool] | None = None) -> Config:
+    """Turn a `[tool.hwlint]` table into a Config, or raise UserError naming
+    the key. `is_code`: whether a `select`/`ignore` entry names rules."""
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in _KEYS:
@@ -115,7 +95,7 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path) -> Config:
         if name in ("include", "exclude", "classifications"):
             values[name] = _str_list(source, key, value)
         elif name in ("select", "ignore"):
-            values[name] = _validate_codes(source, key, _str_list(source, key, value))
+            values[name] = _validate_codes(source, key, _str_list(source, key, value), is_code)
         elif name in ("allowlist", "import_from", "lintrunner_code"):
             values[name] = _str(source, key, value)
         elif name in ("enum", "attribute"):
@@ -146,7 +126,7 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path) -> Config:
             if not isinstance(value, dict):
                 raise _err(source, f"[tool.hwlint] per-file-ignores must be a table, got {value!r}")
             values[name] = {
-                pattern: _validate_codes(source, f"per-file-ignores.{pattern}", _str_list(source, key, codes))
+                pattern: _validate_codes(source, f"per-file-ignores.{pattern}", _str_list(source, key, codes), is_code)
                 for pattern, codes in value.items()
             }
     classifications = values.get("classifications", DEFAULT_CLASSIFICATIONS)
@@ -184,25 +164,8 @@ def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
         raise UserError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start}: 0x{exc.object[exc.start]:02x})") from None
 
 
-def _table_of(path: Path, cache: bool | Path | None = False) -> dict[str, Any] | None:
-    """The hwlint settings a file holds, or None when it holds none.
-
-    `cache` (run_check's argument, see hwlint.cache.chosen_folder): where the
-    table read from these bytes may be remembered, so that the next run need
-    not parse TOML."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    folder = None
-    if cache is not False:
-        from hwlint.cache import chosen_folder, table_get
-
-        folder = chosen_folder(path.parent, cache)
-        if folder is not None:
-            known, table = table_get(folder, path.name, data)
-            if known:
-                return table  # type: ignore[no-any-return]
+def table_from_bytes(path: Path, data: bytes) -> dict[str, Any] | None:
+    """The hwlint settings in the bytes of `path`, or None when it holds none."""
     document = _parse_toml(path, data)
     if path.name == "pyproject.toml":
         table = document.get("tool", {}).get("hwlint") if isinstance(document.get("tool"), dict) else None
@@ -210,11 +173,22 @@ def _table_of(path: Path, cache: bool | Path | None = False) -> dict[str, Any] |
         table = document.get("tool", {}).get("hwlint", document) if isinstance(document.get("tool"), dict) else document
     if table is not None and not isinstance(table, dict):
         raise UserError(f"{path}: [tool.hwlint] must be a table")
-    if folder is not None:
-        from hwlint.cache import table_put
-
-        table_put(folder, path.name, data, table)
     return table
+
+
+def read_settings_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def read_table(path: Path) -> dict[str, Any] | None:
+    """The hwlint settings a file holds, or None when it holds none."""
+    return table_from_bytes(path, read_settings_file(path))
+
+
+TableReader = Callable[[Path], "dict[str, Any] | None"]
 
 
 def find_git_root(start: Path) -> Path | None:
@@ -225,28 +199,28 @@ def find_git_root(start: Path) -> Path | None:
 
 
 def load_config(config_file: Path | None = None, start: Path | None = None, *,
-                cache: bool | Path | None = False) -> Config:
+                read: TableReader = read_table, is_code: Callable[[str], bool] | None = None) -> Config:
     """Find and read the configuration.
 
     With `config_file`, that file is the configuration and its folder is the
     root. Otherwise walk up from `start` (the current directory) to the first
     hwlint.toml, or pyproject.toml with a [tool.hwlint] table; failing that,
-    the git root (or `start`) is the root and defaults apply. `cache`: as
-    run_check's; the tables read are remembered in that folder (the one of
-    the root each file would make) when it exists.
+    the git root (or `start`) is the root and defaults apply. `read` reads
+    a settings file's table (a layer may remember tables); `is_code` judges
+    rule codes (hwlint.project passes the rule registry's).
     """
     if config_file is not None:
         config_file = config_file.resolve()
         if not config_file.is_file():
             raise UserError(f"{config_file}: configuration file not found")
-        table = _table_of(config_file, cache) or {}
-        return parse_settings(table, config_file.parent, config_file)
+        table = read(config_file) or {}
+        return parse_settings(table, config_file.parent, config_file, is_code=is_code)
     start = (start or Path.cwd()).resolve()
     for directory in (start, *start.parents):
         for name in ("hwlint.toml", "pyproject.toml"):
             candidate = directory / name
             if candidate.is_file():
-                found = _table_of(candidate, cache)
+                found = read(candidate)
                 if found is not None:
-                    return parse_settings(found, directory, candidate)
+                    return parse_settings(found, directory, candidate, is_code=is_code)
     return Config(root=find_git_root(start) or start)

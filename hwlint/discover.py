@@ -5,10 +5,10 @@ A file is linted when its root-relative path matches `include`, does not match
 line go through the same filter (ruff's `--force-exclude`): pre-commit passes
 every staged Python file, and only test files must be linted.
 
-pathspec (gitignore patterns) is imported only when patterns are matched: a
-pre-commit run on a few files usually finds its verdicts in the cache (keyed
-by the path, the patterns and the text of every .gitignore that applies), and
-importing pathspec costs a fifth of such a run.
+pathspec (gitignore patterns) is imported only when patterns are matched:
+`discover` takes the verdict of a named file from `selected` when it is
+given (hwlint.cached remembers verdicts, keyed by `selection_inputs`), and
+importing pathspec costs a fifth of a pre-commit run on a few files.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from hwlint.config import Config
 
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     import re
 
     import pathspec
-
-    from hwlint.cache import Cache
 
 
 def import_pathspec() -> Any:
@@ -193,7 +191,7 @@ def relative_to_root(path: Path, root: Path) -> str | None:
         return None
 
 
-def _selection_key(config: Config, rel: str) -> tuple[Any, ...]:
+def selection_inputs(config: Config, rel: str) -> tuple[Any, ...]:
     """Everything `Matcher.selected(rel)` depends on: the path, the patterns
     and the text of each .gitignore from the root down to the file's folder."""
     parts = rel.split("/")
@@ -208,38 +206,24 @@ def _selection_key(config: Config, rel: str) -> tuple[Any, ...]:
     return (rel, config.include, config.exclude, tuple(texts))
 
 
-class _Selector:
-    """`Matcher.selected` for files named on the command line, through the
-    cache's memo of verdicts when there is a cache."""
-
-    def __init__(self, config: Config, store: Cache | None) -> None:
-        self.config = config
-        self.store = store
-        self._matcher: Matcher | None = None
-
-    @property
-    def matcher(self) -> Matcher:
-        if self._matcher is None:
-            self._matcher = Matcher(self.config)
-        return self._matcher
-
-    def selected(self, rel: str) -> bool:
-        if self.store is None:
-            return self.matcher.selected(rel)
-        key = _selection_key(self.config, rel)
-        verdict = self.store.selection_get(key)
-        if verdict is None:
-            verdict = self.matcher.selected(rel)
-            self.store.selection_put(key, verdict)
-        return verdict
-
-
-def discover(config: Config, paths: list[Path] | None = None, store: Cache | None = None) -> Discovery:
+def discover(config: Config, paths: list[Path] | None = None,
+             selected: Callable[[str], bool] | None = None) -> Discovery:
     """The test files to lint: the whole tree, or those among `paths`.
-    `store`: a cache that remembers which named files are test files."""
+    `selected`: whether a named file is a test file (default: Matcher's
+    verdict; a layer may remember verdicts)."""
     if not paths:
         return Discovery(files=sorted(set(Matcher(config).walk(""))))
-    selector = _Selector(config, store)
+    matchers: list[Matcher] = []
+
+    def matcher() -> Matcher:
+        if not matchers:
+            matchers.append(Matcher(config))
+        return matchers[0]
+
+    if selected is None:
+        def selected(rel: str) -> bool:
+            return matcher().selected(rel)
+
     result = Discovery(whole_tree=False)
     files: set[str] = set()
     for path in paths:
@@ -251,14 +235,13 @@ def discover(config: Config, paths: list[Path] | None = None, store: Cache | Non
             rel = ""
         full = config.root / rel
         if os.path.isdir(full):
-            matcher = selector.matcher
-            if rel and matcher._any_ignored(rel + "/x"):
+            if rel and matcher()._any_ignored(rel + "/x"):
                 continue
-            files.update(matcher.walk(rel))
+            files.update(matcher().walk(rel))
         elif os.path.lexists(full):
-            if selector.selected(rel):
+            if selected(rel):
                 files.add(rel)
-        elif selector.selected(rel):
+        elif selected(rel):
             # Gitignore applies too: an ignored path is dropped whether or not it exists.
             result.missing.append(rel)
     result.files = sorted(files)

@@ -34,14 +34,15 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from hwlint import __version__
-from hwlint.config import Config, load_config
+from hwlint.collect import FactsSource
+from hwlint.config import Config
 from hwlint.diagnostics import Diagnostic, UserError
-from hwlint.facts import ModuleFacts, extract_file, extract_source
+from hwlint.facts import ModuleFacts, extract_source
+from hwlint.judge import Judge
 
 # Rules that judge the allowlist need the whole tree: never through flake8.
 _TREE_RULES = ("HWC3",)
@@ -51,13 +52,11 @@ _SIBLINGS: dict[tuple[str, int, int], ModuleFacts | None] = {}
 _SIBLINGS_MAX = 4096
 
 
-@dataclass(frozen=True)
-class _Project:
+class _Project(NamedTuple):
     config: Config
-    selected: Any  # Callable[[str], bool]: include/exclude/.gitignore
+    selected: Callable[[str], bool]  # include/exclude/.gitignore
     enabled: frozenset[str]
-    allowlisted: frozenset[str]
-    ignores: tuple[Any, ...]
+    judge: Judge
 
 
 _PROJECTS: dict[str, _Project] = {}
@@ -67,54 +66,64 @@ def _project(directory: str) -> _Project:
     """The hwlint project a folder belongs to, once per folder and process."""
     if directory not in _PROJECTS:
         from hwlint.allowlist import load_allowlist
-        from hwlint.check import _per_file_ignores
         from hwlint.discover import Matcher
+        from hwlint.project import load_project
         from hwlint.rules import enabled_codes
 
-        config = load_config(start=Path(directory))
+        config = load_project(start=Path(directory))
         enabled = frozenset(c for c in enabled_codes(config.select, config.ignore) if not c.startswith(_TREE_RULES))
         allowlist = load_allowlist(config.root, config.allowlist)
-        _PROJECTS[directory] = _Project(
-            config, Matcher(config).selected, enabled, frozenset(allowlist.entries), tuple(_per_file_ignores(config))
-        )
+        _PROJECTS[directory] = _Project(config, Matcher(config).selected, enabled,
+                                        Judge(config, frozenset(allowlist.entries)))
     return _PROJECTS[directory]
 
 
-def _sibling(config: Config, rel: str) -> ModuleFacts | None:
-    abspath = os.path.join(config.root, rel)
-    try:
-        stat = os.stat(abspath)
-    except OSError:
-        return None
-    key = (abspath, stat.st_mtime_ns, stat.st_size)
-    if key not in _SIBLINGS:
-        if len(_SIBLINGS) >= _SIBLINGS_MAX:
-            _SIBLINGS.clear()
-        _SIBLINGS[key] = extract_file(rel, abspath, enum=config.enum, attribute=config.attribute,
-                                       accelerators=config.accelerators())
-    return _SIBLINGS[key]
+class _FlakeSource(FactsSource):
+    """The file flake8 hands over, from its tree; siblings from disk (once per
+    process, for the bases they hold)."""
+
+    def __init__(self, config: Config, rel: str, facts: ModuleFacts) -> None:
+        super().__init__(config, jobs=1)
+        self.rel = rel
+        self.facts = facts
+
+    def parse(self, rel: str) -> ModuleFacts:
+        if rel == self.rel:
+            return self.facts
+        abspath = self.abspath(rel)
+        try:
+            stat = os.stat(abspath)
+        except OSError:
+            return super().parse(rel)
+        key = (abspath, stat.st_mtime_ns, stat.st_size)
+        if key not in _SIBLINGS:
+            if len(_SIBLINGS) >= _SIBLINGS_MAX:
+                _SIBLINGS.clear()
+            _SIBLINGS[key] = super().parse(rel)
+        return _SIBLINGS[key]  # type: ignore[return-value]
 
 
 def facts_from_tree(path: str, source: str, tree: ast.AST | None, config: Config) -> ModuleFacts:
     """The module's facts from the tree flake8 parsed (no second parse), or
     from the source when that is not possible. `noqa` is left to flake8."""
+    from hwlint.collect import FactsOptions
+
+    options = FactsOptions.of(config)._asdict()
     if isinstance(tree, ast.Module):
         from hwlint.facts import facts_from_tree as from_tree, is_skipped, split_lines
 
         if is_skipped(source):
             return ModuleFacts(path, skip_file=True, lines=len(split_lines(source)))
-        return from_tree(path, source, tree, enum=config.enum, attribute=config.attribute,
-                         accelerators=config.accelerators())
-    facts = extract_source(path, source, enum=config.enum, attribute=config.attribute,
-                           accelerators=config.accelerators())
-    return facts._replace(noqa={})
+        return from_tree(path, source, tree, **options)
+    return extract_source(path, source, **options)._replace(noqa={})
 
 
 def check_file(filename: str, lines: list[str], tree: ast.AST | None = None) -> list[Diagnostic]:
-    """hwlint's per-file diagnostics for one file as flake8 sees it."""
-    from hwlint.check import lint_module
+    """hwlint's per-file diagnostics for one file as flake8 sees it: the
+    check pipeline on one file, judged as `hwlint check` judges it (no
+    budgets: an allowlisted file is exempt)."""
+    from hwlint.check import Resolved, lint_files
     from hwlint.discover import relative_to_root
-    from hwlint.resolve import Resolver
 
     abspath = Path(os.path.abspath(filename if filename not in ("-", "stdin") else "stdin"))
     project = _project(str(abspath.parent))
@@ -122,14 +131,9 @@ def check_file(filename: str, lines: list[str], tree: ast.AST | None = None) -> 
     rel = relative_to_root(abspath, config.root)
     if rel is None or not project.selected(rel):
         return []
-    facts = facts_from_tree(rel, "".join(lines), tree, config)
-    resolver = Resolver(config, {rel: facts}, lambda other: _sibling(config, other))
-    found = lint_module(resolver.context(facts), project.enabled)
-    dropped = [codes for spec, codes in project.ignores if spec.match_file(rel)]
-    found = [d for d in found if not any(d.code.startswith(c) for cs in dropped for c in cs)]
-    if rel in project.allowlisted:
-        found = [d for d in found if d.code == "HWC000"]
-    return found
+    source = _FlakeSource(config, rel, facts_from_tree(rel, "".join(lines), tree, config))
+    found, _ = lint_files(config, Resolved(config, source, [rel]), [rel], project.enabled, project.judge)
+    return [d for d in found if not project.judge.exempt(rel, d.code)]
 
 
 class HwlintChecker:

@@ -77,6 +77,11 @@ class Resolver:
             self._extra[path] = self.load(path)
         return self._extra[path]
 
+    def probed(self) -> dict[str, bool]:
+        """Every candidate file an import was resolved against, and whether
+        it existed: an input of resolution, like the files read."""
+        return dict(self._exists)
+
     def _isfile(self, rel: str) -> bool:
         if rel not in self._exists:
             self._exists[rel] = os.path.isfile(os.path.join(self.root, rel))

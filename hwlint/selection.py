@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from hwlint.check import CheckResult
 from hwlint.config import Config
 from hwlint.diagnostics import UserError
-from hwlint.facts import Instantiation, ModuleFacts, extract_file
+from hwlint.collect import FactsSource
+from hwlint.facts import Instantiation, ModuleFacts
 from hwlint.resolve import ClassInfo, Resolver
 
 # Device types PyTorch knows by name; any other device a runner names is a
@@ -124,11 +125,8 @@ class _Imported:
         if self._resolver is None:
             config = self.result.config
 
-            def load(rel: str) -> ModuleFacts | None:
-                return extract_file(rel, str(config.root / rel), enum=config.enum, attribute=config.attribute,
-                                    accelerators=config.accelerators())
-
-            self._resolver = Resolver(config, {path: ctx.facts for path, ctx in self.checked.items()}, load)
+            self._resolver = Resolver(config, {path: ctx.facts for path, ctx in self.checked.items()},
+                                      FactsSource(config, jobs=1).load)
         return self._resolver
 
     def find(self, path: str, name: str) -> ClassInfo | None:

@@ -17,6 +17,7 @@ import pytest
 
 import hwlint.cache
 from hwlint.cache import CACHE_DIR_NAME, Cache
+from hwlint.cached import store_for
 from hwlint.check import run_check
 from hwlint.config import load_config
 from hwlint.facts import extract_source, from_blob, to_blob
@@ -42,7 +43,7 @@ def _tree(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
 
 def _run(root: Path, cache_dir: Path, paths: list[Path] | None = None) -> tuple[list[tuple[str, int, str]], Cache]:
     config = load_config(start=root)
-    store = Cache.for_config(config, cache_dir)
+    store = store_for(config, cache_dir)
     result = run_check(config, paths, jobs=1, cache=store)
     return [(d.path, d.line, d.code) for d in result.diagnostics], store
 
@@ -97,22 +98,25 @@ def test_mtime_is_not_the_key(tmp_path: Path) -> None:
     assert codes == _run(root, tmp_path / "fresh")[0]
 
 
-@pytest.mark.parametrize("setting", [
-    {"enum": "HwClass"},
-    {"attribute": "hw_class"},
-    {"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "NPU"]},
-    {"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}},
-    {"inheritance": "explicit"},
-    {"extend-accelerator-modules": ["torch_npu.npu"]},
-    {"extend-accelerator-flags": ["TEST_OPENREG"]},
-    {"extend-devices": ["openreg"]},
+@pytest.mark.parametrize(("setting", "facts_change"), [
+    ({"enum": "HwClass"}, True),
+    ({"attribute": "hw_class"}, True),
+    ({"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "NPU"]}, False),
+    ({"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}}, False),
+    ({"inheritance": "explicit"}, False),
+    ({"extend-accelerator-modules": ["torch_npu.npu"]}, True),
+    ({"extend-accelerator-flags": ["TEST_OPENREG"]}, True),
+    ({"extend-devices": ["openreg"]}, True),
+    ({"baseline": 7}, False),
 ])
-def test_config_change_is_a_new_cache(tmp_path: Path, setting: dict) -> None:
+def test_config_change_is_a_new_cache(tmp_path: Path, setting: dict, facts_change: bool) -> None:
+    """A setting the facts stage receives (collect.FactsOptions) is a new
+    folder of facts; any setting at all is a new whole-tree memo."""
     root, cache = _tree(tmp_path), tmp_path / "cache"
     before, _ = _run(root, cache)
     write_project(root, {}, setting)
     changed, store = _run(root, cache)
-    assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)
+    assert (store.hits, store.misses, store.memo_hit) == ((0, 4, False) if facts_change else (4, 0, False))
     assert changed == _run(root, tmp_path / "fresh")[0]
     write_project(root, {}, {})  # back to the defaults: the first cache is still there
     again, store = _run(root, cache)
@@ -123,7 +127,7 @@ def test_select_change_recomputes_the_rules_but_keeps_the_facts(tmp_path: Path) 
     root, cache = _tree(tmp_path), tmp_path / "cache"
     _run(root, cache)
     config = load_config(start=root)
-    store = Cache.for_config(config, cache)
+    store = store_for(config, cache)
     result = run_check(config, jobs=1, select=("HWC001",), cache=store)
     assert not store.memo_hit and (store.hits, store.misses) == (4, 0)
     assert {d.code for d in result.diagnostics} == {"HWC001"}
@@ -138,8 +142,8 @@ def test_version_change_is_a_new_cache(tmp_path: Path, monkeypatch: pytest.Monke
     assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)
     # The command line too: another version finds nothing to reuse.
     code = ("import sys, hwlint; hwlint.__version__ = '999.1'; "
-            "from hwlint.cache import Cache; from hwlint.check import run_check; from hwlint.config import load_config; "
-            f"c = load_config(); s = Cache.for_config(c, {str(cache)!r}); run_check(c, cache=s); "
+            "from hwlint.cached import store_for; from hwlint.check import run_check; from hwlint.config import load_config; "
+            f"c = load_config(); s = store_for(c, {str(cache)!r}); run_check(c, cache=s); "
             "print(s.hits, s.misses, s.memo_hit)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.stdout.split() == ["0", "4", "False"], proc.stderr
@@ -175,7 +179,7 @@ def test_base_class_file_change_rejudges_the_cached_subclass(tmp_path: Path) -> 
     second = _cli(root, "check", "--format", "json")
     assert [(d["path"], d["code"]) for d in json.loads(second.stdout)] == [("test/test_b.py", "HWC001")]
     config = load_config(start=root)
-    store = Cache.for_config(config)
+    store = store_for(config)
     assert store.base == root / CACHE_DIR_NAME
     run_check(config, jobs=1, cache=store)
     assert store.memo_hit  # the second command line run stored its memo
@@ -274,7 +278,7 @@ def test_a_damaged_entry_is_parsed_again(tmp_path: Path) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"
     expected = _codes(root, cache)
     config = load_config(start=root)
-    store = Cache.for_config(config, cache)
+    store = store_for(config, cache)
     key = hwlint.cache.digest((root / "test/test_sub.py").read_bytes())
     assert store.get("test/test_sub.py", key) is not None
     store.put("test/test_sub.py", key, b"\x78\x01 not zlib")
@@ -282,7 +286,7 @@ def test_a_damaged_entry_is_parsed_again(tmp_path: Path) -> None:
     for memo in cache.glob("*/memo-*.bin"):
         memo.unlink()
     assert _codes(root, cache) == expected
-    assert from_blob(Cache.for_config(config, cache).get("test/test_sub.py", key)).path == "test/test_sub.py"
+    assert from_blob(store_for(config, cache).get("test/test_sub.py", key)).path == "test/test_sub.py"
 
 
 def test_unwritable_cache_dir_is_a_notice_not_a_failure(tmp_path: Path) -> None:
@@ -301,7 +305,7 @@ def test_read_only_cache_folder(tmp_path: Path) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"
     expected = _codes(root, cache)
     config = load_config(start=root)
-    store = Cache.for_config(config, cache)
+    store = store_for(config, cache)
     store.writable = False  # what a failed write leaves (root can write anywhere)
     (root / "test/test_b.py").write_text(GENERIC.replace("TestA", "TestB"))
     assert run_check(config, jobs=1, cache=store).diagnostics != expected
@@ -384,11 +388,11 @@ def test_pool_and_cache_give_the_same_result_as_one_process(tmp_path: Path) -> N
     expected = diagnostics(jobs=1, cache=False)
     assert len(expected) > 20
     assert diagnostics(jobs=2, cache=False) == expected
-    store = Cache.for_config(config, tmp_path / "cache")
+    store = store_for(config, tmp_path / "cache")
     assert diagnostics(jobs=2, cache=store) == expected and store.misses > 16  # through the pool
-    store = Cache.for_config(config, tmp_path / "cache")
+    store = store_for(config, tmp_path / "cache")
     assert diagnostics(jobs=2, cache=store) == expected and store.memo_hit
-    contexts = run_check(config, jobs=2, cache=Cache.for_config(config, tmp_path / "cache")).contexts
+    contexts = run_check(config, jobs=2, cache=store_for(config, tmp_path / "cache")).contexts
     assert [c.path for c in contexts] == [c.path for c in run_check(config, jobs=1, cache=False).contexts]
 
 
@@ -425,7 +429,7 @@ def test_fast_path_output_file_and_config(tmp_path: Path) -> None:
     assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr) == (1, "", "")
     assert (root / "fast.txt").read_text() == (root / "slow.txt").read_text() != ""
     bad = _cli(root, "check", "-o", "no/such/folder/out.txt")
-    assert bad == bad and bad.returncode == 2 and bad.stderr.startswith("hwlint: error: no/such/folder/out.txt: cannot write")
+    assert bad.returncode == 2 and bad.stderr.startswith("hwlint: error: no/such/folder/out.txt: cannot write")
 
 
 def _imported(root: Path, *args: str) -> tuple[set[str], str]:
@@ -525,10 +529,10 @@ def test_deleted_files_leave_the_cache(tmp_path: Path) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"
     _run(root, cache)
     config = load_config(start=root)
-    assert Cache.for_config(config, cache).has("test/test_b.py")
+    assert store_for(config, cache).has("test/test_b.py")
     (root / "test/test_b.py").unlink()
     _run(root, cache)
-    store = Cache.for_config(config, cache)
+    store = store_for(config, cache)
     assert not store.has("test/test_b.py")
     assert store.has("test/test_a.py") and store.has("test/common_base.py")
 
@@ -537,25 +541,26 @@ def test_allowlist_memo_gives_what_parsing_gives(tmp_path: Path) -> None:
     """check keeps the entries and problems of the allowlist's bytes in the
     cache: a hit must be the parse, a changed or damaged memo a new parse."""
     from hwlint.allowlist import load_allowlist
+    from hwlint.cached import load_allowlist as cached_allowlist
 
     root = _tree(tmp_path)
     listed = "# header\ntest/test_b.py 1\ntest/test_a.py 2\ntest/test_b.py 3\nnot an entry\n"
     (root / "allowlist.txt").write_text(listed)
     config = load_config(start=root)
-    store = Cache.for_config(config, tmp_path / "cache")
+    store = store_for(config, tmp_path / "cache")
     parsed = load_allowlist(root, "allowlist.txt", layout=False)
-    first = load_allowlist(root, "allowlist.txt", layout=False, memo=store)  # parses, and keeps it
+    first = cached_allowlist(config, store)  # parses, and keeps it
     memo = tmp_path / "cache" / store.directory.name / "memo-allowlist.bin"
     assert memo.is_file()
-    again = load_allowlist(root, "allowlist.txt", layout=False, memo=store)
+    again = cached_allowlist(config, store)
     for got in (first, again):
         assert got.entries == parsed.entries and list(got.entries) == list(parsed.entries)
         assert [(d.path, d.line, d.code, d.message) for d in got.problems] == [
             (d.path, d.line, d.code, d.message) for d in parsed.problems]
         assert len(got.problems) == 4  # out of order, listed twice, malformed (and out of order)
     (root / "allowlist.txt").write_text("test/test_b.py 1\n")
-    assert list(load_allowlist(root, "allowlist.txt", layout=False, memo=store).entries) == ["test/test_b.py"]
+    assert list(cached_allowlist(config, store).entries) == ["test/test_b.py"]
     memo.write_bytes(memo.read_bytes()[:-1])  # damaged: ignored
-    assert list(load_allowlist(root, "allowlist.txt", layout=False, memo=store).entries) == ["test/test_b.py"]
+    assert list(cached_allowlist(config, store).entries) == ["test/test_b.py"]
     outputs = {_cli(root, "check", *args).stdout for args in ((), (), ("--no-cache",))}
     assert len(outputs) == 1 and "1 allowlisted" in outputs.pop()

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.config import DEFAULT_CLASSIFICATIONS, load_config
+from hwlint.config import DEFAULT_CLASSIFICATIONS
+from hwlint.project import load_project as load_config
 from hwlint.diagnostics import UserError
 from tests.conftest import lint, run_cli, write_project
 

@@ -57,6 +57,11 @@ def _selects(entry: str, rule: type[Rule]) -> bool:
     return not any(other.default for other in ALL_RULES if other.code.startswith(entry))
 
 
+def is_code(entry: str) -> bool:
+    """Whether a `select`/`ignore` entry (a code or a prefix) names a rule."""
+    return entry == "ALL" or any(rule.code.startswith(entry) for rule in ALL_RULES)
+
+
 def enabled_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset[str]:
     """The codes on for `select`/`ignore`; the more specific entry wins, as in ruff."""
     codes = set()
@@ -73,4 +78,4 @@ def enabled_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset
     return frozenset(codes)
 
 
-__all__ = ["ALL_RULES", "BY_CODE", "Example", "Rule", "Violation", "enabled_codes"]
+__all__ = ["ALL_RULES", "BY_CODE", "Example", "Rule", "Violation", "enabled_codes", "is_code"]

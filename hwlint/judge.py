@@ -1,0 +1,43 @@
+"""One file's judgement: which of its findings are reported.
+
+`# noqa` comments are part of the facts (hwlint.check.lint_module applies
+them; flake8 applies its own). Here: `per-file-ignores`, and the allowlist's
+exemption (an allowlisted file's violations count against its budget
+instead of being reported). `hwlint check` (and lintrunner, which runs it)
+and the flake8 plugin use this one judgement.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Collection
+
+from hwlint.allowlist import counted
+from hwlint.config import Config
+from hwlint.diagnostics import Diagnostic
+from hwlint.discover import import_pathspec
+
+
+class Judge:
+    def __init__(self, config: Config, allowlisted: Collection[str] = ()) -> None:
+        self.allowlisted = allowlisted
+        self._ignores: list[tuple[Any, tuple[str, ...]]] | None = None
+        self._patterns = config.per_file_ignores
+
+    def ignored_codes(self, path: str) -> list[str]:
+        """The codes (and prefixes) `per-file-ignores` drops for `path`."""
+        if not self._patterns:
+            return []
+        if self._ignores is None:
+            spec = import_pathspec().GitIgnoreSpec
+            self._ignores = [(spec.from_lines([pattern]), codes) for pattern, codes in self._patterns.items()]
+        return [c for matcher, codes in self._ignores if matcher.match_file(path) for c in codes]
+
+    def without_ignored(self, path: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        dropped = self.ignored_codes(path)
+        if not dropped:
+            return diagnostics
+        return [d for d in diagnostics if not d.code.startswith(tuple(dropped))]
+
+    def exempt(self, path: str, code: str) -> bool:
+        """Whether the allowlist exempts this finding (it counts against the budget)."""
+        return path in self.allowlisted and counted(code)
