@@ -564,3 +564,64 @@ def test_allowlist_memo_gives_what_parsing_gives(tmp_path: Path) -> None:
     assert list(cached_allowlist(config, store).entries) == ["test/test_b.py"]
     outputs = {_cli(root, "check", *args).stdout for args in ((), (), ("--no-cache",))}
     assert len(outputs) == 1 and "1 allowlisted" in outputs.pop()
+
+
+# -- trust: a cache that git tracks is someone else's -------------------------------
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True,
+                   capture_output=True)
+
+
+def test_a_committed_cache_cannot_hide_a_violation(tmp_path: Path) -> None:
+    """A pull request that commits `.hwlint_cache/` with a forged entry (facts
+    of a classified class, under the hash of the unclassified file) must not
+    make HWC001 disappear: the folder is not read, with one notice."""
+    root = _tree(tmp_path)
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "tree")
+    expected = _cli(root, "check", "--no-cache")
+    assert "test/test_b.py:3:1: HWC001" in expected.stdout
+    config = load_config(start=root)
+    store = store_for(config)
+    data = (root / "test/test_b.py").read_bytes()
+    forged = extract_source("test/test_b.py", GENERIC)
+    store.put("test/test_b.py", hwlint.cache.digest(data), to_blob(forged))
+    store.save()
+    fooled = _cli(root, "check")  # an untracked cache is trusted: the forgery works
+    assert "HWC001" not in fooled.stdout and fooled.stderr == ""
+    _git(root, "add", "-f", CACHE_DIR_NAME)
+    _git(root, "commit", "-qm", "a cache, committed")
+    for _ in range(2):
+        run = _cli(root, "check")
+        assert (run.returncode, run.stdout) == (expected.returncode, expected.stdout)
+        assert run.stderr == (f"hwlint: notice: git tracks the cache folder {root / CACHE_DIR_NAME} (it was committed): "
+                              f"not using it; remove it from git (`git rm -r --cached {CACHE_DIR_NAME}`)\n")
+    _git(root, "rm", "-rq", "--cached", CACHE_DIR_NAME)
+    assert _cli(root, "check").stderr == ""  # untracked again: used (and rebuilt where it lies)
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_tracked_by_git_reads_the_index(tmp_path: Path, version: str) -> None:
+    from hwlint.cache import tracked_by_git
+
+    root = tmp_path / "repo"
+    (root / "sub" / ".hwlint_cache").mkdir(parents=True)
+    (root / "other").mkdir()
+    (root / "sub" / ".hwlint_cache" / "facts-00.bin").write_bytes(b"x")
+    (root / "other" / "x.hwlint_cache").write_bytes(b"x")
+    (root / ".hwlint_cache").mkdir()
+    _git(root, "init", "-q")
+    _git(root, "add", "-f", "sub", "other")
+    _git(root, "update-index", "--index-version", version)
+    assert tracked_by_git(root / "sub" / ".hwlint_cache")
+    assert tracked_by_git(root / "sub")
+    assert not tracked_by_git(root / ".hwlint_cache")  # a name inside another path is not this folder
+    assert not tracked_by_git(tmp_path / "elsewhere")  # outside any repository
+    worktree = tmp_path / "wt"
+    _git(root, "commit", "-qm", "x")
+    _git(root, "worktree", "add", "-q", str(worktree))
+    assert tracked_by_git(worktree / "sub" / ".hwlint_cache")  # .git is a file there
+    assert not tracked_by_git(worktree / ".hwlint_cache")
