@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from hwlint.cache import Cache, memo_name, open_cache
 from hwlint.config import Config
-from hwlint.diagnostics import Diagnostic
+from hwlint.diagnostics import Diagnostic, fix_from_plain, fix_to_plain
 from hwlint.discover import discover, import_pathspec
 from hwlint.facts import Accelerators, ModuleFacts, extract_file, extract_source, from_blob, to_blob
 from hwlint.read import ReadError, decode
 from hwlint.resolve import ModuleContext, Resolver
-from hwlint.rules import ALL_RULES, ParseError, enabled_codes
+from hwlint.rules import ALL_RULES, ParseError, Rule, Violation, enabled_codes, parse_error
 
 if TYPE_CHECKING:
     import pathspec
@@ -90,6 +90,7 @@ class CheckResult:
         config: Config,
         whole_tree: bool = True,
         outside: list[str] | None = None,
+        allowlist_counts: dict[str, int] | None = None,
     ) -> None:
         self.diagnostics = diagnostics
         self.contexts = contexts
@@ -99,6 +100,8 @@ class CheckResult:
         self.config = config
         self.whole_tree = whole_tree
         self.outside = [] if outside is None else outside
+        # The counted violations of each allowlisted file checked (and parsed) in this run.
+        self.allowlist_counts = {} if allowlist_counts is None else allowlist_counts
 
 
 Progress = Callable[[int, int], None]  # (files just done, files in all)
@@ -443,9 +446,8 @@ def collect_facts(config: Config, files: list[str], jobs: int | None = None, pro
             gc.enable()
 
 
-def _diagnostic(rule_code: str, rule_name: str, path: str, line: int, column: int, message: str,
-                class_name: str | None = None, fix: dict | None = None) -> Diagnostic:
-    return Diagnostic(path, line, column, rule_code, rule_name, message, "error", class_name, fix)
+def _diagnostic(rule: type[Rule], path: str, v: Violation) -> Diagnostic:
+    return Diagnostic(path, v.line, v.column, rule.code, rule.name, v.message, "error", v.class_name, v.fix)
 
 
 def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]:
@@ -456,15 +458,14 @@ def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]
     found: list[Diagnostic] = []
     if facts.error is not None:
         if ParseError.code in enabled:
-            err = facts.error
-            found.append(_diagnostic(ParseError.code, ParseError.name, facts.path, err.line, err.column, err.message))
+            found.append(parse_error.diagnostic(facts.path, facts.error))
         return found
     for rule in ALL_RULES:
         if rule.code not in enabled or rule.scope != "module":
             continue
         for v in rule().check(ctx):
             if not facts.suppressed(v.line, rule.code):
-                found.append(_diagnostic(rule.code, rule.name, facts.path, v.line, v.column, v.message, v.class_name, v.fix))
+                found.append(_diagnostic(rule, facts.path, v))
     return found
 
 
@@ -507,7 +508,11 @@ def _memo_valid(memo: Any, session: _Session, files: list[str]) -> bool:
 
 
 def _encode_diagnostic(d: Diagnostic) -> tuple[Any, ...]:
-    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, d.fix)
+    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, fix_to_plain(d.fix))
+
+
+def _decode_diagnostic(d: tuple[Any, ...]) -> Diagnostic:
+    return Diagnostic(*d[:-1], fix_from_plain(d[-1]))
 
 
 def run_check(
@@ -553,8 +558,9 @@ def run_check(
     root = config.root
     for missing in found.missing:
         if ParseError.code in enabled:
-            diagnostics.append(_diagnostic(ParseError.code, ParseError.name, missing, 1, 1, "file not found"))
+            diagnostics.append(parse_error.missing(missing))
     allowlist = None
+    counts: dict[str, int] = {}
     if use_allowlist:
         from hwlint.allowlist import apply_allowlist, load_allowlist
 
@@ -564,9 +570,10 @@ def run_check(
         if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
             base = str(root)
             unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
-        diagnostics = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
+        diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
     diagnostics.sort()
-    return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside)
+    return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
+                       counts)
 
 
 def _lint(config: Config, session: _Session, files: list[str], enabled: frozenset[str],
@@ -580,7 +587,7 @@ def _lint(config: Config, session: _Session, files: list[str], enabled: frozense
         memo = store.memo_get(memo_key) if known else None
         if memo is not None and _memo_valid(memo, session, files):
             try:
-                diagnostics = [Diagnostic(*d) for d in memo["diagnostics"]]
+                diagnostics = [_decode_diagnostic(d) for d in memo["diagnostics"]]
                 broken = set(memo["broken"])
             except Exception:
                 pass

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+from collections import Counter
+from typing import Sequence
+
+from hwlint.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 # The examples count violations of the default rules, as budgets do.
@@ -42,3 +46,15 @@ class AllowlistBudget(Rule):
             expect=((1, 1),),
         ),
     )
+
+
+def over_budget(where: str, line: int, path: str, budget: int, found: Sequence[Diagnostic]) -> Diagnostic:
+    """HWC302 for the entry at `line` of the allowlist `where`: `found`, the
+    counted violations of its file, are more than its `budget`."""
+    codes = Counter(d.code for d in found)
+    summary = ", ".join(f"{n}× {c}" for c, n in sorted(codes.items()))
+    first = ", ".join(f"{d.line}" for d in sorted(found)[:5])
+    message = (f"{path} has {len(found)} violations, over its budget of {budget} "
+               f"({summary}; lines {first}{', ...' if len(found) > 5 else ''}): fix the new ones, "
+               f"see them with `hwlint check --no-allowlist {path}`")
+    return Diagnostic(where, line, 1, AllowlistBudget.code, AllowlistBudget.name, message)

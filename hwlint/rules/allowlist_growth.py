@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from hwlint.rules.base import Rule
+from hwlint.diagnostics import Diagnostic
+from hwlint.rules.base import Example, Rule
 
 
 class AllowlistGrowth(Rule):
@@ -34,3 +35,19 @@ class AllowlistGrowth(Rule):
     name = "allowlist-growth"
     summary = "The allowlist gained an entry or a budget grew compared to a git ref"
     scope = "engine"
+
+
+def new_entry(where: str, line: int, path: str, base: str) -> Diagnostic:
+    """HWC303 for the entry at `line` of the allowlist `where`: not in the list at `base` (a label)."""
+    message = (f"{path} is new in the allowlist (not in it at {base}): classify its test classes "
+               f"instead (`hwlint check --no-allowlist {path}` shows them)")
+    return Diagnostic(where, line, 1, AllowlistGrowth.code, AllowlistGrowth.name, message)
+
+
+def raised(where: str, line: int, path: str, budget: int, base: str, base_budget: int, base_path: str) -> Diagnostic:
+    """HWC303 for an entry whose budget is higher than `base_budget`, its
+    budget at `base` (where the file was `base_path`, before a rename)."""
+    was = f" (as {base_path})" if base_path != path else ""
+    message = (f"{path} budget raised from {base_budget}{was} at {base} to "
+               f"{budget}: fix the new violations instead, and keep the budget")
+    return Diagnostic(where, line, 1, AllowlistGrowth.code, AllowlistGrowth.name, message)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from hwlint.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 # The examples count violations of the default rules, as budgets do.
@@ -44,3 +45,32 @@ class AllowlistSyntax(Rule):
             expect=((2, 1), (3, 1), (4, 1), (5, 1)),
         ),
     )
+
+
+def diagnostic(where: str, line: int, message: str) -> Diagnostic:
+    """HWC304 at `line` of the allowlist `where`, with one of the messages below."""
+    return Diagnostic(where, line, 1, AllowlistSyntax.code, AllowlistSyntax.name, message)
+
+
+def conflict_message() -> str:
+    return "merge-conflict marker: resolve the conflict, or run `hwlint allowlist sync`"
+
+
+def malformed_message(text: str) -> str:
+    return f"malformed entry {text!r}: expected `<path> <violations allowed>`"
+
+
+def absolute_message(path: str) -> str:
+    return f"{path}: use a path relative to the project root with / separators"
+
+
+def outside_message(path: str) -> str:
+    return f"{path}: use a normalized path inside the project root"
+
+
+def duplicate_message(path: str, first_line: int) -> str:
+    return f"{path} is listed twice (first at line {first_line}): remove this line"
+
+
+def unsorted_message(path: str, previous: str) -> str:
+    return f"{path} is out of order (after {previous}): keep the list sorted"

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from hwlint.diagnostics import NotFixable
 from hwlint.infer import infer
 from hwlint.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
@@ -52,6 +53,7 @@ class MissingClassification(Rule):
     code = "HWC001"
     name = "missing-classification"
     summary = "Test class declares no classification (and inherits none)"
+    fixable = True
     VALID = (
         Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
         Example("class Helper:\n    def helper(self): pass\n"),
@@ -94,15 +96,24 @@ class MissingClassification(Rule):
             elif info.classification is not None:
                 continue
             guess = infer(ctx, info)
-            if guess.member is not None:
-                hint = f"`{attribute} = {enum}.{guess.member}` ({guess.evidence})"
+            fix = guess.as_fix()
+            if fix is not None:
+                hint = f"`{attribute} = {enum}.{fix.classification}` ({fix.evidence})"
             else:
                 hint = f"`{attribute} = {enum}.<MEMBER>`; {guess.evidence}"
-            inherited = f"; it inherits {info.classification} from {info.inherited_from}, but inheritance is explicit" if explicit and info.classification else ""
+            inherited = (info.classification, info.inherited_from) if explicit and info.classification else None
             yield Violation(
                 info.facts.line,
                 info.facts.column,
-                f"test class {info.facts.name} declares no {attribute}{inherited}: add {hint}",
+                message(info.facts.name, attribute, hint, inherited),
                 info.facts.name,
-                guess.as_fix(),
+                fix if fix is not None else NotFixable(hint),
             )
+
+
+def message(class_name: str, attribute: str, hint: str, inherited: tuple[str, str | None] | None) -> str:
+    """HWC001's message. `hint` is the declaration to add (and its evidence),
+    or what a human must decide; `inherited` the (classification, base) an
+    explicit-inheritance project does not accept."""
+    note = f"; it inherits {inherited[0]} from {inherited[1]}, but inheritance is explicit" if inherited else ""
+    return f"test class {class_name} declares no {attribute}{note}: add {hint}"
