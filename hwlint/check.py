@@ -512,7 +512,8 @@ def _encode_diagnostic(d: Diagnostic) -> tuple[Any, ...]:
 
 
 def _decode_diagnostic(d: tuple[Any, ...]) -> Diagnostic:
-    return Diagnostic(*d[:-1], fix_from_plain(d[-1]))
+    path, line, column, code, name, message, severity, class_name, fix = d
+    return Diagnostic(path, line, column, code, name, message, severity, class_name, fix_from_plain(fix))
 
 
 def run_check(

@@ -265,7 +265,7 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
     code = "HWLINT"
     try:
         from hwlint.check import run_check
-        from hwlint.formats import renderer
+        from hwlint.formats.lintrunner import render
 
         files: list[Path] = []
         for arg in paths:
@@ -280,7 +280,7 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
         if not files:
             return
         result = run_check(config, files)
-        click.echo(renderer("lintrunner")(result, replacements=_lintrunner_replacements(result)), nl=False)
+        click.echo(render(result, replacements=_lintrunner_replacements(result)), nl=False)
     except Exception as exc:  # report, never crash: see the docstring
         if os.environ.get("HWLINT_DEBUG"):
             raise

@@ -44,6 +44,7 @@ class AllowlistBudget(Rule):
             "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n",
             settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n",
             expect=((1, 1),),
+            messages=('test/test_example.py has 2 violations, over its budget of 1 (2× HWC001; lines 1, 4)',),
         ),
     )
 

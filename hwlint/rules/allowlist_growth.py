@@ -3,6 +3,8 @@ from __future__ import annotations
 from hwlint.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
+_SOURCE = "class TestA(TestCase):\n    def test_a(self): pass\n"
+
 
 class AllowlistGrowth(Rule):
     """
@@ -35,6 +37,30 @@ class AllowlistGrowth(Rule):
     name = "allowlist-growth"
     summary = "The allowlist gained an entry or a budget grew compared to a git ref"
     scope = "engine"
+    # The examples run in a git repository whose one commit holds
+    # `base_allowlist`; `allowlist` is the working tree's list, compared
+    # with `--base HEAD`.
+    VALID = (
+        Example(_SOURCE, base_allowlist="test/test_a.py 2\ntest/test_example.py 1\n", allowlist="test/test_example.py 1\n"),
+        Example(_SOURCE, base_allowlist="test/test_example.py 2\n", allowlist="test/test_example.py 1\n"),
+    )
+    INVALID = (
+        Example(
+            _SOURCE,
+            base_allowlist="test/test_example.py 1\n",
+            allowlist="test/test_example.py 2\ntest/test_new.py 1\n",
+            expect=((1, 1), (2, 1)),
+            messages=("test/test_example.py budget raised from 1 at HEAD (",
+                      "test/test_new.py is new in the allowlist (not in it at HEAD ("),
+        ),
+        Example(
+            _SOURCE,
+            allowlist="# migrate these\ntest/test_example.py 1\n",
+            base_allowlist="# migrate these\n",
+            expect=((2, 1),),
+            messages=("test/test_example.py is new in the allowlist",),
+        ),
+    )
 
 
 def new_entry(where: str, line: int, path: str, base: str) -> Diagnostic:

@@ -43,6 +43,7 @@ class AllowlistSyntax(Rule):
             "class TestA(TestCase):\n    def test_a(self): pass\n",
             settings=_DEFAULT_SELECT, allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
             expect=((2, 1), (3, 1), (4, 1), (5, 1)),
+            messages=('is out of order (after test/test_z.py)', 'use a path relative to the project root', "malformed entry 'test/test_y.py'", 'merge-conflict marker'),
         ),
     )
 

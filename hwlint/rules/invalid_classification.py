@@ -68,17 +68,58 @@ class InvalidClassification(Rule):
     )
     INVALID = (
         # A string naming a member: a safe fix; in another case: an unsafe one.
-        Example("class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = \"CPU\"\n", expect=((4, 1),)),
-        Example("class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=("the string 'GENERIC' is not a member: use HardwareClassification.GENERIC",),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=("the string 'generic' is not a member: use HardwareClassification.GENERIC",),
+            unsafe_fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = \"CPU\"\n", expect=((4, 1),),
+            messages=("the string 'CPU' is not a member",),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    def test_a(self): pass\n'
+                '\n'
+                'TestA.hw_classification = HardwareClassification.CPU\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=("the string 'GPU' is not a member: use HardwareClassification.<",),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=('GPU is not a member of HardwareClassification',),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=('DEVICE_GENERIC is the old name of ACCELERATOR',),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=('annotation without a value',),
+        ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
             "TestA.hw_classification = HardwareClassification.CPU\n",
             expect=((5, 1),),
+            messages=('hw_classification of TestA is declared twice (first at line 2)',),
         ),
     )
 

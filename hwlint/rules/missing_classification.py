@@ -69,18 +69,78 @@ class MissingClassification(Rule):
         Example("class TestE(TestCase):  # noqa: HWC001\n    def test_e(self): pass\n"),
     )
     INVALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", expect=((1, 1),)),
-        Example("if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n", expect=((2, 5),)),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n", expect=((1, 1),),
+            messages=('test class TestA declares no hw_classification: add `hw_classification = HardwareClassification.GENERIC`',),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n", expect=((2, 5),),
+            messages=('test class TestB declares no hw_classification',),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'if True:\n'
+                '    class TestB(TestCase):\n'
+                '        hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                '        async def test_b(self): pass\n'
+            ),
+        ),
         Example(
             "from common_foo import Base\n\nclass TestC(Base):\n    pass\n",
             files={"test/common_foo.py": "class Base(TestCase):\n    def test_inherited(self): pass\n"},
             expect=((3, 1),),
+            messages=('test class TestC declares no hw_classification',),
+            fixed=(
+                'from common_foo import Base\n'
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                '\n'
+                'class TestC(Base):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '    pass\n'
+            ),
         ),
         Example(
             "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
             "class TestB(Base):\n    def test_b(self): pass\n",
             settings={"inheritance": "explicit"},
             expect=((4, 1),),
+            messages=('it inherits GENERIC from Base, but inheritance is explicit',),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class Base(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                'class TestB(Base):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                '    def test_b(self): pass\n'
+            ),
+        ),
+        # Weaker evidence: an unsafe fix; contradicting evidence: none, and why.
+        Example(
+            "class TestA(TestCase):\n    @onlyCUDA\n    def test_a(self): pass\n",
+            expect=((1, 1),),
+            messages=("add `hw_classification = HardwareClassification.CUDA` (every accelerator use in the class is CUDA)",),
+            unsafe_fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.CUDA\n'
+                '\n'
+                '    @onlyCUDA\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n",
+            expect=((1, 1),),
+            messages=("test methods take a device (test_a) but the class is never instantiated",),
         ),
     )
 
