@@ -9,20 +9,17 @@ class Fix(NamedTuple):
     """A fix hwlint can make: the class ends up classified `classification`.
 
     `applicability` is "safe" (`hwlint fix` applies it) or "unsafe" (only
-    with `--unsafe`); `evidence` says why. `member` is set when the fix
-    replaces a string declaration (HWC002): the name written after the
-    enum's, which is the member or the alias the string named. Without it,
-    the fix adds a declaration of `classification` to the class (HWC001).
+    with `--unsafe`); `evidence` says why. The rewrite: with `member`, the
+    declaration whose value is the string `string` gets `<enum>.<member>`
+    instead (HWC002; the member, or the alias the string named); without,
+    a declaration of `classification` is added to the class (HWC001).
     """
 
     applicability: str
     classification: str
     evidence: str
     member: str | None = None
-
-    @property
-    def replaces_string(self) -> bool:
-        return self.member is not None
+    string: str | None = None
 
     def to_dict(self) -> dict[str, str]:
         """The `fix` object of JSON output."""
@@ -41,7 +38,7 @@ class NotFixable(NamedTuple):
 FixInfo = Union[Fix, NotFixable, None]
 
 # marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
-# plain tuples tagged by their length (Fix has 4 fields, NotFixable 1).
+# plain tuples told apart by their length (Fix has 5 fields, NotFixable 1).
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:

@@ -100,8 +100,8 @@ def plan_fixes(
     `member`, replaces a string; a NotFixable needs a human."""
     wanted = set(classes) if classes else None
     occurrences: dict[tuple[str, str, int], int] = {}
-    # (path, line, column) of each declaration -> (class occurrence, the string)
-    declarations: dict[tuple[str, int, int], tuple[int, str]] = {}
+    # (path, line, column) of each declaration -> the occurrence of its class
+    declarations: dict[tuple[str, int, int], int] = {}
     for ctx in result.contexts:
         seen: dict[str, int] = {}
         for cls in ctx.facts.classes:
@@ -109,7 +109,7 @@ def plan_fixes(
             occurrences[(ctx.path, cls.name, cls.line)] = occurrence
             seen[cls.name] = occurrence + 1
             for decl in cls.declarations:
-                declarations.setdefault((ctx.path, decl.line, decl.column), (occurrence, decl.value.text))
+                declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
     replaced: set[tuple[str, int, int]] = set()
@@ -137,9 +137,8 @@ def plan_fixes(
             if position in replaced:
                 continue  # one declaration in a loop over several classes: replaced once
             replaced.add(position)
-            occurrence, text = declarations.get(position, (0, ""))
-            planned = ClassFix(diag.class_name, occurrence, fix.classification, fix.applicability, fix.evidence,
-                               diag.line, diag.column, diag.code, fix.member, text)
+            planned = ClassFix(diag.class_name, declarations.get(position, 0), fix.classification, fix.applicability,
+                               fix.evidence, diag.line, diag.column, diag.code, fix.member, fix.string or "")
         plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
     return [plans[p] for p in sorted(plans)], unfixed
 

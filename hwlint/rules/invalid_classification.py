@@ -178,14 +178,15 @@ def string_fix(text: str, config: Config) -> Fix | None:
     stays the alias the author chose, since it is accepted), and
     `classification` the member it means."""
     if text in config.classifications:
-        return Fix("safe", text, "the string names the member", text)
+        return Fix("safe", text, "the string names the member", text, text)
     if text in config.aliases:
-        return Fix("safe", config.aliases[text], f"the string names an alias of {config.aliases[text]}", text)
+        return Fix("safe", config.aliases[text], f"the string names an alias of {config.aliases[text]}", text, text)
     # Another case is likely the same intent, but a project's runtime could
     # tell them apart: only an unsafe fix, and only when one name matches.
     folded = text.casefold()
     matches = [m for m in (*config.classifications, *config.aliases) if m.casefold() == folded]
     if len(matches) == 1:
         (match,) = matches
-        return Fix("unsafe", config.aliases.get(match, match), f"the string matches {match} only when case is ignored", match)
+        return Fix("unsafe", config.aliases.get(match, match), f"the string matches {match} only when case is ignored",
+                   match, text)
     return None
