@@ -30,8 +30,8 @@ class Example(NamedTuple):
     `expect` lists the (line, column) of each diagnostic of this rule;
     empty for a valid example; `messages` a stable part of the message of
     each, in the same order. For a fixable rule, `fixed` is the snippet
-    after `hwlint fix` and `unsafe_fixed` after `hwlint fix --unsafe`
-    (None: the file stays as it is). `files` adds other files to the
+    after `hwlint fix` (None: it stays as it is), and `unsafe_fixed` after
+    `hwlint fix --unsafe` when that differs. `files` adds other files to the
     project (path -> source), `allowlist` writes allowlist.txt, `settings`
     overrides [tool.hwlint] keys. The snippet itself is
     `test/test_example.py`. With `base_allowlist`, the project is a git
