@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hwlint.commands.console import EXIT_CLEAN, EXIT_VIOLATIONS, Echo, parse_codes, plain_echo, write_output
-from hwlint.options import cache_choice
+from hwlint.options import EXTEND_SELECT, IGNORE, SELECT, cache_choice
 
 
 def check(
@@ -47,9 +47,9 @@ def check(
         config,
         given or None,
         jobs=jobs,
-        select=parse_codes(select),
-        extend_select=parse_codes(extend_select, "--extend-select") or (),
-        ignore=parse_codes(ignore, "--ignore"),
+        select=parse_codes(select, SELECT),
+        extend_select=parse_codes(extend_select, EXTEND_SELECT) or (),
+        ignore=parse_codes(ignore, IGNORE),
         use_allowlist=not no_allowlist,
         cache=cache,
     )

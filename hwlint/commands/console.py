@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any, Protocol
 
+from hwlint.options import Option
+
 EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 
 
@@ -38,8 +40,9 @@ def write_output(text: str, output: Path | str | None, echo: Echo = plain_echo) 
         raise UserError(f"{output}: cannot write: {exc.strerror or exc}") from None
 
 
-def parse_codes(value: str | None, option: str = "--select") -> tuple[str, ...] | None:
-    """Codes from a comma-separated option, checked as the configuration's are."""
+def parse_codes(value: str | None, option: Option) -> tuple[str, ...] | None:
+    """Codes from a comma-separated option (--select...), checked as the
+    configuration's are."""
     if value is None:
         return None
     from hwlint.diagnostics import UserError
@@ -48,7 +51,7 @@ def parse_codes(value: str | None, option: str = "--select") -> tuple[str, ...] 
     codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
     for code in codes:
         if code != "ALL" and not any(rule.code.startswith(code) for rule in ALL_RULES):
-            raise UserError(f"{option}: unknown rule code or prefix {code!r} (`hwlint rule` lists them)")
+            raise UserError(f"{option.flags[0]}: unknown rule code or prefix {code!r} (`hwlint rule` lists them)")
     return codes
 
 

@@ -10,7 +10,7 @@ import click
 from hwlint.commands.console import EXIT_VIOLATIONS, parse_codes
 from hwlint.commands.decorators import guarded, options
 from hwlint.config import load_config
-from hwlint.options import FIX_COMMAND
+from hwlint.options import FIX_COMMAND, SELECT
 
 
 @click.command()
@@ -32,7 +32,7 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
 
     config = load_config(config_file, cache=None)
-    codes = parse_codes(select)
+    codes = parse_codes(select, SELECT)
     chosen = FIXABLE if codes is None else tuple(f for f in FIXABLE if any(f.startswith(c) or c == "ALL" for c in codes))
     if not chosen:
         click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)

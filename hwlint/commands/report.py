@@ -13,7 +13,7 @@ import click
 from hwlint.commands.console import parse_codes
 from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.config import load_config
-from hwlint.options import REPORT, cache_choice
+from hwlint.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, cache_choice
 
 
 @contextlib.contextmanager
@@ -82,9 +82,9 @@ def report(
             config,
             None,
             jobs=jobs,
-            select=parse_codes(select),
-            extend_select=parse_codes(extend_select, "--extend-select") or (),
-            ignore=parse_codes(ignore, "--ignore"),
+            select=parse_codes(select, SELECT),
+            extend_select=parse_codes(extend_select, EXTEND_SELECT) or (),
+            ignore=parse_codes(ignore, IGNORE),
             use_allowlist=False,
             progress=hook,
             cache=cache,
