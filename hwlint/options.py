@@ -5,7 +5,7 @@ Plain data, without click: `check` on one file runs without importing click
 (hwlint.__main__ parses these declarations itself), and every command turns
 the same declarations into click options (hwlint.commands.decorators).
 A command's options are a tuple of these; an option two commands share is
-the same object, or a `_replace` of it where only its choices or help
+the same object, or a `replace` of it where only its choices or help
 differ. Adding an option to a command is one line in its tuple and one
 parameter of its function.
 """
@@ -14,26 +14,41 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-# Not dataclasses: a warm one-file `check` does not import that module.
+# A plain class, not a NamedTuple or a dataclass: a one-file `check` imports
+# this module, and building those classes costs a noticeable part of it.
 
 
-class Option(NamedTuple):
-    flags: tuple[str, ...]  # as the user types them, in the order --help shows them
-    dest: str  # the command function's parameter
-    kind: str  # flag, text, file, folder, count (an int >= minimum) or choice
-    help: str | None = None
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    minimum: int = 0
-    envvar: str | None = None
-    metavar: str | None = None
-    multiple: bool = False
-    show_default: bool = False
+class Option:
+    __slots__ = ("flags", "dest", "kind", "help", "default", "choices", "minimum", "envvar", "metavar", "multiple",
+                 "show_default")
+
+    def __init__(self, flags: tuple[str, ...], dest: str, kind: str, help: str | None = None, *, default: Any = None,
+                 choices: tuple[str, ...] = (), minimum: int = 0, envvar: str | None = None,
+                 metavar: str | None = None, multiple: bool = False, show_default: bool = False) -> None:
+        self.flags = flags  # as the user types them, in the order --help shows them
+        self.dest = dest  # the command function's parameter
+        self.kind = kind  # flag, text, file, folder, count (an int >= minimum) or choice
+        self.help = help
+        self.default = default
+        self.choices = choices
+        self.minimum = minimum
+        self.envvar = envvar
+        self.metavar = metavar
+        self.multiple = multiple
+        self.show_default = show_default
+
+    def __repr__(self) -> str:
+        return f"Option({'/'.join(self.flags)})"
+
+    def replace(self, **changes: Any) -> "Option":
+        """This option with other settings (the same flags and destination)."""
+        settings = {name: getattr(self, name) for name in self.__slots__[2:]}
+        return Option(self.flags, self.dest, **{**settings, **changes})
 
     def with_choices(self, choices: tuple[str, ...], default: str, help: str | None = None) -> "Option":
-        return self._replace(choices=choices, default=default, help=help if help is not None else self.help)
+        return self.replace(choices=choices, default=default, help=help if help is not None else self.help)
 
 
 CONFIG = Option(("--config",), "config_file", "file",
@@ -94,7 +109,7 @@ FIX_COMMAND = (
     CONFIG, JOBS,
     Option(("--diff",), "show_diff", "flag", "Print a unified diff of the fixes and write nothing."),
     Option(("--unsafe",), "unsafe", "flag", "Also apply fixes inferred from weaker evidence."),
-    SELECT._replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002)."),
+    SELECT.replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002)."),
     Option(("--class",), "class_names", "text", "Fix only this class (repeatable).", multiple=True),
 )
 

@@ -179,7 +179,7 @@ def _declared() -> set[str]:
     """Every flag declared in hwlint.options."""
     declared = [options.dry_run("x")]
     for value in vars(options).values():
-        if isinstance(value, options.Option):  # a NamedTuple: before the tuples of them
+        if isinstance(value, options.Option):
             declared.append(value)
         elif isinstance(value, tuple):
             declared.extend(v for v in value if isinstance(v, options.Option))

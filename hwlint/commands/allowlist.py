@@ -123,7 +123,7 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
 
 @allowlist.command("import-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@options(CONFIG, JOBS, ALLOW_GROWTH._replace(
+@options(CONFIG, JOBS, ALLOW_GROWTH.replace(
     help="Allow new files and higher budgets than the current list has (a first import always may)."))
 @guarded
 def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_growth: bool) -> None:
