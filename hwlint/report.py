@@ -21,14 +21,23 @@ What the figures count:
   files included (what `hwlint check --no-allowlist` prints): that is the
   work left. The allowlist's own rules (HWC3xx) are about the list, not the
   tests, and are not counted.
+
+The report has two layers, both built here and only here. The figures
+(`build_report`) are the JSON document. The layout (`layout`) is what the
+other formats show: a headline and ordered sections, each with a title, a
+note and blocks (paragraphs, tables, the burn-down chart). A renderer
+draws blocks in its medium and never decides what a section holds, so every
+format shows the same sections with the same figures; a new section is a
+figure in `build_report` and a `Section` in `layout`.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Iterable, Union
 
 from hwlint import __version__
 from hwlint.check import CheckResult
@@ -170,3 +179,155 @@ def burndown_series(history: list[dict[str, Any]], samples: int) -> list[tuple[s
 
 def _epoch(iso: str) -> float:
     return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+
+
+def projection_sentence(report: dict[str, Any]) -> str:
+    """How the zero date was found, in one sentence (every format says it)."""
+    projection = report.get("projection")
+    date = report["projected_zero_date"]
+    if projection is None:
+        return "Projected zero: none (the history has fewer than two commits)."
+    if projection["method"] == "reached":
+        return f"Zero reached on {date}."
+    rate = f"{projection['files_per_day']:+g} files/day"
+    how = (
+        f"the least-squares slope over the {projection['points']} allowlist commits within "
+        f"{projection['window_days']} days of the newest, at least the last two"
+    )
+    if date is None:
+        return f"Projected zero: none, the allowlist is not shrinking ({rate}, {how})."
+    return f"Projected zero: {date}, at {rate} ({how}), counting from the newest commit."
+
+
+# ---- the layout: what text, markdown and html show ----
+
+
+class Percent(float):
+    """A percentage cell: a number (right-aligned like the others), shown with %."""
+
+    def __str__(self) -> str:
+        return f"{float(self)}%"
+
+
+class Code(str):
+    """A cell holding a path or a commit: shown as code where the medium can."""
+
+
+Cell = Union[int, float, str]
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """One sentence or two; `backticks` mark code."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str  # stable: the html page's element id, which tests and links use
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    footer: tuple[Cell, ...] | None = None  # e.g. a total, computed here, never by a renderer
+    empty: str = "None."  # shown instead of a table without rows
+    # A long list of details, newest first: html and markdown fold it under
+    # this summary, a terminal shows its first rows.
+    fold: str | None = None
+
+
+@dataclass(frozen=True)
+class Chart:
+    """The burn-down: the allowlist's size at each commit, until `until`."""
+
+    history: tuple[dict[str, Any], ...]
+    until: str
+
+
+Block = Union[Paragraph, Table, Chart]
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    blocks: tuple[Block, ...]
+    note: str | None = None  # what the section counts, under its title
+
+
+@dataclass(frozen=True)
+class Layout:
+    figures: dict[str, Any]  # build_report's dict: the JSON document
+    percent: float
+    headline: tuple[str, str]  # (the figure, what it means), e.g. ("70.0% migrated", "3 files ...")
+    sections: tuple[Section, ...]
+
+
+def layout(figures: dict[str, Any]) -> Layout:
+    """The sections every format shows, in order, from the figures."""
+    f = figures
+    percent = f["percent_migrated"]
+    headline = (
+        f"{percent}% migrated",
+        f"{f['files_allowlisted']} files allowlisted (baseline {f['baseline']}), {f['files_checked']} test files checked.",
+    )
+    summary = Table(
+        "summary-table",
+        ("figure", "value"),
+        (
+            ("files checked", f["files_checked"]),
+            ("files allowlisted", f["files_allowlisted"]),
+            ("baseline", f["baseline"]),
+            ("percent migrated", Percent(percent)),
+            ("test classes", f["classes_total"]),
+            ("unclassified classes", f["classes_unclassified"]),
+        ),
+    )
+    history = f["history"]
+    if history:
+        n = len(history)
+        commits = f"{n} commit{'s' if n != 1 else ''}"
+        burndown: tuple[Block, ...] = (
+            Chart(tuple(history), f["generated_at"]),
+            Paragraph(f"{commits} changed the allowlist. {projection_sentence(f)}"),
+            Table(
+                "history",
+                ("date", "commit", "files allowlisted"),
+                tuple((p["date"][:10], Code(p["commit"][:10]), p["allowlisted"]) for p in reversed(history)),
+                fold=f"The {commits} that changed the allowlist",
+            ),
+        )
+    else:
+        burndown = (Paragraph("Run `hwlint report --history` for the burn-down of the allowlist."),)
+    classes = Table(
+        "classifications",
+        ("classification", "classes"),
+        tuple((m, n) for m, n in f["classes_by_classification"].items()) + (("(unclassified)", f["classes_unclassified"]),),
+    )
+    violations = f["violations_by_code"]
+    violation_table = Table(
+        "violations-table",
+        ("code", "rule", "violations"),
+        tuple((code, rule_name(code), n) for code, n in violations.items()),
+        footer=("total", "", sum(violations.values())) if violations else None,
+    )
+    directories = Table(
+        "directories",
+        ("directory", "files", "allowlisted", "classes", "unclassified"),
+        tuple((Code(d["path"]), d["files"], d["allowlisted"], d["classes"], d["unclassified"]) for d in f["directories"]),
+        empty="No test files.",
+    )
+    top = Table(
+        "top-files",
+        ("file", "unclassified", "classes", "allowlisted"),
+        tuple((Code(t["path"]), t["unclassified"], t["classes"], "yes" if t["allowlisted"] else "no") for t in f["top_files"]),
+        empty="None: every test class is classified.",
+    )
+    sections = (
+        Section("summary", "Summary", (summary,)),
+        Section("burndown", "Burn-down", burndown),
+        Section("classes", "Test classes by classification", (classes,), note="Effective classification: the class's own, else the one it inherits."),
+        Section("violations", "Violations by rule", (violation_table,), note="Allowlisted files included: this is the work left."),
+        Section("dirs", "Directories by remaining work", (directories,)),
+        Section("top", "Files with the most unclassified classes", (top,)),
+    )
+    return Layout(figures, percent, headline, sections)

@@ -303,7 +303,48 @@ def test_output_file_and_without_history(tree: Path) -> None:
     assert report["history"] == [] and report["projected_zero_date"] is None
     assert "## hwlint report" in run_cli("report", "--format", "markdown", cwd=tree).stdout
     text = run_cli("report", cwd=tree).stdout
-    assert "Burn-down" not in text and "Migrated: 70.0% (3 files allowlisted, baseline 10)" in text
+    assert "70.0% migrated: 3 files allowlisted (baseline 10), 6 test files checked." in text
+    assert "Burn-down\n  Run `hwlint report --history` for the burn-down of the allowlist.\n" in text
+
+
+SECTIONS = [
+    "Summary", "Burn-down", "Test classes by classification", "Violations by rule",
+    "Directories by remaining work", "Files with the most unclassified classes",
+]
+
+
+def test_every_format_shows_the_same_sections(repo: Path) -> None:
+    """One layout: the same section titles, in the same order, with the
+    same figures (the percent row, the total row) in text, markdown and html."""
+    text = _run(repo, "--history", "--format", "text")
+    assert [line for line in text.splitlines() if line in SECTIONS] == SECTIONS
+    markdown = _run(repo, "--history", "--format", "markdown")
+    assert re.findall(r"^### (.+)$", markdown, re.MULTILINE) == SECTIONS
+    html = _run(repo, "--history", "--format", "html")
+    assert re.findall(r'<section id="\w+"><h2>([^<]+)</h2>', html) == SECTIONS
+    assert "  percent migrated      70.0%" in text and "  total" in text
+    assert "| percent migrated | 70.0% |" in markdown and "| total |  | 7 |" in markdown
+    assert '<tr><td>percent migrated</td><td class="num">70.0%</td></tr>' in html
+    assert '<tfoot><tr><td>total</td><td></td><td class="num">7</td></tr></tfoot>' in html
+
+
+def test_a_long_burndown_is_folded(tmp_path: Path) -> None:
+    """Twelve commits: the terminal shows the newest ten and says so;
+    markdown and html fold the whole list under a summary."""
+    root = tmp_path / "long"
+    init_repo(root)
+    for day in range(12):
+        commit(root, f"2024-01-{day + 1:02d}", {"allowlist.txt": listing(12 - day)}, f"day {day}")
+    write_project(root, {"test/test_a.py": HEADER + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        pass\n"}, {"baseline": 12}, allowlist="test/test_a.py 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "tree", date="2024-01-13")
+    text = _run(root, "--history")
+    burndown = text.split("\nBurn-down\n", 1)[1].split("\n\n", 1)[0]
+    assert "The 13 commits that changed the allowlist, the newest 10 (--format json lists them all):" in burndown
+    assert burndown.count("  2024-01-") == 10 and "2024-01-13" in burndown and "2024-01-03" not in burndown
+    markdown = _run(root, "--history", "--format", "markdown")
+    assert "<details><summary>The 13 commits that changed the allowlist</summary>\n\n| date |" in markdown
+    assert markdown.count("| 2024-01-") == 13
 
 
 def test_source_date_epoch_must_be_a_number(tree: Path) -> None:

@@ -65,7 +65,7 @@ def report(
 
     from hwlint.allowlist import load_allowlist
     from hwlint.check import run_check
-    from hwlint.report import build_report
+    from hwlint.report import build_report, layout
 
     config = _load(config_file)
     points = None
@@ -90,4 +90,4 @@ def report(
     allowlist = load_allowlist(config.root, config.allowlist)
     figures = build_report(result, allowlist.entries, history=points, baseline=baseline)
     module = importlib.import_module(f"hwlint.formats.report_{fmt}")
-    write_output(module.render(figures), output)
+    write_output(module.render(layout(figures)), output)
