@@ -11,9 +11,22 @@ What the figures count:
 - `files_checked`: test files linted (include/exclude applied).
 - `files_allowlisted`: entries in the allowlist, the number that must reach
   zero (an entry whose file is gone still counts: it still has to go).
+- `baseline`: the allowlist's size when the migration began. `--baseline`,
+  else `baseline` in the configuration, else the most entries the list has
+  had in git history (its adoption), else its current size; never a
+  built-in number. `baseline_source` says which (`option`, `configuration`,
+  `history`, `allowlist`). The current size wins over a smaller history:
+  entries added and not committed yet are part of the start.
 - `percent_migrated`: (baseline - allowlisted) / baseline × 100, clamped to
-  0..100 and rounded to one decimal; 100.0 when baseline and allowlist are
-  both 0. `baseline` is the list's size when the migration began.
+  0..100, one decimal. 100.0 means done, so it is never shown while work is
+  left (entries, files failing outside the allowlist, unclassified classes):
+  it stops at 99.9. With a baseline of 0 (no list, ever) it is 100.0 when
+  nothing is left and 0.0 otherwise.
+- `files_failing`: test files that `hwlint check` fails on although the
+  allowlist does not cover them (not listed, or unparsable: HWC000 is never
+  exempt). Zero in a project whose CI passes.
+- `classes_classified` / `percent_classified`: test classes with a valid
+  classification, of all test classes (100.0 only when every one is).
 - classes: test classes in the checked files, by *effective* classification
   (own declaration, else inherited). A class whose declaration is invalid
   (HWC002) is unclassified.
@@ -42,6 +55,7 @@ from typing import Any, Iterable, Union
 from hwlint import __version__
 from hwlint.check import CheckResult
 from hwlint.diagnostics import UserError
+from hwlint.allowlist import counted
 from hwlint.history import HistoryPoint, project_zero
 
 TOP_FILES = 10
@@ -59,11 +73,21 @@ def report_time() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def percent_migrated(baseline: int, allowlisted: int) -> float:
+def percent_migrated(baseline: int, allowlisted: int, work_left: bool | None = None) -> float:
+    """(baseline - allowlisted) / baseline as a percentage (see the module's
+    docstring). `work_left` defaults to "entries remain"; the report also
+    counts failing files and unclassified classes."""
+    left = allowlisted > 0 if work_left is None else work_left or allowlisted > 0
     if baseline <= 0:
-        return 100.0 if allowlisted == 0 else 0.0
-    share = (baseline - allowlisted) / baseline * 100
-    return round(min(100.0, max(0.0, share)), 1)
+        return 0.0 if left else 100.0
+    return _share(baseline - allowlisted, baseline, left)
+
+
+def _share(part: int, whole: int, left: bool) -> float:
+    """part / whole in percent, clamped to 0..100, one decimal, and below 100
+    while work is left (rounding must not print 100.0 for 1 file in 2,000)."""
+    share = round(min(100.0, max(0.0, part / whole * 100)), 1)
+    return min(share, 99.9) if left else share
 
 
 def _directory(path: str) -> str:
@@ -76,15 +100,30 @@ def build_report(
     *,
     history: list[HistoryPoint] | None = None,
     baseline: int | None = None,
+    largest: int | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
     """The report's figures. `result` comes from `run_check(...,
     use_allowlist=False)`, so that allowlisted files' violations are counted
-    (see the module's docstring); `allowlisted` are the allowlist's paths."""
+    (see the module's docstring); `allowlisted` are the allowlist's paths;
+    `history` the points to show (`--history`); `baseline` the `--baseline`
+    option; `largest` the most entries the list has had in git history
+    (history.largest_size), for when neither option nor configuration sets
+    the baseline."""
     config = result.config
     listed = sorted(set(allowlisted))
     listed_set = set(listed)
-    baseline = config.baseline if baseline is None else baseline
+    history = history or []
+    if largest is None and history:
+        largest = max(p.allowlisted for p in history)
+    if baseline is not None:
+        source = "option"
+    elif config.baseline is not None:
+        baseline, source = config.baseline, "configuration"
+    elif largest is not None and largest >= len(listed):
+        baseline, source = largest, "history"
+    else:
+        baseline, source = len(listed), "allowlist"
     members = list(config.classifications)
     by_member: Counter[str] = Counter()
     unclassified = 0
@@ -116,12 +155,20 @@ def build_report(
         directory(path)["allowlisted"] += 1
 
     violations = Counter(d.code for d in result.diagnostics if not d.code.startswith("HWC3"))
+    # What `hwlint check` would fail on outside the list: an allowlisted file
+    # is exempt from the counted codes only (allowlist.apply_allowlist).
+    failing = {
+        d.path for d in result.diagnostics
+        if not d.code.startswith("HWC3") and (d.path not in listed_set or not counted(d.code))
+    }
+    classes_total = sum(by_member.values()) + unclassified
+    classified = classes_total - unclassified
     # Remaining work first: files still allowlisted, then classes still to
     # classify; the path keeps ties stable.
     directories = sorted(dirs.values(), key=lambda d: (-d["allowlisted"], -d["unclassified"], d["path"]))
     top = sorted(files, key=lambda f: (-f["unclassified"], f["path"]))[:TOP_FILES]
-    history = history or []
     projection = project_zero(history) if history else None
+    work_left = bool(listed or failing or unclassified)
     return {
         "version": __version__,
         "generated_at": (now or report_time()).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -129,16 +176,21 @@ def build_report(
         "files_checked": result.files_checked,
         "files_allowlisted": len(listed),
         "baseline": baseline,
-        "percent_migrated": percent_migrated(baseline, len(listed)),
-        "classes_total": sum(by_member.values()) + unclassified,
+        "percent_migrated": percent_migrated(baseline, len(listed), work_left),
+        "classes_total": classes_total,
         "classes_by_classification": {m: by_member.get(m, 0) for m in members},
         "classes_unclassified": unclassified,
         "violations_by_code": dict(sorted(violations.items())),
         "directories": directories,
         "history": [p.to_dict() for p in history],
         "projected_zero_date": projection.date if projection else None,
-        # Beyond the spec's keys: the issue's "top files" figure, and how the
-        # projection was made, so that a dashboard can say it.
+        # Beyond the spec's keys: where the baseline came from, the figures
+        # that keep percent_migrated honest, the issue's "top files", and
+        # how the projection was made, so that a dashboard can say them.
+        "baseline_source": source,
+        "files_failing": len(failing),
+        "classes_classified": classified,
+        "percent_classified": _share(classified, classes_total, bool(unclassified)) if classes_total else 100.0,
         "top_files": top,
         "projection": projection.to_dict() if projection else None,
     }
@@ -262,13 +314,28 @@ class Layout:
     sections: tuple[Section, ...]
 
 
+# Where the baseline came from, as the Summary's note says it.
+BASELINE_SOURCES = {
+    "option": "Baseline: `--baseline`.",
+    "configuration": "Baseline: `baseline` in the configuration.",
+    "history": "Baseline: the most files the allowlist has listed in its git history (its adoption).",
+    "allowlist": "Baseline: the allowlist's current size (git has no larger version of it).",
+}
+
+
 def layout(figures: dict[str, Any]) -> Layout:
     """The sections every format shows, in order, from the figures."""
     f = figures
     percent = f["percent_migrated"]
+    # The file figure never stands alone: the files check fails on and the
+    # classes left are beside it, so a tree full of unclassified classes
+    # cannot read as done.
     headline = (
         f"{percent}% migrated",
-        f"{f['files_allowlisted']} files allowlisted (baseline {f['baseline']}), {f['files_checked']} test files checked.",
+        f"{f['files_allowlisted']} files allowlisted (baseline {f['baseline']}), "
+        f"{f['files_failing']} failing outside the allowlist, "
+        f"{f['classes_classified']} of {f['classes_total']} test classes classified ({f['percent_classified']}%), "
+        f"{f['files_checked']} test files checked.",
     )
     summary = Table(
         "summary-table",
@@ -278,7 +345,10 @@ def layout(figures: dict[str, Any]) -> Layout:
             ("files allowlisted", f["files_allowlisted"]),
             ("baseline", f["baseline"]),
             ("percent migrated", Percent(percent)),
+            ("files failing outside the allowlist", f["files_failing"]),
             ("test classes", f["classes_total"]),
+            ("classified classes", f["classes_classified"]),
+            ("percent classified", Percent(f["percent_classified"])),
             ("unclassified classes", f["classes_unclassified"]),
         ),
     )
@@ -323,7 +393,7 @@ def layout(figures: dict[str, Any]) -> Layout:
         empty="None: every test class is classified.",
     )
     sections = (
-        Section("summary", "Summary", (summary,)),
+        Section("summary", "Summary", (summary,), note=BASELINE_SOURCES[f["baseline_source"]]),
         Section("burndown", "Burn-down", burndown),
         Section("classes", "Test classes by classification", (classes,), note="Effective classification: the class's own, else the one it inherits."),
         Section("violations", "Violations by rule", (violation_table,), note="Allowlisted files included: this is the work left."),

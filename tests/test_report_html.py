@@ -128,7 +128,8 @@ def test_without_pygal_the_page_shows_a_table_and_says_so(monkeypatch: pytest.Mo
             {"commit": "a" * 40, "date": "2024-01-01T00:00:00Z", "allowlisted": 2},
             {"commit": "b" * 40, "date": "2024-02-01T00:00:00Z", "allowlisted": 1},
         ],
-        "projected_zero_date": "2024-03-03", "top_files": [],
+        "projected_zero_date": "2024-03-03", "baseline_source": "configuration", "files_failing": 0,
+        "classes_classified": 0, "percent_classified": 0.0, "top_files": [],
         "projection": {"method": "least-squares", "window_days": 90, "points": 2, "files_per_day": -0.0323},
     }
     html = report_html.render(layout(report))
