@@ -83,6 +83,19 @@ def percent_migrated(baseline: int, allowlisted: int, work_left: bool | None = N
     return _share(baseline - allowlisted, baseline, left)
 
 
+def resolve_baseline(option: int | None, configured: int | None, largest: int | None, entries: int) -> tuple[int, str]:
+    """The baseline and where it came from (`baseline_source`): the option,
+    else the configuration, else the list's largest size in git history,
+    else (no history, or a smaller one) its current size."""
+    if option is not None:
+        return option, "option"
+    if configured is not None:
+        return configured, "configuration"
+    if largest is not None and largest >= entries:
+        return largest, "history"
+    return entries, "allowlist"
+
+
 def _share(part: int, whole: int, left: bool) -> float:
     """part / whole in percent, clamped to 0..100, one decimal, and below 100
     while work is left (rounding must not print 100.0 for 1 file in 2,000)."""
@@ -116,14 +129,7 @@ def build_report(
     history = history or []
     if largest is None and history:
         largest = max(p.allowlisted for p in history)
-    if baseline is not None:
-        source = "option"
-    elif config.baseline is not None:
-        baseline, source = config.baseline, "configuration"
-    elif largest is not None and largest >= len(listed):
-        baseline, source = largest, "history"
-    else:
-        baseline, source = len(listed), "allowlist"
+    start, source = resolve_baseline(baseline, config.baseline, largest, len(listed))
     members = list(config.classifications)
     by_member: Counter[str] = Counter()
     unclassified = 0
@@ -175,8 +181,8 @@ def build_report(
         "root": str(config.root),
         "files_checked": result.files_checked,
         "files_allowlisted": len(listed),
-        "baseline": baseline,
-        "percent_migrated": percent_migrated(baseline, len(listed), work_left),
+        "baseline": start,
+        "percent_migrated": percent_migrated(start, len(listed), work_left),
         "classes_total": classes_total,
         "classes_by_classification": {m: by_member.get(m, 0) for m in members},
         "classes_unclassified": unclassified,
