@@ -65,16 +65,20 @@ def report(
 
     from hwlint.allowlist import load_allowlist
     from hwlint.check import run_check
-    from hwlint.report import build_report
+    from hwlint.history import allowlist_history, largest_size
+    from hwlint.report import build_report, layout
 
     cache = cache_choice(no_cache, cache_dir, None)
     config = load_project(config_file, cache=cache)
     points = None
+    largest = None
     if history:
-        from hwlint.history import allowlist_history
-
         # First, so that a repository problem is reported before the tree is linted.
         points = allowlist_history(config.root, config.allowlist)
+    elif baseline is None and config.baseline is None:
+        # The baseline is the list's adoption, read from git (quietly: a
+        # report outside a repository falls back on the list's size).
+        largest = largest_size(config.root, config.allowlist)
     with progress_bar("Checking test files") as hook:
         # Without the allowlist: the allowlisted files' violations are the
         # work left, and the report counts them.
@@ -90,6 +94,6 @@ def report(
             cache=cache,
         )
     allowlist = load_allowlist(config.root, config.allowlist)
-    figures = build_report(result, allowlist.entries, history=points, baseline=baseline)
+    figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest)
     module = importlib.import_module(f"hwlint.formats.report_{fmt}")
-    write_output(module.render(figures), output)
+    write_output(module.render(layout(figures)), output)
