@@ -28,7 +28,7 @@ def render(selection: Any, fmt: str, root: Path) -> str:
     if fmt == "files":
         return "".join(_here(root, path) + "\n" for path in selection.files)
     if fmt == "pytest":
-        waiting = [t for t in selection.tests if t.collected_as is None]
+        waiting = [t for t in selection.known() if t.collected_as is None]
         if waiting:
             first = waiting[0]
             raise UserError(
@@ -37,7 +37,10 @@ def render(selection: Any, fmt: str, root: Path) -> str:
                 "this runner collects"
                 + (f" ({len(waiting) - 1} more like it)" if len(waiting) > 1 else "")
             )
-        return "".join(f"{_here(root, t.path)}::{t.collected_as}\n" for t in selection.tests)
+        # An uncertain file is named whole (pytest runs all of it), in place of its classes.
+        lines = [f"{_here(root, t.path)}::{t.collected_as}" for t in selection.known()]
+        lines += [_here(root, path) for path in sorted(selection.uncertain)]
+        return "".join(line + "\n" for line in lines)
     document = {
         "root": str(root),
         "members": list(selection.members),
@@ -53,8 +56,19 @@ def render(selection: Any, fmt: str, root: Path) -> str:
                 "instantiated": t.instantiated,
                 "collected_as": t.collected_as,
                 "node_id": t.node_id,
+                "imported_from": t.imported_from,
             }
             for t in selection.tests
+        ],
+        "uncertain": [
+            {
+                "path": path,
+                "reasons": [
+                    {"line": r.line, "column": r.column, "kind": r.kind, "class_name": r.class_name, "message": r.message}
+                    for r in reasons
+                ],
+            }
+            for path, reasons in sorted(selection.uncertain.items())
         ],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -104,8 +118,12 @@ def select(
     selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
     for warning in selection.warnings:
         click.echo(f"hwlint: warning: {warning}", err=True)
+    for path, reasons in sorted(selection.uncertain.items()):
+        first = reasons[0]
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        click.echo(f"hwlint: warning: {path}:{first.line}: uncertain, selected whole: {first.message}{more}", err=True)
     write_output(render(selection, fmt, config.root), output)
-    if not selection.tests:
+    if not selection.tests and not selection.uncertain:
         what = " or ".join(wanted) + (" or unclassified" if include_unclassified else "")
         where = f" for device {device}" if device else ""
         click.echo(f"hwlint: no test class is {what}{where}", err=True)
