@@ -25,12 +25,14 @@ it when not needed loses a little time; one that drops it loses tests.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from hwlint.check import CheckResult
 from hwlint.config import Config
 from hwlint.diagnostics import UserError
 from hwlint.facts import Instantiation, ModuleFacts, extract_file
 from hwlint.resolve import ClassInfo, Resolver
+from hwlint.runtime import RuntimeModule
 from hwlint.uncertain import Reason, analyse
 
 # Device types PyTorch knows by name; any other device a runner names is a
@@ -183,6 +185,28 @@ class _Imported:
         facts = self.resolver().module(path)
         return facts is not None and any(call.class_name == name for call in facts.instantiations)
 
+    def variable_classification(self, path: str, name: str) -> tuple[str, str] | None:
+        """(class, file) of the first class in `name`'s bases, in another
+        file than `path`, that sets its classification through a variable:
+        what it inherits at run time, hwlint cannot tell."""
+        stack, seen = [(path, name)], set()
+        while stack and len(seen) < 64:
+            where, current = stack.pop()
+            found = self.resolver().find_class(where, current)
+            if found is None or found in seen:
+                continue
+            seen.add(found)
+            home, facts = found
+            if home != path and any(d.value.kind == "other" for d in facts.declarations):
+                return facts.name, home
+            if facts.declarations:
+                continue  # its own declaration hides its bases'
+            for dotted in facts.bases:
+                base = self.resolver().find_base(home, dotted)
+                if base is not None:
+                    stack.append((base[0], base[1].name))
+        return None
+
     def is_testcase(self, path: str, name: str, depth: int = 0) -> bool:
         """Whether the class may derive from unittest's TestCase, which is what
         unittest collects: a base hwlint cannot find counts when its name says
@@ -220,10 +244,16 @@ def select_tests(
     wanted = set(members)
     selection = Selection(members, include_unclassified, device.lower() if device else None)
     imported = _Imported(result)
+    reasons: list[Reason] = []  # the current module's
 
     def consider(path: str, info: ClassInfo, instantiations: list[Instantiation], seen: set[str],
                  name: str | None = None, imported_from: str | None = None, inherited_from: str | None = None) -> None:
         name = name or info.facts.name
+        hidden = imported.variable_classification(path, info.facts.name if imported_from is None else name)
+        if hidden is not None:
+            reasons.append(Reason(info.facts.line if imported_from is None else 1, 1, "classification-variable",
+                                  f"{name} gets its classification from {hidden[0]} in {hidden[1]}, "
+                                  "which sets it through a variable", name))
         member = info.classification
         if member is None and not include_unclassified:
             return
@@ -256,7 +286,7 @@ def select_tests(
             selection.warnings.append(f"{ctx.path}: cannot be parsed ({ctx.facts.error.message}): none of its tests is selected")
             continue
         analysis = analyse(ctx)
-        reasons = list(analysis.reasons)
+        reasons[:] = analysis.reasons
         calls: dict[str, list[Instantiation]] = {}
         for call in ctx.facts.instantiations:
             if call.class_name:
@@ -295,5 +325,44 @@ def select_tests(
                     continue
                 consider(ctx.path, info, [], seen, local, imported_from=where)
         if reasons:
-            selection.uncertain[ctx.path] = sorted(reasons, key=lambda r: (r.line, r.column))
+            selection.uncertain[ctx.path] = sorted(set(reasons), key=lambda r: (r.line, r.column))
+    return selection
+
+
+def select_runtime(
+    result: CheckResult,
+    collected: Mapping[str, RuntimeModule],
+    members: tuple[str, ...],
+    *,
+    include_unclassified: bool = False,
+    device: str | None = None,
+) -> Selection:
+    """Like select_tests, from what the runtime collected (hwlint.runtime):
+    each class the module holds, with the classification it has at run time.
+    A module that could not be collected keeps its static selection, and is
+    uncertain with the reason."""
+    static = select_tests(result, members, include_unclassified=include_unclassified, device=device)
+    device = device.lower() if device else None
+    selection = Selection(members, include_unclassified, device, warnings=static.warnings)
+    wanted = set(members)
+    for ctx in result.contexts:
+        path = ctx.path
+        module = collected.get(path)
+        if module is None or module.error is not None:
+            why = module.error if module is not None else "not collected"
+            selection.tests += [t for t in static.tests if t.path == path]
+            selection.uncertain[path] = [Reason(1, 1, "import-failed", why), *static.uncertain.get(path, ())]
+            continue
+        for cls in module.classes:
+            member = cls.classification if cls.valid else None
+            if member is None and not include_unclassified:
+                continue
+            if member is not None and member not in wanted:
+                continue
+            device_type = cls.name[len(cls.generic):].lower() if cls.generic else None
+            if device is not None and device_type is not None and device_type != device:
+                continue  # made for another device of this machine
+            name = cls.generic or cls.name
+            origin = cls.module if cls.module and cls.module != ctx.path.rsplit("/", 1)[-1][:-3] else None
+            selection.tests.append(Selected(path, name, member, None, cls.generic is not None, cls.name, origin))
     return selection

@@ -82,6 +82,14 @@ def render(selection: Any, fmt: str, root: Path) -> str:
 @click.option("--device", default=None, metavar="TYPE",
               help="The runner's device type (cpu, cuda, xpu, mps, npu...): name instantiated classes as pytest collects them "
                    "(TestFoo -> TestFooCUDA). Default: the one device among MEMBERS (GENERIC CPU -> cpu), if there is exactly one.")
+@click.option("--runtime", is_flag=True,
+              help="Import each test module in a child process of --python and list what unittest collects there, "
+                   "with the classification each class has at run time; modules that fail to import fall back to the "
+                   "static view and are uncertain.")
+@click.option("--python", "python", default=None, metavar="EXE",
+              help="The project's Python for --runtime, with torch and the tests' dependencies (default: this one).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True,
+              metavar="SECONDS", help="--runtime: give up on a module whose import takes longer.")
 @click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this pyproject.toml or hwlint.toml; its folder is the project root.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores; 1: no process pool).")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write the output to this file instead of stdout.")
@@ -91,6 +99,9 @@ def select(
     fmt: str,
     include_unclassified: bool,
     device: str | None,
+    runtime: bool,
+    python: str | None,
+    timeout: float,
     config_file: Path | None,
     jobs: int | None,
     output: Path | None,
@@ -100,7 +111,9 @@ def select(
 
     A CPU runner asks for `GENERIC CPU`, a CUDA runner for `ACCELERATOR
     CUDA`: classes instantiated per device type are named as pytest collects
-    them on that device (`TestFooCUDA`). Exits 0 when something is selected, 1 when nothing is
+    them on that device (`TestFooCUDA`). A file where the runtime may collect
+    classes hwlint cannot see is listed whole, whatever MEMBERS, with a
+    warning naming why; `--runtime` asks the runtime itself. Exits 0 when something is selected, 1 when nothing is
     (like grep), 2 on errors."""
     from hwlint.check import run_check
     from hwlint.selection import canonical_members, default_device, select_tests
@@ -115,7 +128,17 @@ def select(
         device = default_device(wanted)
     with progress_bar("Reading test files") as hook:
         result = run_check(config, None, jobs=jobs, progress=hook)
-    selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
+    if runtime:
+        from hwlint.runtime import collect
+        from hwlint.selection import select_runtime
+
+        paths = [ctx.path for ctx in result.contexts]
+        with progress_bar("Importing test modules") as hook:
+            collected = collect(config.root, paths, python=python or sys.executable, attribute=config.attribute,
+                                timeout=timeout, jobs=jobs, progress=hook)
+        selection = select_runtime(result, collected, wanted, include_unclassified=include_unclassified, device=device)
+    else:
+        selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
     for warning in selection.warnings:
         click.echo(f"hwlint: warning: {warning}", err=True)
     for path, reasons in sorted(selection.uncertain.items()):

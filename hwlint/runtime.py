@@ -1,0 +1,99 @@
+"""`hwlint select --runtime`: what the runtime collects, module by module.
+
+Each test module is imported in a child process of the project's own
+Python (where torch and the tests' dependencies are installed) by
+hwlint/runtime_child.py, which collects classes as unittest does and reads
+each one's classification as PyTorch's `get_hw_classification` does. A
+module that fails to import, crashes its process or runs past the timeout
+gives an error instead, and selection falls back to the static view for
+it; nothing a child does stops the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+CHILD = Path(__file__).with_name("runtime_child.py")
+
+
+class RuntimeClass(NamedTuple):
+    name: str  # as the module holds it (what unittest and pytest collect)
+    classification: str | None  # member name; None when unclassified
+    valid: bool  # False: the attribute is not an enum member (PyTorch raises TypeError)
+    generic: str | None  # the class instantiate_device_type_tests made it from
+    module: str | None  # where the class was defined (`__module__`)
+
+
+class RuntimeModule(NamedTuple):
+    path: str
+    classes: tuple[RuntimeClass, ...] = ()
+    error: str | None = None  # why the module could not be collected
+
+
+def _tail(text: str) -> str:
+    """What a crashed child said last: faulthandler's "Fatal Python error"
+    line when there is one, else the last line."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith("Fatal Python error")]
+    return (fatal or lines or [""])[-1][:200]
+
+
+def collect_module(root: Path, path: str, *, python: str, attribute: str, timeout: float) -> RuntimeModule:
+    """Import `path` (root-relative) in a child process and collect it."""
+    with tempfile.TemporaryDirectory(prefix="hwlint-runtime-") as scratch:
+        out = os.path.join(scratch, "collected.json")
+        try:
+            child = subprocess.Popen(
+                [python, str(CHILD), str(root), path, out, attribute],
+                cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group: a timeout ends its children too
+            )
+        except OSError as exc:
+            return RuntimeModule(path, error=f"cannot run {python}: {exc.strerror}")
+        try:
+            _, err = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            child.communicate()
+            return RuntimeModule(path, error=f"importing it took longer than {timeout:g} s")
+        stderr = err.decode("utf-8", "replace")
+        try:
+            with open(out, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            code = child.returncode
+            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+            detail = _tail(stderr)
+            return RuntimeModule(path, error=f"the import crashed ({how})" + (f": {detail}" if detail else ""))
+    if record.get("error"):
+        return RuntimeModule(path, error=f"import failed: {record['error']}")
+    classes = tuple(
+        RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], c["module"]) for c in record["classes"]
+    )
+    return RuntimeModule(path, classes)
+
+
+def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float, jobs: int | None = None,
+            progress: Callable[[int, int], None] | None = None) -> dict[str, RuntimeModule]:
+    """Every module in `paths`, `jobs` children at a time (default: all cores)."""
+    workers = max(1, jobs or os.cpu_count() or 1)
+    found: dict[str, RuntimeModule] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout)
+                   for path in paths]
+        for future in futures:
+            module = future.result()
+            found[module.path] = module
+            if progress is not None:
+                progress(1, len(paths))
+    return found
