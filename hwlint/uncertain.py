@@ -38,6 +38,11 @@ _PLAIN_DECORATORS = frozenset({
 })
 
 
+# Functions that make classes, but never TestCases.
+_NOT_TEST_CLASSES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "namedtuple", "NamedTuple", "TypedDict",
+                               "TypeVar", "NewType", "make_dataclass"})
+
+
 class Reason(NamedTuple):
     line: int
     column: int
@@ -65,6 +70,12 @@ def looks_like_class(name: str) -> bool:
     return "Test" in name and not name.isupper()
 
 
+def may_be_testcase(info: ClassInfo) -> bool:
+    """A base named like a TestCase (`TestCase`, `NNTestCase`,
+    `DistributedTestBase`) or not a plain name; `nn.Module` and `Enum` are not."""
+    return any(not base or "Test" in base.rsplit(".", 1)[-1] for base in info.facts.bases)
+
+
 def _arg(dynamic: Dynamic, index: int | None) -> str | None:
     if index is None or index >= len(dynamic.args):
         return None
@@ -87,8 +98,9 @@ def analyse(ctx: ModuleContext) -> Analysis:
     generators = ctx.config.generators
     facts = ctx.facts
     classes: dict[str, ClassInfo] = {info.facts.name: info for info in ctx.classes}
-    # Classes the runtime may collect once they gain test methods.
-    hidden = sorted(name for name, info in classes.items() if not info.is_test and info.facts.bases)
+    # Classes the runtime may collect once they gain test methods: no test
+    # methods of their own, a base that may be a TestCase.
+    hidden = sorted(name for name, info in classes.items() if not info.is_test and may_be_testcase(info))
     reasons: list[Reason] = []
     generated: list[Generated] = []
     gains: set[str] = set()
@@ -114,6 +126,8 @@ def analyse(ctx: ModuleContext) -> Analysis:
                 elif d.target:
                     add(d, "created-by-call", f"{d.func}() makes a class whose base or name is not static")
                 continue
+            if d.func in _NOT_TEST_CLASSES:
+                continue
             if d.func == "type" or d.target == "globals()" or looks_like_class(d.target):
                 what = f"{d.target} is" if d.target and d.target != "globals()" else "a class published through globals() is"
                 add(d, "created-by-call", f"{what} made by {d.func or 'a call'}() at run time")
@@ -132,7 +146,7 @@ def analyse(ctx: ModuleContext) -> Analysis:
                 continue  # one more test method in a class that is selected anyway
             if owner is not None:
                 add(d, "methods-by-setattr", f"test methods are added to {d.target} at run time", d.target)
-            elif hidden:
+            elif hidden and d.target != "self":  # setattr(self, ...) sets an instance's attribute
                 add(d, "methods-by-setattr",
                     f"setattr on {d.target or 'an expression'} may add test methods to {hidden[0]}, "
                     "which has none hwlint can see", hidden[0])
@@ -141,7 +155,7 @@ def analyse(ctx: ModuleContext) -> Analysis:
                 f"{ctx.config.attribute} is set on {d.target or 'a loop variable'}, a class hwlint cannot name")
     for info in ctx.classes:
         cls = info.facts
-        if not info.is_test and cls.bases and cls.name not in gains:
+        if not info.is_test and may_be_testcase(info) and cls.name not in gains:
             adding = [d for d in cls.decorators if d not in _PLAIN_DECORATORS and not d.startswith("skip")]
             if adding:
                 reasons.append(Reason(cls.line, cls.column, "methods-by-decorator",
