@@ -28,7 +28,7 @@ class RuntimeClass(NamedTuple):
     classification: str | None  # member name; None when unclassified
     valid: bool  # False: the attribute is not an enum member (PyTorch raises TypeError)
     generic: str | None  # the class instantiate_device_type_tests made it from
-    module: str | None  # where the class was defined (`__module__`)
+    file: str | None  # the root-relative file that defines it; None when outside the root or unknown
 
 
 class RuntimeModule(NamedTuple):
@@ -77,8 +77,15 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
             return RuntimeModule(path, error=f"the import crashed ({how})" + (f": {detail}" if detail else ""))
     if record.get("error"):
         return RuntimeModule(path, error=f"import failed: {record['error']}")
+    def relative(file: str | None) -> str | None:
+        if not file:
+            return None
+        rel = os.path.relpath(os.path.realpath(file), os.path.realpath(root))
+        return None if rel.startswith("..") else Path(rel).as_posix()
+
     classes = tuple(
-        RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], c["module"]) for c in record["classes"]
+        RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], relative(c["file"]))
+        for c in record["classes"]
     )
     return RuntimeModule(path, classes)
 

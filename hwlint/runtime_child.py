@@ -82,7 +82,7 @@ def collect(root: str, rel: str, attribute: str) -> dict:  # type: ignore[type-a
             "valid": valid,
             "generic": generic,
             "device_type": device_type if isinstance(device_type, str) else None,
-            "module": getattr(obj, "__module__", None),
+            "file": getattr(sys.modules.get(getattr(obj, "__module__", "")), "__file__", None),
             "tests": len(names),
         })
     return {"classes": classes, "error": None}

@@ -363,6 +363,6 @@ def select_runtime(
             if device is not None and device_type is not None and device_type != device:
                 continue  # made for another device of this machine
             name = cls.generic or cls.name
-            origin = cls.module if cls.module and cls.module != ctx.path.rsplit("/", 1)[-1][:-3] else None
+            origin = cls.file if cls.file != path else None
             selection.tests.append(Selected(path, name, member, None, cls.generic is not None, cls.name, origin))
     return selection

@@ -384,6 +384,9 @@ def test_runtime_select_lists_exactly_what_the_runtime_collects(suite: Path, tor
     # A class made by instantiate_device_type_tests keeps the generic class's name.
     plain = {t["collected_as"]: t for t in found["tests"] if t["path"] == "test/test_plain.py"}
     assert (plain["TestOpsCPU"]["class_name"], plain["TestOpsCPU"]["instantiated"]) == ("TestOps", True)
+    # An imported class names the file that defines it, as the static view does.
+    imports = {t["collected_as"]: t["imported_from"] for t in found["tests"] if t["path"] == "test/test_imports.py"}
+    assert imports == {"TestMath": "test/test_plain.py", "Reused": "test/test_variable.py", "TestLocal": None}
 
 
 def test_pytorch_filter_runs_what_select_chose(suite: Path, torch_python: str) -> None:
