@@ -211,11 +211,14 @@ class _Imported:
         """Whether the class may derive from unittest's TestCase, which is what
         unittest collects: a base hwlint cannot find counts when its name says
         Test (`TestCase`, `NNTestCase`, `DistributedTestBase`) or is not a
-        plain name; a mixin with no such base is not collected."""
+        plain name; a mixin with no such base is not collected. A class
+        with no base named `Test*` is pytest's own kind of test class."""
         found = self.resolver().find_class(path, name)
         if found is None or depth > 32:
             return True
         where, facts = found
+        if not facts.bases and depth == 0 and facts.name.startswith("Test"):
+            return True  # a plain `class TestFoo:` is a pytest test class
         for dotted in facts.bases:
             if not dotted:
                 return True

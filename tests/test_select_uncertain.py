@@ -79,9 +79,12 @@ def test_a_mixin_with_test_methods_is_not_collected(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {
         "test/test_a.py": HEADER + "class OpsMixin:\n    hw_classification = HardwareClassification.CPU\n"
                           "    def test_ops(self): pass\n\n"
-                          "class TestOps(OpsMixin, TestCase):\n    pass\n",
+                          "class TestOps(OpsMixin, TestCase):\n    pass\n"
+                          # pytest collects a plain class named Test*: listed.
+                          "class TestPlain:\n    hw_classification = HardwareClassification.CPU\n"
+                          "    def test_p(self): pass\n",
     })
-    assert select(root, "CPU", "--format", "pytest").stdout == "test/test_a.py::TestOps\n"
+    assert select(root, "CPU", "--format", "pytest").stdout == "test/test_a.py::TestOps\ntest/test_a.py::TestPlain\n"
 
 
 def test_imported_test_classes_are_listed_where_they_are_collected(tmp_path: Path) -> None:
