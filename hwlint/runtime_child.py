@@ -10,7 +10,7 @@ project's Python need not have hwlint installed.
 """
 
 import faulthandler
-import importlib.util
+import importlib
 import json
 import os
 import sys
@@ -34,27 +34,30 @@ def _classification(cls: type, attribute: str) -> "tuple[str | None, bool]":
 
 
 def collect(root: str, rel: str, attribute: str) -> dict:  # type: ignore[type-arg]
-    path = os.path.join(root, rel)
-    # As `python test/foo/test_x.py` runs it: its folder first; then the
-    # folders above it up to the root, where hwlint's resolver looks too.
-    folders = []
-    folder = os.path.dirname(os.path.abspath(path))
+    path = os.path.abspath(os.path.join(root, rel))
+    # As pytest imports it (its default "prepend" mode): inside a package
+    # (folders with __init__.py) by its dotted name, from the folder above
+    # the package, so that relative imports work. Then its own folder and
+    # those above it up to the root, as `python test/foo/test_x.py` and
+    # hwlint's resolver see sibling modules.
+    parts = [os.path.splitext(os.path.basename(path))[0]]
+    base = os.path.dirname(path)
+    while os.path.isfile(os.path.join(base, "__init__.py")) and os.path.dirname(base) != base:
+        parts.insert(0, os.path.basename(base))
+        base = os.path.dirname(base)
+    folders = [base]
+    folder = os.path.dirname(path)
     top = os.path.abspath(root)
     while True:
-        folders.append(folder)
+        if folder not in folders:
+            folders.append(folder)
         if folder == top or os.path.dirname(folder) == folder:
             break
         folder = os.path.dirname(folder)
     sys.path[:0] = folders
     sys.argv = [path]  # PyTorch's common_utils parses sys.argv when imported
-    name = os.path.splitext(os.path.basename(path))[0]
     try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {path}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+        module = importlib.import_module(".".join(parts))
     except BaseException as exc:  # SystemExit and unittest.SkipTest at import included
         text = str(exc).strip().splitlines()
         return {"classes": [], "error": f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")}

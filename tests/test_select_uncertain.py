@@ -180,3 +180,16 @@ def test_runtime_with_a_python_that_does_not_exist(tmp_path: Path) -> None:
     result = select(root, "CPU", "--runtime", "--python", str(tmp_path / "nope"))
     assert (result.returncode, result.stdout) == (0, "test/test_a.py\n")
     assert result.stderr.startswith("hwlint: warning: test/test_a.py:1: uncertain, selected whole: cannot run ")
+
+
+def test_runtime_imports_package_modules_as_pytest_does(tmp_path: Path) -> None:
+    """A test module inside a package (test/xpu/__init__.py) uses relative imports."""
+    root = write_project(tmp_path / "proj", {
+        "test/hw.py": ENUM,
+        "test/xpu/__init__.py": "",
+        "test/xpu/helpers.py": "import unittest\nfrom hw import HardwareClassification\n"
+                               "class Base(unittest.TestCase):\n    hw_classification = HardwareClassification.CPU\n",
+        "test/xpu/test_rel.py": "from .helpers import Base\nclass TestRel(Base):\n    def test_a(self): pass\n",
+    })
+    result = select(root, "CPU", "--runtime", "--python", sys.executable, "--format", "pytest")
+    assert (result.stdout, result.stderr) == ("test/xpu/test_rel.py::TestRel\n", "")
