@@ -30,7 +30,7 @@ from typing import Mapping
 from hwlint.check import CheckResult
 from hwlint.config import Config
 from hwlint.diagnostics import UserError
-from hwlint.facts import Instantiation, ModuleFacts, extract_file
+from hwlint.facts import ClassFacts, Instantiation, ModuleFacts, extract_file
 from hwlint.resolve import ClassInfo, Resolver
 from hwlint.runtime import RuntimeModule
 from hwlint.uncertain import Reason, analyse
@@ -189,7 +189,8 @@ class _Imported:
         """(class, file) of the first class in `name`'s bases, in another
         file than `path`, that sets its classification through a variable:
         what it inherits at run time, hwlint cannot tell."""
-        stack, seen = [(path, name)], set()
+        stack = [(path, name)]
+        seen: set[tuple[str, ClassFacts]] = set()
         while stack and len(seen) < 64:
             where, current = stack.pop()
             found = self.resolver().find_class(where, current)
@@ -352,7 +353,7 @@ def select_runtime(
         path = ctx.path
         module = collected.get(path)
         if module is None or module.error is not None:
-            why = module.error if module is not None else "not collected"
+            why = module.error if module is not None and module.error else "not collected"
             selection.tests += [t for t in static.tests if t.path == path]
             selection.uncertain[path] = [Reason(1, 1, "import-failed", why), *static.uncertain.get(path, ())]
             continue
