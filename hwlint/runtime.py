@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -45,6 +46,20 @@ def _tail(text: str) -> str:
     return (fatal or lines or [""])[-1][:200]
 
 
+# Process groups of the children running now, ended if hwlint is
+# interrupted: they run in sessions of their own, so neither Ctrl-C nor the
+# end of hwlint would reach them.
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def _end_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def collect_module(root: Path, path: str, *, python: str, attribute: str, timeout: float) -> RuntimeModule:
     """Import `path` (root-relative) in a child process and collect it."""
     with tempfile.TemporaryDirectory(prefix="hwlint-runtime-") as scratch:
@@ -57,15 +72,19 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
             )
         except OSError as exc:
             return RuntimeModule(path, error=f"cannot run {python}: {exc.strerror}")
+        with _RUNNING_LOCK:
+            _RUNNING.add(child.pid)
         try:
             _, err = child.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            try:
-                os.killpg(child.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _end_group(child.pid)
             child.communicate()
             return RuntimeModule(path, error=f"importing it took longer than {timeout:g} s")
+        finally:
+            # Whatever the module started (worker processes, servers) ends with it.
+            _end_group(child.pid)
+            with _RUNNING_LOCK:
+                _RUNNING.discard(child.pid)
         stderr = err.decode("utf-8", "replace")
         try:
             with open(out, encoding="utf-8") as fh:
@@ -95,12 +114,30 @@ def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeou
     """Every module in `paths`, `jobs` children at a time (default: all cores)."""
     workers = max(1, jobs or os.cpu_count() or 1)
     found: dict[str, RuntimeModule] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout)
-                   for path in paths]
-        for future in futures:
-            module = future.result()
-            found[module.path] = module
-            if progress is not None:
-                progress(1, len(paths))
+    # SIGTERM (a CI job cancelled) ends hwlint by an exception, so that the children end too.
+    terminate = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal) if terminate else None
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout)
+                       for path in paths]
+            try:
+                for future in futures:
+                    module = future.result()
+                    found[module.path] = module
+                    if progress is not None:
+                        progress(1, len(paths))
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                with _RUNNING_LOCK:
+                    for pid in _RUNNING:
+                        _end_group(pid)
+                raise
+    finally:
+        if terminate:
+            signal.signal(signal.SIGTERM, previous)
     return found
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)

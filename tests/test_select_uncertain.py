@@ -193,3 +193,30 @@ def test_runtime_imports_package_modules_as_pytest_does(tmp_path: Path) -> None:
     })
     result = select(root, "CPU", "--runtime", "--python", sys.executable, "--format", "pytest")
     assert (result.stdout, result.stderr) == ("test/xpu/test_rel.py::TestRel\n", "")
+
+
+def test_runtime_children_end_with_hwlint(tmp_path: Path) -> None:
+    """SIGTERM to hwlint (a cancelled CI job) ends the module imports it runs, and what they started."""
+    import signal
+    import subprocess
+    import time
+
+    marker = tmp_path / "started"
+    root = write_project(tmp_path / "proj", {
+        "test/test_slow.py": f"import pathlib, subprocess, sys, time\n"
+                             f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+                             f"pathlib.Path({str(marker)!r}).write_text(str(child.pid))\ntime.sleep(600)\n",
+    })
+    hwlint = subprocess.Popen([sys.executable, "-m", "hwlint", "select", "CPU", "--runtime", "--python", sys.executable],
+                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not marker.exists() or not marker.read_text():
+        assert time.monotonic() < deadline and hwlint.poll() is None
+        time.sleep(0.1)
+    hwlint.send_signal(signal.SIGTERM)
+    assert hwlint.wait(timeout=30) == 128 + signal.SIGTERM
+    grandchild = int(marker.read_text())
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{grandchild}").exists() and Path(f"/proc/{grandchild}/stat").read_text().split()[2] != "Z":
+        assert time.monotonic() < deadline, "the module's own child outlived hwlint"
+        time.sleep(0.1)
