@@ -94,6 +94,8 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
             how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
             detail = _tail(stderr)
             return RuntimeModule(path, error=f"the import crashed ({how})" + (f": {detail}" if detail else ""))
+    if not isinstance(record, dict):
+        return RuntimeModule(path, error=f"unexpected output from {CHILD.name}")
     if record.get("error"):
         return RuntimeModule(path, error=f"import failed: {record['error']}")
     def relative(file: str | None) -> str | None:
@@ -102,10 +104,13 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
         rel = os.path.relpath(os.path.realpath(file), os.path.realpath(root))
         return None if rel.startswith("..") else Path(rel).as_posix()
 
-    classes = tuple(
-        RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], relative(c["file"]))
-        for c in record["classes"]
-    )
+    try:
+        classes = tuple(
+            RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], relative(c["file"]))
+            for c in record["classes"]
+        )
+    except (KeyError, TypeError) as exc:  # a child script of another hwlint version
+        return RuntimeModule(path, error=f"unexpected output from {CHILD.name}: {exc!r}")
     return RuntimeModule(path, classes)
 
 
