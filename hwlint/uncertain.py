@@ -26,15 +26,19 @@ KINDS = {
     "published": "classes are published through globals() or setattr on the module",
     "methods-by-decorator": "test methods may be added by a class decorator",
     "methods-by-setattr": "test methods may be added by setattr or a call",
+    "class-decorator": "a class decorator may replace the class, or make others from it",
     "classification-variable": "the classification is set through a variable",
     "instantiated-through-variable": "instantiate_device_type_tests is given a variable",
     "import-failed": "the module cannot be imported (select --runtime)",
 }
 
-# Class decorators that never add test methods.
+# Class decorators that return the class they are given, with no more test
+# methods (skip*, too). Any other may add test methods, replace the class
+# (`@largeTensorTest` on a class leaves a function: nothing is collected)
+# or make classes from it (`@parameterized_class`).
 _PLAIN_DECORATORS = frozenset({
-    "expectedFailure", "instantiate_parametrized_tests", "markDynamoStrictTest", "dataclass", "final",
-    "unique", "total_ordering",
+    "expectedFailure", "instantiate_parametrized_tests", "markDynamoStrictTest", "unMarkDynamoStrictTest",
+    "xfail_inherited_tests", "patch", "dataclass", "final", "unique", "total_ordering",
 })
 
 
@@ -155,12 +159,14 @@ def analyse(ctx: ModuleContext) -> Analysis:
                 f"{ctx.config.attribute} is set on {d.target or 'a loop variable'}, a class hwlint cannot name")
     for info in ctx.classes:
         cls = info.facts
-        if not info.is_test and may_be_testcase(info) and cls.name not in gains:
-            adding = [d for d in cls.decorators if d not in _PLAIN_DECORATORS and not d.startswith("skip")]
-            if adding:
-                reasons.append(Reason(cls.line, cls.column, "methods-by-decorator",
-                                      f"{cls.name} has no test methods hwlint can see, but @{adding[0]} may add some",
-                                      cls.name))
+        unknown = [d for d in cls.decorators if d not in _PLAIN_DECORATORS and not d.startswith("skip")]
+        if unknown and not info.is_test and may_be_testcase(info) and cls.name not in gains:
+            reasons.append(Reason(cls.line, cls.column, "methods-by-decorator",
+                                  f"{cls.name} has no test methods hwlint can see, but @{unknown[0]} may add some",
+                                  cls.name))
+        elif unknown and info.is_test:
+            reasons.append(Reason(cls.line, cls.column, "class-decorator",
+                                  f"@{unknown[0]} may replace {cls.name}, or make other classes from it", cls.name))
         if info.is_test:
             for decl in cls.declarations:
                 if decl.value.kind == "other":

@@ -22,6 +22,11 @@ class UncertainFile(Rule):
     - test methods added after the class statement, to a class with none of
       its own: by a class decorator (`@expose_mixin_tests`), by `setattr`, or
       by a call given the class (`copy_tests(Template, CpuTests, "cpu")`);
+    - a test class under a class decorator hwlint does not know, which may
+      replace it (`@largeTensorTest("32GB")` on a class leaves a function)
+      or make classes from it (`@parameterized_class`); `skip*`, `patch`,
+      `instantiate_parametrized_tests` and the Dynamo strict-mode markers
+      are known to keep it;
     - the classification set through a variable
       (`for cls in generated.values(): cls.hw_classification = ...`,
       `hw_classification = KIND`);
@@ -75,6 +80,10 @@ class UncertainFile(Rule):
             "copy_tests(Template, CpuTests, 'cpu')\n",
             settings={"generators": {"copy_tests": {"tests-into": 1}}},
         ),
+        Example(
+            _HEADER + "@skipIfRocm\n@instantiate_parametrized_tests\nclass TestA(TestCase):\n"
+            "    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n"
+        ),
         # More test methods in a class that has some change nothing.
         Example(
             _HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n\n"
@@ -94,6 +103,11 @@ class UncertainFile(Rule):
         ),
         Example(
             _HEADER + "@expose_mixin_tests(Mixin)\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n",
+            expect=((4, 1),),
+        ),
+        Example(
+            _HEADER + "@largeTensorTest('32GB')\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n"
+            "    def test_a(self): pass\n",
             expect=((4, 1),),
         ),
         Example(
