@@ -18,6 +18,18 @@ from hwlint.diagnostics import UserError
 DEFAULT_CLASSIFICATIONS = ("GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU")
 
 
+class Generator(NamedTuple):
+    """A function known to make test classes (`generators` setting): the
+    class it returns derives from its positional argument `base` (so it has
+    that class's classification), and is named `name` with `{N}` replaced by
+    positional argument N (a class's name, or a string); or it copies test
+    methods into its positional argument `tests_into`."""
+
+    base: int | None = None
+    name: str | None = None
+    tests_into: int | None = None
+
+
 class Config(NamedTuple):
     root: Path
     source: Path | None = None  # the file the settings came from, for messages
@@ -41,6 +53,9 @@ class Config(NamedTuple):
     extend_accelerator_modules: tuple[str, ...] = ()
     extend_accelerator_flags: tuple[str, ...] = ()
     extend_devices: tuple[str, ...] = ()
+    # Functions that make test classes at run time (hwlint.uncertain): a
+    # class they make is seen, not a reason to call its file uncertain.
+    generators: Mapping[str, Generator] = {}
 
     @property
     def allowlist_path(self) -> Path:
@@ -80,6 +95,38 @@ def _validate_codes(source: Path, key: str, codes: tuple[str, ...], is_code: Cal
         if code != "ALL" and is_code is not None and not is_code(code):
             raise _err(source, f"[tool.hwlint] {key}: unknown rule code or prefix {code!r}")
     return codes
+
+
+def _generators(source: Path, value: Any) -> dict[str, Generator]:
+    import string
+
+    if not isinstance(value, dict):
+        raise _err(source, f"[tool.hwlint] generators must be a table of function names, got {value!r}")
+    out = {}
+    for func, spec in value.items():
+        key = f"[tool.hwlint] generators.{func}"
+        _identifier(source, "generators", func)
+        if not isinstance(spec, dict) or not spec or set(spec) - {"base", "name", "tests-into"}:
+            raise _err(source, f'{key} must be a table with "base" (and "name") or "tests-into", got {spec!r}')
+        for field in ("base", "tests-into"):
+            index = spec.get(field)
+            if index is not None and (isinstance(index, bool) or not isinstance(index, int) or index < 0):
+                raise _err(source, f"{key}.{field} must be an argument position (0, 1, ...), got {index!r}")
+        template = spec.get("name")
+        if template is not None:
+            try:
+                fields = [f for _, f, _, _ in string.Formatter().parse(_str(source, f"generators.{func}.name", template))
+                          if f is not None]
+            except ValueError as exc:
+                raise _err(source, f"{key}.name {template!r}: {exc}") from None
+            if not fields or not all(f.isdigit() for f in fields):
+                raise _err(source, f"{key}.name {template!r}: use {{0}}, {{1}}... for the function's arguments")
+        if ("base" in spec) == ("tests-into" in spec):
+            raise _err(source, f'{key}: give either "base" (the argument the class derives from) or "tests-into"')
+        if "tests-into" in spec and template is not None:
+            raise _err(source, f'{key}: "name" goes with "base", not with "tests-into"')
+        out[func] = Generator(spec.get("base"), template, spec.get("tests-into"))
+    return out
 
 
 def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
@@ -122,6 +169,8 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
             ):
                 raise _err(source, f"[tool.hwlint] aliases must be a table of strings, got {value!r}")
             values[name] = dict(value)
+        elif name == "generators":
+            values[name] = _generators(source, value)
         elif name == "per_file_ignores":
             if not isinstance(value, dict):
                 raise _err(source, f"[tool.hwlint] per-file-ignores must be a table, got {value!r}")

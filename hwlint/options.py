@@ -29,7 +29,7 @@ class Option:
                  metavar: str | None = None, multiple: bool = False, show_default: bool = False) -> None:
         self.flags = flags  # as the user types them, in the order --help shows them
         self.dest = dest  # the command function's parameter
-        self.kind = kind  # flag, text, file, folder, count (an int >= minimum) or choice
+        self.kind = kind  # flag, text, file, folder, count (an int >= minimum), seconds (a float > 0) or choice
         self.help = help
         self.default = default
         self.choices = choices
@@ -99,10 +99,19 @@ DEVICE = Option(("--device",), "device", "text",
                 "The runner's device type (cpu, cuda, xpu, mps, npu...): name instantiated classes as pytest "
                 "collects them (TestFoo -> TestFooCUDA). Default: the one device among MEMBERS (GENERIC CPU -> cpu), "
                 "if there is exactly one.", metavar="TYPE")
+RUNTIME = Option(("--runtime",), "runtime", "flag",
+                 "Import each test module in a child process of --python and list what unittest collects there, "
+                 "with the classification each class has at run time; modules that fail to import fall back to the "
+                 "static view and are uncertain.")
+PYTHON = Option(("--python",), "python", "text",
+                "The project's Python for --runtime, with torch and the tests' dependencies (default: this one).",
+                metavar="EXE")
+TIMEOUT = Option(("--timeout",), "timeout", "seconds", "--runtime: give up on a module whose import takes longer.",
+                 default=300.0, show_default=True, metavar="SECONDS")
 SELECT_COMMAND = (
     FORMAT.with_choices(SELECT_FORMATS, "files",
                         "files: test files; pytest: `path::Class` node ids; json: both, with each class's details."),
-    INCLUDE_UNCLASSIFIED, DEVICE, CONFIG, JOBS, OUTPUT,
+    INCLUDE_UNCLASSIFIED, DEVICE, RUNTIME, PYTHON, TIMEOUT, CONFIG, JOBS, OUTPUT,
 )
 
 # hwlint fix

@@ -19,6 +19,7 @@ from hwlint.rules.invalid_classification import InvalidClassification
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.only_for import OnlyFor
 from hwlint.rules.parse_error import ParseError
+from hwlint.rules.uncertain_file import UncertainFile
 
 ALL_RULES: tuple[type[Rule], ...] = (
     ParseError,
@@ -31,6 +32,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     AcceleratorApi,
     Duplicate,
     DeviceSpecificInstantiation,
+    UncertainFile,
     HardcodedDevice,
     AllowlistStale,
     AllowlistBudget,
