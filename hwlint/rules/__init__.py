@@ -19,6 +19,7 @@ from hwlint.rules.invalid_classification import InvalidClassification
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.only_for import OnlyFor
 from hwlint.rules.parse_error import ParseError
+from hwlint.rules.phase_overdue import PhaseOverdue
 
 ALL_RULES: tuple[type[Rule], ...] = (
     ParseError,
@@ -36,6 +37,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     AllowlistBudget,
     AllowlistGrowth,
     AllowlistSyntax,
+    PhaseOverdue,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 

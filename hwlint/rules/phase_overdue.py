@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from datetime import date
+
+from hwlint.rules.base import Example, Rule
+
+_UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"
+
+
+def _phase(due: date) -> dict[str, object]:
+    return {"phases": [{"name": "core", "paths": ["test/**"], "due": due, "owners": ["@core-team"]}]}
+
+
+class PhaseOverdue(Rule):
+    """
+    ## What it does
+    Reports an allowlisted file that belongs to a migration phase whose `due`
+    date has passed (`[[tool.hwlint.phases]]`). Reported at the entry's line
+    in the allowlist, like the other allowlist rules; the message names the
+    test file, the phase, its due date and its owners.
+
+    A file belongs to the first phase, in configuration order, whose `paths`
+    match it. A phase is due the day after its `due` date: on the date itself
+    the files are still on time. "Today" is the UTC date, or `--today
+    YYYY-MM-DD`, or the environment variable `HWLINT_TODAY` (for pre-commit
+    and lintrunner), so that CI and tests can pin it. On a partial run
+    (pre-commit) only the entries of the files checked are judged. An entry
+    whose file is clean or gone is reported by HWC301 as well: removing the
+    line settles both.
+
+    ## Why is this bad?
+    A phase is a date agreed with the area's maintainers. Without enforcement
+    the date passes and nothing happens; with it, the files left are new
+    findings, and moving the date is a reviewed change to the configuration,
+    visible in the diff.
+
+    ## Example
+    ```toml
+    [[tool.hwlint.phases]]
+    name = "inductor"
+    paths = ["test/inductor/**"]
+    due = 2027-03-31
+    owners = ["@pytorch/inductor"]
+    ```
+    ```
+    test/inductor/test_torchinductor.py 3     # still listed on 2027-04-01
+    ```
+
+    ## Use instead
+    Migrate the file (`hwlint fix --phase inductor`, then `hwlint allowlist
+    prune`), or agree a new date with the owners and change `due`.
+
+    ## Options
+    `[[tool.hwlint.phases]]`: `name`, `paths`, `due`, `owners`, `start`.
+    """
+
+    code = "HWC305"
+    name = "phase-overdue"
+    summary = "Allowlisted file under a migration phase whose due date has passed"
+    scope = "engine"
+    VALID = (
+        Example(_UNCLASSIFIED, settings=_phase(date(2999, 12, 31)), allowlist="test/test_example.py 1\n"),
+        # Outside every phase's paths: no deadline.
+        Example(_UNCLASSIFIED, settings={"phases": [{"name": "nn", "paths": ["test/nn/**"], "due": date(2000, 1, 1)}]},
+                allowlist="test/test_example.py 1\n"),
+    )
+    INVALID = (
+        Example(_UNCLASSIFIED, settings=_phase(date(2000, 1, 1)), allowlist="# header\ntest/test_example.py 1\n",
+                expect=((2, 1),)),
+    )

@@ -1,0 +1,217 @@
+"""Migration phases (`[[tool.hwlint.phases]]`): configuration, HWC305 in
+`hwlint check`, and each phase's figures, from real git repositories with
+dated commits."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from hwlint.cache import CACHE_DIR_NAME
+from hwlint.config import Phase
+from hwlint.diagnostics import UserError
+from hwlint.project import load_project
+from tests.conftest import write_project
+from tests.test_config import assert_one_error_line
+from tests.test_history import commit, init_repo
+
+HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+UNCLASSIFIED = HEADER + "class TestA(TestCase):\n    def test_a(self):\n        pass\n"  # HWC001 at 4:1
+
+PHASES = """
+[[tool.hwlint.phases]]
+name = "inductor"
+paths = ["test/inductor/**"]
+due = 2027-03-31
+owners = ["@pytorch/inductor", "@alice"]
+
+[[tool.hwlint.phases]]
+name = "nn"
+paths = ["test/nn/**", "test/test_nn.py"]
+due = 2027-06-30
+start = 2027-01-01
+"""
+
+
+def hwlint(*args: str, cwd: Path, today: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("HWLINT_TODAY", "HWLINT_CACHE_DIR", "HWLINT_NO_CACHE")}
+    if today is not None:
+        env["HWLINT_TODAY"] = today
+    return subprocess.run([sys.executable, "-m", "hwlint", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def tree(root: Path, phases: str = PHASES) -> Path:
+    """Two unclassified files in each phase and one outside them, all allowlisted."""
+    files = {f"test/{rel}": UNCLASSIFIED for rel in
+             ("inductor/test_a.py", "inductor/test_b.py", "nn/test_c.py", "test_nn.py", "test_other.py")}
+    write_project(root, files)
+    (root / "pyproject.toml").write_text("[tool.hwlint]\n" + phases)
+    (root / "allowlist.txt").write_text("".join(f"{rel} 1\n" for rel in sorted(files)))
+    return root
+
+
+# -- configuration ---------------------------------------------------------------
+
+
+def test_phases_are_read_in_order(tmp_path: Path) -> None:
+    config = load_project(start=tree(tmp_path))
+    assert config.phases == (
+        Phase("inductor", ("test/inductor/**",), date(2027, 3, 31), ("@pytorch/inductor", "@alice")),
+        Phase("nn", ("test/nn/**", "test/test_nn.py"), date(2027, 6, 30), (), date(2027, 1, 1)),
+    )
+
+
+BAD_PHASES = [
+    pytest.param('phases = "inductor"', ["phases must be an array of tables ([[tool.hwlint.phases]])"], id="not-a-list"),
+    pytest.param('[[tool.hwlint.phases]]\npaths = ["test/**"]\ndue = 2027-01-01',
+                 ["[[tool.hwlint.phases]] #1: name must be a non-empty string, got None"], id="no-name"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nowner = "@x"',
+                 ["[[tool.hwlint.phases]] #1 (a): unknown key 'owner' (known keys: due, name, owners, paths, start)"],
+                 id="unknown-key"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]',
+                 ["[[tool.hwlint.phases]] #1 (a): due is required"], id="no-due"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = "2027-01-01"',
+                 ["[[tool.hwlint.phases]] #1 (a) due must be a TOML date like 2027-03-31 (write it without quotes), "
+                  "got '2027-01-01'"], id="date-as-string"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01T10:00:00',
+                 ["due must be a TOML date like 2027-03-31, got datetime.datetime(2027, 1, 1, 10, 0)"], id="datetime"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-02-30',
+                 ["invalid TOML"], id="impossible-date"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = []\ndue = 2027-01-01',
+                 ["[[tool.hwlint.phases]] #1 (a) paths must be a non-empty list of non-empty strings"], id="empty-paths"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = [""]\ndue = 2027-01-01',
+                 ["paths must be a non-empty list of non-empty strings"], id="empty-pattern"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nowners = "@x"',
+                 ["phases (a) owners must be a list of strings, got '@x'"], id="owners-str"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nstart = 2027-02-01',
+                 ["[[tool.hwlint.phases]] #1 (a): start 2027-02-01 is after due 2027-01-01"], id="start-after-due"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/a/**"]\ndue = 2027-01-01\n'
+                 '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/b/**"]\ndue = 2027-01-01',
+                 ["[[tool.hwlint.phases]] #2 (a): another phase is named 'a'"], id="same-name"),
+    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/a/**"]\ndue = 2027-01-01\n'
+                 '[[tool.hwlint.phases]]\nname = "b"\npaths = ["test/b/**", "test/a/**"]\ndue = 2027-01-01',
+                 ["[[tool.hwlint.phases]] #2 (b) paths: 'test/a/**' is already in phase 'a': a file belongs to one phase"],
+                 id="same-pattern"),
+]
+
+
+@pytest.mark.parametrize(("setting", "fragments"), BAD_PHASES)
+def test_bad_phases_are_one_clear_line(tmp_path: Path, setting: str, fragments: list[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.hwlint]\n{setting}\n")
+    assert_one_error_line(hwlint("check", cwd=tmp_path), tmp_path / "pyproject.toml", *fragments)
+
+
+def test_overlapping_patterns_first_phase_wins(tmp_path: Path) -> None:
+    """A catch-all phase can come last: a file is in the first phase that matches it."""
+    root = tree(tmp_path, PHASES + '\n[[tool.hwlint.phases]]\nname = "rest"\npaths = ["test/**"]\ndue = 2026-01-01\n')
+    out = hwlint("check", "--format", "json", cwd=root, today="2026-06-01")
+    found = [(d["line"], d["message"].split(" ")[0]) for d in json.loads(out.stdout) if d["code"] == "HWC305"]
+    # Only test_other.py is in "rest" (due): the others are in phases not due yet.
+    assert found == [(5, "test/test_other.py")]
+
+
+# -- HWC305 in `hwlint check` ----------------------------------------------------------
+
+
+def hwc305(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if " HWC305 " in line]
+
+
+def test_not_due_yet_nothing_to_report(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    on_due_date = hwlint("check", cwd=root, today="2027-03-31")  # the due date itself is still on time
+    assert (on_due_date.returncode, on_due_date.stdout, on_due_date.stderr) == (0, "All checks passed (5 files checked, 5 allowlisted).\n", "")
+
+
+def test_overdue_phase_is_hwc305_at_the_allowlist_line(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    proc = hwlint("check", cwd=root, today="2027-04-01")
+    assert proc.returncode == 1, proc.stderr
+    assert hwc305(proc.stdout) == [
+        "allowlist.txt:1:1: HWC305 test/inductor/test_a.py is still allowlisted, but phase 'inductor' was due "
+        "2027-03-31 (owners: @pytorch/inductor, @alice): migrate it (`hwlint fix --phase inductor`), "
+        "or agree a new `due` in pyproject.toml",
+        "allowlist.txt:2:1: HWC305 test/inductor/test_b.py is still allowlisted, but phase 'inductor' was due "
+        "2027-03-31 (owners: @pytorch/inductor, @alice): migrate it (`hwlint fix --phase inductor`), "
+        "or agree a new `due` in pyproject.toml",
+    ]
+    later = hwlint("check", "--format", "json", cwd=root, today="2027-07-01")
+    assert [(d["path"], d["line"], d["code"]) for d in json.loads(later.stdout)] == [
+        ("allowlist.txt", line, "HWC305") for line in (1, 2, 3, 4)  # nn is due too; test_other.py is in no phase
+    ]
+    # Off like any rule.
+    assert hwlint("check", "--ignore", "HWC305", cwd=root, today="2027-07-01").returncode == 0
+
+
+def test_partial_run_judges_only_the_files_checked(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    proc = hwlint("check", "test/inductor/test_b.py", "test/test_nn.py", cwd=root, today="2027-04-01")
+    assert [line.split(" ")[:3] for line in hwc305(proc.stdout)] == [
+        ["allowlist.txt:2:1:", "HWC305", "test/inductor/test_b.py"],
+    ]
+
+
+def test_a_migrated_file_leaves_the_phase(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    (root / "test/inductor/test_a.py").write_text(UNCLASSIFIED.replace(
+        "(TestCase):\n", "(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"))
+    proc = hwlint("check", cwd=root, today="2027-04-01")
+    # Still listed: HWC301 says remove it, HWC305 says it is late; one edit settles both.
+    assert [line.split(" ")[:3] for line in proc.stdout.splitlines()[:3]] == [
+        ["allowlist.txt:1:1:", "HWC301", "test/inductor/test_a.py"],
+        ["allowlist.txt:1:1:", "HWC305", "test/inductor/test_a.py"],
+        ["allowlist.txt:2:1:", "HWC305", "test/inductor/test_b.py"],
+    ]
+    (root / "allowlist.txt").write_text((root / "allowlist.txt").read_text().replace("test/inductor/test_a.py 1\n", ""))
+    assert [line.split(" ")[2] for line in hwc305(hwlint("check", cwd=root, today="2027-04-01").stdout)] == [
+        "test/inductor/test_b.py"]
+
+
+@pytest.mark.parametrize("value", ["2027-4-1", "tomorrow", "2027-02-30", ""])
+def test_bad_today_is_one_line(tmp_path: Path, value: str) -> None:
+    root = tree(tmp_path)
+    proc = hwlint("check", cwd=root, today=value)
+    if value == "":  # unset in effect: today's date
+        assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr
+        return
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"hwlint: error: HWLINT_TODAY must be a date YYYY-MM-DD, got {value!r}\n"
+
+
+def test_a_config_with_phases_works_cold_and_warm(tmp_path: Path) -> None:
+    """TOML dates go through the settings memo (marshal cannot store a date
+    as it is): the warm run reads the remembered table and says the same."""
+    from hwlint.cache import table_get
+
+    root = tree(tmp_path)
+    (root / CACHE_DIR_NAME).mkdir()
+    cold = hwlint("check", cwd=root, today="2027-04-01")
+    warm = hwlint("check", cwd=root, today="2027-04-01")
+    assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr) == (
+        1, cold.stdout, "")
+    assert len(hwc305(warm.stdout)) == 2
+    data = (root / "pyproject.toml").read_bytes()
+    known, table = table_get(root / CACHE_DIR_NAME, "pyproject.toml", data)
+    assert known and table["phases"][1]["due"] == date(2027, 6, 30) and table["phases"][1]["start"] == date(2027, 1, 1)
+    assert hwlint("check", "--no-cache", cwd=root, today="2027-04-01").stdout == cold.stdout
+    # The date in the file changes: the memo follows the bytes.
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text().replace("2027-03-31", "2027-04-30"))
+    assert hwlint("check", cwd=root, today="2027-04-01").returncode == 0
+
+
+def test_lintrunner_reads_hwlint_today(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    listing = tmp_path / "paths.txt"
+    listing.write_text(str(root / "test/inductor/test_a.py") + "\n")
+    proc = hwlint("lintrunner", f"@{listing}", cwd=root, today="2027-04-01")
+    messages = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(m["path"], m["line"], m["name"]) for m in messages] == [(str(root / "allowlist.txt"), 1, "HWC305 phase-overdue")]
+    bad = hwlint("lintrunner", f"@{listing}", cwd=root, today="soon")
+    assert "HWLINT_TODAY must be a date YYYY-MM-DD" in json.loads(bad.stdout)["description"] and bad.returncode == 0
