@@ -215,3 +215,119 @@ def test_lintrunner_reads_hwlint_today(tmp_path: Path) -> None:
     assert [(m["path"], m["line"], m["name"]) for m in messages] == [(str(root / "allowlist.txt"), 1, "HWC305 phase-overdue")]
     bad = hwlint("lintrunner", f"@{listing}", cwd=root, today="soon")
     assert "HWLINT_TODAY must be a date YYYY-MM-DD" in json.loads(bad.stdout)["description"] and bad.returncode == 0
+
+
+# -- each phase's figures, from a real git history ------------------------------------
+
+STATUS_PHASES = """
+[[tool.hwlint.phases]]
+name = "on-track"
+paths = ["test/a/**"]
+due = 2026-12-31
+
+[[tool.hwlint.phases]]
+name = "at-risk"
+paths = ["test/b/**"]
+due = 2026-04-30
+owners = ["@b-team"]
+
+[[tool.hwlint.phases]]
+name = "overdue"
+paths = ["test/c/**"]
+due = 2026-03-10
+
+[[tool.hwlint.phases]]
+name = "done"
+paths = ["test/d/**"]
+due = 2026-06-30
+
+[[tool.hwlint.phases]]
+name = "empty"
+paths = ["test/e/**"]
+due = 2026-06-30
+
+[[tool.hwlint.phases]]
+name = "late-start"
+paths = ["test/f/**"]
+due = 2026-12-31
+start = 2026-02-15
+"""
+
+# Files allowlisted per phase's folder at each commit (and 1 file outside every phase).
+VERSIONS = {
+    "2026-01-01": {"a": 10, "b": 4, "c": 2, "d": 3, "f": 5},
+    "2026-02-01": {"a": 8, "b": 4, "c": 2, "d": 1, "f": 5},
+    "2026-03-01": {"a": 6, "b": 3, "c": 2, "d": 0, "f": 3},
+}
+TODAY = "2026-03-15"
+
+
+def _allowlist(counts: dict[str, int]) -> str:
+    paths = [f"test/{folder}/test_{i:02d}.py" for folder, n in counts.items() for i in range(n)] + ["test/test_z.py"]
+    return "".join(f"{p} 1\n" for p in sorted(paths))
+
+
+def history_repo(root: Path) -> Path:
+    init_repo(root)
+    for day, counts in VERSIONS.items():
+        commit(root, day, {"pyproject.toml": "[tool.hwlint]\n" + STATUS_PHASES, "allowlist.txt": _allowlist(counts)})
+    return root
+
+
+def _projection(points: list[tuple[str, int]]) -> str | None:
+    """The spec's rule, computed here independently: least squares over the
+    points (all within 90 days), from the newest point to zero."""
+    from datetime import timedelta
+    from statistics import linear_regression
+
+    days = [date.fromisoformat(day).toordinal() for day, _ in points]
+    slope, _ = linear_regression(days, [n for _, n in points])
+    if slope >= 0:
+        return None
+    newest = date.fromisoformat(points[-1][0])
+    return (newest + timedelta(seconds=round(points[-1][1] / -slope * 86400))).isoformat()
+
+
+def expected_phases() -> list[dict[str, object]]:
+    series = {folder: [(day, counts.get(folder, 0)) for day, counts in VERSIONS.items()] for folder in "abcdef"}
+    a, b = _projection(series["a"]), _projection(series["b"])
+    # "late-start" began on 2026-02-15: the list as it was then (5), then March's 3.
+    f = _projection([("2026-02-15", 5), ("2026-03-01", 3)])
+    assert a is not None and a <= "2026-12-31" and b is not None and b > "2026-04-30"  # what the names promise
+    return [
+        {"name": "on-track", "due": "2026-12-31", "paths": ["test/a/**"], "owners": [], "files_at_start": 10,
+         "files_left": 6, "projected_done": a, "status": "on-track"},
+        {"name": "at-risk", "due": "2026-04-30", "paths": ["test/b/**"], "owners": ["@b-team"], "files_at_start": 4,
+         "files_left": 3, "projected_done": b, "status": "at-risk"},
+        {"name": "overdue", "due": "2026-03-10", "paths": ["test/c/**"], "owners": [], "files_at_start": 2,
+         "files_left": 2, "projected_done": None, "status": "overdue"},  # no progress: no date
+        {"name": "done", "due": "2026-06-30", "paths": ["test/d/**"], "owners": [], "files_at_start": 3,
+         "files_left": 0, "projected_done": "2026-03-01", "status": "done"},  # the day it emptied
+        {"name": "empty", "due": "2026-06-30", "paths": ["test/e/**"], "owners": [], "files_at_start": 0,
+         "files_left": 0, "projected_done": "2026-01-01", "status": "done"},  # empty from the first commit
+        {"name": "late-start", "due": "2026-12-31", "paths": ["test/f/**"], "owners": [], "files_at_start": 5,
+         "files_left": 3, "projected_done": f, "status": "on-track"},
+    ]
+
+
+def test_phase_figures_from_git_history(tmp_path: Path) -> None:
+    from hwlint.allowlist import load_allowlist
+    from hwlint.history import allowlist_history
+    from hwlint.phases import PhaseMap, phase_statuses
+
+    root = history_repo(tmp_path / "repo")
+    config = load_project(start=root)
+    phase_map = PhaseMap(config.phases)
+    points = allowlist_history(root, "allowlist.txt", phase_map.index_of, len(config.phases))
+    assert [p.allowlisted for p in points] == [25, 21, 15]
+    assert [p.groups for p in points] == [(10, 4, 2, 3, 0, 5), (8, 4, 2, 1, 0, 5), (6, 3, 2, 0, 0, 3)]
+    entries = load_allowlist(root, "allowlist.txt").entries
+    statuses = phase_statuses(config.phases, entries, points, date.fromisoformat(TODAY))
+    assert [s.to_dict() for s in statuses] == expected_phases()
+    assert statuses[5].burndown == [("2026-02-15", 5), ("2026-03-01", 3)]
+    # Without history: no start, no projection; the status is judged on dates alone.
+    bare = phase_statuses(config.phases, entries, None, date.fromisoformat(TODAY))
+    assert [(s.files_at_start, s.projected_done, s.status) for s in bare] == [
+        (None, None, "on-track"), (None, None, "on-track"), (None, None, "overdue"),
+        (None, None, "done"), (None, None, "done"), (None, None, "on-track"),
+    ]
