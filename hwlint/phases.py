@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 from hwlint.config import Phase
 from hwlint.diagnostics import Diagnostic, UserError
 from hwlint.discover import import_pathspec
-from hwlint.rules import PhaseOverdue
+from hwlint.rules import phase_overdue
 
 if TYPE_CHECKING:
     from hwlint.allowlist import Allowlist
@@ -95,10 +95,6 @@ class PhaseMap:
         return [p for p in paths if self.index_of(p) == wanted]
 
 
-def _owners(phase: Phase) -> str:
-    return f" (owners: {', '.join(phase.owners)})" if phase.owners else ""
-
-
 def overdue_entries(allowlist: Allowlist, phases: tuple[Phase, ...], on: date, checked: set[str],
                     whole_tree: bool, settings: str) -> list[Diagnostic]:
     """HWC305 for each entry in a phase due before `on`: every such entry
@@ -117,11 +113,7 @@ def overdue_entries(allowlist: Allowlist, phases: tuple[Phase, ...], on: date, c
         phase = phase_map.phase_of(path)
         if phase is None or not phase.due < on:
             continue
-        found.append(Diagnostic(
-            allowlist.path, entry.line, 1, PhaseOverdue.code, PhaseOverdue.name,
-            f"{path} is still allowlisted, but phase {phase.name!r} was due {phase.due.isoformat()}{_owners(phase)}: "
-            f"migrate it (`hwlint fix --phase {phase.name}`), or agree a new `due` in {settings}",
-        ))
+        found.append(phase_overdue.overdue(allowlist.path, entry.line, path, phase, settings))
     return found
 
 

@@ -331,3 +331,43 @@ def test_phase_figures_from_git_history(tmp_path: Path) -> None:
         (None, None, "on-track"), (None, None, "on-track"), (None, None, "overdue"),
         (None, None, "done"), (None, None, "done"), (None, None, "on-track"),
     ]
+
+
+# -- what a phase has left, and fixing one phase ------------------------------------------
+
+GENERIC_FIXABLE = HEADER + "class TestG(TestCase):\n    def test_g(self):\n        x = 1\n"  # safe fix: GENERIC
+
+
+def test_allowlist_show_lists_what_a_phase_has_left(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    everything = hwlint("allowlist", "show", cwd=root)
+    assert (everything.returncode, everything.stdout) == (0, (root / "allowlist.txt").read_text())
+    nn = hwlint("allowlist", "show", "--phase", "nn", cwd=root)
+    assert (nn.returncode, nn.stdout) == (0, "test/nn/test_c.py 1\ntest/test_nn.py 1\n")
+    assert nn.stderr == "2 files left in phase 'nn' (due 2027-06-30).\n"
+    as_json = hwlint("allowlist", "show", "--phase", "inductor", "--format", "json", cwd=root)
+    assert json.loads(as_json.stdout) == [
+        {"path": "test/inductor/test_a.py", "budget": 1, "line": 1, "phase": "inductor"},
+        {"path": "test/inductor/test_b.py", "budget": 1, "line": 2, "phase": "inductor"},
+    ]
+    unknown = hwlint("allowlist", "show", "--phase", "jit", cwd=root)
+    assert (unknown.returncode, unknown.stdout) == (2, "")
+    assert unknown.stderr == "hwlint: error: --phase: no phase named 'jit' (phases: inductor, nn)\n"
+
+
+def test_fix_phase_fixes_only_that_phases_files(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    for rel in ("test/inductor/test_a.py", "test/nn/test_c.py", "test/test_other.py"):
+        (root / rel).write_text(GENERIC_FIXABLE)
+    before = {p: p.read_text() for p in root.rglob("*.py")}
+    proc = hwlint("fix", "--phase", "inductor", cwd=root)
+    assert proc.returncode == 1, proc.stderr  # test_b.py's class has no evidence: left to classify
+    changed = sorted(str(p.relative_to(root)) for p, text in before.items() if p.read_text() != text)
+    assert changed == ["test/inductor/test_a.py"]
+    assert "hw_classification = HardwareClassification.GENERIC" in (root / "test/inductor/test_a.py").read_text()
+    # It left the allowlist (clean now); the other phases' entries stay.
+    assert (root / "allowlist.txt").read_text().splitlines() == [
+        "test/inductor/test_b.py 1", "test/nn/test_c.py 1", "test/test_nn.py 1", "test/test_other.py 1"]
+    # With PATHS: the phase's files among them.
+    assert hwlint("fix", "--phase", "nn", "test/inductor", "--diff", cwd=root).stderr.startswith(
+        "hwlint: no test files of phase 'nn' among the given paths")

@@ -1,8 +1,13 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import TYPE_CHECKING
 
+from hwlint.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
+
+if TYPE_CHECKING:
+    from hwlint.config import Phase
 
 _UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"
 
@@ -66,5 +71,16 @@ class PhaseOverdue(Rule):
     )
     INVALID = (
         Example(_UNCLASSIFIED, settings=_phase(date(2000, 1, 1)), allowlist="# header\ntest/test_example.py 1\n",
-                expect=((2, 1),)),
+                expect=((2, 1),),
+                messages=("test/test_example.py is still allowlisted, but phase 'core' was due 2000-01-01 "
+                          "(owners: @core-team)",)),
     )
+
+
+def overdue(where: str, line: int, path: str, phase: Phase, settings: str) -> Diagnostic:
+    """HWC305 for the entry at `line` of the allowlist `where`: `path` is in
+    `phase`, which is past due; `settings` names the configuration file."""
+    owners = f" (owners: {', '.join(phase.owners)})" if phase.owners else ""
+    message = (f"{path} is still allowlisted, but phase {phase.name!r} was due {phase.due.isoformat()}{owners}: "
+               f"migrate it (`hwlint fix --phase {phase.name}`), or agree a new `due` in {settings}")
+    return Diagnostic(where, line, 1, PhaseOverdue.code, PhaseOverdue.name, message)
