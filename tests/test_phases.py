@@ -371,3 +371,65 @@ def test_fix_phase_fixes_only_that_phases_files(tmp_path: Path) -> None:
     # With PATHS: the phase's files among them.
     assert hwlint("fix", "--phase", "nn", "test/inductor", "--diff", cwd=root).stderr.startswith(
         "hwlint: no test files of phase 'nn' among the given paths")
+
+
+# -- the report's Phases section --------------------------------------------------------
+
+
+def report(root: Path, fmt: str, *args: str, env: dict[str, str] | None = None) -> str:
+    from tests.test_history import GIT_ENV
+
+    proc = subprocess.run([sys.executable, "-m", "hwlint", "report", "--format", fmt, "--today", TODAY, *args],
+                          cwd=root, capture_output=True, text=True, timeout=120,
+                          env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1773576000", **(env or {})})  # 2026-03-15T12:00Z
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_report_json_phases_are_the_figures_computed_here(tmp_path: Path) -> None:
+    root = history_repo(tmp_path / "repo")
+    figures = json.loads(report(root, "json"))
+    assert figures["phases"] == expected_phases()
+    assert figures["history"] == []  # the phases read git quietly; --history adds the list's own burn-down
+    with_history = json.loads(report(root, "json", "--history"))
+    assert with_history["phases"] == expected_phases() and len(with_history["history"]) == 3
+    # HWLINT_TODAY when there is no --today; the option wins.
+    proc = subprocess.run([sys.executable, "-m", "hwlint", "report", "--format", "json"], cwd=root,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "HWLINT_TODAY": "2027-01-01"})
+    assert [p["status"] for p in json.loads(proc.stdout)["phases"]] == [
+        "overdue", "overdue", "overdue", "done", "done", "overdue"]
+
+
+def test_report_phases_without_git(tmp_path: Path) -> None:
+    """Phases work without history: no start figure, no projection."""
+    root = history_repo(tmp_path / "repo")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for name in ("pyproject.toml", "allowlist.txt"):
+        (bare / name).write_bytes((root / name).read_bytes())
+    phases = json.loads(report(bare, "json"))["phases"]
+    assert [(p["files_at_start"], p["projected_done"], p["status"], p["files_left"]) for p in phases] == [
+        (None, None, "on-track", 6), (None, None, "on-track", 3), (None, None, "overdue", 2),
+        (None, None, "done", 0), (None, None, "done", 0), (None, None, "on-track", 3)]
+
+
+def test_report_text_and_markdown_show_the_phases(tmp_path: Path) -> None:
+    root = history_repo(tmp_path / "repo")
+    expected = expected_phases()
+    text = report(root, "text")
+    assert "Phases" in text
+    for phase in expected:
+        row = next(line for line in text.splitlines() if line.strip().startswith(phase["name"] + " "))
+        assert phase["status"] in row and phase["due"] in row and str(phase["files_left"]) in row
+    markdown = report(root, "markdown")
+    section = markdown.split("## Phases", 1)[1].split("\n## ", 1)[0]
+    assert f"| on-track | 2026-12-31 | on-track | 6 | 10 | {expected[0]['projected_done']} |  |" in section
+    assert "| at-risk | 2026-04-30 | at-risk | 3 | 4 | " in section and "| `@b-team` |" in section
+    # A burn-down per phase with files, drawn against the deadline: the plan
+    # goes from the files at start to zero on the due date.
+    charts = section.split("```mermaid")[1:]
+    assert len(charts) == 4  # not for the phases that never had a file ("done" had three)
+    on_track = charts[0]
+    assert 'title "on-track: files left (due 2026-12-31)"' in on_track
+    assert 'x-axis ["2026-01-01", "2026-02-01", "2026-03-01", "2026-12-31"]' in on_track
+    assert "line [10, 8, 6, 6]" in on_track and "line [10, " in on_track.split("line [10, 8, 6, 6]")[1]
