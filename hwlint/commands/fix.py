@@ -7,17 +7,15 @@ from pathlib import Path
 
 import click
 
-from hwlint.cli import EXIT_VIOLATIONS, _codes, _load, guarded
+from hwlint.commands.console import EXIT_VIOLATIONS, parse_codes
+from hwlint.commands.decorators import guarded, options
+from hwlint.project import load_project
+from hwlint.options import FIX_COMMAND, SELECT
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
-@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
-@click.option("--unsafe", is_flag=True, help="Also apply fixes inferred from weaker evidence.")
-@click.option("--select", default=None, help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002).")
-@click.option("--class", "class_names", multiple=True, help="Fix only this class (repeatable).")
+@options(*FIX_COMMAND)
 @guarded
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, show_diff: bool,
         unsafe: bool, select: str | None, class_names: tuple[str, ...]) -> None:
@@ -33,8 +31,8 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     from hwlint.check import run_check
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
 
-    config = _load(config_file)
-    codes = _codes(select)
+    config = load_project(config_file, cache=None)
+    codes = parse_codes(select, SELECT)
     chosen = FIXABLE if codes is None else tuple(f for f in FIXABLE if any(f.startswith(c) or c == "ALL" for c in codes))
     if not chosen:
         click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
