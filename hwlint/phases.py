@@ -51,12 +51,10 @@ def parse_day(text: str, where: str) -> date:
         raise UserError(f"{where} must be a date YYYY-MM-DD, got {text!r}") from None
 
 
-def today(option: str | None = None, default: date | None = None) -> date:
-    """The date phases are judged on: `--today`, else $HWLINT_TODAY, else
-    `default`, else today in UTC (CI machines run in UTC; a team spread over
-    time zones gets one answer)."""
-    if option is not None:
-        return parse_day(option, "--today")
+def today(default: date | None = None) -> date:
+    """The date phases are judged on when no option says: $HWLINT_TODAY,
+    else `default`, else today in UTC (CI machines run in UTC; a team
+    spread over time zones gets one answer)."""
     pinned = os.environ.get(ENV_TODAY)
     if pinned:
         return parse_day(pinned, ENV_TODAY)
@@ -81,18 +79,14 @@ class PhaseMap:
         index = self.index_of(path)
         return None if index is None else self.phases[index]
 
-    def named(self, name: str) -> Phase:
-        """The phase called `name`; UserError listing the names otherwise."""
-        for phase in self.phases:
+    def named(self, name: str, where: str) -> int:
+        """The index of the phase called `name`; UserError naming `where`
+        (the option) and listing the phases otherwise."""
+        for index, phase in enumerate(self.phases):
             if phase.name == name:
-                return phase
+                return index
         known = ", ".join(p.name for p in self.phases) or "none are configured: see [[tool.hwlint.phases]]"
-        raise UserError(f"--phase: no phase named {name!r} (phases: {known})")
-
-    def files_of(self, name: str, paths: Iterable[str]) -> list[str]:
-        """Those of `paths` that belong to the phase `name`."""
-        wanted = self.phases.index(self.named(name))
-        return [p for p in paths if self.index_of(p) == wanted]
+        raise UserError(f"{where}: no phase named {name!r} (phases: {known})")
 
 
 def overdue_entries(allowlist: Allowlist, phases: tuple[Phase, ...], on: date, checked: set[str],

@@ -191,7 +191,7 @@ def test_every_commands_options_are_declared_in_hwlint_options(tmp_path: Path) -
     commands = [[name] for name in _commands(top)]
     assert [c[0] for c in commands] == ["allowlist", "check", "fix", "lintrunner", "report", "rule", "select"]
     commands += [["allowlist", name] for name in _commands(_hwlint(tmp_path, "allowlist", "--help").stdout)]
-    assert len(commands) == 12
+    assert len(commands) == 13
     declared = _declared() | {"-h", "--help"}
     for command in commands:
         shown = _help_flags(_hwlint(tmp_path, *command, "--help").stdout)
@@ -243,6 +243,9 @@ FRONT_DOORS = [
     (["check", "--config", "missing.toml"], {}, True),
     (["check", ""], {}, False),
     (["check", "--cache-dir"], {}, False),
+    (["check", "--today", "2030-01-01"], {}, True),
+    (["check", "--today=soon"], {}, True),  # the same one-line error from both doors
+    (["check"], {"HWLINT_TODAY": "2030-01-01"}, True),
 ]
 
 

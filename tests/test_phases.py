@@ -174,6 +174,20 @@ def test_a_migrated_file_leaves_the_phase(tmp_path: Path) -> None:
         "test/inductor/test_b.py"]
 
 
+@pytest.mark.parametrize("door", [{}, {"HWLINT_NO_FAST_PATH": "1"}])
+def test_today_option_wins_over_the_environment(tmp_path: Path, door: dict[str, str]) -> None:
+    root = tree(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "HWLINT_TODAY"}
+    run = lambda *args, today: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "hwlint", "check", *args], cwd=root, capture_output=True, text=True, timeout=120,
+        env={**env, **door, "HWLINT_TODAY": today})
+    assert run("--today", "2027-04-01", today="2027-01-01").returncode == 1
+    assert run("--today", "2027-01-01", today="2027-04-01").returncode == 0
+    bad = run("--today", "1st of April", today="2027-04-01")
+    assert (bad.returncode, bad.stdout, bad.stderr) == (
+        2, "", "hwlint: error: --today must be a date YYYY-MM-DD, got '1st of April'\n")
+
+
 @pytest.mark.parametrize("value", ["2027-4-1", "tomorrow", "2027-02-30", ""])
 def test_bad_today_is_one_line(tmp_path: Path, value: str) -> None:
     root = tree(tmp_path)
@@ -357,20 +371,24 @@ def test_allowlist_show_lists_what_a_phase_has_left(tmp_path: Path) -> None:
 
 def test_fix_phase_fixes_only_that_phases_files(tmp_path: Path) -> None:
     root = tree(tmp_path)
-    for rel in ("test/inductor/test_a.py", "test/nn/test_c.py", "test/test_other.py"):
-        (root / rel).write_text(GENERIC_FIXABLE)
     before = {p: p.read_text() for p in root.rglob("*.py")}
     proc = hwlint("fix", "--phase", "inductor", cwd=root)
-    assert proc.returncode == 1, proc.stderr  # test_b.py's class has no evidence: left to classify
-    changed = sorted(str(p.relative_to(root)) for p, text in before.items() if p.read_text() != text)
-    assert changed == ["test/inductor/test_a.py"]
-    assert "hw_classification = HardwareClassification.GENERIC" in (root / "test/inductor/test_a.py").read_text()
-    # It left the allowlist (clean now); the other phases' entries stay.
+    assert (proc.returncode, proc.stderr) == (0, "allowlist.txt:1: removed test/inductor/test_a.py: clean now\n"
+                                                 "allowlist.txt:2: removed test/inductor/test_b.py: clean now\n"
+                                                 "Classified 2 classes in 2 files (GENERIC 2).\n")
+    changed = sorted(p.relative_to(root).as_posix() for p, text in before.items() if p.read_text() != text)
+    assert changed == ["test/inductor/test_a.py", "test/inductor/test_b.py"]
+    # They left the allowlist (clean now); the other phases' entries stay.
     assert (root / "allowlist.txt").read_text().splitlines() == [
-        "test/inductor/test_b.py 1", "test/nn/test_c.py 1", "test/test_nn.py 1", "test/test_other.py 1"]
+        "test/nn/test_c.py 1", "test/test_nn.py 1", "test/test_other.py 1"]
     # With PATHS: the phase's files among them.
-    assert hwlint("fix", "--phase", "nn", "test/inductor", "--diff", cwd=root).stderr.startswith(
-        "hwlint: no test files of phase 'nn' among the given paths")
+    diff = hwlint("fix", "--phase", "nn", "test/nn", "test/test_other.py", "--diff", cwd=root)
+    assert diff.returncode == 1 and diff.stdout.startswith("--- a/test/nn/test_c.py")
+    assert "test_other.py" not in diff.stdout and "test_nn.py" not in diff.stdout
+    none = hwlint("fix", "--phase", "nn", "test/inductor", cwd=root)
+    assert (none.returncode, none.stderr) == (0, "hwlint: no test files of phase 'nn' among the given paths\n")
+    unknown = hwlint("fix", "--phase", "jit", cwd=root)
+    assert (unknown.returncode, unknown.stderr) == (2, "hwlint: error: --phase: no phase named 'jit' (phases: inductor, nn)\n")
 
 
 # -- the report's Phases section --------------------------------------------------------
