@@ -446,7 +446,7 @@ def test_report_text_and_markdown_show_the_phases(tmp_path: Path) -> None:
     # A burn-down per phase with files, drawn against the deadline: the plan
     # goes from the files at start to zero on the due date.
     charts = section.split("```mermaid")[1:]
-    assert len(charts) == 4  # not for the phases that never had a file ("done" had three)
+    assert len(charts) == 5  # not for the phase that never had a file ("done" had three)
     on_track = charts[0]
     assert 'title "on-track: files left (due 2026-12-31)"' in on_track
     assert 'x-axis ["2026-01-01", "2026-02-01", "2026-03-01", "2026-12-31"]' in on_track
