@@ -375,7 +375,7 @@ BASELINE_SOURCES = {
 def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
     """The Phases section: a table, then each phase's burn-down against its
     deadline (for the phases that had files in the history read)."""
-    if not f["phases"]:
+    if not f.get("phases"):
         return ()
     table = Table(
         "phases",
