@@ -451,3 +451,38 @@ def test_report_text_and_markdown_show_the_phases(tmp_path: Path) -> None:
     assert 'title "on-track: files left (due 2026-12-31)"' in on_track
     assert 'x-axis ["2026-01-01", "2026-02-01", "2026-03-01", "2026-12-31"]' in on_track
     assert "line [10, 8, 6, 6]" in on_track and "line [10, " in on_track.split("line [10, 8, 6, 6]")[1]
+
+
+def test_report_html_draws_each_phase_against_its_deadline_in_a_browser(tmp_path: Path) -> None:
+    import re
+
+    from tests.test_report_html import browse, pixels_like, screenshot
+
+    root = history_repo(tmp_path / "repo")
+    page = tmp_path / "report.html"
+    page.write_text(report(root, "html"))
+    proc = browse(page, tmp_path, "--dump-dom")
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    dom = proc.stdout.decode("utf-8", "replace")
+    table = dom.split('<table id="phases">', 1)[1].split("</table>", 1)[0]
+    expected = expected_phases()
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>", 1)[1])
+    assert len(rows) == len(expected)
+    for row, phase in zip(rows, expected):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        assert cells[:6] == [phase["name"], phase["due"], phase["status"], str(phase["files_left"]),
+                             str(phase["files_at_start"]), phase["projected_done"] or "—"]
+    # A chart per phase that had files (not "empty", the fifth), each with
+    # the burn-down and the dashed plan to zero on the due date.
+    charts = re.findall(r'<figure id="(phase-chart-\d+)">(.*?)</figure>', dom, re.S)
+    assert [name for name, _ in charts] == ["phase-chart-1", "phase-chart-2", "phase-chart-3", "phase-chart-4",
+                                           "phase-chart-6"]
+    for name, svg in charts:
+        assert svg.startswith("<svg") and 'class="pygal-chart"' in svg, name
+        assert len(re.findall(r'<path d="M[^"]+" class="line reactive', svg)) == 2, name
+        assert "plan: zero by the due date" in svg
+    assert "on-track: files left (due 2026-12-31)" in charts[0][1]
+    image = screenshot(page, tmp_path)
+    assert pixels_like(image, (0xCF, 0x22, 0x2E)) > 3000, "the phases' burn-down lines are not visible"
+    # The legend and the page's grey text alone are ~2,600 such pixels; the five plan lines double it.
+    assert pixels_like(image, (0x59, 0x63, 0x6E), tolerance=10) > 4000, "the plan lines are not visible"
