@@ -291,10 +291,9 @@ def projection_sentence(report: dict[str, Any]) -> str:
 
 # How a phase's status is decided (hwlint.phases), as every format says it.
 PHASE_RULES = (
-    "Done: no allowlisted file left. Overdue: files left after the due date (HWC305). "
-    "At risk: not due, but the phase's burn-down at its pace (least squares, last 90 days of allowlist commits) "
-    "reaches zero after the due date, or is not going down. On track: not due, and the projection reaches zero "
-    "by the due date, or there is no history to measure a pace from."
+    "Done: no file left. Overdue: files left after the due date (HWC305). At risk: at the phase's pace "
+    "(its last 90 days) zero comes after the due date, or never. On track: zero by the due date, or no history "
+    "to tell."
 )
 
 
