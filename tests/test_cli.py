@@ -139,7 +139,7 @@ def test_rule_command() -> None:
     text = run_cli("rule", "HWC101", cwd=here).stdout
     assert text.startswith("# instantiation (HWC101)\n") and "## Why is this bad?" in text
     listing = run_cli("rule", cwd=here).stdout.splitlines()
-    assert listing[0].startswith("HWC000  parse-error") and len(listing) == 15
+    assert listing[0].startswith("HWC000  parse-error") and len(listing) == 16
     unknown = run_cli("rule", "HWC999", cwd=here)
     assert unknown.returncode == 2 and unknown.stderr == "hwlint: error: unknown rule 'HWC999': `hwlint rule` lists them\n"
 
