@@ -96,7 +96,8 @@ REPORT_FORMATS = ("text", "markdown", "json", "html")
 HISTORY = Option(("--history",), "history", "flag",
                  "Add the allowlist's size at every commit that changed it (git), and a projected date for zero.")
 BASELINE = Option(("--baseline",), "baseline", "count",
-                  "Files allowlisted when the migration began (default: `baseline` in the configuration).")
+                  "Files allowlisted when the migration began (default: `baseline` in the configuration, "
+                  "else the allowlist's largest size in git history, else its current size).")
 REPORT = (*LINT, FORMAT.with_choices(REPORT_FORMATS, "text"), HISTORY, BASELINE, TODAY)
 
 # hwlint select
