@@ -486,3 +486,20 @@ def test_report_html_draws_each_phase_against_its_deadline_in_a_browser(tmp_path
     assert pixels_like(image, (0xCF, 0x22, 0x2E)) > 3000, "the phases' burn-down lines are not visible"
     # The legend and the page's grey text alone are ~2,600 such pixels; the five plan lines double it.
     assert pixels_like(image, (0x59, 0x63, 0x6E), tolerance=10) > 4000, "the plan lines are not visible"
+
+
+def test_a_warm_one_file_run_with_phases_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """Phases cost a pre-commit run nothing it can avoid: no TOML parser (the
+    settings memo keeps the dates), no git history, no pattern matching while
+    no phase is due."""
+    from tests.test_cache import NOT_ON_A_WARM_RUN, _imported, _tree
+
+    root = _tree(tmp_path)
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text()
+                                         + '\n[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2999-01-01\n')
+    _imported(root, "check", "test/test_b.py")
+    _imported(root, "check", "test/test_b.py")  # the cache folder exists now: the settings are remembered
+    warm, out = _imported(root, "check", "test/test_b.py")
+    assert sorted(m for m in warm if m.split(".")[0] in NOT_ON_A_WARM_RUN or m in NOT_ON_A_WARM_RUN) == []
+    assert "hwlint.history" not in warm and "subprocess" not in warm
+    assert "test/test_b.py:3:1: HWC001" in out

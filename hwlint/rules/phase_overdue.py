@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING
 
 from hwlint.diagnostics import Diagnostic
@@ -12,8 +11,12 @@ if TYPE_CHECKING:
 _UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"
 
 
-def _phase(due: date) -> dict[str, object]:
-    return {"phases": [{"name": "core", "paths": ["test/**"], "due": due, "owners": ["@core-team"]}]}
+def _settings(due: str, paths: str = '"test/**"') -> dict[str, str]:
+    """The example's configuration as a user writes it: hwlint.toml, which
+    takes precedence over the pyproject.toml beside it. (As TOML, not as
+    `Example.settings`: a date value would make every run import datetime.)"""
+    return {"hwlint.toml": (f'select = ["HWC305"]\n\n[[phases]]\nname = "core"\npaths = [{paths}]\n'
+                            f'due = {due}\nowners = ["@core-team"]\n')}
 
 
 class PhaseOverdue(Rule):
@@ -64,13 +67,12 @@ class PhaseOverdue(Rule):
     summary = "Allowlisted file under a migration phase whose due date has passed"
     scope = "engine"
     VALID = (
-        Example(_UNCLASSIFIED, settings=_phase(date(2999, 12, 31)), allowlist="test/test_example.py 1\n"),
+        Example(_UNCLASSIFIED, files=_settings("2999-12-31"), allowlist="test/test_example.py 1\n"),
         # Outside every phase's paths: no deadline.
-        Example(_UNCLASSIFIED, settings={"phases": [{"name": "nn", "paths": ["test/nn/**"], "due": date(2000, 1, 1)}]},
-                allowlist="test/test_example.py 1\n"),
+        Example(_UNCLASSIFIED, files=_settings("2000-01-01", '"test/nn/**"'), allowlist="test/test_example.py 1\n"),
     )
     INVALID = (
-        Example(_UNCLASSIFIED, settings=_phase(date(2000, 1, 1)), allowlist="# header\ntest/test_example.py 1\n",
+        Example(_UNCLASSIFIED, files=_settings("2000-01-01"), allowlist="# header\ntest/test_example.py 1\n",
                 expect=((2, 1),),
                 messages=("test/test_example.py is still allowlisted, but phase 'core' was due 2000-01-01 "
                           "(owners: @core-team)",)),
