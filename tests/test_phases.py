@@ -15,7 +15,6 @@ import pytest
 
 from hwlint.cache import CACHE_DIR_NAME
 from hwlint.config import Phase
-from hwlint.diagnostics import UserError
 from hwlint.project import load_project
 from tests.conftest import write_project
 from tests.test_config import assert_one_error_line
