@@ -22,9 +22,11 @@ from hwlint.diagnostics import Diagnostic
 from hwlint.discover import discover
 from hwlint.judge import Judge
 from hwlint.resolve import ModuleContext, Resolver
-from hwlint.rules import ALL_RULES, ParseError, Rule, Violation, enabled_codes, parse_error
+from hwlint.rules import ALL_RULES, ParseError, PhaseOverdue, Rule, Violation, enabled_codes, parse_error
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from hwlint.allowlist import Allowlist
     from hwlint.cache import Cache
 
@@ -146,6 +148,7 @@ def run_check(
     use_allowlist: bool = True,
     progress: Progress | None = None,
     cache: bool | str | Path | Cache | None = None,
+    today: date | None = None,
 ) -> CheckResult:
     """Check `paths` (default: the whole project).
 
@@ -153,7 +156,8 @@ def run_check(
     cache unless HWLINT_NO_CACHE says otherwise, in HWLINT_CACHE_DIR or
     `.hwlint_cache/` at the root; None (the default) uses it only when a
     folder is named that way; False: no cache; a path: that folder; a
-    Cache: that one (see hwlint.cached.open_cache)."""
+    Cache: that one (see hwlint.cached.open_cache). `today`: the date
+    migration phases are judged on (default: $HWLINT_TODAY, else today)."""
     from hwlint import cached
 
     enabled = enabled_codes(
@@ -219,6 +223,12 @@ def run_check(
             base = str(config.root)
             unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
         diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
+        if config.phases and PhaseOverdue.code in enabled:
+            from hwlint import phases
+
+            settings = config.source.name if config.source is not None else "the configuration"
+            diagnostics += phases.overdue_entries(allowlist, config.phases, today or phases.today(), checked,
+                                                    found.whole_tree, settings)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
                        counts)

@@ -20,6 +20,7 @@ from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.only_for import OnlyFor
 from hwlint.rules.parse_error import ParseError
 from hwlint.rules.uncertain_file import UncertainFile
+from hwlint.rules.phase_overdue import PhaseOverdue
 
 ALL_RULES: tuple[type[Rule], ...] = (
     ParseError,
@@ -38,6 +39,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     AllowlistBudget,
     AllowlistGrowth,
     AllowlistSyntax,
+    PhaseOverdue,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 FIXABLE: tuple[str, ...] = tuple(rule.code for rule in ALL_RULES if rule.fixable)
