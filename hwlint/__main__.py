@@ -94,6 +94,10 @@ def _check(options: dict[str, Any]) -> int:
         print(f"hwlint: warning: {outside} is outside the project root {config.root}: not checked", file=sys.stderr)
     if paths and result.files_checked == 0 and not result.diagnostics and fmt == "text":
         print("hwlint: no test files among the given paths (see `include`/`exclude`)", file=sys.stderr)
+    elif not paths and result.files_checked == 0:
+        from hwlint.discover import explain_empty
+
+        print(f"hwlint: warning: {explain_empty(config)}", file=sys.stderr)
     output = options.get("output")
     color = fmt == "text" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     text = renderer(fmt)(result, statistics=bool(options.get("statistics")), color=color, fmt=fmt)

@@ -209,6 +209,12 @@ def check(
         click.echo(f"hwlint: warning: {outside} is outside the project root {config.root}: not checked", err=True)
     if paths and result.files_checked == 0 and not result.diagnostics and fmt == "text":
         click.echo("hwlint: no test files among the given paths (see `include`/`exclude`)", err=True)
+    elif not paths and result.files_checked == 0:
+        from hwlint.discover import explain_empty
+
+        # Exit 0 stays (an empty project is clean), but a green run that
+        # looked at nothing must say so, whatever the format.
+        click.echo(f"hwlint: warning: {explain_empty(config)}", err=True)
     color = fmt == "text" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     write_output(renderer(fmt)(result, statistics=statistics, color=color, fmt=fmt), output)
     if result.diagnostics and not exit_zero:
