@@ -21,6 +21,7 @@ from hwlint.collect import FactsSource, LazyFacts, Progress
 from hwlint.config import Config
 from hwlint.diagnostics import Diagnostic
 from hwlint.discover import discover
+from hwlint.facts import ModuleFacts
 from hwlint.judge import Judge
 from hwlint.resolve import ModuleContext, Resolver
 from hwlint.rules import ALL_RULES, ParseError, enabled_codes
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from hwlint.allowlist import Allowlist
     from hwlint.cache import Cache
 
-__all__ = ["CheckResult", "Progress", "lint_files", "lint_module", "run_check"]
+__all__ = ["CheckResult", "Progress", "lint_files", "lint_module", "lint_variant", "run_check"]
 
 
 class CheckResult:
@@ -121,6 +122,11 @@ class _Contexts(Sequence[ModuleContext]):
     def __repr__(self) -> str:
         return f"<{len(self._paths)} module contexts>"
 
+    def resolver(self) -> Resolver:
+        if self._resolved is None:
+            self._resolved = self._make()
+        return self._resolved.resolver
+
 
 def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: frozenset[str],
                judge: Judge) -> tuple[list[Diagnostic], set[str]]:
@@ -133,6 +139,18 @@ def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: fr
             broken.add(rel)
         diagnostics.extend(judge.without_ignored(ctx.path, lint_module(ctx, enabled)))
     return diagnostics, broken
+
+
+def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str],
+                 judge: Judge | None = None) -> list[Diagnostic]:
+    """Lint a changed version of one of `result`'s modules as the run would
+    (noqa and per-file-ignores applied), its bases resolved through the
+    run's files: how `fix` tries a classification before writing it."""
+    contexts = result.contexts
+    load = contexts.resolver().module if isinstance(contexts, _Contexts) else (lambda path: None)
+    resolver = Resolver(result.config, {facts.path: facts}, load)
+    judge = judge or Judge(result.config)
+    return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 
 
 @contextmanager
