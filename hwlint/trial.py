@@ -43,9 +43,16 @@ class Declare(NamedTuple):
 class Surfaced(NamedTuple):
     """What a classification would make the rules report that they do not now."""
 
-    class_name: str
-    member: str
+    change: Declare
     diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def class_name(self) -> str:
+        return self.change.class_name
+
+    @property
+    def member(self) -> str:
+        return self.change.member
 
     def describe(self, module: ModuleFacts) -> str:
         """`ACCELERATOR, but 28 tests use @onlyCUDA (HWC103) and 5 take no device (HWC102)`."""
@@ -150,7 +157,7 @@ class Trial:
             after = self.lint(trial)
             new = _new(current, after)
             if new:
-                surfaced.append(Surfaced(candidate.class_name, candidate.member, tuple(new)))
+                surfaced.append(Surfaced(candidate, tuple(new)))
                 continue
             accepted.append(candidate)
             state = trial

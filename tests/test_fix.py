@@ -49,7 +49,7 @@ def test_safe_inference(tmp_path: Path, source: str, member: str) -> None:
 def test_no_fix_without_clear_evidence(tmp_path: Path, source: str, reason: str) -> None:
     text, err, code = fixed(tmp_path, HEADER + source)
     assert text == HEADER + source
-    assert code == 1 and "1 class needs a human:" in err and reason in err
+    assert code == 1 and "1 class needs a human, by reason:" in err and reason in err
 
 
 def test_unsafe_fix_needs_the_flag(tmp_path: Path) -> None:
@@ -113,7 +113,15 @@ def test_same_name_in_alternative_branches(tmp_path: Path) -> None:
         "    instantiate_device_type_tests(TestA, globals())\n"
     )
     text, err, _ = fixed(tmp_path, source)
-    # Both definitions are TestA; the instantiation makes both ACCELERATOR candidates.
+    # Both definitions are TestA; the instantiation makes both ACCELERATOR
+    # candidates, but the first's test takes no device: only the second is
+    # safe, and the declaration goes into it, not into its namesake.
+    assert text == source.replace(
+        "    class TestA(TestCase):\n        def test_a(self, device)",
+        "    class TestA(TestCase):\n        hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "        def test_a(self, device)")
+    assert "test/test_x.py:4: TestA: not safe: ACCELERATOR, but 1 test takes no device (HWC102)" in err
+    text, err, _ = fixed(tmp_path, source, "--unsafe")
     assert text.count("hw_classification = HardwareClassification.ACCELERATOR") == 2
 
 
@@ -349,7 +357,8 @@ def test_an_unknown_string_is_left_with_the_reason(tmp_path: Path) -> None:
     text, err, code = fixed(tmp_path, source, "--unsafe")
     assert text == source and code == 1
     assert err == (
-        "Classified 0 classes in 0 files.\n1 class needs a human:\n"
+        "Classified 0 classes in 0 files.\n1 class needs a human, by reason:\n"
+        "  1 an invalid declaration: write the member (e.g. test/test_x.py:4 TestA)\nEach class:\n"
         "  test/test_x.py:4: TestA: the string 'GPU' is not a member: use HardwareClassification.<GENERIC|ACCELERATOR|CPU|CUDA|MPS|XPU>\n"
     )
 
