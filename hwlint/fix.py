@@ -28,7 +28,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hwlint.atomic import write_bytes_atomic
 from hwlint.check import CheckResult
 from hwlint.config import Config
-from hwlint.diagnostics import Fix, NotFixable
+from hwlint.diagnostics import Diagnostic, Fix, NotFixable
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.read import ReadError, decode
 from hwlint.infer import REASONS
@@ -567,6 +567,19 @@ class FixReport:
             for f in result.fixes:
                 counts[f.member] = counts.get(f.member, 0) + 1
         return dict(sorted(counts.items()))
+
+    def to_dict(self, *, over_budget: Sequence[Diagnostic] = ()) -> dict[str, object]:
+        """`hwlint fix --format json`: what was (or would be) fixed, what is
+        left for a human, and the allowlisted files over budget."""
+        fixed = [{"path": r.path, "line": f.line, "class_name": f.class_name, "classification": f.member,
+                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.fixes]
+        return {
+            "written": self.written,
+            "classified": self.classified,
+            "fixed": sorted(fixed, key=lambda f: (f["path"], f["line"])),
+            "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
+            "over_budget": [d.to_dict() for d in over_budget],
+        }
 
     def summary(self, *, show_unfixed: bool = False) -> list[str]:
         """What was done, then what is left for a human, counted by reason
