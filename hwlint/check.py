@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -142,14 +142,22 @@ def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: fr
     return diagnostics, broken
 
 
+def run_resolver(result: CheckResult) -> Resolver | None:
+    """The resolver of `result`'s run (its modules, and the files their
+    imports reached), or None for a result built by hand."""
+    contexts = result.contexts
+    return contexts.resolver() if isinstance(contexts, _Contexts) else None
+
+
 def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str],
-                 judge: Judge | None = None) -> list[Diagnostic]:
+                 judge: Judge | None = None, changed: Mapping[str, ModuleFacts] | None = None) -> list[Diagnostic]:
     """Lint a changed version of one of `result`'s modules as the run would
     (noqa and per-file-ignores applied), its bases resolved through the
-    run's files: how `fix` tries a classification before writing it."""
-    contexts = result.contexts
-    load = contexts.resolver().module if isinstance(contexts, _Contexts) else (lambda path: None)
-    resolver = Resolver(result.config, {facts.path: facts}, load)
+    run's files, or through their `changed` versions: how `fix` tries a
+    classification before writing it."""
+    base = run_resolver(result)
+    load = base.module if base is not None else (lambda path: None)
+    resolver = Resolver(result.config, {**(changed or {}), facts.path: facts}, load)
     judge = judge or Judge(result.config)
     return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 

@@ -33,7 +33,7 @@ from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.read import ReadError, decode
 from hwlint.infer import REASONS
 from hwlint.resolve import canonical_member
-from hwlint.trial import Declare, Trial
+from hwlint.trial import Declare, Surfaced, Trial
 from hwlint.rules import FIXABLE
 
 
@@ -175,29 +175,61 @@ def plan_fixes(
             planned = ClassFix(diag.class_name, declarations.get(position, 0), fix.classification, fix.applicability,
                                fix.evidence, diag.line, diag.column, diag.code, fix.member, fix.string or "")
         plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
-    trial = Trial(result)
-    for path, plan in plans.items():
-        plan.fixes, left = _screen(trial, modules[path], plan.fixes, unsafe)
-        unfixed.extend(left)
+    if not unsafe:
+        unfixed.extend(_screen_all(Trial(result), modules, plans))
     return [plans[p] for p in sorted(plans) if plans[p].fixes], unfixed
 
 
-def _screen(trial: Trial, facts: ModuleFacts, fixes: list[ClassFix], unsafe: bool) -> tuple[list[ClassFix], list[Unfixed]]:
-    """The fixes that surface nothing (all of them with `unsafe`), and the
-    others as Unfixed saying what they would surface."""
+# A subclass in another file may itself be a base elsewhere: a few rounds
+# settle real trees; each round drops at least one fix.
+_MAX_ROUNDS = 8
+
+
+def _screen_all(trial: Trial, modules: dict[str, ModuleFacts], plans: dict[str, FilePlan]) -> list[Unfixed]:
+    """Keep in `plans` only the fixes that surface nothing, in their own
+    file or in subclasses in other files; the others are returned."""
+    left: list[Unfixed] = []
+    changed: dict[str, ModuleFacts] = {}
+    for path, plan in plans.items():
+        plan.fixes, dropped, changed[path] = _screen(trial, modules[path], plan.fixes)
+        left.extend(dropped)
+    for _ in range(_MAX_ROUNDS):
+        reached = trial.reached({path: facts for path, facts in changed.items() if plans[path].fixes})
+        if not reached:
+            break
+        judged: set[tuple[str, str]] = set()
+        for base_path, base_name, where, new in reached:
+            if (base_path, base_name) in judged:
+                continue  # several subclasses: the first one says why
+            judged.add((base_path, base_name))
+            plan = plans[base_path]
+            # The base's own fix; else the fixes of its file that it inherits.
+            culprits = [f for f in plan.fixes if f.class_name == base_name] or list(plan.fixes)
+            codes = tuple(sorted({d.code for d in new}))
+            for f in culprits:
+                text = Surfaced(Declare(f.class_name, f.occurrence, f.member), tuple(new)).describe(where)
+                left.append(Unfixed(base_path, f.line, f.class_name, f"not safe: {text} in {where.path}",
+                                    "surfaces", f.member, codes))
+            plan.fixes = [f for f in plan.fixes if f not in culprits]
+            plan.fixes, dropped, changed[base_path] = _screen(trial, modules[base_path], plan.fixes)
+            left.extend(dropped)
+    return left
+
+
+def _screen(trial: Trial, facts: ModuleFacts, fixes: list[ClassFix]) -> tuple[list[ClassFix], list[Unfixed], ModuleFacts]:
+    """The fixes that surface nothing in their file, the others as Unfixed
+    saying what they would surface, and the file's facts with the kept ones."""
     def declare(f: ClassFix) -> Declare:
         return Declare(f.class_name, f.occurrence, f.name if f.replaces else f.member, f.line, f.column, f.replaces)
 
-    if unsafe:
-        return fixes, []
     by_change = {declare(f): f for f in fixes}
-    accepted, surfaced, _ = trial.screen(facts, list(by_change))
+    accepted, surfaced, state = trial.screen(facts, list(by_change))
     left = []
     for s in surfaced:
         f = by_change[s.change]
         codes = tuple(sorted({d.code for d in s.diagnostics}))
         left.append(Unfixed(facts.path, f.line, f.class_name, f"not safe: {s.describe(facts)}", "surfaces", f.member, codes))
-    return [by_change[change] for change in accepted], left
+    return [by_change[change] for change in accepted], left, state
 
 
 # -- rewriting -----------------------------------------------------------

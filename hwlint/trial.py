@@ -13,9 +13,9 @@ per-file-ignores applied), rather than predicting it by hand.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, NamedTuple
+from typing import Iterable, Mapping, NamedTuple
 
-from hwlint.check import CheckResult, lint_variant
+from hwlint.check import CheckResult, lint_variant, run_resolver
 from hwlint.diagnostics import Diagnostic
 from hwlint.judge import Judge
 from hwlint.facts import ClassFacts, Declaration, ModuleFacts, Value
@@ -135,8 +135,42 @@ class Trial:
         self.enabled = enabled_codes(tuple(config.select), tuple(config.ignore))
         self.judge = Judge(config)
 
-    def lint(self, facts: ModuleFacts) -> list[Diagnostic]:
-        return lint_variant(self.result, facts, self.enabled, self.judge)
+    def lint(self, facts: ModuleFacts, changed: Mapping[str, ModuleFacts] | None = None) -> list[Diagnostic]:
+        return lint_variant(self.result, facts, self.enabled, self.judge, changed)
+
+    def subclasses_elsewhere(self, changed: Mapping[str, ModuleFacts]) -> dict[str, set[tuple[str, str]]]:
+        """The run's other modules with a class whose base is a class of a
+        `changed` module: path -> {(base's path, base's name)}. A
+        classification declared there reaches them by inheritance."""
+        resolver = run_resolver(self.result)
+        if resolver is None or not changed:
+            return {}
+        found: dict[str, set[tuple[str, str]]] = {}
+        for ctx in self.result.contexts:
+            if ctx.path in changed:
+                continue
+            for cls in ctx.facts.classes:
+                for dotted in cls.bases:
+                    base = resolver.find_base(ctx.path, dotted)
+                    if base is not None and base[0] in changed:
+                        found.setdefault(ctx.path, set()).add((base[0], base[1].name))
+        return found
+
+    def reached(self, changed: Mapping[str, ModuleFacts]) -> list[tuple[str, str, ModuleFacts, list[Diagnostic]]]:
+        """What the `changed` modules' classifications surface in subclasses
+        in other modules: (base's path, base's name, the subclass's module,
+        the new diagnostics there), for each base that a module with new
+        diagnostics inherits from."""
+        resolver = run_resolver(self.result)
+        found = []
+        for path, bases in sorted(self.subclasses_elsewhere(changed).items()):
+            facts = resolver.module(path) if resolver is not None else None
+            if facts is None:
+                continue
+            new = _new(Counter(_key(d) for d in self.lint(facts)), self.lint(facts, changed))
+            if new:
+                found.extend((base_path, base_name, facts, new) for base_path, base_name in sorted(bases))
+        return found
 
     def screen(self, facts: ModuleFacts, candidates: list[Declare]) -> tuple[list[Declare], list[Surfaced], ModuleFacts]:
         """Split `candidates` into those that surface nothing (together) and

@@ -721,3 +721,24 @@ def test_the_summary_counts_by_reason_and_lists_each_class_on_request(tmp_path: 
     assert data["unfixed"][-1]["surfaced"] == ["HWC102", "HWC103"]
     assert data["unfixed"][-1]["classification"] == "ACCELERATOR"
     assert (data["written"], data["fixed"], data["over_budget"]) == (True, [], [])
+
+
+def test_a_classification_that_reaches_a_subclass_in_another_file_is_judged_there(tmp_path: Path) -> None:
+    base = HEADER + (
+        "class TestCommon(TestCase):\n    def test_a(self, device): pass\n\n\n"
+        "instantiate_device_type_tests(TestCommon, globals())\n"
+    )
+    # test_child.py subclasses it (the way PyTorch test files import their
+    # siblings), with a test for CUDA only: ACCELERATOR on the base would
+    # surface HWC103 there.
+    child = (
+        "from test_common import TestCommon\n\n\n"
+        "class TestChild(TestCommon):\n    @onlyCUDA\n    def test_b(self, device): pass\n\n\n"
+        "instantiate_device_type_tests(TestChild, globals())\n"
+    )
+    root = adopted(tmp_path, {"test/test_common.py": base, "test/test_child.py": child})
+    proc = run_cli("fix", cwd=root)
+    assert (root / "test/test_common.py").read_text() == base
+    assert ("test/test_common.py:3: TestCommon: not safe: ACCELERATOR, but 1 test uses @onlyCUDA (HWC103) "
+            "(in TestChild, which inherits it) in test/test_child.py") in proc.stderr
+    assert run_cli("check", cwd=root).returncode == 0
