@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hwlint.cli import EXIT_VIOLATIONS, _codes, _load, guarded
+from hwlint.commands.console import EXIT_VIOLATIONS, parse_codes
+from hwlint.commands.decorators import guarded, options
+from hwlint.project import load_project
+from hwlint.options import FIX_COMMAND, SELECT
 
 if TYPE_CHECKING:
     from hwlint.diagnostics import Diagnostic
@@ -17,15 +20,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
-@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
-@click.option("--unsafe", is_flag=True, help="Also apply fixes inferred from weaker evidence.")
-@click.option("--select", default=None, help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002).")
-@click.option("--class", "class_names", multiple=True, help="Fix only this class (repeatable).")
-@click.option("--show-unfixed", is_flag=True, help="List every class left for a human, one line each (default: counts by reason).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="json: what was fixed and what is left, on stdout, for scripts and dashboards.")
+@options(*FIX_COMMAND)
 @guarded
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, show_diff: bool,
         unsafe: bool, select: str | None, class_names: tuple[str, ...], show_unfixed: bool, fmt: str) -> None:
@@ -44,8 +39,8 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     from hwlint.check import run_check
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
 
-    config = _load(config_file)
-    codes = _codes(select)
+    config = load_project(config_file, cache=None)
+    codes = parse_codes(select, SELECT)
     chosen = FIXABLE if codes is None else tuple(f for f in FIXABLE if any(f.startswith(c) or c == "ALL" for c in codes))
     if not chosen:
         click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
@@ -55,14 +50,16 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     result = run_check(config, list(paths) or None, jobs=jobs, select=chosen, use_allowlist=False)
     report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
     over: list[Diagnostic] = []
+    pruned = None
     if show_diff and fmt == "text":
         for outcome in report.files:
             click.echo(unified_diff(outcome), nl=False)
     elif report.files:
-        over = _prune_after_fix(config, [config.root / f.path for f in report.files], jobs)
+        pruned, over = _prune_after_fix(config, [config.root / f.path for f in report.files], jobs)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(over_budget=over), ensure_ascii=False, indent=2))
-    click.echo("\n".join(report.summary(show_unfixed=show_unfixed)), err=True)
+    done, *left = report.summary(show_unfixed=show_unfixed)
+    click.echo("\n".join([done, *([pruned] if pruned else []), *left]), err=True)
     for diag in over:
         # The check's own words: the file, its count, its budget, the codes.
         click.echo(f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
@@ -74,14 +71,13 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
         sys.exit(EXIT_VIOLATIONS)
 
 
-def _prune_after_fix(config, files: list[Path], jobs: int | None) -> list[Diagnostic]:  # type: ignore[no-untyped-def]
+def _prune_after_fix(config, files: list[Path], jobs: int | None) -> tuple[str | None, list[Diagnostic]]:  # type: ignore[no-untyped-def]
     """Files that became clean leave the allowlist, and budgets drop. Returns
-    the HWC302 of fixed files over their budget (only --unsafe can do that)."""
+    what the prune did, in one line, and the HWC302 of fixed files over their
+    budget (only --unsafe can do that)."""
     from hwlint.allowlist_edit import prune_allowlist
     from hwlint.check import run_check
 
     result = run_check(config, files, jobs=jobs)
     change = prune_allowlist(config, result, write=True, jobs=jobs)
-    if change.changed:
-        click.echo(change.summary("prune"), err=True)
-    return [d for d in result.diagnostics if d.code == "HWC302"]
+    return (change.summary("prune") if change.changed else None), [d for d in result.diagnostics if d.code == "HWC302"]
