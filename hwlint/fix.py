@@ -30,11 +30,11 @@ from hwlint.check import CheckResult
 from hwlint.config import Config
 from hwlint.diagnostics import Diagnostic, Fix, NotFixable
 from hwlint.facts import ModuleFacts, Value, extract_source
-from hwlint.read import ReadError, decode
 from hwlint.infer import REASONS
+from hwlint.read import ReadError, decode
 from hwlint.resolve import canonical_member
-from hwlint.trial import Declare, Surfaced, Trial
 from hwlint.rules import FIXABLE
+from hwlint.trial import Declare, Surfaced, Trial
 
 
 class FixError(Exception):

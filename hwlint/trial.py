@@ -17,8 +17,8 @@ from typing import Iterable, Mapping, NamedTuple
 
 from hwlint.check import CheckResult, lint_variant, run_resolver
 from hwlint.diagnostics import Diagnostic
-from hwlint.judge import Judge
 from hwlint.facts import ClassFacts, Declaration, ModuleFacts, Value
+from hwlint.judge import Judge
 from hwlint.rules import BY_CODE, enabled_codes
 from hwlint.rules.device_decorator import is_device_specific
 

@@ -107,7 +107,7 @@ def init(config_file: Path | None, jobs: int | None) -> None:
                    "`hwlint check` reports it until it is fixed", err=True)
     click.echo("Next:")
     click.echo(f"  git add {where} && git commit -m 'Adopt hwlint: allowlist the files not yet migrated'")
-    click.echo(f"  in CI: hwlint check && hwlint allowlist check --base origin/main")
+    click.echo("  in CI: hwlint check && hwlint allowlist check --base origin/main")
     click.echo("  then: hwlint fix (classifies what can be inferred, prunes the list)")
 
 
