@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Mapping, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -162,18 +161,6 @@ def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str
     return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Facts and diagnostics are acyclic: the collector would only scan them."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def run_check(
     config: Config,
     paths: list[Path] | None = None,
@@ -203,7 +190,9 @@ def run_check(
     found = discover(config, paths, cached.selector(config, store))
     files = found.files
     judge = Judge(config)
-    with _collector_paused():
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
+    try:
         source: FactsSource
         memo = None
         outcome = None
@@ -238,6 +227,9 @@ def run_check(
             if found.whole_tree and not store.memo_hit:
                 store.retain(set(files) | set(source.extras))  # type: ignore[attr-defined]  # deleted files leave the cache
             store.save()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     for missing in found.missing:
         if ParseError.code in enabled:
             diagnostics.append(parse_error.missing(missing))
