@@ -1585,6 +1585,53 @@ def _tests_of(cls: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]
     return [s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name.startswith("test")]
 
 
+def census(out_dir: Path) -> dict[str, tuple[int, int]]:
+    """(test classes, unclassified test classes) of every test file that
+    parses, recounted with `ast` from the files as they are now (after
+    `hwlint fix`, say), independently of hwlint and of the generator's plan.
+
+    A class counts when it has test methods of its own or inherits them from
+    a base in a common_<dir>.py module; it is classified when it declares
+    the attribute in its body, by a module-level assignment after it, or by
+    inheriting from a common base that declares it.
+    """
+    out_dir = Path(out_dir)
+    meta = json.loads((out_dir / MARKER).read_text(encoding="utf-8"))
+    common_classified: dict[tuple[str, str], bool] = {}
+    common_tests: dict[tuple[str, str], bool] = {}
+    for rel in meta["common_files"]:
+        for c in _classes_in(ast.parse((out_dir / rel).read_bytes()).body):
+            common_classified[(rel, c.name)] = _declares(c)
+            common_tests[(rel, c.name)] = bool(_tests_of(c))
+    found: dict[str, tuple[int, int]] = {}
+    for path in sorted((out_dir / "test").rglob("*.py")):
+        if not (path.name.startswith("test_") or path.name.endswith("_test.py")):
+            continue
+        rel = path.relative_to(out_dir).as_posix()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                tree = ast.parse(path.read_bytes(), filename=rel)
+            except SyntaxError:
+                continue
+        folder = path.parent.relative_to(out_dir).as_posix()
+        imported = {a.asname or a.name: f"{folder}/{node.module}.py" for node in tree.body
+                    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("common_")
+                    for a in node.names}
+        post = {t.value.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+                if isinstance(t, ast.Attribute) and t.attr == "hw_classification" and isinstance(t.value, ast.Name)}
+        classes = unclassified = 0
+        for c in _classes_in(tree.body):
+            bases = [(imported.get(b.id, ""), b.id) for b in c.bases if isinstance(b, ast.Name)]
+            if not _tests_of(c) and not any(common_tests.get(b, False) for b in bases):
+                continue
+            classes += 1
+            if not (_declares(c) or c.name in post or any(common_classified.get(b, False) for b in bases)):
+                unclassified += 1
+        found[rel] = (classes, unclassified)
+    return found
+
+
 def verify(out_dir: Path) -> dict[str, Any]:
     """Parse every file with `ast` and recount, independently of the plan.
 

@@ -311,6 +311,14 @@ def plan_sync(
     return plan
 
 
+def plan_init(tree: TreeCounts) -> Plan:
+    """The first list (adoption): every file with violations, at its count."""
+    if not tree.whole_tree:
+        raise ValueError("init needs the counts of the whole tree")
+    budgets = {path: count for path, count in sorted(tree.counts.items()) if count > 0}
+    return Plan(budgets, actions=[Action("add", path, None, None, n) for path, n in budgets.items()])
+
+
 def plan_import(
     allowlist: Allowlist,
     tree: TreeCounts,
@@ -460,6 +468,8 @@ class AllowlistChange:
                     "or run `hwlint allowlist sync` to rebuild the list from the tree")
         if not self.exists and not self.changed:
             text = f"{self.where} does not exist: nothing to {command}."
+            if command == "sync":
+                text += " To adopt hwlint, create it from the tree as it is: `hwlint allowlist init`."
             return text + self._refused_summary()
         counts = Counter(a.kind for a in self.actions)
         parts = [f"{counts[k]} {word}" for k, word in (
@@ -573,6 +583,39 @@ def sync_allowlist(config: Config, result: CheckResult, *, allow_growth: bool, w
         return plan, True
 
     return _apply(config, compute, write=write)
+
+
+def init_allowlist(config: Config, result: CheckResult, *, jobs: int | None = None) -> AllowlistChange:
+    """Create the allowlist from a whole-tree check run (`hwlint allowlist
+    init`): the tree as it is becomes the budget. Refuses (UserError) when a
+    list exists, even an empty one: adopting twice would hide what was fixed
+    or broken since."""
+    if not result.whole_tree:
+        raise ValueError("init needs a check run over the whole tree")
+    tree = tree_counts(config, result, jobs=jobs)
+    with allowlist_lock(config):
+        allowlist = load_allowlist(config.root, config.allowlist)
+        if allowlist.exists:
+            n = len(allowlist.entries)
+            raise UserError(
+                f"{allowlist.path} already exists ({n} entr{'y' if n == 1 else 'ies'}): `hwlint allowlist init` "
+                "only creates a list; `hwlint allowlist prune` shrinks it, `hwlint allowlist sync` rebuilds it"
+            )
+        plan = plan_init(tree)
+        change = AllowlistChange(allowlist.path, False, plan.actions, entries_after=len(plan.budgets))
+        change.text = render_allowlist(allowlist, plan, attribute=config.attribute)
+        from hwlint.atomic import write_text_atomic
+
+        try:
+            config.allowlist_path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(config.allowlist_path, change.text)
+        except OSError as exc:
+            raise UserError(
+                f"{config.allowlist_path}: cannot write the allowlist ({exc.strerror or exc}): "
+                "make its folder writable"
+            ) from None
+        change.written = True
+        return change
 
 
 def import_allowlist(config: Config, result: CheckResult, paths: Sequence[str], *, allow_growth: bool,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -20,6 +20,7 @@ from hwlint.collect import FactsSource, LazyFacts, Progress
 from hwlint.config import Config
 from hwlint.diagnostics import Diagnostic
 from hwlint.discover import discover
+from hwlint.facts import ModuleFacts
 from hwlint.judge import Judge
 from hwlint.resolve import ModuleContext, Resolver
 from hwlint.rules import ALL_RULES, ParseError, PhaseOverdue, Rule, Violation, enabled_codes, parse_error
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from hwlint.allowlist import Allowlist
     from hwlint.cache import Cache
 
-__all__ = ["CheckResult", "Progress", "lint_files", "lint_module", "run_check"]
+__all__ = ["CheckResult", "Progress", "lint_files", "lint_module", "lint_variant", "run_check"]
 
 
 class CheckResult:
@@ -123,6 +124,11 @@ class _Contexts(Sequence[ModuleContext]):
     def __repr__(self) -> str:
         return f"<{len(self._paths)} module contexts>"
 
+    def resolver(self) -> Resolver:
+        if self._resolved is None:
+            self._resolved = self._make()
+        return self._resolved.resolver
+
 
 def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: frozenset[str],
                judge: Judge) -> tuple[list[Diagnostic], set[str]]:
@@ -135,6 +141,26 @@ def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: fr
             broken.add(rel)
         diagnostics.extend(judge.without_ignored(ctx.path, lint_module(ctx, enabled)))
     return diagnostics, broken
+
+
+def run_resolver(result: CheckResult) -> Resolver | None:
+    """The resolver of `result`'s run (its modules, and the files their
+    imports reached), or None for a result built by hand."""
+    contexts = result.contexts
+    return contexts.resolver() if isinstance(contexts, _Contexts) else None
+
+
+def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str],
+                 judge: Judge | None = None, changed: Mapping[str, ModuleFacts] | None = None) -> list[Diagnostic]:
+    """Lint a changed version of one of `result`'s modules as the run would
+    (noqa and per-file-ignores applied), its bases resolved through the
+    run's files, or through their `changed` versions: how `fix` tries a
+    classification before writing it."""
+    base = run_resolver(result)
+    load = base.module if base is not None else (lambda path: None)
+    resolver = Resolver(result.config, {**(changed or {}), facts.path: facts}, load)
+    judge = judge or Judge(result.config)
+    return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 
 
 def run_check(

@@ -13,6 +13,7 @@ class Fix(NamedTuple):
     declaration whose value is the string `string` gets `<enum>.<member>`
     instead (HWC002; the member, or the alias the string named); without,
     a declaration of `classification` is added to the class (HWC001).
+    `kind` names the evidence for summaries (hwlint.infer.REASONS).
     """
 
     applicability: str
@@ -20,6 +21,7 @@ class Fix(NamedTuple):
     evidence: str
     member: str | None = None
     string: str | None = None
+    kind: str = ""
 
     def to_dict(self) -> dict[str, str]:
         """The `fix` object of JSON output."""
@@ -30,15 +32,17 @@ class Fix(NamedTuple):
 
 
 class NotFixable(NamedTuple):
-    """A finding of a fixable rule that needs a human, and why."""
+    """A finding of a fixable rule that needs a human, and why: `reason` for
+    the message, `kind` to count such findings by (hwlint.infer.REASONS)."""
 
     reason: str
+    kind: str = ""
 
 
 FixInfo = Union[Fix, NotFixable, None]
 
 # marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
-# plain tuples told apart by their length (Fix has 5 fields, NotFixable 1).
+# plain tuples told apart by their length (Fix has 6 fields, NotFixable 2).
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
@@ -48,7 +52,7 @@ def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
 def fix_from_plain(plain: tuple[Any, ...] | None) -> FixInfo:
     if plain is None:
         return None
-    return NotFixable(*plain) if len(plain) == 1 else Fix(*plain)
+    return NotFixable(*plain) if len(plain) == len(NotFixable._fields) else Fix(*plain)
 
 
 def is_safe_fix(fix: FixInfo) -> bool:

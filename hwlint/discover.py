@@ -182,6 +182,33 @@ class Matcher:
         return found
 
 
+def explain_empty(config: Config) -> str:
+    """Why no file was selected, and how to change it: the root, where the
+    settings came from, the patterns, and the folders that do hold files
+    named like tests (what `include` probably should say)."""
+    settings = (f"settings from {config.source}" if config.source is not None
+                else "default settings: no hwlint.toml or pyproject.toml with [tool.hwlint] found")
+    import json
+
+    settings_file = (str(config.source) if config.source is not None and config.source.name == "hwlint.toml"
+                     else f"[tool.hwlint] of {config.source or 'pyproject.toml at the project root'}")
+
+    patterns = f"include = {json.dumps(list(config.include))}" + (
+        f", exclude = {json.dumps(list(config.exclude))}" if config.exclude else "")
+    text = f"no test file matched under {config.root} ({settings}; {patterns})"
+    folders = Matcher(config._replace(include=("**/test_*.py", "**/*_test.py"), exclude=())).walk("")
+    tops = sorted({rel.split("/", 1)[0] for rel in folders if "/" in rel})
+    if folders:
+        where = ", ".join(f"{top}/" for top in tops[:3]) + (", ..." if len(tops) > 3 else "")
+        example = f'["{tops[0]}/**/test_*.py"]' if tops else '["test_*.py"]'
+        text += (f"; {len(folders)} file{'s' if len(folders) != 1 else ''} named like tests exist{'' if len(folders) != 1 else 's'}"
+                 + (f" under {where}" if tops else " at the root"))
+        text += f": set include (e.g. include = {example}) in {settings_file}"
+    else:
+        text += f": run hwlint in the project's folder, or set include in {settings_file}"
+    return text
+
+
 def relative_to_root(path: Path, root: Path) -> str | None:
     """`path` as a root-relative '/' path, or None when it lies outside the root."""
     absolute = Path(os.path.abspath(path))

@@ -28,11 +28,13 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hwlint.atomic import write_bytes_atomic
 from hwlint.check import CheckResult
 from hwlint.config import Config
-from hwlint.diagnostics import Fix, NotFixable
+from hwlint.diagnostics import Diagnostic, Fix, NotFixable
 from hwlint.facts import ModuleFacts, Value, extract_source
+from hwlint.infer import REASONS
 from hwlint.read import ReadError, decode
 from hwlint.resolve import canonical_member
 from hwlint.rules import FIXABLE
+from hwlint.trial import Declare, Surfaced, Trial
 
 
 class FixError(Exception):
@@ -61,10 +63,34 @@ class ClassFix:
 
 @dataclass(frozen=True)
 class Unfixed:
+    """A class `fix` left for a human. `kind`: "surfaces" (the inferred
+    classification would surface violations, listed in `surfaced` as
+    codes, of `member`), "unsafe" (weaker evidence), "not-fixed" (the
+    rewrite failed), or the kind of a NotFixable (hwlint.infer.REASONS)."""
+
     path: str
     line: int
     class_name: str
     reason: str
+    kind: str = ""
+    member: str | None = None
+    surfaced: tuple[str, ...] = ()
+
+    @property
+    def group(self) -> str:
+        """What the summary counts it under."""
+        if self.kind == "surfaces":
+            return (f"{self.member} would surface {', '.join(self.surfaced)}: "
+                    "fix those tests, or apply with --unsafe and fix them then")
+        if self.kind == "unsafe":
+            return f"unsafe fix to {self.member}: apply with --unsafe"
+        if self.kind == "not-fixed":
+            return "not fixed: the rewrite failed"
+        return REASONS.get(self.kind, self.reason)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "class_name": self.class_name, "kind": self.kind,
+                "classification": self.member, "surfaced": list(self.surfaced), "reason": self.reason}
 
 
 @dataclass
@@ -97,12 +123,20 @@ def plan_fixes(
 ) -> tuple[list[FilePlan], list[Unfixed]]:
     """What to fix, per file, from the typed `fix` of the diagnostics of the
     fixable rules in `result`: a Fix adds a declaration or, when it names a
-    `member`, replaces a string; a NotFixable needs a human."""
+    `member`, replaces a string; a NotFixable needs a human.
+
+    Every fix is tried first with the real rules (hwlint.trial): one that
+    would surface violations (an instantiated class whose tests use
+    @onlyCUDA is not ACCELERATOR yet) is not safe, whatever its evidence,
+    and is left for a human with what it would surface; `unsafe` applies it
+    all the same."""
     wanted = set(classes) if classes else None
     occurrences: dict[tuple[str, str, int], int] = {}
     # (path, line, column) of each declaration -> the occurrence of its class
     declarations: dict[tuple[str, int, int], int] = {}
+    modules: dict[str, ModuleFacts] = {}
     for ctx in result.contexts:
+        modules[ctx.path] = ctx.facts
         seen: dict[str, int] = {}
         for cls in ctx.facts.classes:
             occurrence = seen.get(cls.name, 0)
@@ -120,13 +154,14 @@ def plan_fixes(
             continue
         fix = diag.fix
         if isinstance(fix, NotFixable):
-            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason))
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind))
             continue
         if not isinstance(fix, Fix):
             continue
         if fix.applicability == "unsafe" and not unsafe:
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
-                                   f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe"))
+                                   f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
+                                   "unsafe", fix.classification))
             continue
         if fix.member is None:
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
@@ -140,7 +175,61 @@ def plan_fixes(
             planned = ClassFix(diag.class_name, declarations.get(position, 0), fix.classification, fix.applicability,
                                fix.evidence, diag.line, diag.column, diag.code, fix.member, fix.string or "")
         plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
-    return [plans[p] for p in sorted(plans)], unfixed
+    if not unsafe:
+        unfixed.extend(_screen_all(Trial(result), modules, plans))
+    return [plans[p] for p in sorted(plans) if plans[p].fixes], unfixed
+
+
+# A subclass in another file may itself be a base elsewhere: a few rounds
+# settle real trees; each round drops at least one fix.
+_MAX_ROUNDS = 8
+
+
+def _screen_all(trial: Trial, modules: dict[str, ModuleFacts], plans: dict[str, FilePlan]) -> list[Unfixed]:
+    """Keep in `plans` only the fixes that surface nothing, in their own
+    file or in subclasses in other files; the others are returned."""
+    left: list[Unfixed] = []
+    changed: dict[str, ModuleFacts] = {}
+    for path, plan in plans.items():
+        plan.fixes, dropped, changed[path] = _screen(trial, modules[path], plan.fixes)
+        left.extend(dropped)
+    for _ in range(_MAX_ROUNDS):
+        reached = trial.reached({path: facts for path, facts in changed.items() if plans[path].fixes})
+        if not reached:
+            break
+        judged: set[tuple[str, str]] = set()
+        for base_path, base_name, where, new in reached:
+            if (base_path, base_name) in judged:
+                continue  # several subclasses: the first one says why
+            judged.add((base_path, base_name))
+            plan = plans[base_path]
+            # The base's own fix; else the fixes of its file that it inherits.
+            culprits = [f for f in plan.fixes if f.class_name == base_name] or list(plan.fixes)
+            codes = tuple(sorted({d.code for d in new}))
+            for f in culprits:
+                text = Surfaced(Declare(f.class_name, f.occurrence, f.member), tuple(new)).describe(where)
+                left.append(Unfixed(base_path, f.line, f.class_name, f"not safe: {text} in {where.path}",
+                                    "surfaces", f.member, codes))
+            plan.fixes = [f for f in plan.fixes if f not in culprits]
+            plan.fixes, dropped, changed[base_path] = _screen(trial, modules[base_path], plan.fixes)
+            left.extend(dropped)
+    return left
+
+
+def _screen(trial: Trial, facts: ModuleFacts, fixes: list[ClassFix]) -> tuple[list[ClassFix], list[Unfixed], ModuleFacts]:
+    """The fixes that surface nothing in their file, the others as Unfixed
+    saying what they would surface, and the file's facts with the kept ones."""
+    def declare(f: ClassFix) -> Declare:
+        return Declare(f.class_name, f.occurrence, f.name if f.replaces else f.member, f.line, f.column, f.replaces)
+
+    by_change = {declare(f): f for f in fixes}
+    accepted, surfaced, state = trial.screen(facts, list(by_change))
+    left = []
+    for s in surfaced:
+        f = by_change[s.change]
+        codes = tuple(sorted({d.code for d in s.diagnostics}))
+        left.append(Unfixed(facts.path, f.line, f.class_name, f"not safe: {s.describe(facts)}", "surfaces", f.member, codes))
+    return [by_change[change] for change in accepted], left, state
 
 
 # -- rewriting -----------------------------------------------------------
@@ -222,20 +311,24 @@ class _Classes:
                 return declare(stmt, self.make(fix.member))
             return stmt
         if isinstance(stmt, cst.If):
+            # The body first: occurrences count classes in source order.
+            body = self.suite(stmt.body)
             orelse: cst.BaseStatement | cst.Else | None = stmt.orelse
             if isinstance(orelse, cst.If):
                 orelse = self.statement(orelse)  # elif
             elif isinstance(orelse, cst.Else):
                 orelse = orelse.with_changes(body=self.suite(orelse.body))
-            return stmt.with_changes(body=self.suite(stmt.body), orelse=orelse)
+            return stmt.with_changes(body=body, orelse=orelse)
         if isinstance(stmt, (cst.Try, cst.TryStar)):
+            body = self.suite(stmt.body)
             handlers = [h.with_changes(body=self.suite(h.body)) for h in stmt.handlers]
             orelse = stmt.orelse.with_changes(body=self.suite(stmt.orelse.body)) if stmt.orelse else None
             final = stmt.finalbody.with_changes(body=self.suite(stmt.finalbody.body)) if stmt.finalbody else None
-            return stmt.with_changes(body=self.suite(stmt.body), handlers=handlers, orelse=orelse, finalbody=final)
+            return stmt.with_changes(body=body, handlers=handlers, orelse=orelse, finalbody=final)
         if isinstance(stmt, (cst.For, cst.While)):
+            body = self.suite(stmt.body)
             orelse = stmt.orelse.with_changes(body=self.suite(stmt.orelse.body)) if stmt.orelse else None
-            return stmt.with_changes(body=self.suite(stmt.body), orelse=orelse)
+            return stmt.with_changes(body=body, orelse=orelse)
         if isinstance(stmt, cst.With):
             return stmt.with_changes(body=self.suite(stmt.body))
         if isinstance(stmt, cst.Match):
@@ -507,7 +600,23 @@ class FixReport:
                 counts[f.member] = counts.get(f.member, 0) + 1
         return dict(sorted(counts.items()))
 
-    def summary(self) -> list[str]:
+    def to_dict(self, *, over_budget: Sequence[Diagnostic] = ()) -> dict[str, object]:
+        """`hwlint fix --format json`: what was (or would be) fixed, what is
+        left for a human, and the allowlisted files over budget."""
+        fixed = [{"path": r.path, "line": f.line, "class_name": f.class_name, "classification": f.member,
+                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.fixes]
+        return {
+            "written": self.written,
+            "classified": self.classified,
+            "fixed": sorted(fixed, key=lambda f: (f["path"], f["line"])),
+            "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
+            "over_budget": [d.to_dict() for d in over_budget],
+        }
+
+    def summary(self, *, show_unfixed: bool = False) -> list[str]:
+        """What was done, then what is left for a human, counted by reason
+        with an example each; each class too with `show_unfixed`, or when
+        there are few."""
         replaced = sum(f.replaces for result in self.files for f in result.fixes)
         declared = sum(self.classified.values()) - replaced
         classes = f"{declared} class{'es' if declared != 1 else ''}"
@@ -524,11 +633,28 @@ class FixReport:
             f"{done} in {files} file{'s' if files != 1 else ''}"
             + (f" ({breakdown})" if breakdown else "") + "."
         ]
-        if self.unfixed:
-            n = len(self.unfixed)
-            lines.append(f"{n} class{'es' if n != 1 else ''} need{'s' if n == 1 else ''} a human:")
-            lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in sorted(self.unfixed, key=lambda u: (u.path, u.line)))
+        if not self.unfixed:
+            return lines
+        n = len(self.unfixed)
+        ordered = sorted(self.unfixed, key=lambda u: (u.path, u.line))
+        groups: dict[str, list[Unfixed]] = {}
+        for u in ordered:
+            groups.setdefault(u.group, []).append(u)
+        lines.append(f"{n} class{'es' if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
+        width = len(str(max(len(g) for g in groups.values())))
+        for group, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            example = members[0]
+            lines.append(f"  {len(members):>{width}} {group} (e.g. {example.path}:{example.line} {example.class_name})")
+        if show_unfixed or n <= _LIST_AT_MOST:
+            lines.append("Each class:")
+            lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in ordered)
+        else:
+            lines.append("`hwlint fix --show-unfixed` lists each class; `--format json` prints them for scripts.")
         return lines
+
+
+# Up to this many classes left for a human are listed without --show-unfixed.
+_LIST_AT_MOST = 10
 
 
 # Below this many files to rewrite, starting worker processes costs more than it saves.

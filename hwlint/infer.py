@@ -21,15 +21,36 @@ _DEVICE_DECORATORS = {
 }
 
 
+# Each kind of evidence (or of its absence), as `hwlint fix` counts what it
+# left: kind -> how its summary names it.
+REASONS = {
+    "instantiated": "instantiated per device",
+    "only-for": "instantiated with only_for one device",
+    "generic": "no device, no instantiation, no accelerator use",
+    "one-device": "every accelerator use in the class is one device (unsafe: --unsafe)",
+    "module-mentions": "GENERIC, but the module mentions an accelerator outside the class (unsafe: --unsafe)",
+    "only-for-several": "instantiated with only_for several or computed devices: ACCELERATOR (with except_for) or one device",
+    "device-not-instantiated": "tests take a device but the class is never instantiated: instantiate it or drop the parameter",
+    "mixed-accelerator-use": "the class probes or uses accelerators: GENERIC (drop the probes), ACCELERATOR or a device",
+    "not-configured": "the inferred classification is not a configured member",
+    # HWC002 (hwlint.rules.invalid_classification)
+    "string": "a string declaration naming a member",
+    "string-case": "a string declaration naming a member in another case (unsafe: --unsafe)",
+    "invalid-value": "an invalid declaration: write the member",
+    "declared-twice": "declared twice: keep one",
+}
+
+
 class Inference(NamedTuple):
     member: str | None
     applicability: str | None  # "safe", "unsafe", or None when there is no fix
     evidence: str
+    kind: str = ""  # a key of REASONS
 
     def as_fix(self) -> Fix | None:
         if self.member is None or self.applicability is None:
             return None
-        return Fix(self.applicability, self.member, self.evidence)
+        return Fix(self.applicability, self.member, self.evidence, kind=self.kind)
 
 
 def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
@@ -40,14 +61,18 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
     if calls:
         only_fors = {i.only_for for i in calls}
         if only_fors == {None}:
-            return _known("ACCELERATOR", "safe", "instantiated by instantiate_device_type_tests without only_for", members)
+            return _known("ACCELERATOR", "safe", "instantiated by instantiate_device_type_tests without only_for", members,
+                          "instantiated")
         if len(only_fors) == 1:
             (devices,) = only_fors
             if devices and len(devices) == 1 and devices[0].upper() in members:
-                return _known(devices[0].upper(), "safe", f"instantiated with only_for={devices[0]!r}", members)
-        return Inference(None, None, "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device")
+                return _known(devices[0].upper(), "safe", f"instantiated with only_for={devices[0]!r}", members,
+                              "only-for")
+        return Inference(None, None, "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
+                         "only-for-several")
     if takes_device:
-        return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)")
+        return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)",
+                         "device-not-instantiated")
     # Weaker evidence: the class only makes sense on one device.
     device_decorators = {_DEVICE_DECORATORS.get(d) for m in cls.methods for d in m.decorators} - {None}
     probe_devices = {_probe_device(p.text) for p in (*cls.probes, *cls.devices)} - {None}
@@ -56,20 +81,22 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
         (member,) = hints
         assert member is not None
         if member in members:
-            return _known(member, "unsafe", f"every accelerator use in the class is {member}", members)
+            return _known(member, "unsafe", f"every accelerator use in the class is {member}", members, "one-device")
     if cls.probes or cls.devices or device_decorators:
-        return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device")
+        return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
+                         "mixed-accelerator-use")
     mentions = ctx.facts.accelerator_lines
     if mentions:
         lines = ", ".join(str(n) for n in mentions[:3]) + (", ..." if len(mentions) > 3 else "")
-        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but the module mentions one outside it (line {lines})", members)
-    return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members)
+        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but the module mentions one outside it (line {lines})", members,
+                      "module-mentions")
+    return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members, "generic")
 
 
-def _known(member: str, applicability: str, evidence: str, members: tuple[str, ...]) -> Inference:
+def _known(member: str, applicability: str, evidence: str, members: tuple[str, ...], kind: str) -> Inference:
     if member not in members:
-        return Inference(None, None, f"{evidence}, but {member} is not a configured classification")
-    return Inference(member, applicability, evidence)
+        return Inference(None, None, f"{evidence}, but {member} is not a configured classification", "not-configured")
+    return Inference(member, applicability, evidence, kind)
 
 
 def _probe_device(text: str) -> str | None:

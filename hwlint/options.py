@@ -131,6 +131,10 @@ FIX_COMMAND = (
     SELECT.replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002)."),
     Option(("--class",), "class_names", "text", "Fix only this class (repeatable).", multiple=True),
     PHASE.replace(help="Fix only the files of this migration phase (with PATHS: its files among them)."),
+    Option(("--show-unfixed",), "show_unfixed", "flag",
+           "List every class left for a human, one line each (default: counts by reason, an example each)."),
+    FORMAT.with_choices(("text", "json"), "text",
+                        "json: what was fixed and what is left, on stdout, for scripts and dashboards."),
 )
 
 # hwlint allowlist ...

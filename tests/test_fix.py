@@ -49,7 +49,7 @@ def test_safe_inference(tmp_path: Path, source: str, member: str) -> None:
 def test_no_fix_without_clear_evidence(tmp_path: Path, source: str, reason: str) -> None:
     text, err, code = fixed(tmp_path, HEADER + source)
     assert text == HEADER + source
-    assert code == 1 and "1 class needs a human:" in err and reason in err
+    assert code == 1 and "1 class needs a human, by reason:" in err and reason in err
 
 
 def test_unsafe_fix_needs_the_flag(tmp_path: Path) -> None:
@@ -113,7 +113,15 @@ def test_same_name_in_alternative_branches(tmp_path: Path) -> None:
         "    instantiate_device_type_tests(TestA, globals())\n"
     )
     text, err, _ = fixed(tmp_path, source)
-    # Both definitions are TestA; the instantiation makes both ACCELERATOR candidates.
+    # Both definitions are TestA; the instantiation makes both ACCELERATOR
+    # candidates, but the first's test takes no device: only the second is
+    # safe, and the declaration goes into it, not into its namesake.
+    assert text == source.replace(
+        "    class TestA(TestCase):\n        def test_a(self, device)",
+        "    class TestA(TestCase):\n        hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "        def test_a(self, device)")
+    assert "test/test_x.py:4: TestA: not safe: ACCELERATOR, but 1 test takes no device (HWC102)" in err
+    text, err, _ = fixed(tmp_path, source, "--unsafe")
     assert text.count("hw_classification = HardwareClassification.ACCELERATOR") == 2
 
 
@@ -230,7 +238,8 @@ def test_allowlisted_files_are_fixed(tmp_path: Path) -> None:
     assert "hw_classification = HardwareClassification.GENERIC" in (root / "test/test_x.py").read_text()
     # The clean file left the list; the other's budget dropped to what is left.
     assert (root / "allowlist.txt").read_text() == "test/test_y.py 1\n"
-    assert "removed test/test_x.py: clean now" in proc.stderr and "lowered test/test_y.py from 2 to 1" in proc.stderr
+    assert proc.stderr.splitlines()[:2] == ["Classified 2 classes in 2 files (GENERIC 2).",
+                                            "Pruned allowlist.txt: 1 removed, 1 lowered; 1 entry."]
 
 
 def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -349,7 +358,8 @@ def test_an_unknown_string_is_left_with_the_reason(tmp_path: Path) -> None:
     text, err, code = fixed(tmp_path, source, "--unsafe")
     assert text == source and code == 1
     assert err == (
-        "Classified 0 classes in 0 files.\n1 class needs a human:\n"
+        "Classified 0 classes in 0 files.\n1 class needs a human, by reason:\n"
+        "  1 an invalid declaration: write the member (e.g. test/test_x.py:4 TestA)\nEach class:\n"
         "  test/test_x.py:4: TestA: the string 'GPU' is not a member: use HardwareClassification.<GENERIC|ACCELERATOR|CPU|CUDA|MPS|XPU>\n"
     )
 
@@ -602,3 +612,134 @@ def test_the_lintrunner_renderer_only_renders_the_replacements_it_is_given(tmp_p
         "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_a(self): pass\n"
     )
     assert (root / "test/test_x.py").read_text() == source
+
+
+# -- a safe fix never makes things worse -------------------------------------
+
+# Instantiated without only_for (ACCELERATOR evidence), but three tests are
+# for CUDA only and one takes no device: ACCELERATOR would bring out 4
+# violations that HWC001 hides.
+DEVICE_TYPE = HEADER + (
+    "class TestOps(TestCase):\n"
+    + "".join(f"    @onlyCUDA\n    def test_cuda_{i}(self, device): pass\n\n" for i in range(3))
+    + "    def test_plain(self): pass\n\n\n"
+    "class TestUtils(TestCase):\n    def test_u(self): pass\n\n\n"
+    "instantiate_device_type_tests(TestOps, globals())\n"
+)
+
+
+def adopted(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = write_project(tmp_path / "proj", files)
+    assert run_cli("allowlist", "init", cwd=root).returncode == 0
+    assert run_cli("check", cwd=root).returncode == 0
+    return root
+
+
+def test_a_safe_fix_leaves_a_classification_that_would_surface_violations(tmp_path: Path) -> None:
+    root = adopted(tmp_path, {"test/test_ops.py": DEVICE_TYPE})
+    assert (root / "allowlist.txt").read_text().endswith("test/test_ops.py 2\n")
+    proc = run_cli("fix", cwd=root)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (
+        "Classified 1 class in 1 file (GENERIC 1).\n"
+        "Pruned allowlist.txt: 1 lowered; 1 entry.\n"
+        "1 class needs a human, by reason:\n"
+        "  1 ACCELERATOR would surface HWC102, HWC103: fix those tests, or apply with --unsafe and fix them then "
+        "(e.g. test/test_ops.py:3 TestOps)\n"
+        "Each class:\n"
+        "  test/test_ops.py:3: TestOps: not safe: ACCELERATOR, but 1 test takes no device (HWC102) "
+        "and 3 tests use @onlyCUDA (HWC103)\n"
+    )
+    text = (root / "test/test_ops.py").read_text()
+    assert text == DEVICE_TYPE.replace(
+        "class TestUtils(TestCase):\n", "class TestUtils(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n")
+    assert (root / "allowlist.txt").read_text().endswith("test/test_ops.py 1\n")
+    assert run_cli("check", cwd=root).returncode == 0
+
+
+def test_unsafe_applies_it_and_names_the_file_over_budget_without_raising_it(tmp_path: Path) -> None:
+    root = adopted(tmp_path, {"test/test_ops.py": DEVICE_TYPE})
+    proc = run_cli("fix", "--unsafe", cwd=root)
+    assert proc.returncode == 1
+    assert "hw_classification = HardwareClassification.ACCELERATOR" in (root / "test/test_ops.py").read_text()
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "Classified 2 classes in 1 file (ACCELERATOR 1, GENERIC 1)."
+    assert lines[1].startswith(
+        "allowlist.txt:3:1: HWC302 test/test_ops.py has 4 violations, over its budget of 2 (1× HWC102, 3× HWC103;")
+    assert lines[2:] == [
+        "1 allowlisted file is over budget after the fix: `hwlint check` fails until the violations above are fixed "
+        "(budgets never grow on their own)"
+    ]
+    assert (root / "allowlist.txt").read_text().endswith("test/test_ops.py 2\n")
+    check = run_cli("check", cwd=root)
+    assert check.returncode == 1 and check.stdout.startswith(lines[1])
+
+
+def test_a_base_whose_classification_would_reach_a_subclass_is_judged_with_it(tmp_path: Path) -> None:
+    source = HEADER + (
+        "class TestBase(TestCase):\n    def test_a(self, device): pass\n\n\n"
+        "class TestChild(TestBase):\n    def test_b(self): pass\n\n\n"
+        "instantiate_device_type_tests(TestBase, globals())\n"
+    )
+    # Alone, ACCELERATOR on the base is clean; but TestChild (never
+    # instantiated, a test without device) inherits it: TestChild is
+    # classified GENERIC first, and then the base is safe.
+    root = adopted(tmp_path, {"test/test_x.py": source})
+    proc = run_cli("fix", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    text = (root / "test/test_x.py").read_text()
+    assert "class TestBase(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n" in text
+    assert "class TestChild(TestBase):\n    hw_classification = HardwareClassification.GENERIC\n" in text
+    assert not (root / "allowlist.txt").read_text().strip("\n").splitlines()[2:]
+    assert run_cli("check", cwd=root).returncode == 0
+
+
+MANY = HEADER + "".join(
+    f"class TestDev{i}(TestCase):\n    def test_a(self, device): pass\n\n\n" for i in range(12)
+) + "class TestCuda(TestCase):\n    @onlyCUDA\n    def test_c(self, device): pass\n    def test_d(self): pass\n\n\n" \
+    "instantiate_device_type_tests(TestCuda, globals())\n"
+
+
+def test_the_summary_counts_by_reason_and_lists_each_class_on_request(tmp_path: Path) -> None:
+    root = adopted(tmp_path, {"test/test_many.py": MANY})
+    proc = run_cli("fix", cwd=root)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (
+        "Classified 0 classes in 0 files.\n"
+        "13 classes need a human, by reason:\n"
+        "  12 tests take a device but the class is never instantiated: instantiate it or drop the parameter "
+        "(e.g. test/test_many.py:3 TestDev0)\n"
+        "   1 ACCELERATOR would surface HWC102, HWC103: fix those tests, or apply with --unsafe and fix them then "
+        "(e.g. test/test_many.py:51 TestCuda)\n"
+        "`hwlint fix --show-unfixed` lists each class; `--format json` prints them for scripts.\n"
+    )
+    listed = run_cli("fix", "--show-unfixed", cwd=root)
+    each = listed.stderr.split("Each class:\n", 1)[1].splitlines()
+    assert len(each) == 13 and each[0].startswith("  test/test_many.py:3: TestDev0: ")
+    data = json.loads(run_cli("fix", "--format", "json", cwd=root).stdout)
+    assert [(u["line"], u["class_name"], u["kind"]) for u in data["unfixed"]] == (
+        [(3 + 4 * i, f"TestDev{i}", "device-not-instantiated") for i in range(12)] + [(51, "TestCuda", "surfaces")])
+    assert data["unfixed"][-1]["surfaced"] == ["HWC102", "HWC103"]
+    assert data["unfixed"][-1]["classification"] == "ACCELERATOR"
+    assert (data["written"], data["fixed"], data["over_budget"]) == (True, [], [])
+
+
+def test_a_classification_that_reaches_a_subclass_in_another_file_is_judged_there(tmp_path: Path) -> None:
+    base = HEADER + (
+        "class TestCommon(TestCase):\n    def test_a(self, device): pass\n\n\n"
+        "instantiate_device_type_tests(TestCommon, globals())\n"
+    )
+    # test_child.py subclasses it (the way PyTorch test files import their
+    # siblings), with a test for CUDA only: ACCELERATOR on the base would
+    # surface HWC103 there.
+    child = (
+        "from test_common import TestCommon\n\n\n"
+        "class TestChild(TestCommon):\n    @onlyCUDA\n    def test_b(self, device): pass\n\n\n"
+        "instantiate_device_type_tests(TestChild, globals())\n"
+    )
+    root = adopted(tmp_path, {"test/test_common.py": base, "test/test_child.py": child})
+    proc = run_cli("fix", cwd=root)
+    assert (root / "test/test_common.py").read_text() == base
+    assert ("test/test_common.py:3: TestCommon: not safe: ACCELERATOR, but 1 test uses @onlyCUDA (HWC103) "
+            "(in TestChild, which inherits it) in test/test_child.py") in proc.stderr
+    assert run_cli("check", cwd=root).returncode == 0

@@ -110,7 +110,11 @@ def test_fix_reads_typed_fixes_not_message_text(tmp_path: Path, monkeypatch: pyt
     assert reworded_messages == ["reworded: add nothing: see the docs"] * 3 != messages
     assert (reworded_summary, reworded_files) == (summary, files)
     assert len(files) == 1 and summary[1:] == [
-        "2 classes need a human:",
+        "2 classes need a human, by reason:",
+        ("  1 tests take a device but the class is never instantiated: instantiate it or drop the parameter "
+         "(e.g. test/test_human.py:1 TestC)"),
+        "  1 unsafe fix to CUDA: apply with --unsafe (e.g. test/test_unsafe.py:1 TestB)",
+        "Each class:",
         ("  test/test_human.py:1: TestC: `hw_classification = HardwareClassification.<MEMBER>`; test methods take a "
          "device (test_c) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)"),
         "  test/test_unsafe.py:1: TestB: unsafe fix to CUDA (every accelerator use in the class is CUDA): apply with --unsafe",

@@ -1,6 +1,7 @@
 """`hwlint allowlist ...`: keep the allowlist shrinking.
 
-prune (remove clean or missing files, lower budgets), sync (rebuild from the
+init (create the list from the tree as it is: adoption), prune (remove
+clean or missing files, lower budgets), sync (rebuild from the
 tree, growth only with --allow-growth), check (HWC303 against a git ref),
 import-json / export-json (PyTorch's test_linter_allowlist.json).
 Exit codes as for `check`: 0 clean or nothing to do, 1 violations, refused
@@ -20,6 +21,7 @@ from hwlint.commands.console import EXIT_VIOLATIONS
 from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.project import load_project
 from hwlint.options import ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, dry_run
+from hwlint.diagnostics import UserError
 
 
 def _diagnostic_line(diag: Any) -> str:
@@ -36,8 +38,11 @@ def _report(change: Any, command: str, dry_run: bool) -> None:
     list is blocked, growth was refused, or (dry run) it would change."""
     for diag in change.blocked:
         click.echo(_diagnostic_line(diag))
-    for line in change.lines(dry_run=dry_run):
-        click.echo(line)
+    # A missing list refuses every file of the tree: one line pointing to
+    # `init` says more than a line per file.
+    if change.exists or change.changed:
+        for line in change.lines(dry_run=dry_run):
+            click.echo(line)
     click.echo(change.summary(command, dry_run=dry_run))
     if change.blocked or change.refused or (dry_run and change.changed):
         sys.exit(EXIT_VIOLATIONS)
@@ -69,6 +74,41 @@ def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, d
     _warn_outside(result.outside, config.root)
     change = prune_allowlist(config, result, write=not dry_run, jobs=jobs)
     _report(change, "prune", dry_run)
+
+
+@allowlist.command()
+@options(CONFIG, JOBS)
+@guarded
+def init(config_file: Path | None, jobs: int | None) -> None:
+    """Adopt hwlint: create the allowlist from the tree as it is, every file
+    with violations at its current count as its budget. Refuses when a list
+    exists (prune shrinks it, sync rebuilds it)."""
+    from hwlint.allowlist_edit import init_allowlist
+    from hwlint.check import run_check
+
+    config = load_project(config_file, cache=None)
+    result = run_check(config, None, jobs=jobs, use_allowlist=False)
+    if result.files_checked == 0:
+        from hwlint.discover import explain_empty
+
+        raise UserError(f"nothing to adopt: {explain_empty(config)}")
+    change = init_allowlist(config, result, jobs=jobs)
+    broken = sorted({d.path for d in result.diagnostics if d.code == "HWC000"})
+    files, violations = change.entries_after, sum(a.new or 0 for a in change.actions)
+    where = change.where
+    if files:
+        click.echo(f"Created {where}: {files} file{'s' if files != 1 else ''} with "
+                   f"{violations} violation{'s' if violations != 1 else ''} "
+                   f"({result.files_checked} test files checked).")
+    else:
+        click.echo(f"Created {where} with no entries: all {result.files_checked} test files are clean.")
+    for path in broken:
+        click.echo(f"hwlint: warning: {path} does not parse (HWC000): it cannot be allowlisted; "
+                   "`hwlint check` reports it until it is fixed", err=True)
+    click.echo("Next:")
+    click.echo(f"  git add {where} && git commit -m 'Adopt hwlint: allowlist the files not yet migrated'")
+    click.echo("  in CI: hwlint check && hwlint allowlist check --base origin/main")
+    click.echo("  then: hwlint fix (classifies what can be inferred, prunes the list)")
 
 
 @allowlist.command()

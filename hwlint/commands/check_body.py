@@ -86,6 +86,12 @@ def check(
         echo(f"hwlint: warning: {outside} is outside the project root {config.root}: not checked", err=True)
     if given and result.files_checked == 0 and not result.diagnostics and fmt == "text":
         echo("hwlint: no test files among the given paths (see `include`/`exclude`)", err=True)
+    elif not given and result.files_checked == 0:
+        from hwlint.discover import explain_empty
+
+        # Exit 0 stays (an empty project is clean), but a green run that
+        # looked at nothing must say so, whatever the format.
+        echo(f"hwlint: warning: {explain_empty(config)}", err=True)
     color = fmt == "text" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     extra = {"replacements": lintrunner_replacements(result)} if fmt == "lintrunner" else {}
     write_output(renderer(fmt)(result, statistics=statistics, color=color, fmt=fmt, **extra), output, echo)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,22 +14,30 @@ from hwlint.commands.decorators import guarded, options
 from hwlint.project import load_project
 from hwlint.options import FIX_COMMAND, PHASE, SELECT
 
+if TYPE_CHECKING:
+    from hwlint.diagnostics import Diagnostic
+
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @options(*FIX_COMMAND)
 @guarded
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, show_diff: bool,
-        unsafe: bool, select: str | None, class_names: tuple[str, ...], phase: str | None) -> None:
+        unsafe: bool, select: str | None, class_names: tuple[str, ...], phase: str | None, show_unfixed: bool,
+        fmt: str) -> None:
     """Declare the classification of test classes where it can be inferred.
 
     Instantiated per device without only_for: ACCELERATOR; with only_for one
     device: that device; no device, no instantiation, no accelerator use:
     GENERIC. Weaker evidence needs --unsafe; no evidence, no fix. A string
     declaration naming a member ("GENERIC") becomes that member (HWC002).
-    Files that become clean leave the allowlist. With --phase, only the
-    files of that migration phase. Exit 0 when nothing is left to classify,
-    1 otherwise (or, with --diff, when there is something to change)."""
+    A fix that would surface violations of the class's own rules is not
+    safe: it is left, with what it would surface, unless --unsafe. Files
+    that become clean leave the allowlist (with --phase, only the files
+    of that migration phase are fixed); a budget is never raised: an
+    allowlisted file over its budget after --unsafe is named, and the exit
+    is 1. Exit 0 when nothing is left to classify, 1 otherwise (or, with
+    --diff, when there is something to change)."""
     from hwlint.check import run_check
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
 
@@ -48,13 +58,25 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     # migration is.
     result = run_check(config, targets, jobs=jobs, select=chosen, use_allowlist=False)
     report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
-    if show_diff:
+    over: list[Diagnostic] = []
+    pruned = None
+    if show_diff and fmt == "text":
         for outcome in report.files:
             click.echo(unified_diff(outcome), nl=False)
     elif report.files:
-        _prune_after_fix(config, [config.root / f.path for f in report.files], jobs)
-    click.echo("\n".join(report.summary()), err=True)
-    if report.unfixed or (show_diff and report.files):
+        pruned, over = _prune_after_fix(config, [config.root / f.path for f in report.files], jobs)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_dict(over_budget=over), ensure_ascii=False, indent=2))
+    done, *left = report.summary(show_unfixed=show_unfixed)
+    click.echo("\n".join([done, *([pruned] if pruned else []), *left]), err=True)
+    for diag in over:
+        # The check's own words: the file, its count, its budget, the codes.
+        click.echo(f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
+    if over:
+        click.echo(f"{len(over)} allowlisted file{'s are' if len(over) != 1 else ' is'} over budget after the fix: "
+                   "`hwlint check` fails until the violations above are fixed (budgets never grow on their own)",
+                   err=True)
+    if report.unfixed or over or (show_diff and report.files):
         sys.exit(EXIT_VIOLATIONS)
 
 
@@ -68,11 +90,13 @@ def _phase_files(config, name: str, paths: list[Path] | None) -> list[Path]:  # 
     return [config.root / rel for rel in discover(config, paths).files if phase_map.index_of(rel) == wanted]
 
 
-def _prune_after_fix(config, files: list[Path], jobs: int | None) -> None:  # type: ignore[no-untyped-def]
-    """Files that became clean leave the allowlist, and budgets drop."""
+def _prune_after_fix(config, files: list[Path], jobs: int | None) -> tuple[str | None, list[Diagnostic]]:  # type: ignore[no-untyped-def]
+    """Files that became clean leave the allowlist, and budgets drop. Returns
+    what the prune did, in one line, and the HWC302 of fixed files over their
+    budget (only --unsafe can do that)."""
     from hwlint.allowlist_edit import prune_allowlist
     from hwlint.check import run_check
 
-    change = prune_allowlist(config, run_check(config, files, jobs=jobs), write=True, jobs=jobs)
-    for line in change.lines():
-        click.echo(line, err=True)
+    result = run_check(config, files, jobs=jobs)
+    change = prune_allowlist(config, result, write=True, jobs=jobs)
+    return (change.summary("prune") if change.changed else None), [d for d in result.diagnostics if d.code == "HWC302"]

@@ -132,7 +132,7 @@ class InvalidClassification(Rule):
                 name = info.facts.name
                 if index > 0:
                     twice = twice_message(config.attribute, name, decls[0].line)
-                    yield Violation(decl.line, decl.column, twice, name, NotFixable(twice))
+                    yield Violation(decl.line, decl.column, twice, name, NotFixable(twice, "declared-twice"))
                     continue
                 if canonical_member(decl, config) is not None:
                     continue
@@ -157,7 +157,7 @@ class InvalidClassification(Rule):
                 else:
                     problem = f"{value.text} is not a member of {config.enum}: use {spelled}"
                 yield Violation(decl.line, decl.column, message(config.attribute, name, problem), name,
-                                fix if fix is not None else NotFixable(problem))
+                                fix if fix is not None else NotFixable(problem, "invalid-value"))
 
 
 def message(attribute: str, class_name: str, problem: str) -> str:
@@ -178,9 +178,9 @@ def string_fix(text: str, config: Config) -> Fix | None:
     stays the alias the author chose, since it is accepted), and
     `classification` the member it means."""
     if text in config.classifications:
-        return Fix("safe", text, "the string names the member", text, text)
+        return Fix("safe", text, "the string names the member", text, text, "string")
     if text in config.aliases:
-        return Fix("safe", config.aliases[text], f"the string names an alias of {config.aliases[text]}", text, text)
+        return Fix("safe", config.aliases[text], f"the string names an alias of {config.aliases[text]}", text, text, "string")
     # Another case is likely the same intent, but a project's runtime could
     # tell them apart: only an unsafe fix, and only when one name matches.
     folded = text.casefold()
@@ -188,5 +188,5 @@ def string_fix(text: str, config: Config) -> Fix | None:
     if len(matches) == 1:
         (match,) = matches
         return Fix("unsafe", config.aliases.get(match, match), f"the string matches {match} only when case is ignored",
-                   match, text)
+                   match, text, "string-case")
     return None

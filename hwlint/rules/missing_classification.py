@@ -167,7 +167,7 @@ class MissingClassification(Rule):
                 info.facts.column,
                 message(info.facts.name, attribute, hint, inherited),
                 info.facts.name,
-                fix if fix is not None else NotFixable(hint),
+                fix if fix is not None else NotFixable(hint, guess.kind),
             )
 
 
