@@ -608,6 +608,11 @@ def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(current):
             low = getattr(child, "lineno", None)
             if low is not None:
+                # A decorated function or class starts at its first decorator
+                # (ast's lineno is the `def` line).
+                decorators = getattr(child, "decorator_list", None)
+                if decorators:
+                    low = decorators[0].lineno
                 high = getattr(child, "end_lineno", None) or low
                 index = bisect.bisect_left(lines, low)
                 if index == len(lines) or lines[index] > high:

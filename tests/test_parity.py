@@ -197,3 +197,20 @@ def test_native_device_types_is_device_specific_unless_allowed(tmp_path: Path) -
     allowed = diagnostics(tmp_path / "allowed", body,
                           **{"allowed-only-decorators": ["onlyNativeDeviceTypes", "onlyNativeDeviceTypesAnd"]})
     assert [(line, code) for line, code, _ in allowed] == [(6, "HWC103")]
+
+
+def test_a_probe_in_a_method_decorator_above_the_first_lines_is_found(tmp_path: Path) -> None:
+    """The walk skips lines without accelerator text: a decorator sits
+    before its `def`, whose line is where ast says the function starts."""
+    body = """\
+    class TestA(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        @unittest.skipIf(
+            not torch.accelerator.is_available(), "needs an accelerator"
+        )
+        @unittest.skipIf(torch.xpu.device_count() < 2, "needs 2 XPUs")
+        def test_a(self):
+            pass
+    """
+    assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)] == [(5, "HWC105"), (7, "HWC105")]
