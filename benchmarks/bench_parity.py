@@ -188,7 +188,7 @@ def reason(finding: Finding, lines: list[str], oracle_classes: set[tuple[str, st
         flag = re.search(r"\bTEST_[A-Z0-9_]+", text)
         if "torch.npu" in text:
             return "call into torch.npu (PrivateUse1, deliberately broader)"
-        if flag and not any(f".{s}" in text for s in ORACLE_SEGMENTS):
+        if flag:
             return f"TEST_* flag ({flag.group(0)}; deliberately broader)"
         if text.startswith("@") or text.startswith("class "):
             return "probe in a class decorator (deliberately broader)"

@@ -11,7 +11,9 @@ class AcceleratorApi(Rule):
     ## What it does
     Reports each call into an accelerator in the body of a GENERIC test
     class (its methods, their decorators and default arguments, nested
-    code, and the class's own decorators):
+    code, and the class's own decorators), GENERIC by its own declaration or
+    inherited (TEST_LINTER looks only at classes with test methods of their
+    own, and at their own declaration):
 
     - every call TEST_LINTER's `[accelerator_availability]` flags: a callee
       that starts with `torch` and has a segment among `accelerator`,
