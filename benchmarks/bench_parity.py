@@ -285,9 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"## TEST_LINTER findings hwlint misses: {sum(missed.values())}\n")
     for f, n in sorted(missed.items()):
         print(f"- {f.path}:{f.line} {f.code} {f.class_name}" + (f" (x{n})" if n > 1 else ""))
-    # The classes TEST_LINTER lints: those it found unclassified (named
-    # before the copy changed) and those it has findings on now.
-    oracle_classes = {(f.path, f.class_name) for f in unclassified} | {(f.path, f.class_name) for f in expected}
+    # The classes TEST_LINTER lints, by its own collection.
+    oracle_classes = {(path, name) for path, tree in trees.items() for name in oracle._collect_test_classes(tree)}
     groups: dict[str, list[Finding]] = defaultdict(list)
     for f, n in extra.items():
         lines = (work / f.path).read_text(encoding="utf-8").splitlines()
