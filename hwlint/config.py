@@ -71,6 +71,9 @@ class Config(NamedTuple):
     extend_accelerator_modules: tuple[str, ...] = ()
     extend_accelerator_flags: tuple[str, ...] = ()
     extend_devices: tuple[str, ...] = ()
+    # @only* decorators HWC103 accepts besides @onlyAccelerator (e.g.
+    # onlyNativeDeviceTypes: hwlint's older rule; TEST_LINTER's has none).
+    allowed_only_decorators: tuple[str, ...] = ()
     # Functions that make test classes at run time (hwlint.uncertain): a
     # class they make is seen, not a reason to call its file uncertain.
     generators: Mapping[str, Generator] = {}
@@ -227,6 +230,12 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
                 if not all(part.isidentifier() for part in parts):
                     what = "a dotted module name" if len(parts) > 1 or name == "extend_accelerator_modules" else "an identifier"
                     raise _err(source, f"[tool.hwlint] {key}: {item!r} is not {what}")
+            values[name] = names
+        elif name == "allowed_only_decorators":
+            names = _str_list(source, key, value)
+            for item in names:
+                if not (item.isidentifier() and item.startswith("only")):
+                    raise _err(source, f"[tool.hwlint] {key}: {item!r} is not the name of an @only* decorator")
             values[name] = names
         elif name == "inheritance":
             if value not in ("inherit", "explicit"):

@@ -53,11 +53,16 @@ class Accelerators(NamedTuple):
     the `extend-accelerator-modules`, `extend-accelerator-flags` and
     `extend-devices` settings (hwlint.config)."""
 
-    # Attributes under these are probes; calls into them (other than a
-    # question, `is_available()`) are device-specific use.
+    # A call whose callee starts with `torch` and has one of these segments
+    # (`torch.cuda.is_available()`, `torch.empty(4).cuda()`,
+    # `torch.backends.mps.is_available()`, `torch.ops.xla.add()`) is
+    # accelerator use: TEST_LINTER's [accelerator_availability] test, kept
+    # exactly so that hwlint reports at least what it reports.
+    segments: tuple[str, ...] = ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu")
+    # Calls into these are accelerator use too (PrivateUse1 backends, which
+    # TEST_LINTER does not know); calls into them other than a question
+    # (`is_available()`) are also device-specific use (HWC201).
     device_modules: tuple[str, ...] = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu")
-    # Attributes under these are probes; calls are not tied to one device.
-    probe_modules: tuple[str, ...] = ("torch.accelerator", "torch.backends.mps")
     flags: tuple[str, ...] = ("TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1",
                               "TEST_NPU")
     # Device names: `device="cuda"`, `.to("cuda:1")`, `torch.device("cuda")`.
@@ -72,7 +77,7 @@ class Accelerators(NamedTuple):
         def add(old: tuple[str, ...], new: Sequence[str]) -> tuple[str, ...]:
             return old + tuple(x for x in dict.fromkeys(new) if x not in old)
 
-        return Accelerators(add(self.device_modules, modules), self.probe_modules, add(self.flags, flags),
+        return Accelerators(self.segments, add(self.device_modules, modules), add(self.flags, flags),
                             add(self.devices, devices), add(self.methods, devices))
 
 
@@ -84,16 +89,19 @@ class _Vocabulary:
 
     def __init__(self, acc: Accelerators) -> None:
         self.device_modules = acc.device_modules
-        self.probe_modules = acc.device_modules + acc.probe_modules
+        self.segments = frozenset(acc.segments)
         self.flags = frozenset(acc.flags)
         self.methods = frozenset(acc.methods)
         names = "|".join(re.escape(d) for d in acc.devices)
         self.device_string = _LazyPattern(rf"^(?:{names})(?::\d+)?$")
         # Cheap text test run before walking a class body for probes and
         # devices: most classes mention no accelerator at all, and a regex
-        # over the text costs far less than a walk of the tree.
+        # over the text costs far less than a walk of the tree. A call into
+        # an accelerator has one of its lines holding `.cuda` (a segment
+        # after a dot) or a configured module.
         self.text = _LazyPattern(
-            rf"(?:{'|'.join(re.escape(m) for m in self.probe_modules)})\b"
+            rf"(?:{'|'.join(re.escape(m) for m in self.device_modules)})\b"
+            rf"|\.\s*(?:{'|'.join(re.escape(s) for s in acc.segments)})\b"
             rf"|\b(?:{'|'.join(re.escape(f) for f in acc.flags)})\b"
             rf"|\.(?:{'|'.join(re.escape(m) for m in acc.methods)})\("
             rf"|[\"'](?:{names})(?::\d+)?[\"']"
@@ -104,9 +112,9 @@ class _Vocabulary:
         # with the regex itself cost more than half as much as parsing them.
         # PyTorch's own are picked by hand ("npu" alone would hit every
         # "input"); a backend's are added whole.
-        tokens = ["cuda", "xpu", "mps", "hpu", "accelerator", "TEST_", "torch.npu", ".npu(", '"npu', "'npu"]
+        tokens = [*acc.segments, "TEST_", "torch.npu", ".npu(", '"npu', "'npu"]
         default = DEFAULT_ACCELERATORS
-        tokens += [m for m in acc.device_modules + acc.probe_modules if m not in default.device_modules + default.probe_modules]
+        tokens += [m for m in acc.device_modules if m not in default.device_modules]
         tokens += [f for f in acc.flags if f not in default.flags]
         for device in acc.devices:
             if device not in default.devices:
@@ -114,9 +122,6 @@ class _Vocabulary:
         # A token that contains another finds nothing more (lines are what count).
         self.tokens = tuple(t for t in dict.fromkeys(tokens)
                             if not any(o != t and o in t for o in tokens))
-
-    def is_probe(self, dotted: str) -> bool:
-        return any(dotted == p or dotted.startswith(p + ".") for p in self.probe_modules)
 
 
 _VOCABULARIES: dict[Accelerators, _Vocabulary] = {}
@@ -161,6 +166,11 @@ class Site(NamedTuple):
     line: int
     column: int
     text: str
+    # For probes, what the code does there: "probe" (asks about the
+    # accelerator: `torch.cuda.is_available()`), "use" (runs on it:
+    # `torch.empty(4).cuda()`, `torch.cuda.synchronize()`), "flag"
+    # (`TEST_CUDA`). Empty for hard-coded devices.
+    kind: str = ""
 
 
 class Branch(NamedTuple):
@@ -499,28 +509,58 @@ class _Extractor:
         )
 
     def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
-        probes: dict[tuple[int, int], Site] = {}
+        # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
+        # is two calls into CUDA that start at the same place, and TEST_LINTER
+        # counts both.
+        probes: dict[tuple[int, int, int, int], Site] = {}
         devices: dict[tuple[int, int], Site] = {}
         vocabulary = self.vocabulary
         for sub in _walk_lines(node, hit_lines):
             kind = type(sub)
-            if kind is ast.Attribute:
-                dotted = _dotted(sub)  # type: ignore[arg-type]
-                if vocabulary.is_probe(dotted):
-                    key = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
-                    # Outer and inner attributes of one chain start at the same
-                    # place: keep the longest, reported once.
-                    if key not in probes or len(probes[key].text) < len(dotted):
-                        probes[key] = Site(sub.lineno, self.column(*key), dotted)  # type: ignore[attr-defined]
-            elif kind is ast.Name:
+            if kind is ast.Name:
                 if sub.id in vocabulary.flags:  # type: ignore[attr-defined]
-                    key = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
-                    probes[key] = Site(sub.lineno, self.column(*key), sub.id)  # type: ignore[attr-defined]
+                    line, col = sub.lineno, sub.col_offset  # type: ignore[attr-defined]
+                    probes[(line, col, line, col)] = Site(line, self.column(line, col), sub.id, "flag")  # type: ignore[attr-defined]
             elif kind is ast.Call:
+                probe = self.accelerator_call(sub)  # type: ignore[arg-type]
+                if probe is not None:
+                    probes[(sub.lineno, sub.col_offset, sub.end_lineno or 0, sub.end_col_offset or 0)] = probe  # type: ignore[attr-defined]
                 site = self.device_use(sub)  # type: ignore[arg-type]
                 if site is not None:
                     devices[(site.line, site.column)] = site
         return tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key))
+
+    def accelerator_call(self, call: ast.Call) -> Site | None:
+        """A call into an accelerator, as TEST_LINTER sees one (a callee
+        rooted at `torch` with a segment such as `cuda`), or into one of the
+        configured modules. A module only named, not called (a patch target,
+        an annotation, an isinstance type), is not one."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return None
+        chain = _callee(func)
+        if chain is None:
+            return None
+        prefix, text, plain = chain
+        vocabulary = self.vocabulary
+        found = any(prefix.startswith(m + ".") for m in vocabulary.device_modules)
+        if not found and prefix.split(".", 1)[0] == "torch":
+            if plain:
+                found = not vocabulary.segments.isdisjoint(prefix.split("."))
+            else:
+                # TEST_LINTER splits the callee's source on dots, arguments
+                # included (`torch.randn(2, device=torch.cuda.current_device()).sum()`
+                # counts): the same test, on the same text.
+                parts = ast.unparse(func).split(".")
+                found = parts[0] == "torch" and not vocabulary.segments.isdisjoint(parts)
+                if found and vocabulary.segments.isdisjoint(_attributes(func)):
+                    # The accelerator is in an argument: show it.
+                    text = ast.unparse(call)
+                    text = text if len(text) <= 80 else text[:77] + "..."
+        if not found:
+            return None
+        what = "probe" if _is_question(func.attr) else "use"
+        return Site(call.lineno, self.column(call.lineno, call.col_offset), text, what)
 
     def device_use(self, call: ast.Call) -> Site | None:
         func = call.func
@@ -727,6 +767,11 @@ def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(current):
             low = getattr(child, "lineno", None)
             if low is not None:
+                # A decorated function or class starts at its first decorator
+                # (ast's lineno is the `def` line).
+                decorators = getattr(child, "decorator_list", None)
+                if decorators:
+                    low = decorators[0].lineno
                 high = getattr(child, "end_lineno", None) or low
                 index = bisect.bisect_left(lines, low)
                 if index == len(lines) or lines[index] > high:
@@ -753,6 +798,62 @@ def _is_instantiation(stmt: ast.stmt) -> bool:
     return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == INSTANTIATE
 
 
+def _callee(func: ast.Attribute) -> tuple[str, str, bool] | None:
+    """A callee chain rooted at a name: its dotted prefix up to the first call
+    or subscript, its text for messages (`torch.empty(...).cuda()`), and
+    whether it is a plain dotted name. None for other callees (`f().x`)."""
+    parts: list[str] = []
+    node: ast.expr = func
+    plain = True
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append("." + node.attr)
+            node = node.value
+        elif isinstance(node, ast.Call):
+            parts.append("(...)")
+            node = node.func
+            plain = False
+        elif isinstance(node, ast.Subscript):
+            parts.append("[...]")
+            node = node.value
+            plain = False
+        elif isinstance(node, ast.Name):
+            parts.append(node.id)
+            break
+        else:
+            return None
+    parts.reverse()
+    prefix = parts[0]
+    for part in parts[1:]:
+        if not part.startswith("."):
+            break
+        prefix += part
+    return prefix, "".join(parts) + "()", plain
+
+
+def _attributes(node: ast.expr) -> Iterator[str]:
+    """The attribute names along a callee chain (`torch.empty(4).cuda`: empty, cuda)."""
+    while True:
+        if isinstance(node, ast.Attribute):
+            yield node.attr
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            return
+
+
+# Calls that ask about an accelerator rather than run on it.
+_ASKING = frozenset({"device_count", "current_accelerator", "current_device", "get_device_name",
+                     "get_device_capability", "get_device_properties", "get_arch_list"})
+
+
+def _is_question(name: str) -> bool:
+    return name in _ASKING or name.startswith(("is_", "has_"))
+
+
 def _site_key(site: Site) -> tuple[int, int]:
     return (site.line, site.column)
 
@@ -762,10 +863,13 @@ def _is_device_string(node: ast.expr, vocabulary: _Vocabulary) -> bool:
 
 
 def _decorator_name(node: ast.expr) -> str:
+    """`onlyCUDA` for `@onlyCUDA`, `@common_device_type.onlyCUDA`,
+    `@onlyOn("cuda")` and `@self.x[0].onlyCUDA` (as TEST_LINTER names them)."""
     if isinstance(node, ast.Call):
         node = node.func
-    dotted = _dotted(node)
-    return dotted.rsplit(".", 1)[-1] if dotted else ""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _value(node: ast.expr) -> Value:
@@ -921,8 +1025,8 @@ SCHEMA = tuple(
 )
 
 
-def _sites(sites: tuple[Site, ...]) -> tuple[tuple[int, int, str], ...]:
-    return tuple([(s.line, s.column, s.text) for s in sites])
+def _sites(sites: tuple[Site, ...]) -> tuple[tuple[int, int, str, str], ...]:
+    return tuple([(s.line, s.column, s.text, s.kind) for s in sites])
 
 
 def to_tuple(m: ModuleFacts) -> tuple:  # type: ignore[type-arg]

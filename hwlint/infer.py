@@ -100,15 +100,17 @@ def _known(member: str, applicability: str, evidence: str, members: tuple[str, .
 
 
 def _probe_device(text: str) -> str | None:
-    """The one device a probe or hard-coded use names (`torch.cuda...`,
-    `TEST_CUDA`, `.cuda()`, `device="cuda"`), if any."""
+    """The one device a probe or hard-coded use names (`torch.cuda...()`,
+    `TEST_CUDA`, `.cuda()`, `torch.empty(...).cuda()`, `device="cuda"`), if
+    any. Probes are calls only: a module patched or named as a type is no
+    evidence (hwlint.facts)."""
     lowered = text.lower()
     for device in ("cuda", "xpu", "mps"):
         if (
             f"torch.{device}" in lowered
             or lowered == f"test_{device}"
             or f"backends.{device}" in lowered
-            or lowered == f".{device}()"
+            or lowered.endswith(f".{device}()")
             or f'"{device}' in lowered
         ):
             return device.upper()

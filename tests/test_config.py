@@ -174,6 +174,10 @@ BAD_SETTINGS = [
                  id="flags-ident"),
     pytest.param('extend-devices = ["open reg"]', ["extend-devices: 'open reg' is not an identifier"], id="devices-ident"),
     pytest.param("extend-devices = [1]", ["extend-devices must be a list of strings"], id="devices-int"),
+    pytest.param('allowed-only-decorators = ["NativeDeviceTypes"]',
+                 ["allowed-only-decorators: 'NativeDeviceTypes' is not the name of an @only* decorator"], id="only-name"),
+    pytest.param('allowed-only-decorators = "onlyNativeDeviceTypes"', ["allowed-only-decorators must be a list of strings"],
+                 id="only-str"),
 ]
 
 
@@ -212,7 +216,7 @@ def test_unknown_key_message_lists_the_known_keys(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
         load_config(start=tmp_path)
     assert "'includes'" in str(caught.value)
-    assert "known keys: aliases, allowlist, attribute, baseline, classifications, enum, exclude, " \
+    assert "known keys: aliases, allowed-only-decorators, allowlist, attribute, baseline, classifications, enum, exclude, " \
            "extend-accelerator-flags, extend-accelerator-modules, extend-devices, generators, ignore, " \
            "import-from, include, inheritance, lintrunner-code, per-file-ignores, phases, select" in str(caught.value)
 

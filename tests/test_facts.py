@@ -154,10 +154,10 @@ def test_probes_and_hardcoded_devices() -> None:
     )
     (cls,) = f.classes
     assert cls.probes == (
-        Site(3, 17, "TEST_CUDA"),
-        Site(5, 9, "torch.cuda.is_available"),
-        Site(8, 9, "torch.backends.mps.is_available"),
-        Site(10, 9, "torch.cuda.synchronize"),
+        Site(3, 17, "TEST_CUDA", "flag"),
+        Site(5, 9, "torch.cuda.is_available()", "probe"),
+        Site(8, 9, "torch.backends.mps.is_available()", "probe"),
+        Site(10, 9, "torch.cuda.synchronize()", "use"),
     )
     assert [(s.line, s.text) for s in cls.devices] == [
         (6, 'device="cuda:0"'),
@@ -257,7 +257,7 @@ def test_a_backends_api_counts_once_configured() -> None:
     f = extract_source("test/test_x.py", BACKEND, accelerators=backend)
     cls = f.classes[0]
     assert [(p.line, p.column, p.text) for p in cls.probes] == [
-        (5, 26, "TEST_OPENREG"), (7, 9, "torch_npu.npu.synchronize"), (8, 9, "torch_npu.npu.is_available")]
+        (5, 26, "TEST_OPENREG"), (7, 9, "torch_npu.npu.synchronize()"), (8, 9, "torch_npu.npu.is_available()")]
     assert [(d.line, d.column, d.text) for d in cls.devices] == [
         (7, 9, "torch_npu.npu.synchronize()"), (9, 27, ".openreg()"), (10, 15, '.to("openreg:1")')]
     assert f.accelerator_lines == (2,)  # the module-level torch.device("openreg"): a hint for fix
@@ -268,9 +268,10 @@ def test_default_vocabulary_keeps_its_hand_picked_tokens() -> None:
     cheap: PyTorch's own set must stay the short hand-picked one, and a
     backend's additions must not drop any of it."""
     default = _vocabulary(DEFAULT_ACCELERATORS).tokens
-    assert default == ("cuda", "xpu", "mps", "hpu", "accelerator", "TEST_", "torch.npu", ".npu(", '"npu', "'npu")
+    assert default == ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu",
+                       "TEST_", "torch.npu", ".npu(", '"npu', "'npu")
     extended = _vocabulary(DEFAULT_ACCELERATORS.extended(modules=["torch.openreg", "torch_npu.npu"],
                                                          flags=["TEST_OPENREG"], devices=["openreg"])).tokens
     # TEST_OPENREG needs no token of its own: "TEST_" finds it.
-    assert extended[:10] == default
-    assert set(extended[10:]) == {"torch.openreg", "torch_npu.npu", '"openreg', "'openreg", ".openreg("}
+    assert extended[:13] == default
+    assert set(extended[13:]) == {"torch.openreg", "torch_npu.npu", '"openreg', "'openreg", ".openreg("}

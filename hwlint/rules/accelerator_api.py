@@ -9,15 +9,38 @@ from hwlint.rules.base import Example, Rule, Violation
 class AcceleratorApi(Rule):
     """
     ## What it does
-    Reports a GENERIC test class that probes an accelerator anywhere in its
-    body: `torch.cuda.*`, `torch.xpu.*`, `torch.mps.*`, `torch.npu.*`,
-    `torch.backends.mps.*`, `torch.accelerator.*`, or the `TEST_CUDA`-style
-    flags of `common_utils`.
+    Reports each call into an accelerator in the body of a GENERIC test
+    class (its methods, their decorators and default arguments, nested
+    code, and the class's own decorators), GENERIC by its own declaration or
+    inherited (TEST_LINTER looks only at classes with test methods of their
+    own, and at their own declaration):
+
+    - every call TEST_LINTER's `[accelerator_availability]` flags: a callee
+      that starts with `torch` and has a segment among `accelerator`,
+      `cuda`, `hpu`, `ipu`, `mps`, `mtia`, `xla`, `xpu`. That is probes
+      (`torch.cuda.is_available()`, `torch.accelerator.is_available()` —
+      it still needs some accelerator —, `torch.xpu.has_fp64_dtype()`) and
+      uses (`torch.empty(4).cuda()`, `torch.cuda.synchronize()`,
+      `torch.backends.cuda.sdp_kernel()`, `torch.ops.xla.add(...)`);
+    - deliberately broader than TEST_LINTER: calls into `torch.npu` (a
+      PrivateUse1 backend) or an `extend-accelerator-modules` module, the
+      `TEST_CUDA`-style flags of `common_utils` (`TEST_CUDA`, `TEST_XPU`,
+      `TEST_MPS`, `TEST_MULTIGPU`, `TEST_CUDNN`, `TEST_PRIVATEUSE1`,
+      `TEST_NPU`, `extend-accelerator-flags`), and probes in a decorator of
+      the class itself (`@unittest.skipIf(not torch.cuda.is_available(), ...)`
+      above `class`: no test of the class runs on a CPU-only runner).
+
+    A module named but not called is not accelerator use: a patch target
+    (`mock.patch.object(torch.cuda, "is_available", lambda: True)`,
+    `mock.patch("torch.cuda.is_available")`), an annotation, an
+    `isinstance(x, torch.cuda.Stream)` type, a default `device_module=torch.cuda`.
+    Tensor methods on other names (`x.cuda()`) are HWC201's.
 
     ## Why is this bad?
     GENERIC tests run once, on CPU-only runners too. A test that asks
-    whether an accelerator is there behaves differently per runner: it is
-    really an accelerator test, and accelerator runners never select it.
+    whether an accelerator is there, or runs on one, behaves differently per
+    runner: it is really an accelerator test, and accelerator runners never
+    select it.
 
     ## Example
     ```python
@@ -25,7 +48,11 @@ class AcceleratorApi(Rule):
         hw_classification = HardwareClassification.GENERIC
 
         @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
-        def test_load_to_cuda(self): ...
+        def test_load_to_cuda(self):
+            torch.load(buf, map_location=lambda s, _: s.cuda())
+
+        def test_pinned(self):
+            self.assertTrue(torch.empty(4).cuda().is_cuda)  # TEST_LINTER flags it too
     ```
 
     ## Use instead
@@ -40,10 +67,20 @@ class AcceleratorApi(Rule):
 
     code = "HWC105"
     name = "accelerator-api"
-    summary = "GENERIC class probes an accelerator"
+    summary = "GENERIC class probes or uses an accelerator"
     VALID = (
         Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): torch.ones(2)\n"),
         Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self): torch.cuda.synchronize()\n"),
+        # A patched module, a type, an annotation: named, not called.
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+            "    @mock.patch.object(torch.cuda, 'is_available', lambda: True)\n"
+            "    def test_a(self, s: torch.cuda.Stream = None):\n"
+            "        with mock.patch.object(torch.accelerator, 'current_accelerator', return_value=None):\n"
+            "            self.assertFalse(isinstance(s, torch.cuda.Stream))\n"
+            "        with mock.patch('torch.cuda.is_available', return_value=False):\n"
+            "            pass\n"
+        ),
     )
     INVALID = (
         Example(
@@ -51,15 +88,28 @@ class AcceleratorApi(Rule):
             "    @unittest.skipIf(not torch.cuda.is_available(), 'no cuda')\n    def test_a(self):\n"
             "        if TEST_XPU:\n            pass\n",
             expect=((3, 26), (5, 12)),
-            messages=('probes an accelerator (torch.cuda.is_available)', 'probes an accelerator (TEST_XPU)'),
+            messages=('probes an accelerator (torch.cuda.is_available())', 'checks an accelerator flag (TEST_XPU)'),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
             "    @unittest.skipIf(not torch_npu.npu.is_available(), 'no npu')\n    def test_a(self):\n"
             "        if TEST_OPENREG:\n            pass\n",
             expect=((3, 26), (5, 12)),
-            messages=('probes an accelerator (torch_npu.npu.is_available)', 'probes an accelerator (TEST_OPENREG)'),
+            messages=('probes an accelerator (torch_npu.npu.is_available())', 'checks an accelerator flag (TEST_OPENREG)'),
             settings={"extend-accelerator-modules": ["torch_npu.npu"], "extend-accelerator-flags": ["TEST_OPENREG"]},
+        ),
+        # TEST_LINTER's calls: uses on torch expressions, and every segment.
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+            "    def test_a(self):\n"
+            "        x = torch.empty(4, 5).cuda()\n"
+            "        if torch.accelerator.is_available() and torch.xpu.has_fp64_dtype():\n"
+            "            torch.backends.cuda.sdp_kernel()\n"
+            "        torch.ops.xla.add(x, x)\n",
+            expect=((4, 13), (5, 12), (5, 49), (6, 13), (7, 9)),
+            messages=("uses an accelerator (torch.empty(...).cuda())", "probes an accelerator (torch.accelerator.is_available())",
+                      "probes an accelerator (torch.xpu.has_fp64_dtype())",
+                      "uses an accelerator (torch.backends.cuda.sdp_kernel())", "uses an accelerator (torch.ops.xla.add())"),
         ),
     )
 
@@ -70,7 +120,15 @@ class AcceleratorApi(Rule):
             for probe in info.facts.probes:
                 yield Violation(
                     probe.line, probe.column,
-                    f"GENERIC test class {info.facts.name} probes an accelerator ({probe.text}): "
+                    f"GENERIC test class {info.facts.name} {_DOES[probe.kind]} ({probe.text}): "
                     "move these tests to an ACCELERATOR or device class",
                     info.facts.name,
                 )
+
+
+# What the code at a probe site does (hwlint.facts.Site.kind).
+_DOES = {
+    "probe": "probes an accelerator",
+    "use": "uses an accelerator",
+    "flag": "checks an accelerator flag",
+}

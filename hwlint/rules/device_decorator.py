@@ -5,36 +5,53 @@ from typing import Iterator
 from hwlint.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
-# @only* decorators that do not tie a test to one device.
-DEVICE_NEUTRAL = frozenset({"onlyAccelerator", "onlyNativeDeviceTypes", "onlyNativeDeviceTypesAnd"})
+# The one @only* decorator that does not tie a test to some devices.
+DEVICE_NEUTRAL = frozenset({"onlyAccelerator"})
 
 
-def is_device_specific(decorator: str) -> bool:
-    return decorator.startswith("only") and decorator[4:5].isupper() and decorator not in DEVICE_NEUTRAL
+def is_device_specific(decorator: str, allowed: frozenset[str] | tuple[str, ...] = ()) -> bool:
+    """`@onlyCUDA`, `@onlyOn(...)`, `@onlyNativeDeviceTypes`...: any `only` +
+    capital letter but `@onlyAccelerator` and the `allowed-only-decorators` setting."""
+    return (decorator.startswith("only") and decorator[4:5].isupper() and decorator not in DEVICE_NEUTRAL
+            and decorator not in allowed)
 
 
 class DeviceDecorator(Rule):
     """
     ## What it does
     Reports a test method of an ACCELERATOR class decorated with a
-    device-specific `@only*` decorator (`@onlyCUDA`, `@onlyCPU`,
-    `@onlyPRIVATEUSE1`, `@onlyOn(...)`, ...). `@onlyAccelerator` and
-    `@onlyNativeDeviceTypes` are fine.
+    device-specific `@only*` decorator, once per decorator: `@onlyCPU`,
+    `@onlyCUDA`, `@onlyMPS`, `@onlyXPU`, `@onlyHPU`, `@onlyPRIVATEUSE1`,
+    `@onlyCUDAAndPRIVATEUSE1`, `@onlyOn(...)`, `@onlyNativeDeviceTypes`,
+    `@onlyNativeDeviceTypesAnd(...)` (PyTorch's TEST_LINTER list), and any
+    other `@only` + capital letter decorator (`@onlyCUDAAndXPU`). Only
+    `@onlyAccelerator` is allowed.
 
     ## Why is this bad?
     ACCELERATOR promises that the tests run on every accelerator. A test
-    limited to one device runs nowhere else, so the class's claim is false
-    for that test.
+    limited to some devices runs nowhere else, so the class's claim is false
+    for that test. `@onlyNativeDeviceTypes` is one of them: it skips every
+    PrivateUse1 backend (NPU, OpenReg, ...), exactly the out-of-tree
+    accelerators the classification exists for. `@onlyAccelerator` runs on
+    any accelerator, which is what ACCELERATOR means.
 
     ## Example
     ```python
         @onlyCUDA
         def test_cuda_graph(self, device): ...
+
+        @onlyNativeDeviceTypes
+        def test_sort(self, device): ...
     ```
 
     ## Use instead
     Move the test to a class classified for that device (e.g. CUDA), or use
     `@onlyAccelerator` if it works on every accelerator.
+
+    ## Options
+    `allowed-only-decorators` (default `[]`): decorators accepted besides
+    `@onlyAccelerator`. `["onlyNativeDeviceTypes", "onlyNativeDeviceTypesAnd"]`
+    restores hwlint's older, narrower rule, which TEST_LINTER does not have.
     """
 
     code = "HWC103"
@@ -46,6 +63,11 @@ class DeviceDecorator(Rule):
             "    @onlyAccelerator\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n"
         ),
         Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    @onlyCUDA\n    def test_a(self, device): pass\n"),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+            "    @onlyNativeDeviceTypes\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n",
+            settings={"allowed-only-decorators": ["onlyNativeDeviceTypes"]},
+        ),
     )
     INVALID = (
         Example(
@@ -55,18 +77,27 @@ class DeviceDecorator(Rule):
             expect=((5, 5),),
             messages=('TestA.test_a is ACCELERATOR but decorated @onlyCUDA',),
         ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+            "    @onlyNativeDeviceTypes\n    @common_device_type.onlyOn(['cuda', 'xpu'])\n    def test_a(self, device): pass\n\n"
+            "instantiate_device_type_tests(TestA, globals())\n",
+            expect=((5, 5), (5, 5)),
+            messages=("TestA.test_a is ACCELERATOR but decorated @onlyNativeDeviceTypes, which limits it to some devices",
+                      "TestA.test_a is ACCELERATOR but decorated @onlyOn, which limits it to some devices"),
+        ),
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        allowed = frozenset(ctx.config.allowed_only_decorators)
         for info in ctx.test_classes():
             if info.classification != "ACCELERATOR":
                 continue
             for method in info.facts.methods:
-                specific = [d for d in method.decorators if is_device_specific(d)]
-                if specific:
-                    yield Violation(
-                        method.line, method.column,
-                        f"{info.facts.name}.{method.name} is ACCELERATOR but decorated @{specific[0]}: "
-                        "move it to a class for that device, or use @onlyAccelerator",
-                        info.facts.name,
-                    )
+                for decorator in method.decorators:
+                    if is_device_specific(decorator, allowed):
+                        yield Violation(
+                            method.line, method.column,
+                            f"{info.facts.name}.{method.name} is ACCELERATOR but decorated @{decorator}, "
+                            "which limits it to some devices: move it to a class for that device, or use @onlyAccelerator",
+                            info.facts.name,
+                        )

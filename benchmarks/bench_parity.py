@@ -1,0 +1,308 @@
+"""Parity of hwlint's default rules with PyTorch's TEST_LINTER, on real trees.
+
+    python benchmarks/bench_parity.py FOLDER --oracle /path/to/test_linter.py
+
+FOLDER holds test files (every `*.py` under it is linted, by both linters);
+the oracle is a copy of PyTorch's `tools/linter/adapters/test_linter.py`,
+fetched outside this repository (never commit it). Steps:
+
+1. copy the `*.py` files of FOLDER to a work folder (`--work`, default a
+   temporary one), so that the tree itself is never changed;
+2. run TEST_LINTER (imported, its allowlist emptied, `check_file` on each
+   file) and give every class it reports as unclassified the naive
+   classification: ACCELERATOR when its file passes it to
+   `instantiate_device_type_tests`, else GENERIC, written into the copy as
+   the first statement of the class body. The naive choice gives the
+   per-classification rules much to find;
+3. run TEST_LINTER and `hwlint check --format json` (default rules, no
+   allowlist, no cache) on the classified copy;
+4. look for each TEST_LINTER finding in hwlint's: same file, same rule,
+   same class, same line (the method's line for device_param/decorator, the
+   call's for accelerator_availability), each occurrence;
+5. print the table, every TEST_LINTER finding hwlint misses, and every
+   hwlint finding of those rules TEST_LINTER does not make, grouped by
+   reason. HWC001's recall is measured on the copy before step 2.
+
+Exit status 0 when every rule reaches --target (default 99%) and all rules
+together reach --target-all (default 99.5%), else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections import Counter, defaultdict
+from pathlib import Path
+from types import ModuleType
+from typing import Iterable, NamedTuple
+
+RULES = {  # TEST_LINTER's rule name -> hwlint code
+    "device_param": "HWC102",
+    "only_for": "HWC104",
+    "decorator": "HWC103",
+    "accelerator_availability": "HWC105",
+    "instantiation": "HWC101",
+}
+PER_CLASSIFICATION = ("device_param", "only_for", "decorator", "accelerator_availability")
+ORACLE_SEGMENTS = ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu")
+
+
+class Finding(NamedTuple):
+    path: str  # relative to the work folder
+    code: str  # hwlint's code
+    class_name: str
+    line: int
+
+
+def load_oracle(oracle: Path, scratch: Path) -> ModuleType:
+    """Import TEST_LINTER from a copy placed as tools/linter/adapters/ under
+    `scratch` (its REPO_ROOT is three folders up), with an empty allowlist."""
+    adapters = scratch / "oracle-root" / "tools" / "linter" / "adapters"
+    adapters.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(oracle, adapters / "test_linter.py")
+    spec = importlib.util.spec_from_file_location("parity_test_linter", adapters / "test_linter.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    module._allowlist = set()  # type: ignore[attr-defined]
+    return module
+
+
+def run_oracle(oracle: ModuleType, work: Path, files: list[Path]) -> list[tuple[str, str, int, str]]:
+    """(path, rule, line, description) of each TEST_LINTER message."""
+    found = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings of the trees' own files
+        for path in files:
+            for message in oracle.check_file(str(path)):
+                found.append((path.relative_to(work).as_posix(), message.name.strip("[]"), message.line or 0,
+                              message.description or ""))
+    return found
+
+
+def class_at(tree: ast.Module, line: int) -> ast.ClassDef | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.lineno == line:
+            return node
+    return None
+
+
+def owner_class(tree: ast.Module, line: int, rule: str) -> str:
+    """The test class a TEST_LINTER finding belongs to: the class defined at
+    `line` (hw_classification, instantiation), the one whose instantiation is
+    at `line` (only_for), else the innermost top-level-scanned class spanning it."""
+    if rule == "only_for":
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.lineno == line and node.args and isinstance(node.args[0], ast.Name):
+                return node.args[0].id
+    best: ast.ClassDef | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno < best.lineno:  # the outermost: TEST_LINTER lints module-level classes
+                best = node
+    return best.name if best else ""
+
+
+def instantiated(tree: ast.Module) -> set[str]:
+    return {
+        node.args[0].id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) == "instantiate_device_type_tests"
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+    }
+
+
+def classify(path: Path, lines: Iterable[int]) -> tuple[int, int]:
+    """Write the naive classification into the classes defined at `lines`.
+    Returns (classified, skipped: a body on the `class` line itself)."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    accelerator = instantiated(tree)
+    text = source.splitlines(keepends=True)
+    inserts = []
+    skipped = 0
+    for line in set(lines):
+        node = class_at(tree, line)
+        if node is None:
+            skipped += 1
+            continue
+        first = node.body[0]
+        if first.lineno == node.lineno:
+            skipped += 1
+            continue
+        indent = re.match(r"[ \t]*", text[first.lineno - 1]).group(0)  # type: ignore[union-attr]
+        member = "ACCELERATOR" if node.name in accelerator else "GENERIC"
+        # Before the first statement (decorators of a first method included).
+        at = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
+        inserts.append((at, f"{indent}hw_classification = HardwareClassification.{member}\n"))
+    for at, declaration in sorted(inserts, reverse=True):
+        text.insert(at - 1, declaration)
+    path.write_text("".join(text), encoding="utf-8")
+    return len(inserts), skipped
+
+
+def run_hwlint(work: Path) -> list[dict[str, object]]:
+    (work / "hwlint.toml").write_text('include = ["**/*.py"]\nallowlist = "no-allowlist.txt"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "hwlint", "check", "--format", "json", "--no-cache", "--exit-zero"],
+        cwd=work, capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"hwlint failed ({proc.returncode}): {proc.stderr.strip()}")
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def oracle_findings(raw: list[tuple[str, str, int, str]], trees: dict[str, ast.Module]) -> list[Finding]:
+    found = []
+    for path, rule, line, _ in raw:
+        code = "HWC001" if rule == "hw_classification" else RULES.get(rule)
+        if code is None:
+            continue
+        found.append(Finding(path, code, owner_class(trees[path], line, rule), line))
+    return found
+
+
+def match(expected: list[Finding], actual: list[Finding]) -> tuple[Counter[Finding], Counter[Finding]]:
+    """(missed, extra): multiset differences."""
+    want, have = Counter(expected), Counter(actual)
+    return want - have, have - want
+
+
+def reason(finding: Finding, tree: ast.Module, lines: list[str], oracle_classes: set[tuple[str, str]]) -> str:
+    """Why hwlint reports what TEST_LINTER does not, from the source at the finding."""
+    if (finding.path, finding.class_name) not in oracle_classes:
+        return "class TEST_LINTER does not lint (no test methods of its own, or nested)"
+    text = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
+    decorated = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == finding.class_name
+                 and n.decorator_list and n.decorator_list[0].lineno <= finding.line < n.lineno]
+    if finding.code == "HWC105" and decorated:
+        return "probe in a class decorator (deliberately broader)"
+    if finding.code == "HWC105":
+        flag = re.search(r"\bTEST_[A-Z0-9_]+", text)
+        if "torch.npu" in text:
+            return "call into torch.npu (PrivateUse1, deliberately broader)"
+        if flag:
+            return f"TEST_* flag ({flag.group(0)}; deliberately broader)"
+        return f"other: {text[:70]}"
+    if finding.code == "HWC103":
+        names = re.findall(r"@(?:\w+\.)*(only\w+)", "".join(lines[max(0, finding.line - 8):finding.line]))
+        return f"decorator {sorted(set(names))} (TEST_LINTER's list does not name it)"
+    return f"other {finding.code}: {text[:70]}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="a folder of test files (every *.py under it)")
+    parser.add_argument("--oracle", type=Path, required=True, help="path of a copy of PyTorch's test_linter.py")
+    parser.add_argument("--work", type=Path, help="work folder for the classified copy (default: a temporary one)")
+    parser.add_argument("--target", type=float, default=99.0, help="per-rule recall target, percent")
+    parser.add_argument("--target-all", type=float, default=99.5, help="recall target over all rules, percent")
+    parser.add_argument("--show", type=int, default=5, help="examples shown per group of differences")
+    args = parser.parse_args(argv)
+    if not args.oracle.is_file():
+        parser.error(f"{args.oracle}: no such file (fetch TEST_LINTER outside the repository first)")
+    if not args.folder.is_dir():
+        parser.error(f"{args.folder}: not a folder")
+
+    scratch = Path(tempfile.mkdtemp(prefix="hwlint-parity-"))
+    work = (args.work or scratch / "tree").resolve()
+    if work.exists():
+        shutil.rmtree(work)
+    sources = sorted(p for p in args.folder.rglob("*.py") if p.is_file())
+    for source in sources:
+        target = work / source.relative_to(args.folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    files = sorted(work.rglob("*.py"))
+    oracle = load_oracle(args.oracle, scratch)
+
+    # HWC001 recall, and the naive classification.
+    before = run_oracle(oracle, work, files)
+    trees: dict[str, ast.Module] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for path in files:
+            rel = path.relative_to(work).as_posix()
+            try:
+                trees[rel] = ast.parse(path.read_text(encoding="utf-8"))
+            except (SyntaxError, ValueError, UnicodeDecodeError):
+                trees[rel] = ast.Module(body=[], type_ignores=[])
+    unclassified = [f for f in oracle_findings(before, trees) if f.code == "HWC001"]
+    hw_before = [Finding(d["path"], "HWC001", d["class_name"] or "", d["line"])  # type: ignore[arg-type]
+                 for d in run_hwlint(work) if d["code"] == "HWC001"]
+    missed_001, _ = match(unclassified, hw_before)
+    by_file: dict[str, list[int]] = defaultdict(list)
+    for f in unclassified:
+        by_file[f.path].append(f.line)
+    classified = skipped = 0
+    for rel, lines in by_file.items():
+        done, not_done = classify(work / rel, lines)
+        classified += done
+        skipped += not_done
+
+    # Both linters on the classified copy.
+    after = run_oracle(oracle, work, files)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rel in by_file:
+            trees[rel] = ast.parse((work / rel).read_text(encoding="utf-8"))
+    expected = [f for f in oracle_findings(after, trees) if f.code != "HWC001"]
+    codes = set(RULES.values())
+    actual = [Finding(d["path"], d["code"], d["class_name"] or "", d["line"])  # type: ignore[arg-type]
+              for d in run_hwlint(work) if d["code"] in codes]
+    missed, extra = match(expected, actual)
+
+    print(f"# Parity with TEST_LINTER: {args.folder} ({len(files)} files)\n")
+    print(f"HWC001: {len(unclassified) - sum(missed_001.values())} / {len(unclassified)} of TEST_LINTER's "
+          f"[hw_classification] findings; {classified} classes classified naively"
+          + (f", {skipped} left (body on the class line)" if skipped else "") + "\n")
+    print("| TEST_LINTER rule | hwlint | found |\n|---|---|---|")
+    totals = [0, 0]
+    passed = True
+    for rule in (*PER_CLASSIFICATION, "instantiation"):
+        code = RULES[rule]
+        want = [f for f in expected if f.code == code]
+        lost = sum(n for f, n in missed.items() if f.code == code)
+        found = len(want) - lost
+        if rule in PER_CLASSIFICATION:
+            totals[0] += found
+            totals[1] += len(want)
+            passed &= not want or 100 * found / len(want) >= args.target
+        print(f"| {rule} | {code} | {found} / {len(want)} |")
+    share = 100 * totals[0] / totals[1] if totals[1] else 100.0
+    passed &= share >= args.target_all and not missed_001
+    print(f"| all (per-classification) | | **{share:.1f}%** of {totals[1]:,} |\n")
+
+    print(f"## TEST_LINTER findings hwlint misses: {sum(missed.values())}\n")
+    for f, n in sorted(missed.items()):
+        print(f"- {f.path}:{f.line} {f.code} {f.class_name}" + (f" (x{n})" if n > 1 else ""))
+    # The classes TEST_LINTER lints, by its own collection.
+    oracle_classes = {(path, name) for path, tree in trees.items() for name in oracle._collect_test_classes(tree)}
+    groups: dict[str, list[Finding]] = defaultdict(list)
+    for f, n in extra.items():
+        lines = (work / f.path).read_text(encoding="utf-8").splitlines()
+        groups[f"{f.code} {reason(f, trees[f.path], lines, oracle_classes)}"].extend([f] * n)
+    print(f"\n## hwlint findings TEST_LINTER does not make: {sum(extra.values())}\n")
+    for group, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        print(f"- {len(members)}: {group}")
+        for f in members[: args.show]:
+            print(f"    - {f.path}:{f.line} {f.class_name}")
+    if args.work is None:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print("\nPASS" if passed else "\nFAIL")
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

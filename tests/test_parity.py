@@ -1,0 +1,216 @@
+"""Parity with PyTorch's TEST_LINTER (issue 13): hwlint reports every
+per-classification finding TEST_LINTER reports, and nothing on the shapes of
+PyTorch's own migrated files that TEST_LINTER accepts.
+
+The snippets are written from those shapes (patching an accelerator module,
+context managers, skip decorators), not copied."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import lint, run_cli, write_project
+
+HEADER = (
+    "import unittest\nfrom unittest import mock\n\nimport torch\n"
+    "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n"
+)
+
+
+def diagnostics(tmp_path: Path, body: str, **settings: object) -> list[tuple[int, str, str]]:
+    """(line, code, message) of each diagnostic, for a file of HEADER + body."""
+    root = write_project(tmp_path / "proj", {"test/test_x.py": HEADER + textwrap.dedent(body)}, dict(settings))
+    return [(d.line - HEADER.count("\n"), d.code, d.message) for d in lint(root).diagnostics]
+
+
+# -- accepted: PyTorch's migrated shapes ------------------------------------
+
+MIGRATED_GENERIC = """\
+class TestLazyInit(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    @mock.patch.object(torch.cuda, "is_available", lambda: True)
+    def test_patched_available(self):
+        self.assertTrue(torch.cuda.is_available)
+
+    def test_no_accelerator(self):
+        with mock.patch.object(torch.accelerator, "current_accelerator", return_value=None):
+            pass
+        with mock.patch("torch.cuda.device_count", return_value=0), mock.patch.object(torch.xpu, "is_available"):
+            pass
+
+    def test_types(self, stream: "torch.cuda.Stream | None" = None, module=torch.cuda):
+        self.assertFalse(isinstance(stream, torch.cuda.Stream))
+        self.assertIs(getattr(torch, "cuda"), module)
+        self.assertEqual(torch.version.cuda, torch.version.cuda)
+"""
+
+
+def test_generic_class_that_patches_accelerator_modules_is_clean(tmp_path: Path) -> None:
+    assert diagnostics(tmp_path, MIGRATED_GENERIC) == []
+
+
+def test_fix_infers_generic_for_a_class_that_only_patches(tmp_path: Path) -> None:
+    """A module passed as an argument is not accelerator use for fix either:
+    no unsafe CUDA suggestion, a safe GENERIC."""
+    source = HEADER + MIGRATED_GENERIC.replace("    hw_classification = HardwareClassification.GENERIC\n\n", "")
+    root = write_project(tmp_path / "proj", {"test/test_x.py": source})
+    proc = run_cli("fix", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "    hw_classification = HardwareClassification.GENERIC\n" in (root / "test/test_x.py").read_text()
+    assert "Classified 1 class in 1 file (GENERIC 1)." in proc.stderr
+
+
+def test_accelerator_class_with_only_accelerator_is_clean(tmp_path: Path) -> None:
+    body = """\
+    from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyAccelerator
+
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        @onlyAccelerator
+        def test_add(self, device):
+            torch.ones(2, device=device)
+
+    instantiate_device_type_tests(TestOps, globals(), except_for="mps")
+    """
+    assert diagnostics(tmp_path, body) == []
+
+
+# -- reported: what TEST_LINTER reports --------------------------------------
+
+def test_every_accelerator_call_is_reported_with_what_it_does(tmp_path: Path) -> None:
+    body = """\
+    class TestMixed(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
+        def test_a(self):
+            x = torch.empty(4, 5).cuda()
+            torch.nn.Linear(2, 2).xpu()
+
+        def setUp(self):
+            if torch.accelerator.is_available():
+                torch.cuda.get_device_name(0).lower()
+    """
+    assert diagnostics(tmp_path, body) == [
+        (4, "HWC105", "GENERIC test class TestMixed probes an accelerator (torch.cuda.is_available()): "
+                      "move these tests to an ACCELERATOR or device class"),
+        (6, "HWC105", "GENERIC test class TestMixed uses an accelerator (torch.empty(...).cuda()): "
+                      "move these tests to an ACCELERATOR or device class"),
+        (7, "HWC105", "GENERIC test class TestMixed uses an accelerator (torch.nn.Linear(...).xpu()): "
+                      "move these tests to an ACCELERATOR or device class"),
+        (10, "HWC105", "GENERIC test class TestMixed probes an accelerator (torch.accelerator.is_available()): "
+                       "move these tests to an ACCELERATOR or device class"),
+        # TEST_LINTER counts the call on CUDA's answer and the question, so does hwlint.
+        (11, "HWC105", "GENERIC test class TestMixed uses an accelerator (torch.cuda.get_device_name(...).lower()): "
+                       "move these tests to an ACCELERATOR or device class"),
+        (11, "HWC105", "GENERIC test class TestMixed probes an accelerator (torch.cuda.get_device_name()): "
+                       "move these tests to an ACCELERATOR or device class"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.xpu.has_fp64_dtype()", "torch.xpu.has_onemkl()", "torch.xpu.has_xmx()",
+        "torch.backends.cuda.sdp_kernel()", "torch.backends.cuda.is_flash_attention_available()",
+        "torch.backends.mps.is_available()", "torch.ops.xla.add(x, x)", "torch.mtia.is_available()",
+        "torch.hpu.device_count()", "torch.randn(2, device=torch.cuda.current_device()).sum()",
+    ],
+)
+def test_each_segment_test_linter_knows_is_reported(tmp_path: Path, call: str) -> None:
+    body = f"""\
+    class TestA(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_a(self, x=None):
+            {call}
+    """
+    assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)][:1] == [(5, "HWC105")]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "torch.backends.cudnn.is_available()",  # cudnn is not an accelerator segment (TEST_LINTER agrees)
+        "x.cuda()",  # a tensor method on a name: hard-coded device use, HWC201 (off by default)
+        "torch._C._cuda_getDeviceCount()",
+        "getattr(torch, 'cuda')",
+    ],
+)
+def test_calls_test_linter_accepts_are_accepted(tmp_path: Path, code: str) -> None:
+    body = f"""\
+    class TestA(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_a(self, x=None):
+            {code}
+    """
+    assert diagnostics(tmp_path, body) == []
+
+
+def test_deliberately_broader_cases_are_the_documented_ones(tmp_path: Path) -> None:
+    """PrivateUse1 modules, TEST_CUDA-style flags and a probing class
+    decorator: reported by hwlint, named in HWC105's explanation."""
+    body = """\
+    @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
+    class TestA(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        def test_a(self):
+            if TEST_CUDA:
+                torch.npu.synchronize()
+    """
+    assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)] == [
+        (1, "HWC105"), (6, "HWC105"), (7, "HWC105")]
+    from hwlint.rules.accelerator_api import AcceleratorApi
+
+    explanation = AcceleratorApi.explanation()
+    for named in ("torch.npu", "TEST_CUDA", "class's own decorators", "patch target"):
+        assert named in explanation
+
+
+def test_native_device_types_is_device_specific_unless_allowed(tmp_path: Path) -> None:
+    body = """\
+    class TestOps(TestCase):
+        hw_classification = HardwareClassification.ACCELERATOR
+
+        @onlyNativeDeviceTypes
+        @onlyCUDA
+        def test_a(self, device):
+            pass
+
+        @onlyNativeDeviceTypesAnd(["hpu"])
+        def test_b(self, device):
+            pass
+
+    instantiate_device_type_tests(TestOps, globals())
+    """
+    found = diagnostics(tmp_path, body)
+    assert [(line, code) for line, code, _ in found] == [(6, "HWC103"), (6, "HWC103"), (10, "HWC103")]
+    assert found[0][2] == ("TestOps.test_a is ACCELERATOR but decorated @onlyNativeDeviceTypes, which limits it "
+                           "to some devices: move it to a class for that device, or use @onlyAccelerator")
+    allowed = diagnostics(tmp_path / "allowed", body,
+                          **{"allowed-only-decorators": ["onlyNativeDeviceTypes", "onlyNativeDeviceTypesAnd"]})
+    assert [(line, code) for line, code, _ in allowed] == [(6, "HWC103")]
+
+
+def test_a_probe_in_a_method_decorator_above_the_first_lines_is_found(tmp_path: Path) -> None:
+    """The walk skips lines without accelerator text: a decorator sits
+    before its `def`, whose line is where ast says the function starts."""
+    body = """\
+    class TestA(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        @unittest.skipIf(
+            not torch.accelerator.is_available(), "needs an accelerator"
+        )
+        @unittest.skipIf(torch.xpu.device_count() < 2, "needs 2 XPUs")
+        def test_a(self):
+            pass
+    """
+    assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)] == [(5, "HWC105"), (7, "HWC105")]
