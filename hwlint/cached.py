@@ -252,12 +252,13 @@ class CachedFactsSource(FactsSource):
 
 
 def _encode_diagnostic(d: Diagnostic) -> tuple[Any, ...]:
-    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, fix_to_plain(d.fix))
+    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, fix_to_plain(d.fix),
+            d.method)
 
 
 def _decode_diagnostic(d: Any) -> Diagnostic:
-    path, line, column, code, name, message, severity, class_name, fix = d
-    return Diagnostic(path, line, column, code, name, message, severity, class_name, fix_from_plain(fix))
+    path, line, column, code, name, message, severity, class_name, fix, method = d
+    return Diagnostic(path, line, column, code, name, message, severity, class_name, fix_from_plain(fix), method)
 
 
 class TreeMemo:

@@ -62,7 +62,7 @@ class CheckResult:
 
 
 def _diagnostic(rule: type[Rule], path: str, v: Violation) -> Diagnostic:
-    return Diagnostic(path, v.line, v.column, rule.code, rule.name, v.message, "error", v.class_name, v.fix)
+    return Diagnostic(path, v.line, v.column, rule.code, rule.name, v.message, "error", v.class_name, v.fix, v.method)
 
 
 def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]:

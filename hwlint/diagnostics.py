@@ -65,7 +65,7 @@ class Diagnostic:
     immutable. (A plain class: a dataclass costs ~0.5 ms to define, and a
     one-file check is a few tens of milliseconds of imports.)"""
 
-    __slots__ = ("path", "line", "column", "code", "name", "message", "severity", "class_name", "fix")
+    __slots__ = ("path", "line", "column", "code", "name", "message", "severity", "class_name", "fix", "method")
 
     def __init__(
         self,
@@ -78,6 +78,7 @@ class Diagnostic:
         severity: str = "error",
         class_name: str | None = None,
         fix: FixInfo = None,
+        method: str | None = None,  # the test method a finding is about (not in to_dict: the spec's keys)
     ) -> None:
         self.path = path
         self.line = line
@@ -88,6 +89,7 @@ class Diagnostic:
         self.severity = severity
         self.class_name = class_name
         self.fix = fix
+        self.method = method
 
     def _key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)

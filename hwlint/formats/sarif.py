@@ -63,9 +63,8 @@ def rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
 def _context(d: Diagnostic) -> str:
     """What identifies a diagnostic within its file, without line numbers."""
     if d.class_name:
-        # `TestFoo.test_bar takes ...`: the method is part of the identity.
-        method = re.search(rf"\b{re.escape(d.class_name)}\.(\w+)", d.message)
-        return d.class_name + ("." + method.group(1) if method else "")
+        # A finding about a test method: the method is part of the identity.
+        return d.class_name + ("." + d.method if d.method else "")
     return _NUMBER.sub("#", d.message)
 
 

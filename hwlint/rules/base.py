@@ -22,6 +22,7 @@ class Violation(NamedTuple):
     # A fixable rule's violation carries a Fix or a NotFixable (why not);
     # `hwlint fix` and the formats read it, never the message.
     fix: FixInfo = None
+    method: str | None = None  # the test method it is about, if any
 
 
 class Example(NamedTuple):

@@ -99,5 +99,5 @@ class DeviceDecorator(Rule):
                             method.line, method.column,
                             f"{info.facts.name}.{method.name} is ACCELERATOR but decorated @{decorator}, "
                             "which limits it to some devices: move it to a class for that device, or use @onlyAccelerator",
-                            info.facts.name,
+                            info.facts.name, method=method.name,
                         )

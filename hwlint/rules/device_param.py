@@ -75,12 +75,12 @@ class DeviceParam(Rule):
                         method.line, method.column,
                         f"{info.facts.name}.{method.name} takes a device but the class is GENERIC{where}: "
                         "drop the parameter, or classify the class ACCELERATOR and instantiate it",
-                        info.facts.name,
+                        info.facts.name, method=method.name,
                     )
                 elif member == "ACCELERATOR" and not takes:
                     yield Violation(
                         method.line, method.column,
                         f"{info.facts.name}.{method.name} takes no device but the class is ACCELERATOR{where}: "
                         "add a `device` parameter and use it",
-                        info.facts.name,
+                        info.facts.name, method=method.name,
                     )
