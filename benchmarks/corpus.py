@@ -1004,7 +1004,10 @@ def _method(w: Writer, cls: ClassPlan, name: str, budget: int, probs: Probabilit
             decorators.append(f"@{only}")
             w.use(only)
             w.count(only)
-        if rng.random() < probs.device["onlyNativeDeviceTypes"]:
+        # A migrated ACCELERATOR class does not use it (HWC103, as
+        # TEST_LINTER): only the others do. The draw is made either way, so
+        # that the rest of a seed's tree stays as it was.
+        if rng.random() < probs.device["onlyNativeDeviceTypes"] and cls.classification != "ACCELERATOR":
             decorators.append("@onlyNativeDeviceTypes")
             w.use("onlyNativeDeviceTypes")
             w.count("onlyNativeDeviceTypes")
