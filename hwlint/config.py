@@ -41,6 +41,11 @@ class Config(NamedTuple):
     extend_accelerator_modules: tuple[str, ...] = ()
     extend_accelerator_flags: tuple[str, ...] = ()
     extend_devices: tuple[str, ...] = ()
+    # The oldest PyTorch release the project's tests must run on: HWC201's
+    # rewrites use no torch.accelerator API newer than this (hwlint.torch_api).
+    # 2.7 is the first release whose torch.accelerator has the device-index
+    # functions under their lasting names (current_device_index).
+    oldest_torch: str = "2.7"
 
     @property
     def allowlist_path(self) -> Path:
@@ -49,6 +54,15 @@ class Config(NamedTuple):
 
 # Keys as written in TOML -> Config field names.
 _KEYS = {name.replace("_", "-"): name for name in Config._fields if name not in ("root", "source")}
+
+
+def torch_version(text: str) -> tuple[int, int]:
+    """A PyTorch release as (major, minor): "2.7", "2.7.1" and "2.9.0+cu128"
+    give (2, 7), (2, 7) and (2, 9); ValueError for anything else."""
+    parts = text.split("+", 1)[0].split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(text)
+    return int(parts[0]), int(parts[1])
 
 
 def _err(source: Path, message: str) -> UserError:
@@ -108,6 +122,12 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
                     what = "a dotted module name" if len(parts) > 1 or name == "extend_accelerator_modules" else "an identifier"
                     raise _err(source, f"[tool.hwlint] {key}: {item!r} is not {what}")
             values[name] = names
+        elif name == "oldest_torch":
+            try:
+                torch_version(value if isinstance(value, str) else "")
+            except ValueError:
+                raise _err(source, f'[tool.hwlint] oldest-torch must be a PyTorch release such as "2.7", got {value!r}') from None
+            values[name] = value
         elif name == "inheritance":
             if value not in ("inherit", "explicit"):
                 raise _err(source, f'[tool.hwlint] inheritance must be "inherit" or "explicit", got {value!r}')
