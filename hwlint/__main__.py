@@ -84,6 +84,7 @@ def _check(options: dict[str, Any]) -> int:
     config_file = options.get("config_file")
     config = load_project(Path(config_file) if config_file else None, cache=cache)
     from hwlint.check import run_check
+    from hwlint.diagnostics import is_safe_fix
     from hwlint.formats import renderer
 
     paths = [Path(p) for p in options["paths"]]
@@ -96,7 +97,12 @@ def _check(options: dict[str, Any]) -> int:
         print("hwlint: no test files among the given paths (see `include`/`exclude`)", file=sys.stderr)
     output = options.get("output")
     color = fmt == "text" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    text = renderer(fmt)(result, statistics=bool(options.get("statistics")), color=color, fmt=fmt)
+    extra: dict[str, Any] = {}
+    if fmt == "lintrunner" and any(is_safe_fix(d.fix) for d in result.diagnostics):
+        from hwlint.fix import lintrunner_replacements  # libcst: only when there is a fix
+
+        extra["replacements"] = lintrunner_replacements(result)
+    text = renderer(fmt)(result, statistics=bool(options.get("statistics")), color=color, fmt=fmt, **extra)
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()

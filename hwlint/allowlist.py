@@ -18,12 +18,12 @@ Changing it (prune, sync, import: the ratchet's local half) is in
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from hwlint.diagnostics import Diagnostic, UserError
-from hwlint.rules import AllowlistBudget, AllowlistStale, AllowlistSyntax
+from hwlint.rules import AllowlistBudget, AllowlistStale, AllowlistSyntax, allowlist_budget, allowlist_stale
+from hwlint.rules import allowlist_syntax as syntax
 
 _ENTRY = re.compile(r"^(?P<path>\S+)\s+(?P<budget>\d+)(?P<trailing>\s*(?:#.*)?)$")
 _CONFLICT = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
@@ -73,13 +73,6 @@ class Allowlist:
         self.header: list[str] = []  # comment lines above the first record
         self.footer: list[str] = []  # comment lines below the last one
         self.newline = "\n"
-        # Set by apply_allowlist: the counted violations of each entry's file
-        # that was checked and parses, so that prune need not lint the files again.
-        self.counts: dict[str, int] = {}
-
-
-def _syntax(where: str, line: int, message: str) -> Diagnostic:
-    return Diagnostic(where, line, 1, AllowlistSyntax.code, AllowlistSyntax.name, message)
 
 
 def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
@@ -123,21 +116,21 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
                 continue
         if line.startswith(_CONFLICT):
             problems.append(
-                _syntax(where, number, "merge-conflict marker: resolve the conflict, or run `hwlint allowlist sync`")
+                syntax.diagnostic(where, number, syntax.conflict_message())
             )
             if layout:
                 record(number, raw, "conflict")
             continue
         path = match.group("path") if match else line.split()[0]
         if match is None:
-            problems.append(_syntax(where, number, f"malformed entry {line!r}: expected `<path> <violations allowed>`"))
+            problems.append(syntax.diagnostic(where, number, syntax.malformed_message(line)))
         if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or "\\" in path:
-            problems.append(_syntax(where, number, f"{path}: use a path relative to the project root with / separators"))
+            problems.append(syntax.diagnostic(where, number, syntax.absolute_message(path)))
             if layout:
                 record(number, raw, "bad-path", path)
             continue
         if ".." in path.split("/") or path.startswith("./"):
-            problems.append(_syntax(where, number, f"{path}: use a normalized path inside the project root"))
+            problems.append(syntax.diagnostic(where, number, syntax.outside_message(path)))
             if layout:
                 record(number, raw, "bad-path", path)
             continue
@@ -145,12 +138,12 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
         trailing = match.group("trailing") if match else ""
         if path in entries:
             first = entries[path].line
-            problems.append(_syntax(where, number, f"{path} is listed twice (first at line {first}): remove this line"))
+            problems.append(syntax.diagnostic(where, number, syntax.duplicate_message(path, first)))
             if layout:
                 record(number, raw, "duplicate" if match else "malformed", path, budget, trailing)
             continue
         if previous and path < previous:
-            problems.append(_syntax(where, number, f"{path} is out of order (after {previous}): keep the list sorted"))
+            problems.append(syntax.diagnostic(where, number, syntax.unsorted_message(path, previous)))
         previous = path
         # A malformed line still exempts its file, so that one typo does
         # not flood the output with the file's violations.
@@ -212,7 +205,7 @@ def allowlist_from_tuple(value: Any, where: str) -> Allowlist:
     allowlist.newline = newline
     make = Entry._make
     allowlist.entries = {e[0]: make(e) for e in entries}
-    allowlist.problems = [_syntax(where, line, message) for line, message in problems]
+    allowlist.problems = [syntax.diagnostic(where, line, message) for line, message in problems]
     return allowlist
 
 
@@ -228,17 +221,20 @@ def apply_allowlist(
     unlinted_existing: set[str],
     whole_tree: bool,
     enabled: frozenset[str],
-) -> list[Diagnostic]:
-    """Exempt allowlisted files, and judge the entries.
+) -> tuple[list[Diagnostic], dict[str, int]]:
+    """Exempt allowlisted files, and judge the entries: (the diagnostics
+    left, the counted violations of each judged entry's file).
 
     `checked`: files linted in this run; `broken`: those with HWC000;
     `unlinted_existing`: listed files that exist but are not test files.
     Entries for files outside this run are judged only when the whole tree
-    was linted (a pre-commit run sees a few files). Records each judged
-    entry's count in `allowlist.counts`.
+    was linted (a pre-commit run sees a few files). The counts cover the
+    entries' files that were checked and parse, so that prune need not lint
+    them again.
     """
     entries = allowlist.entries
     kept: list[Diagnostic] = []
+    counts: dict[str, int] = {}
     per_file: dict[str, list[Diagnostic]] = {}
     for diag in diagnostics:
         if diag.path in entries and counted(diag.code):
@@ -251,28 +247,13 @@ def apply_allowlist(
             if path in broken:
                 continue  # cannot count a file that does not parse
             found = per_file.get(path, [])
-            allowlist.counts[path] = len(found)
+            counts[path] = len(found)
             if not found and AllowlistStale.code in enabled:
-                kept.append(
-                    Diagnostic(where, entry.line, 1, AllowlistStale.code, AllowlistStale.name,
-                               f"{path} is clean now: remove it from the allowlist (`hwlint allowlist prune`)")
-                )
+                kept.append(allowlist_stale.clean(where, entry.line, path))
             elif len(found) > entry.budget and AllowlistBudget.code in enabled:
-                codes = Counter(d.code for d in found)
-                summary = ", ".join(f"{n}× {c}" for c, n in sorted(codes.items()))
-                first = ", ".join(f"{d.line}" for d in sorted(found)[:5])
-                kept.append(
-                    Diagnostic(where, entry.line, 1, AllowlistBudget.code, AllowlistBudget.name,
-                               f"{path} has {len(found)} violations, over its budget of {entry.budget} "
-                               f"({summary}; lines {first}{', ...' if len(found) > 5 else ''}): fix the new ones, "
-                               f"see them with `hwlint check --no-allowlist {path}`")
-                )
+                kept.append(allowlist_budget.over_budget(where, entry.line, path, entry.budget, found))
         elif whole_tree and AllowlistStale.code in enabled:
-            reason = "is not a test file hwlint lints (see include/exclude)" if path in unlinted_existing else "no longer exists"
-            kept.append(
-                Diagnostic(where, entry.line, 1, AllowlistStale.code, AllowlistStale.name,
-                           f"{path} {reason}: remove it from the allowlist (`hwlint allowlist prune`)")
-            )
+            kept.append(allowlist_stale.gone(where, entry.line, path, exists=path in unlinted_existing))
     if AllowlistSyntax.code in enabled:
         kept.extend(allowlist.problems)
-    return kept
+    return kept, counts

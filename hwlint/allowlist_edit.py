@@ -59,7 +59,7 @@ def tree_counts(config: Config, result: CheckResult, *, jobs: int | None = None)
     """Per-file counts of a check run, exactly as `apply_allowlist` counts them.
 
     Allowlisted files are exempt in `result.diagnostics`; their counts come
-    from `result.allowlist.counts`. A run with other rules than the
+    from `result.allowlist_counts`. A run with other rules than the
     configured ones (`check --select ... --fix`) cannot set budgets, which
     count the configured rules: the files it checked are linted again.
     """
@@ -73,7 +73,7 @@ def tree_counts(config: Config, result: CheckResult, *, jobs: int | None = None)
                            jobs=jobs, use_allowlist=False)
     broken = frozenset(ctx.path for ctx in result.contexts if ctx.facts.error is not None)
     counts = {ctx.path: 0 for ctx in result.contexts if ctx.path not in broken}
-    listed = result.allowlist.counts if result.allowlist is not None else {}
+    listed = result.allowlist_counts
     for diag in result.diagnostics:
         if diag.path in counts and diag.path not in listed and counted(diag.code):
             counts[diag.path] += 1

@@ -29,7 +29,7 @@ from hwlint.allowlist import Allowlist, allowlist_from_bytes, allowlist_from_tup
 from hwlint.cache import Cache, chosen_folder, memo_name, namespace_key, table_get, table_put, tracked_by_git
 from hwlint.collect import Blob, FactsOptions, FactsSource, Progress, facts_of, read_bytes
 from hwlint.config import Config, TableReader, read_settings_file, table_from_bytes
-from hwlint.diagnostics import Diagnostic
+from hwlint.diagnostics import Diagnostic, fix_from_plain, fix_to_plain
 from hwlint.discover import Matcher, selection_inputs
 from hwlint.facts import SCHEMA, ModuleFacts, from_blob, to_blob
 from hwlint.hashing import digest
@@ -251,11 +251,12 @@ class CachedFactsSource(FactsSource):
 
 
 def _encode_diagnostic(d: Diagnostic) -> tuple[Any, ...]:
-    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, d.fix)
+    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, fix_to_plain(d.fix))
 
 
-def _decode_diagnostic(t: Any) -> Diagnostic:
-    return Diagnostic(*t)
+def _decode_diagnostic(d: Any) -> Diagnostic:
+    path, line, column, code, name, message, severity, class_name, fix = d
+    return Diagnostic(path, line, column, code, name, message, severity, class_name, fix_from_plain(fix))
 
 
 class TreeMemo:

@@ -23,7 +23,7 @@ from hwlint.diagnostics import Diagnostic
 from hwlint.discover import discover
 from hwlint.judge import Judge
 from hwlint.resolve import ModuleContext, Resolver
-from hwlint.rules import ALL_RULES, ParseError, enabled_codes
+from hwlint.rules import ALL_RULES, ParseError, Rule, Violation, enabled_codes, parse_error
 
 if TYPE_CHECKING:
     from hwlint.allowlist import Allowlist
@@ -45,6 +45,7 @@ class CheckResult:
         config: Config,
         whole_tree: bool = True,
         outside: list[str] | None = None,
+        allowlist_counts: dict[str, int] | None = None,
     ) -> None:
         self.diagnostics = diagnostics
         self.contexts = contexts
@@ -54,11 +55,12 @@ class CheckResult:
         self.config = config
         self.whole_tree = whole_tree
         self.outside = [] if outside is None else outside
+        # The counted violations of each allowlisted file checked (and parsed) in this run.
+        self.allowlist_counts = {} if allowlist_counts is None else allowlist_counts
 
 
-def _diagnostic(rule_code: str, rule_name: str, path: str, line: int, column: int, message: str,
-                class_name: str | None = None, fix: dict | None = None) -> Diagnostic:
-    return Diagnostic(path, line, column, rule_code, rule_name, message, "error", class_name, fix)
+def _diagnostic(rule: type[Rule], path: str, v: Violation) -> Diagnostic:
+    return Diagnostic(path, v.line, v.column, rule.code, rule.name, v.message, "error", v.class_name, v.fix)
 
 
 def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]:
@@ -69,15 +71,14 @@ def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]
     found: list[Diagnostic] = []
     if facts.error is not None:
         if ParseError.code in enabled:
-            err = facts.error
-            found.append(_diagnostic(ParseError.code, ParseError.name, facts.path, err.line, err.column, err.message))
+            found.append(parse_error.diagnostic(facts.path, facts.error))
         return found
     for rule in ALL_RULES:
         if rule.code not in enabled or rule.scope != "module":
             continue
         for v in rule().check(ctx):
             if not facts.suppressed(v.line, rule.code):
-                found.append(_diagnostic(rule.code, rule.name, facts.path, v.line, v.column, v.message, v.class_name, v.fix))
+                found.append(_diagnostic(rule, facts.path, v))
     return found
 
 
@@ -213,8 +214,9 @@ def run_check(
             store.save()
     for missing in found.missing:
         if ParseError.code in enabled:
-            diagnostics.append(_diagnostic(ParseError.code, ParseError.name, missing, 1, 1, "file not found"))
+            diagnostics.append(parse_error.missing(missing))
     allowlist = None
+    counts: dict[str, int] = {}
     if use_allowlist:
         from hwlint.allowlist import apply_allowlist
 
@@ -224,6 +226,7 @@ def run_check(
         if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
             base = str(config.root)
             unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
-        diagnostics = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
+        diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
     diagnostics.sort()
-    return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside)
+    return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
+                       counts)

@@ -8,12 +8,15 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import click
 
 from hwlint import __version__
-from hwlint.diagnostics import UserError
+from hwlint.diagnostics import UserError, is_safe_fix
+
+if TYPE_CHECKING:
+    from hwlint.check import CheckResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -210,7 +213,8 @@ def check(
     if paths and result.files_checked == 0 and not result.diagnostics and fmt == "text":
         click.echo("hwlint: no test files among the given paths (see `include`/`exclude`)", err=True)
     color = fmt == "text" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    write_output(renderer(fmt)(result, statistics=statistics, color=color, fmt=fmt), output)
+    extra = {"replacements": _lintrunner_replacements(result)} if fmt == "lintrunner" else {}
+    write_output(renderer(fmt)(result, statistics=statistics, color=color, fmt=fmt, **extra), output)
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_VIOLATIONS)
 
@@ -237,6 +241,16 @@ def rule(code: str | None, show_all: bool) -> None:
     click.echo(found.explanation(), nl=False)
 
 
+def _lintrunner_replacements(result: CheckResult) -> dict[Any, tuple[str, str]]:
+    """The whole-file fixes lintrunner's format carries; libcst (hwlint.fix)
+    is imported only when there is a safe fix to compute."""
+    if not any(is_safe_fix(d.fix) for d in result.diagnostics):
+        return {}
+    from hwlint.fix import lintrunner_replacements
+
+    return lintrunner_replacements(result)
+
+
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), default=None)
@@ -251,7 +265,7 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
     code = "HWLINT"
     try:
         from hwlint.check import run_check
-        from hwlint.formats import renderer
+        from hwlint.formats.lintrunner import render
 
         files: list[Path] = []
         for arg in paths:
@@ -266,7 +280,7 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
         if not files:
             return
         result = run_check(config, files)
-        click.echo(renderer("lintrunner")(result), nl=False)
+        click.echo(render(result, replacements=_lintrunner_replacements(result)), nl=False)
     except Exception as exc:  # report, never crash: see the docstring
         if os.environ.get("HWLINT_DEBUG"):
             raise

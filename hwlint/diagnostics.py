@@ -2,7 +2,57 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple, Union
+
+
+class Fix(NamedTuple):
+    """A fix hwlint can make: the class ends up classified `classification`.
+
+    `applicability` is "safe" (`hwlint fix` applies it) or "unsafe" (only
+    with `--unsafe`); `evidence` says why. The rewrite: with `member`, the
+    declaration whose value is the string `string` gets `<enum>.<member>`
+    instead (HWC002; the member, or the alias the string named); without,
+    a declaration of `classification` is added to the class (HWC001).
+    """
+
+    applicability: str
+    classification: str
+    evidence: str
+    member: str | None = None
+    string: str | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        """The `fix` object of JSON output."""
+        out = {"applicability": self.applicability, "classification": self.classification, "evidence": self.evidence}
+        if self.member is not None:
+            out["member"] = self.member
+        return out
+
+
+class NotFixable(NamedTuple):
+    """A finding of a fixable rule that needs a human, and why."""
+
+    reason: str
+
+
+FixInfo = Union[Fix, NotFixable, None]
+
+# marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
+# plain tuples told apart by their length (Fix has 5 fields, NotFixable 1).
+
+
+def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
+    return None if fix is None else tuple(fix)
+
+
+def fix_from_plain(plain: tuple[Any, ...] | None) -> FixInfo:
+    if plain is None:
+        return None
+    return NotFixable(*plain) if len(plain) == 1 else Fix(*plain)
+
+
+def is_safe_fix(fix: FixInfo) -> bool:
+    return isinstance(fix, Fix) and fix.applicability == "safe"
 
 
 class Diagnostic:
@@ -23,7 +73,7 @@ class Diagnostic:
         message: str,
         severity: str = "error",
         class_name: str | None = None,
-        fix: dict[str, Any] | None = None,
+        fix: FixInfo = None,
     ) -> None:
         self.path = path
         self.line = line
@@ -70,7 +120,7 @@ class Diagnostic:
             "severity": self.severity,
             "message": self.message,
             "class_name": self.class_name,
-            "fix": self.fix,
+            "fix": self.fix.to_dict() if isinstance(self.fix, Fix) else None,
         }
 
 

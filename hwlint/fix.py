@@ -28,13 +28,11 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hwlint.atomic import write_bytes_atomic
 from hwlint.check import CheckResult
 from hwlint.config import Config
+from hwlint.diagnostics import Fix, NotFixable
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.read import ReadError, decode
 from hwlint.resolve import canonical_member
-
-# The rules whose diagnostics carry fixes: HWC001 declares a class's
-# classification, HWC002 replaces a string declaration with its member.
-FIXABLE = ("HWC001", "HWC002")
+from hwlint.rules import FIXABLE
 
 
 class FixError(Exception):
@@ -51,14 +49,14 @@ class ClassFix:
     line: int  # of the diagnostic: the class (HWC001) or the declaration (HWC002)
     column: int = 0
     code: str = "HWC001"
-    # HWC002: the enum attribute written in place of the string (the member,
-    # or the alias it named) and the string it replaces.
+    # A string replacement (HWC002): the enum attribute written in place of
+    # the string (the member, or the alias it named) and the string it replaces.
     name: str = ""
     text: str = ""
 
     @property
     def replaces(self) -> bool:
-        return self.code == "HWC002"
+        return bool(self.name)
 
 
 @dataclass(frozen=True)
@@ -97,13 +95,13 @@ def plan_fixes(
     unsafe: bool = False,
     classes: Iterable[str] | None = None,
 ) -> tuple[list[FilePlan], list[Unfixed]]:
-    """What to fix, per file, from the `fix` of the HWC001 and HWC002
-    diagnostics of `result`; the others of those codes need a human."""
+    """What to fix, per file, from the typed `fix` of the diagnostics of the
+    fixable rules in `result`: a Fix adds a declaration or, when it names a
+    `member`, replaces a string; a NotFixable needs a human."""
     wanted = set(classes) if classes else None
-    attribute = result.config.attribute
     occurrences: dict[tuple[str, str, int], int] = {}
-    # (path, line, column) of each declaration -> (class occurrence, the string)
-    declarations: dict[tuple[str, int, int], tuple[int, str]] = {}
+    # (path, line, column) of each declaration -> the occurrence of its class
+    declarations: dict[tuple[str, int, int], int] = {}
     for ctx in result.contexts:
         seen: dict[str, int] = {}
         for cls in ctx.facts.classes:
@@ -111,7 +109,7 @@ def plan_fixes(
             occurrences[(ctx.path, cls.name, cls.line)] = occurrence
             seen[cls.name] = occurrence + 1
             for decl in cls.declarations:
-                declarations.setdefault((ctx.path, decl.line, decl.column), (occurrence, decl.value.text))
+                declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
     replaced: set[tuple[str, int, int]] = set()
@@ -121,29 +119,26 @@ def plan_fixes(
         if wanted is not None and diag.class_name not in wanted:
             continue
         fix = diag.fix
-        if fix is None:
-            if diag.code == "HWC001":
-                reason = diag.message.split(": add ", 1)[-1]
-            else:
-                reason = diag.message.removeprefix(f"invalid {attribute} for {diag.class_name}: ")
-            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, reason))
+        if isinstance(fix, NotFixable):
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason))
             continue
-        if fix["applicability"] == "unsafe" and not unsafe:
+        if not isinstance(fix, Fix):
+            continue
+        if fix.applicability == "unsafe" and not unsafe:
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
-                                   f"unsafe fix to {fix['classification']} ({fix['evidence']}): apply with --unsafe"))
+                                   f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe"))
             continue
-        if diag.code == "HWC001":
+        if fix.member is None:
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
-            planned = ClassFix(diag.class_name, occurrence, fix["classification"], fix["applicability"], fix["evidence"],
-                               diag.line, diag.column)
+            planned = ClassFix(diag.class_name, occurrence, fix.classification, fix.applicability, fix.evidence,
+                               diag.line, diag.column, diag.code)
         else:
             position = (diag.path, diag.line, diag.column)
             if position in replaced:
                 continue  # one declaration in a loop over several classes: replaced once
             replaced.add(position)
-            occurrence, text = declarations.get(position, (0, ""))
-            planned = ClassFix(diag.class_name, occurrence, fix["classification"], fix["applicability"], fix["evidence"],
-                               diag.line, diag.column, diag.code, fix.get("member", fix["classification"]), text)
+            planned = ClassFix(diag.class_name, declarations.get(position, 0), fix.classification, fix.applicability,
+                               fix.evidence, diag.line, diag.column, diag.code, fix.member, fix.string or "")
         plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
     return [plans[p] for p in sorted(plans)], unfixed
 
@@ -584,3 +579,24 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
     elif outcome.changed:
         report.files.append(outcome)
+
+
+def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:
+    """Whole-file (original, replacement) for the first safe-fixable message
+    of each file, keyed by (path, line, column, code, class name):
+    `lintrunner -a` writes the replacement, fixing every class and
+    declaration of the file at once."""
+    plans, _ = plan_fixes(result)
+    facts = {ctx.path: ctx.facts for ctx in result.contexts}
+    found: dict[tuple[str, int, int, str, str | None], tuple[str, str]] = {}
+    for plan in plans:
+        outcome = fix_file(result.config.root, plan, facts[plan.path], result.config)
+        if not outcome.changed or outcome.fixed is None:
+            continue
+        before, after = decode(outcome.original), decode(outcome.fixed)
+        if isinstance(before, ReadError) or isinstance(after, ReadError):
+            continue
+        first = min(plan.fixes, key=lambda f: (f.line, f.column))
+        # The class too: a declaration in a loop is reported for each class it assigns to.
+        found[(plan.path, first.line, first.column, first.code, first.class_name)] = (before, after)
+    return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from hwlint.diagnostics import Fix
 from hwlint.resolve import ClassInfo, ModuleContext
 
 _DEVICE_DECORATORS = {
@@ -25,10 +26,10 @@ class Inference(NamedTuple):
     applicability: str | None  # "safe", "unsafe", or None when there is no fix
     evidence: str
 
-    def as_fix(self) -> dict[str, str] | None:
+    def as_fix(self) -> Fix | None:
         if self.member is None or self.applicability is None:
             return None
-        return {"applicability": self.applicability, "classification": self.member, "evidence": self.evidence}
+        return Fix(self.applicability, self.member, self.evidence)
 
 
 def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Mapping
 from hwlint.allowlist import Allowlist, load_allowlist, parse_allowlist
 from hwlint.diagnostics import Diagnostic
 from hwlint.git import GitError, run_git, show_file
-from hwlint.rules import AllowlistGrowth, AllowlistSyntax
+from hwlint.rules import AllowlistSyntax, allowlist_growth
 
 if TYPE_CHECKING:
     from hwlint.config import Config
@@ -131,15 +131,10 @@ def growth(previous: Allowlist, current: Allowlist, renames: Mapping[str, str], 
     for path, entry in sorted(current.entries.items(), key=lambda item: item[1].line):
         origin = path if path in previous.entries else renamed_from.get(path)
         if origin is None or origin not in previous.entries:
-            message = (f"{path} is new in the allowlist (not in it at {label}): classify its test classes "
-                       f"instead (`hwlint check --no-allowlist {path}` shows them)")
+            found.append(allowlist_growth.new_entry(current.path, entry.line, path, label))
         elif entry.budget > previous.entries[origin].budget:
-            was = f" (as {origin})" if origin != path else ""
-            message = (f"{path} budget raised from {previous.entries[origin].budget}{was} at {label} to "
-                       f"{entry.budget}: fix the new violations instead, and keep the budget")
-        else:
-            continue
-        found.append(Diagnostic(current.path, entry.line, 1, AllowlistGrowth.code, AllowlistGrowth.name, message))
+            found.append(allowlist_growth.raised(current.path, entry.line, path, entry.budget, label,
+                                                 previous.entries[origin].budget, origin))
     return found
 
 

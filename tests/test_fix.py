@@ -531,3 +531,74 @@ def test_string_fix_leaves_strings_in_methods_alone(tmp_path: Path) -> None:
     )
     text, _, code = fixed(tmp_path, source)
     assert code == 0 and text == source.replace("'GENERIC'", "HardwareClassification.GENERIC")
+
+
+# -- typed fixes -------------------------------------------------------------
+
+
+def test_typed_fixes_survive_the_whole_tree_memo(tmp_path: Path) -> None:
+    """A warm whole-tree run rebuilds its diagnostics from the cache's memo
+    (marshal, plain tuples): the fixes come back typed and `fix` acts alike."""
+    import marshal
+
+    from hwlint.cached import _decode_diagnostic, _encode_diagnostic
+    from hwlint.config import load_config
+    from hwlint.diagnostics import Fix, NotFixable
+    from hwlint.fix import apply_fixes
+
+    root = write_project(tmp_path / "proj", {
+        "test/test_a.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
+        "test/test_b.py": "class TestB(TestCase):\n    hw_classification = 'generic'\n    def test_b(self): pass\n",
+        "test/test_c.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
+    })
+    cache = tmp_path / "cache"
+    cold = lint(root, cache=cache)
+    warm = lint(root, cache=cache)
+    fixes = [d.fix for d in cold.diagnostics]
+    assert [type(f) for f in fixes] == [Fix, Fix, NotFixable]
+    assert [d.fix for d in warm.diagnostics] == fixes
+    assert [type(d.fix) for d in warm.diagnostics] == [Fix, Fix, NotFixable]
+    for d in cold.diagnostics:
+        again = _decode_diagnostic(marshal.loads(marshal.dumps(_encode_diagnostic(d))))
+        assert (again.to_dict(), type(again.fix)) == (d.to_dict(), type(d.fix))
+    config = load_config(start=root)
+    summaries = [apply_fixes(config, r, unsafe=True, write=False, jobs=1).summary() for r in (cold, warm)]
+    assert summaries[0] == summaries[1]
+    assert summaries[0][0] == "Would classify 1 class and fix 1 string declaration in 2 files (GENERIC 2)."
+
+
+def test_json_fix_field_is_the_typed_fix_as_a_dict(tmp_path: Path) -> None:
+    """JSON shows a Fix as its fields (HWC002's with the `member` written);
+    a NotFixable is `null`, as before fixes were typed."""
+    root = write_project(tmp_path / "proj", {
+        "test/test_a.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
+        "test/test_b.py": "class TestB(TestCase):\n    hw_classification = 'GENERIC'\n    def test_b(self): pass\n",
+        "test/test_c.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
+    })
+    items = json.loads(run_cli("check", "--format", "json", cwd=root).stdout)
+    assert [i["fix"] for i in items] == [
+        {"applicability": "safe", "classification": "GENERIC",
+         "evidence": "not instantiated per device, no device parameter, no accelerator use"},
+        {"applicability": "safe", "classification": "GENERIC", "evidence": "the string names the member", "member": "GENERIC"},
+        None,
+    ]
+
+
+def test_the_lintrunner_renderer_only_renders_the_replacements_it_is_given(tmp_path: Path) -> None:
+    from hwlint.fix import lintrunner_replacements
+    from hwlint.formats.lintrunner import render
+
+    source = "class TestA(TestCase):\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": source})
+    result = lint(root)
+    bare = [json.loads(line) for line in render(result).splitlines()]
+    assert [(m["original"], m["replacement"]) for m in bare] == [(None, None)]
+    replacements = lintrunner_replacements(result)
+    assert list(replacements) == [("test/test_x.py", 1, 1, "HWC001", "TestA")]
+    given = [json.loads(line) for line in render(result, replacements=replacements).splitlines()]
+    assert given[0]["original"] == source
+    assert given[0]["replacement"] == (
+        "from torch.testing._internal.common_utils import HardwareClassification\n"
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_a(self): pass\n"
+    )
+    assert (root / "test/test_x.py").read_text() == source

@@ -13,6 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hwlint.diagnostics import Fix, is_safe_fix
 from hwlint.fix import FilePlan, fix_file, plan_fixes
 from tests.conftest import lint, write_project
 
@@ -127,8 +128,9 @@ def test_fix_properties(source: str) -> None:
         assert after.count("\r\n") == (after.count("\n") if "\r\n" in source else 0)
         path.write_bytes(outcome.fixed)
         again = lint(root)
-        assert [d for d in again.diagnostics if d.code in ("HWC001", "HWC002") and d.fix and d.fix["applicability"] == "safe"] == []
+        assert [d for d in again.diagnostics if is_safe_fix(d.fix)] == []
         # Only the strings in another case (unsafe fixes) are left.
-        assert [d.fix["classification"] for d in again.diagnostics if d.code == "HWC002"] == \
-            ["GENERIC"] * sum(d.code == "HWC002" for d in result.diagnostics if d.fix and d.fix["applicability"] == "unsafe")
+        left = [d.fix for d in again.diagnostics if d.code == "HWC002"]
+        assert [(f.classification, f.applicability) for f in left if isinstance(f, Fix)] == [("GENERIC", "unsafe")] * len(left)
+        assert len(left) == sum(d.code == "HWC002" for d in result.diagnostics if isinstance(d.fix, Fix) and d.fix.applicability == "unsafe")
         assert plan_fixes(again)[0] == []

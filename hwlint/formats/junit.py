@@ -47,7 +47,7 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
     allowlisted = result.allowlist.entries if result.allowlist is not None else {}
     where = result.allowlist.path if result.allowlist is not None else ""
     # Violations of each allowlisted file (a clean one passes: its entry is stale).
-    counts = result.allowlist.counts if result.allowlist is not None else {}
+    counts = result.allowlist_counts
 
     cases = []
     failures = skipped = 0

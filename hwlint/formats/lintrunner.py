@@ -9,44 +9,21 @@ rule, so messages read `HWLINT (HWC001) ...`.
 from __future__ import annotations
 
 import json
+from typing import Mapping, Optional
 
 from hwlint.check import CheckResult
 
-# The codes whose diagnostics can carry a fix (hwlint.fix.FIXABLE, which
-# imports libcst: named here so that a run without fixes never imports it).
-_FIXABLE = ("HWC001", "HWC002")
+# (path, line, column, code, class name) of a message -> (original, replacement)
+Replacements = Mapping[tuple[str, int, int, str, Optional[str]], tuple[str, str]]
 
 
-def _replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:
-    """Whole-file (original, replacement) for the first safe-fixable message
-    of each file: `lintrunner -a` writes the replacement, fixing every class
-    and declaration of the file at once. libcst is imported only when there
-    is a fix."""
-    if not any(d.code in _FIXABLE and d.fix and d.fix.get("applicability") == "safe" for d in result.diagnostics):
-        return {}
-    from hwlint.fix import fix_file, plan_fixes
-    from hwlint.read import ReadError, decode
-
-    plans, _ = plan_fixes(result)
-    facts = {ctx.path: ctx.facts for ctx in result.contexts}
-    found: dict[tuple[str, int, int, str, str | None], tuple[str, str]] = {}
-    for plan in plans:
-        outcome = fix_file(result.config.root, plan, facts[plan.path], result.config)
-        if not outcome.changed or outcome.fixed is None:
-            continue
-        before, after = decode(outcome.original), decode(outcome.fixed)
-        if isinstance(before, ReadError) or isinstance(after, ReadError):
-            continue
-        first = min(plan.fixes, key=lambda f: (f.line, f.column))
-        # The class too: a declaration in a loop is reported for each class it assigns to.
-        found[(plan.path, first.line, first.column, first.code, first.class_name)] = (before, after)
-    return found
-
-
-def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str:
+def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "",
+           replacements: Replacements | None = None) -> str:
+    """The messages; `replacements` (from hwlint.fix.lintrunner_replacements,
+    which the command computes) gives the whole-file fixes `lintrunner -a` applies."""
     code = result.config.lintrunner_code
     root = result.config.root
-    replacements = _replacements(result)
+    replacements = replacements or {}
     lines = []
     for d in result.diagnostics:
         original, replacement = replacements.get((d.path, d.line, d.column, d.code, d.class_name), (None, None))

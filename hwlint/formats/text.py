@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from hwlint.check import CheckResult
+from hwlint.diagnostics import is_safe_fix
 from hwlint.rules import BY_CODE
 
 
@@ -34,7 +35,7 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
         checked += f", {len(result.allowlist.entries)} allowlisted"
     if n:
         summary = f"Found {n} error{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({checked})."
-        fixable = sum(1 for d in result.diagnostics if d.fix and d.fix.get("applicability") == "safe")
+        fixable = sum(1 for d in result.diagnostics if is_safe_fix(d.fix))
         if fixable:
             summary += f"\n{fixable} fixable with `hwlint fix`."
     else:

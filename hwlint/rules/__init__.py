@@ -38,6 +38,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     AllowlistSyntax,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+FIXABLE: tuple[str, ...] = tuple(rule.code for rule in ALL_RULES if rule.fixable)
 
 
 def _selects(entry: str, rule: type[Rule]) -> bool:
@@ -78,4 +79,4 @@ def enabled_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset
     return frozenset(codes)
 
 
-__all__ = ["ALL_RULES", "BY_CODE", "Example", "Rule", "Violation", "enabled_codes", "is_code"]
+__all__ = ["ALL_RULES", "BY_CODE", "FIXABLE", "Example", "Rule", "Violation", "enabled_codes", "is_code"]

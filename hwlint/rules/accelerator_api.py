@@ -51,12 +51,14 @@ class AcceleratorApi(Rule):
             "    @unittest.skipIf(not torch.cuda.is_available(), 'no cuda')\n    def test_a(self):\n"
             "        if TEST_XPU:\n            pass\n",
             expect=((3, 26), (5, 12)),
+            messages=('probes an accelerator (torch.cuda.is_available)', 'probes an accelerator (TEST_XPU)'),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
             "    @unittest.skipIf(not torch_npu.npu.is_available(), 'no npu')\n    def test_a(self):\n"
             "        if TEST_OPENREG:\n            pass\n",
             expect=((3, 26), (5, 12)),
+            messages=('probes an accelerator (torch_npu.npu.is_available)', 'probes an accelerator (TEST_OPENREG)'),
             settings={"extend-accelerator-modules": ["torch_npu.npu"], "extend-accelerator-flags": ["TEST_OPENREG"]},
         ),
     )

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+from collections import Counter
+from typing import Sequence
+
+from hwlint.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 # The examples count violations of the default rules, as budgets do.
@@ -40,5 +44,18 @@ class AllowlistBudget(Rule):
             "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n",
             settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n",
             expect=((1, 1),),
+            messages=('test/test_example.py has 2 violations, over its budget of 1 (2× HWC001; lines 1, 4)',),
         ),
     )
+
+
+def over_budget(where: str, line: int, path: str, budget: int, found: Sequence[Diagnostic]) -> Diagnostic:
+    """HWC302 for the entry at `line` of the allowlist `where`: `found`, the
+    counted violations of its file, are more than its `budget`."""
+    codes = Counter(d.code for d in found)
+    summary = ", ".join(f"{n}× {c}" for c, n in sorted(codes.items()))
+    first = ", ".join(f"{d.line}" for d in sorted(found)[:5])
+    message = (f"{path} has {len(found)} violations, over its budget of {budget} "
+               f"({summary}; lines {first}{', ...' if len(found) > 5 else ''}): fix the new ones, "
+               f"see them with `hwlint check --no-allowlist {path}`")
+    return Diagnostic(where, line, 1, AllowlistBudget.code, AllowlistBudget.name, message)

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
-from hwlint.rules.base import Rule
+from hwlint.diagnostics import Diagnostic
+from hwlint.rules.base import Example, Rule
+
+_SOURCE = "class TestA(TestCase):\n    def test_a(self): pass\n"
 
 
 class AllowlistGrowth(Rule):
@@ -34,3 +37,43 @@ class AllowlistGrowth(Rule):
     name = "allowlist-growth"
     summary = "The allowlist gained an entry or a budget grew compared to a git ref"
     scope = "engine"
+    # The examples run in a git repository whose one commit holds
+    # `base_allowlist`; `allowlist` is the working tree's list, compared
+    # with `--base HEAD`.
+    VALID = (
+        Example(_SOURCE, base_allowlist="test/test_a.py 2\ntest/test_example.py 1\n", allowlist="test/test_example.py 1\n"),
+        Example(_SOURCE, base_allowlist="test/test_example.py 2\n", allowlist="test/test_example.py 1\n"),
+    )
+    INVALID = (
+        Example(
+            _SOURCE,
+            base_allowlist="test/test_example.py 1\n",
+            allowlist="test/test_example.py 2\ntest/test_new.py 1\n",
+            expect=((1, 1), (2, 1)),
+            messages=("test/test_example.py budget raised from 1 at HEAD (",
+                      "test/test_new.py is new in the allowlist (not in it at HEAD ("),
+        ),
+        Example(
+            _SOURCE,
+            allowlist="# migrate these\ntest/test_example.py 1\n",
+            base_allowlist="# migrate these\n",
+            expect=((2, 1),),
+            messages=("test/test_example.py is new in the allowlist",),
+        ),
+    )
+
+
+def new_entry(where: str, line: int, path: str, base: str) -> Diagnostic:
+    """HWC303 for the entry at `line` of the allowlist `where`: not in the list at `base` (a label)."""
+    message = (f"{path} is new in the allowlist (not in it at {base}): classify its test classes "
+               f"instead (`hwlint check --no-allowlist {path}` shows them)")
+    return Diagnostic(where, line, 1, AllowlistGrowth.code, AllowlistGrowth.name, message)
+
+
+def raised(where: str, line: int, path: str, budget: int, base: str, base_budget: int, base_path: str) -> Diagnostic:
+    """HWC303 for an entry whose budget is higher than `base_budget`, its
+    budget at `base` (where the file was `base_path`, before a rename)."""
+    was = f" (as {base_path})" if base_path != path else ""
+    message = (f"{path} budget raised from {base_budget}{was} at {base} to "
+               f"{budget}: fix the new violations instead, and keep the budget")
+    return Diagnostic(where, line, 1, AllowlistGrowth.code, AllowlistGrowth.name, message)

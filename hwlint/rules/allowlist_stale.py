@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from hwlint.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 # The examples count violations of the default rules, as budgets do.
@@ -42,6 +43,26 @@ class AllowlistStale(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n",
             settings=_DEFAULT_SELECT, allowlist="# header\ntest/test_example.py 1\n",
             expect=((2, 1),),
+            messages=('test/test_example.py is clean now',),
         ),
-        Example("x = 1\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\ntest/test_gone.py 1\n", expect=((1, 1), (2, 1))),
+        Example(
+            "x = 1\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\ntest/test_gone.py 1\n", expect=((1, 1), (2, 1)),
+            messages=('test/test_example.py is clean now', 'test/test_gone.py no longer exists'),
+        ),
     )
+
+
+def clean(where: str, line: int, path: str) -> Diagnostic:
+    """HWC301 for the entry at `line` of the allowlist `where`: its file has no violations."""
+    return _diagnostic(where, line, f"{path} is clean now")
+
+
+def gone(where: str, line: int, path: str, *, exists: bool) -> Diagnostic:
+    """HWC301 for an entry whose file is not linted: not a test file when it `exists`, else deleted."""
+    reason = "is not a test file hwlint lints (see include/exclude)" if exists else "no longer exists"
+    return _diagnostic(where, line, f"{path} {reason}")
+
+
+def _diagnostic(where: str, line: int, what: str) -> Diagnostic:
+    message = f"{what}: remove it from the allowlist (`hwlint allowlist prune`)"
+    return Diagnostic(where, line, 1, AllowlistStale.code, AllowlistStale.name, message)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from hwlint.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 # The examples count violations of the default rules, as budgets do.
@@ -42,5 +43,35 @@ class AllowlistSyntax(Rule):
             "class TestA(TestCase):\n    def test_a(self): pass\n",
             settings=_DEFAULT_SELECT, allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
             expect=((2, 1), (3, 1), (4, 1), (5, 1)),
+            messages=('is out of order (after test/test_z.py)', 'use a path relative to the project root', "malformed entry 'test/test_y.py'", 'merge-conflict marker'),
         ),
     )
+
+
+def diagnostic(where: str, line: int, message: str) -> Diagnostic:
+    """HWC304 at `line` of the allowlist `where`, with one of the messages below."""
+    return Diagnostic(where, line, 1, AllowlistSyntax.code, AllowlistSyntax.name, message)
+
+
+def conflict_message() -> str:
+    return "merge-conflict marker: resolve the conflict, or run `hwlint allowlist sync`"
+
+
+def malformed_message(text: str) -> str:
+    return f"malformed entry {text!r}: expected `<path> <violations allowed>`"
+
+
+def absolute_message(path: str) -> str:
+    return f"{path}: use a path relative to the project root with / separators"
+
+
+def outside_message(path: str) -> str:
+    return f"{path}: use a normalized path inside the project root"
+
+
+def duplicate_message(path: str, first_line: int) -> str:
+    return f"{path} is listed twice (first at line {first_line}): remove this line"
+
+
+def unsorted_message(path: str, previous: str) -> str:
+    return f"{path} is out of order (after {previous}): keep the list sorted"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Iterator, NamedTuple
 
+from hwlint.diagnostics import FixInfo
 from hwlint.resolve import ClassInfo, ModuleContext
 
 
@@ -18,23 +19,35 @@ class Violation(NamedTuple):
     column: int
     message: str
     class_name: str | None = None
-    fix: dict[str, Any] | None = None
+    # A fixable rule's violation carries a Fix or a NotFixable (why not);
+    # `hwlint fix` and the formats read it, never the message.
+    fix: FixInfo = None
 
 
 class Example(NamedTuple):
     """A snippet and what the rule says of it.
 
     `expect` lists the (line, column) of each diagnostic of this rule;
-    empty for a valid example. `files` adds other files to the project
-    (path -> source), `allowlist` writes allowlist.txt, `settings` overrides
-    [tool.hwlint] keys. The snippet itself is `test/test_example.py`.
+    empty for a valid example; `messages` a stable part of the message of
+    each, in the same order. For a fixable rule, `fixed` is the snippet
+    after `hwlint fix` (None: it stays as it is), and `unsafe_fixed` after
+    `hwlint fix --unsafe` when that differs. `files` adds other files to the
+    project (path -> source), `allowlist` writes allowlist.txt, `settings`
+    overrides [tool.hwlint] keys. The snippet itself is
+    `test/test_example.py`. With `base_allowlist`, the project is a git
+    repository whose one commit holds that allowlist, and the example is
+    judged by `hwlint allowlist check --base HEAD` (HWC303).
     """
 
     source: str
     expect: tuple[tuple[int, int], ...] = ()
+    messages: tuple[str, ...] = ()
+    fixed: str | None = None
+    unsafe_fixed: str | None = None
     files: dict[str, str] = {}  # never mutated: the defaults are shared
     allowlist: str | None = None
     settings: dict[str, Any] = {}
+    base_allowlist: str | None = None
 
 
 class Rule:
@@ -45,6 +58,9 @@ class Rule:
     # "module": check() runs on each module; "engine": reported by a stage
     # (reading, allowlist) rather than by check().
     scope: ClassVar[str] = "module"
+    # Whether `hwlint fix` can fix this rule's violations: each then carries
+    # a Fix or a NotFixable. The one place that says which codes are fixable.
+    fixable: ClassVar[bool] = False
     VALID: ClassVar[tuple[Example, ...]] = ()
     INVALID: ClassVar[tuple[Example, ...]] = ()
 

@@ -53,6 +53,7 @@ class DeviceDecorator(Rule):
             "    @onlyCUDA\n    @dtypes(torch.float)\n    def test_a(self, device, dtype): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((5, 5),),
+            messages=('TestA.test_a is ACCELERATOR but decorated @onlyCUDA',),
         ),
     )
 

@@ -49,12 +49,16 @@ class DeviceParam(Rule):
         ),
     )
     INVALID = (
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self, device): pass\n", expect=((3, 5),)),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self, device): pass\n", expect=((3, 5),),
+            messages=('TestA.test_a takes a device but the class is GENERIC',),
+        ),
         Example(
             "from common_foo import Base\n\nclass TestA(Base):\n    def test_a(self): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             files={"test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"},
             expect=((4, 5),),
+            messages=('TestA.test_a takes no device but the class is ACCELERATOR (inherited from Base',),
         ),
     )
 

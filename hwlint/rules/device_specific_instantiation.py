@@ -53,11 +53,13 @@ class DeviceSpecificInstantiation(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((5, 1),),
+            messages=("CUDA test class TestA is instantiated for other devices: pass only_for='cuda'",),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.MPS\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for='mps')\n",
             expect=((5, 1),),
+            messages=('MPS test class TestA is instantiated for other devices: pass allow_mps=True',),
         ),
     )
 

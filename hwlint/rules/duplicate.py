@@ -42,11 +42,13 @@ class Duplicate(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_b(self): pass\n",
             expect=((5, 1),),
+            messages=('test class TestA is defined twice (first at line 1)',),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\ninstantiate_device_type_tests(TestA, globals())\n",
             expect=((6, 1),),
+            messages=('TestA is instantiated twice (first at line 5)',),
         ),
     )
 

@@ -55,6 +55,7 @@ class HardcodedDevice(Rule):
             "    def test_a(self, device):\n        x = torch.ones(2, device='cuda')\n        y = x.cuda()\n"
             "        torch.cuda.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n",
             expect=((4, 34), (5, 15), (6, 9)),
+            messages=('hard-codes a device (device="cuda")', 'hard-codes a device (.cuda())', 'hard-codes a device (torch.cuda.synchronize())'),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
@@ -62,6 +63,7 @@ class HardcodedDevice(Rule):
             "        torch.openreg.synchronize()\n        torch.openreg.is_available()\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((4, 34), (5, 15), (6, 9)),
+            messages=('hard-codes a device (device="openreg:0")', 'hard-codes a device (.openreg())', 'hard-codes a device (torch.openreg.synchronize())'),
             settings={"extend-devices": ["openreg"], "extend-accelerator-modules": ["torch.openreg"]},
         ),
     )

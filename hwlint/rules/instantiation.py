@@ -59,10 +59,12 @@ class Instantiation(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((5, 1),),
+            messages=('GENERIC test class TestA is passed to instantiate_device_type_tests',),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n",
             expect=((1, 1),),
+            messages=('ACCELERATOR test class TestA is never passed to instantiate_device_type_tests',),
         ),
     )
 

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 from hwlint.config import Config
+from hwlint.diagnostics import Fix, NotFixable
 from hwlint.resolve import ModuleContext, canonical_member
 from hwlint.rules.base import Example, Rule, Violation
 
@@ -55,6 +56,7 @@ class InvalidClassification(Rule):
     code = "HWC002"
     name = "invalid-classification"
     summary = "Classification is not a valid member, or is declared twice"
+    fixable = True
     VALID = (
         Example("class TestA(TestCase):\n    hw_classification: HardwareClassification = HardwareClassification.CPU\n    def test_a(self): pass\n"),
         Example(
@@ -66,17 +68,58 @@ class InvalidClassification(Rule):
     )
     INVALID = (
         # A string naming a member: a safe fix; in another case: an unsafe one.
-        Example("class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = \"CPU\"\n", expect=((4, 1),)),
-        Example("class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n", expect=((2, 5),)),
-        Example("class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n", expect=((2, 5),)),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=("the string 'GENERIC' is not a member: use HardwareClassification.GENERIC",),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=("the string 'generic' is not a member: use HardwareClassification.GENERIC",),
+            unsafe_fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = \"CPU\"\n", expect=((4, 1),),
+            messages=("the string 'CPU' is not a member",),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    def test_a(self): pass\n'
+                '\n'
+                'TestA.hw_classification = HardwareClassification.CPU\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=("the string 'GPU' is not a member: use HardwareClassification.<",),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=('GPU is not a member of HardwareClassification',),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=('DEVICE_GENERIC is the old name of ACCELERATOR',),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n", expect=((2, 5),),
+            messages=('annotation without a value',),
+        ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
             "TestA.hw_classification = HardwareClassification.CPU\n",
             expect=((5, 1),),
+            messages=('hw_classification of TestA is declared twice (first at line 2)',),
         ),
     )
 
@@ -88,8 +131,8 @@ class InvalidClassification(Rule):
             for index, decl in enumerate(decls):
                 name = info.facts.name
                 if index > 0:
-                    first = decls[0]
-                    yield Violation(decl.line, decl.column, f"{config.attribute} of {name} is declared twice (first at line {first.line}): keep one", name)
+                    twice = twice_message(config.attribute, name, decls[0].line)
+                    yield Violation(decl.line, decl.column, twice, name, NotFixable(twice))
                     continue
                 if canonical_member(decl, config) is not None:
                     continue
@@ -107,16 +150,27 @@ class InvalidClassification(Rule):
                 elif value.kind == "string":
                     fix = string_fix(value.text, config)
                     # Like HWC001's, the suggestion names the fix and its evidence.
-                    use = spelled if fix is None else f"{config.enum}.{fix['member']} ({fix['evidence']})"
+                    use = spelled if fix is None else f"{config.enum}.{fix.member} ({fix.evidence})"
                     problem = f"the string {value.text!r} is not a member: use {use}"
                 elif value.kind == "missing":
                     problem = f"annotation without a value: assign {spelled}"
                 else:
                     problem = f"{value.text} is not a member of {config.enum}: use {spelled}"
-                yield Violation(decl.line, decl.column, f"invalid {config.attribute} for {name}: {problem}", name, fix)
+                yield Violation(decl.line, decl.column, message(config.attribute, name, problem), name,
+                                fix if fix is not None else NotFixable(problem))
 
 
-def string_fix(text: str, config: Config) -> dict[str, Any] | None:
+def message(attribute: str, class_name: str, problem: str) -> str:
+    """HWC002's message for a value that is not a member; `problem` says what
+    is wrong and what to write instead."""
+    return f"invalid {attribute} for {class_name}: {problem}"
+
+
+def twice_message(attribute: str, class_name: str, first_line: int) -> str:
+    return f"{attribute} of {class_name} is declared twice (first at line {first_line}): keep one"
+
+
+def string_fix(text: str, config: Config) -> Fix | None:
     """The fix of a declaration whose value is the string `text`: the enum
     attribute it names, or None when it names none.
 
@@ -124,16 +178,15 @@ def string_fix(text: str, config: Config) -> dict[str, Any] | None:
     stays the alias the author chose, since it is accepted), and
     `classification` the member it means."""
     if text in config.classifications:
-        return {"applicability": "safe", "classification": text, "evidence": "the string names the member", "member": text}
+        return Fix("safe", text, "the string names the member", text, text)
     if text in config.aliases:
-        return {"applicability": "safe", "classification": config.aliases[text],
-                "evidence": f"the string names an alias of {config.aliases[text]}", "member": text}
+        return Fix("safe", config.aliases[text], f"the string names an alias of {config.aliases[text]}", text, text)
     # Another case is likely the same intent, but a project's runtime could
     # tell them apart: only an unsafe fix, and only when one name matches.
     folded = text.casefold()
     matches = [m for m in (*config.classifications, *config.aliases) if m.casefold() == folded]
     if len(matches) == 1:
         (match,) = matches
-        return {"applicability": "unsafe", "classification": config.aliases.get(match, match),
-                "evidence": f"the string matches {match} only when case is ignored", "member": match}
+        return Fix("unsafe", config.aliases.get(match, match), f"the string matches {match} only when case is ignored",
+                   match, text)
     return None

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from hwlint.diagnostics import NotFixable
 from hwlint.infer import infer
 from hwlint.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
@@ -52,6 +53,7 @@ class MissingClassification(Rule):
     code = "HWC001"
     name = "missing-classification"
     summary = "Test class declares no classification (and inherits none)"
+    fixable = True
     VALID = (
         Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
         Example("class Helper:\n    def helper(self): pass\n"),
@@ -67,18 +69,78 @@ class MissingClassification(Rule):
         Example("class TestE(TestCase):  # noqa: HWC001\n    def test_e(self): pass\n"),
     )
     INVALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", expect=((1, 1),)),
-        Example("if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n", expect=((2, 5),)),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n", expect=((1, 1),),
+            messages=('test class TestA declares no hw_classification: add `hw_classification = HardwareClassification.GENERIC`',),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n", expect=((2, 5),),
+            messages=('test class TestB declares no hw_classification',),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'if True:\n'
+                '    class TestB(TestCase):\n'
+                '        hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                '        async def test_b(self): pass\n'
+            ),
+        ),
         Example(
             "from common_foo import Base\n\nclass TestC(Base):\n    pass\n",
             files={"test/common_foo.py": "class Base(TestCase):\n    def test_inherited(self): pass\n"},
             expect=((3, 1),),
+            messages=('test class TestC declares no hw_classification',),
+            fixed=(
+                'from common_foo import Base\n'
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                '\n'
+                'class TestC(Base):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '    pass\n'
+            ),
         ),
         Example(
             "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
             "class TestB(Base):\n    def test_b(self): pass\n",
             settings={"inheritance": "explicit"},
             expect=((4, 1),),
+            messages=('it inherits GENERIC from Base, but inheritance is explicit',),
+            fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class Base(TestCase):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                'class TestB(Base):\n'
+                '    hw_classification = HardwareClassification.GENERIC\n'
+                '\n'
+                '    def test_b(self): pass\n'
+            ),
+        ),
+        # Weaker evidence: an unsafe fix; contradicting evidence: none, and why.
+        Example(
+            "class TestA(TestCase):\n    @onlyCUDA\n    def test_a(self): pass\n",
+            expect=((1, 1),),
+            messages=("add `hw_classification = HardwareClassification.CUDA` (every accelerator use in the class is CUDA)",),
+            unsafe_fixed=(
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'class TestA(TestCase):\n'
+                '    hw_classification = HardwareClassification.CUDA\n'
+                '\n'
+                '    @onlyCUDA\n'
+                '    def test_a(self): pass\n'
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n",
+            expect=((1, 1),),
+            messages=("test methods take a device (test_a) but the class is never instantiated",),
         ),
     )
 
@@ -94,15 +156,24 @@ class MissingClassification(Rule):
             elif info.classification is not None:
                 continue
             guess = infer(ctx, info)
-            if guess.member is not None:
-                hint = f"`{attribute} = {enum}.{guess.member}` ({guess.evidence})"
+            fix = guess.as_fix()
+            if fix is not None:
+                hint = f"`{attribute} = {enum}.{fix.classification}` ({fix.evidence})"
             else:
                 hint = f"`{attribute} = {enum}.<MEMBER>`; {guess.evidence}"
-            inherited = f"; it inherits {info.classification} from {info.inherited_from}, but inheritance is explicit" if explicit and info.classification else ""
+            inherited = (info.classification, info.inherited_from) if explicit and info.classification else None
             yield Violation(
                 info.facts.line,
                 info.facts.column,
-                f"test class {info.facts.name} declares no {attribute}{inherited}: add {hint}",
+                message(info.facts.name, attribute, hint, inherited),
                 info.facts.name,
-                guess.as_fix(),
+                fix if fix is not None else NotFixable(hint),
             )
+
+
+def message(class_name: str, attribute: str, hint: str, inherited: tuple[str, str | None] | None) -> str:
+    """HWC001's message. `hint` is the declaration to add (and its evidence),
+    or what a human must decide; `inherited` the (classification, base) an
+    explicit-inheritance project does not accept."""
+    note = f"; it inherits {inherited[0]} from {inherited[1]}, but inheritance is explicit" if inherited else ""
+    return f"test class {class_name} declares no {attribute}{note}: add {hint}"

@@ -43,6 +43,7 @@ class OnlyFor(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
             expect=((5, 1),),
+            messages=('ACCELERATOR test class TestA is instantiated with only_for',),
         ),
     )
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from hwlint.diagnostics import Diagnostic
+from hwlint.read import ReadError
 from hwlint.rules.base import Example, Rule
 
 
@@ -30,6 +32,23 @@ class ParseError(Rule):
     scope = "engine"
     VALID = (Example("x = 1\n"),)
     INVALID = (
-        Example("class TestFoo(TestCase)\n    def test_x(self): pass\n", expect=((1, 24),)),
-        Example("def f(:\n    pass\n", expect=((1, 7),)),
+        Example(
+            "class TestFoo(TestCase)\n    def test_x(self): pass\n", expect=((1, 24),),
+            messages=("syntax error: expected ':'",),
+        ),
+        Example(
+            "def f(:\n    pass\n", expect=((1, 7),),
+            messages=('syntax error',),
+        ),
     )
+
+
+def diagnostic(path: str, error: ReadError) -> Diagnostic:
+    """HWC000 for a file the read or parse stage could not turn into facts;
+    the stage's error says what went wrong, and where."""
+    return Diagnostic(path, error.line, error.column, ParseError.code, ParseError.name, error.message)
+
+
+def missing(path: str) -> Diagnostic:
+    """HWC000 for a path given on the command line that does not exist."""
+    return Diagnostic(path, 1, 1, ParseError.code, ParseError.name, "file not found")
