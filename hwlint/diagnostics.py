@@ -29,16 +29,42 @@ class Fix(NamedTuple):
         return out
 
 
+class Rewrite(NamedTuple):
+    """A device-agnostic rewrite of one hard-coded device (HWC201), always
+    "unsafe": it changes what the test runs on, so a human reviews it.
+
+    `kind` and `name` say what is there (hwlint.facts.Site: `device="cuda"`
+    is kind "keyword", name "cuda"); `target` what takes its place: "device"
+    (the test's `device`, or `self.device_type` where there is none; `hwlint
+    fix` decides from the tree) or the dotted device-generic callable
+    (`torch.accelerator.synchronize`, first in PyTorch `since`).
+    """
+
+    applicability: str
+    kind: str
+    name: str
+    target: str
+    since: str | None = None
+    evidence: str = "a device-agnostic rewrite changes what the test runs on"
+
+    def to_dict(self) -> dict[str, str | None]:
+        """The `fix` object of JSON output."""
+        return {"applicability": self.applicability, "rewrite": self.name, "with": self.target,
+                "since": self.since, "evidence": self.evidence}
+
+
 class NotFixable(NamedTuple):
     """A finding of a fixable rule that needs a human, and why."""
 
     reason: str
 
 
-FixInfo = Union[Fix, NotFixable, None]
+FixInfo = Union[Fix, Rewrite, NotFixable, None]
 
 # marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
-# plain tuples told apart by their length (Fix has 5 fields, NotFixable 1).
+# plain tuples told apart by their length (Fix has 5 fields, Rewrite 6,
+# NotFixable 1).
+_BY_LENGTH: dict[int, Any] = {len(Fix._fields): Fix, len(Rewrite._fields): Rewrite, len(NotFixable._fields): NotFixable}
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
@@ -48,7 +74,7 @@ def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
 def fix_from_plain(plain: tuple[Any, ...] | None) -> FixInfo:
     if plain is None:
         return None
-    return NotFixable(*plain) if len(plain) == 1 else Fix(*plain)
+    return _BY_LENGTH[len(plain)](*plain)  # type: ignore[no-any-return]
 
 
 def is_safe_fix(fix: FixInfo) -> bool:
@@ -120,7 +146,7 @@ class Diagnostic:
             "severity": self.severity,
             "message": self.message,
             "class_name": self.class_name,
-            "fix": self.fix.to_dict() if isinstance(self.fix, Fix) else None,
+            "fix": self.fix.to_dict() if isinstance(self.fix, (Fix, Rewrite)) else None,
         }
 
 

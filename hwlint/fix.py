@@ -28,11 +28,14 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hwlint.atomic import write_bytes_atomic
 from hwlint.check import CheckResult
 from hwlint.config import Config
-from hwlint.diagnostics import Fix, NotFixable
+from hwlint.collect import FactsOptions
+from hwlint.diagnostics import Fix, NotFixable, Rewrite
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.read import ReadError, decode
 from hwlint.resolve import canonical_member
+from hwlint.rewrite import RewriteError, SiteRewrite, rewrite_source, verify_rewrites
 from hwlint.rules import FIXABLE
+from hwlint.torch_api import BY_TARGET
 
 
 class FixError(Exception):
@@ -65,12 +68,14 @@ class Unfixed:
     line: int
     class_name: str
     reason: str
+    code: str = ""
 
 
 @dataclass
 class FilePlan:
     path: str
     fixes: list[ClassFix] = field(default_factory=list)
+    rewrites: list[SiteRewrite] = field(default_factory=list)  # HWC201
 
 
 @dataclass
@@ -80,6 +85,9 @@ class FileResult:
     fixed: bytes | None  # None when the file could not be fixed
     fixes: list[ClassFix]
     error: str | None = None
+    rewritten: tuple[SiteRewrite, ...] = ()
+    # Planned rewrites the tree did not allow, each with why.
+    not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -94,10 +102,12 @@ def plan_fixes(
     *,
     unsafe: bool = False,
     classes: Iterable[str] | None = None,
+    rewrite: bool = False,
 ) -> tuple[list[FilePlan], list[Unfixed]]:
     """What to fix, per file, from the typed `fix` of the diagnostics of the
     fixable rules in `result`: a Fix adds a declaration or, when it names a
-    `member`, replaces a string; a NotFixable needs a human."""
+    `member`, replaces a string; a Rewrite (unsafe, so only with `unsafe`
+    or `rewrite`) rewrites a hard-coded device; a NotFixable needs a human."""
     wanted = set(classes) if classes else None
     occurrences: dict[tuple[str, str, int], int] = {}
     # (path, line, column) of each declaration -> the occurrence of its class
@@ -110,6 +120,8 @@ def plan_fixes(
             seen[cls.name] = occurrence + 1
             for decl in cls.declarations:
                 declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
+    instantiated = {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts}
+    imports_torch = {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts}
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
     replaced: set[tuple[str, int, int]] = set()
@@ -120,7 +132,18 @@ def plan_fixes(
             continue
         fix = diag.fix
         if isinstance(fix, NotFixable):
-            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason))
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, diag.code))
+            continue
+        if isinstance(fix, Rewrite):
+            if not (unsafe or rewrite):
+                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
+                                       f"unsafe rewrite of {fix.name} ({fix.evidence}): apply with --unsafe", diag.code))
+            elif fix.target in BY_TARGET and not imports_torch[diag.path]:
+                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`", diag.code))
+            else:
+                plans.setdefault(diag.path, FilePlan(diag.path)).rewrites.append(SiteRewrite(
+                    diag.line, diag.column, fix.kind, fix.name, diag.class_name,
+                    diag.class_name in instantiated[diag.path], BY_TARGET.get(fix.target)))
             continue
         if not isinstance(fix, Fix):
             continue
@@ -454,12 +477,29 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
         original = path.read_bytes()
     except OSError as exc:
         return FileResult(plan.path, b"", None, plan.fixes, f"cannot read: {exc.strerror or exc}")
+    fixed = original
+    rewritten: tuple[SiteRewrite, ...] = ()
+    not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
     try:
-        fixed = fix_source(original, plan.fixes, config)
-        verify(plan.path, fixed, plan.fixes, before, config)
-    except FixError as exc:
+        if plan.rewrites:
+            # Rewrites first: they find their sites by the positions of the
+            # file as read, and change columns, never lines.
+            fixed, rewritten, not_rewritten = rewrite_source(original, plan.rewrites)
+            if rewritten:
+                verify_rewrites(before, _facts_of(plan.path, fixed, config), rewritten)
+        if plan.fixes:
+            fixed = fix_source(fixed, plan.fixes, config)
+            verify(plan.path, fixed, plan.fixes, before, config)
+    except (FixError, RewriteError) as exc:
         return FileResult(plan.path, original, None, plan.fixes, str(exc))
-    return FileResult(plan.path, original, fixed, plan.fixes)
+    return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten)
+
+
+def _facts_of(path: str, data: bytes, config: Config) -> ModuleFacts:
+    text = decode(data)
+    if isinstance(text, ReadError):
+        raise RewriteError(f"the rewritten file does not decode: {text.message}")
+    return extract_source(path, text, **FactsOptions.of(config)._asdict())
 
 
 def write_fixed(root: Path, result: FileResult) -> str | None:
@@ -507,6 +547,11 @@ class FixReport:
                 counts[f.member] = counts.get(f.member, 0) + 1
         return dict(sorted(counts.items()))
 
+    @property
+    def rewritten(self) -> int:
+        """Hard-coded devices rewritten (HWC201)."""
+        return sum(len(result.rewritten) for result in self.files)
+
     def summary(self) -> list[str]:
         replaced = sum(f.replaces for result in self.files for f in result.fixes)
         declared = sum(self.classified.values()) - replaced
@@ -518,6 +563,11 @@ class FixReport:
             done = f"Fixed {strings}" if self.written else f"Would fix {strings}"
         else:
             done = f"Classified {classes} and fixed {strings}" if self.written else f"Would classify {classes} and fix {strings}"
+        if self.rewritten:
+            devices = f"{self.rewritten} hard-coded device{'s' if self.rewritten != 1 else ''}"
+            rewrote = f"rewrote {devices}" if self.written else f"rewrite {devices}"
+            done = f"{done} and {rewrote}" if declared or replaced else (
+                f"Rewrote {devices}" if self.written else f"Would rewrite {devices}")
         files = len(self.files)
         breakdown = ", ".join(f"{member} {n}" for member, n in self.classified.items())
         lines = [
@@ -526,7 +576,9 @@ class FixReport:
         ]
         if self.unfixed:
             n = len(self.unfixed)
-            lines.append(f"{n} class{'es' if n != 1 else ''} need{'s' if n == 1 else ''} a human:")
+            things = "class" if all(u.code != "HWC201" for u in self.unfixed) else "finding"
+            plural = "es" if things == "class" else "s"
+            lines.append(f"{n} {things}{plural if n != 1 else ''} need{'s' if n == 1 else ''} a human:")
             lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in sorted(self.unfixed, key=lambda u: (u.path, u.line)))
         return lines
 
@@ -577,16 +629,23 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         error = write_fixed(config.root, outcome)
     if error is not None:
         report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
-    elif outcome.changed:
+        report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {error}", "HWC201")
+                              for r in plan.rewrites)
+        return
+    report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "HWC201")
+                          for r, reason in outcome.not_rewritten)
+    if outcome.changed:
         report.files.append(outcome)
 
 
 def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:
-    """Whole-file (original, replacement) for the first safe-fixable message
-    of each file, keyed by (path, line, column, code, class name):
-    `lintrunner -a` writes the replacement, fixing every class and
-    declaration of the file at once."""
-    plans, _ = plan_fixes(result)
+    """Whole-file (original, replacement) for the first fixable message of
+    each file, keyed by (path, line, column, code, class name): `lintrunner
+    -a` writes the replacement, fixing every class and declaration of the
+    file at once. Safe fixes, and HWC201's rewrites: that rule is off unless
+    the project turns it on, and lintrunner shows each replacement as a diff
+    before `-a` applies it."""
+    plans, _ = plan_fixes(result, rewrite=True)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     found: dict[tuple[str, int, int, str, str | None], tuple[str, str]] = {}
     for plan in plans:
@@ -596,7 +655,8 @@ def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, st
         before, after = decode(outcome.original), decode(outcome.fixed)
         if isinstance(before, ReadError) or isinstance(after, ReadError):
             continue
-        first = min(plan.fixes, key=lambda f: (f.line, f.column))
         # The class too: a declaration in a loop is reported for each class it assigns to.
-        found[(plan.path, first.line, first.column, first.code, first.class_name)] = (before, after)
+        first = min([(f.line, f.column, f.code, f.class_name) for f in plan.fixes]
+                    + [(r.line, r.column, "HWC201", r.class_name) for r in outcome.rewritten])
+        found[(plan.path, *first)] = (before, after)
     return found

@@ -64,6 +64,8 @@ EQUIVALENTS: dict[str, Equivalent] = {
     "Event": Equivalent("torch.Event", _TORCH_2_6, 0, ("enable_timing", "blocking", "interprocess")),
 }
 
+BY_TARGET: dict[str, Equivalent] = {e.target: e for e in EQUIVALENTS.values()}
+
 # Functions with no device-generic equivalent, and why (matched on the name
 # under the device module, or its first component: `tunable.enable`).
 DEVICE_SPECIFIC: dict[str, str] = {

@@ -16,7 +16,7 @@ from hwlint.cli import EXIT_VIOLATIONS, _codes, _load, guarded
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
 @click.option("--unsafe", is_flag=True, help="Also apply fixes inferred from weaker evidence.")
-@click.option("--select", default=None, help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002).")
+@click.option("--select", default=None, help="Fix only these rule codes or prefixes (fixes exist for HWC001, HWC002 and HWC201).")
 @click.option("--class", "class_names", multiple=True, help="Fix only this class (repeatable).")
 @guarded
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, show_diff: bool,
@@ -27,15 +27,22 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     device: that device; no device, no instantiation, no accelerator use:
     GENERIC. Weaker evidence needs --unsafe; no evidence, no fix. A string
     declaration naming a member ("GENERIC") becomes that member (HWC002).
+    With HWC201 selected, --unsafe rewrites hard-coded devices in
+    ACCELERATOR classes (device="cuda" -> device=device, .cuda() ->
+    .to(device), torch.cuda.synchronize() -> torch.accelerator.synchronize()).
     Files that become clean leave the allowlist. Exit 0 when nothing is left
     to classify, 1 otherwise (or, with --diff, when there is something to
     change)."""
     from hwlint.check import run_check
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
+    from hwlint.rules import enabled_codes
 
     config = _load(config_file)
     codes = _codes(select)
-    chosen = FIXABLE if codes is None else tuple(f for f in FIXABLE if any(f.startswith(c) or c == "ALL" for c in codes))
+    # Like check: the configured rules, or --select's; a default-off rule
+    # (HWC201's rewrites) only when chosen by name or by the configuration.
+    enabled = enabled_codes(tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore)
+    chosen = tuple(f for f in FIXABLE if f in enabled)
     if not chosen:
         click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
         return
