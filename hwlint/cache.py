@@ -49,9 +49,6 @@ from hwlint import __version__
 CACHE_DIR_NAME = ".hwlint_cache"
 ENV_DIR = "HWLINT_CACHE_DIR"
 ENV_DISABLE = "HWLINT_NO_CACHE"
-# click's context meta keys where the CLI's --no-cache / --cache-dir land.
-META_DISABLE = "hwlint.no_cache"
-META_DIR = "hwlint.cache_dir"
 
 from hwlint.hashing import DIGEST_SIZE as _DIGEST_SIZE
 from hwlint.hashing import digest
@@ -95,26 +92,6 @@ def _load(path: Path) -> Any:
     except OSError:
         return None
     return _unpack(data)
-
-
-def options_from_cli() -> tuple[bool, Path | None]:
-    """(--no-cache, --cache-dir) of the click command running now, if any.
-
-    common_options stores them in the click context rather than passing them
-    as arguments, so that every command that checks files honours them
-    without a change to its signature."""
-    click = sys.modules.get("click")
-    ctx = click.get_current_context(silent=True) if click is not None else None
-    if ctx is None:
-        return False, None
-    directory = ctx.meta.get(META_DIR)
-    return bool(ctx.meta.get(META_DISABLE)), Path(directory) if directory else None
-
-
-def click_callback(ctx: Any, param: Any, value: Any) -> Any:
-    """click callback of --no-cache and --cache-dir (see options_from_cli)."""
-    ctx.meta[META_DISABLE if param.name == "no_cache" else META_DIR] = value
-    return value
 
 
 def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
@@ -315,24 +292,23 @@ def cache_folder(root: Path, directory: Path | str | None = None) -> Path:
 def chosen_folder(root: Path, cache: "bool | str | Path | None") -> Path | None:
     """The folder a run uses, from run_check's `cache` argument:
 
-    - True (`hwlint check`): the cache, in --cache-dir, else HWLINT_CACHE_DIR,
-      else `.hwlint_cache/` at the root; none with --no-cache or
-      HWLINT_NO_CACHE=1;
-    - None (other commands, library calls): the same, but only when a folder
-      is named (--cache-dir or HWLINT_CACHE_DIR): a library call does not
-      leave a folder in the caller's tree unasked;
-    - False: none; a path: that folder.
+    - True (`hwlint check`): the cache, in HWLINT_CACHE_DIR, else
+      `.hwlint_cache/` at the root; none with HWLINT_NO_CACHE=1;
+    - None (other commands, library calls): the same, but only when
+      HWLINT_CACHE_DIR names a folder: a library call does not leave a
+      folder in the caller's tree unasked;
+    - False: none (--no-cache); a path: that folder (--cache-dir). The
+      command line decides these (hwlint.options.cache_choice).
     """
     if cache is False:
         return None
     if cache is not None and cache is not True:
         return cache_folder(root, cache)
-    disabled, directory = options_from_cli()
-    if disabled or os.environ.get(ENV_DISABLE, "") not in ("", "0"):
+    if os.environ.get(ENV_DISABLE, "") not in ("", "0"):
         return None
-    if cache is None and directory is None and not os.environ.get(ENV_DIR):
+    if cache is None and not os.environ.get(ENV_DIR):
         return None
-    return cache_folder(root, directory)
+    return cache_folder(root)
 
 
 def tracked_by_git(folder: Path) -> bool:

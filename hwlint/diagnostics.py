@@ -81,6 +81,13 @@ def is_safe_fix(fix: FixInfo) -> bool:
     return isinstance(fix, Fix) and fix.applicability == "safe"
 
 
+def gives_replacement(fix: FixInfo) -> bool:
+    """Whether lintrunner's `replacement` carries this fix: a safe fix, or an
+    HWC201 rewrite (a rule the project turned on; lintrunner shows the diff
+    before `lintrunner -a` applies it)."""
+    return is_safe_fix(fix) or isinstance(fix, Rewrite)
+
+
 class Diagnostic:
     """One finding. Equal and ordered by (path, line, column, code), the sort
     order the spec promises; the other fields do not take part. Treat it as

@@ -198,6 +198,19 @@ def allowlist_history(root: Path, allowlist: str) -> list[HistoryPoint]:
     return points
 
 
+def largest_size(root: Path, allowlist: str) -> int | None:
+    """The most files the allowlist has listed at any commit of HEAD's
+    first-parent history (the adoption, usually): the report's baseline when
+    none is configured. None without such a history: outside a repository,
+    before the first commit, or when git cannot read it. Costs the same two
+    git processes as `--history`."""
+    try:
+        points = allowlist_history(root, allowlist)
+    except GitError:
+        return None
+    return max((p.allowlisted for p in points), default=None)
+
+
 def project_zero(history: list[HistoryPoint], window_days: int = WINDOW_DAYS) -> Projection | None:
     """When the allowlist reaches zero at the recent rate.
 

@@ -11,9 +11,22 @@ What the figures count:
 - `files_checked`: test files linted (include/exclude applied).
 - `files_allowlisted`: entries in the allowlist, the number that must reach
   zero (an entry whose file is gone still counts: it still has to go).
+- `baseline`: the allowlist's size when the migration began. `--baseline`,
+  else `baseline` in the configuration, else the most entries the list has
+  had in git history (its adoption), else its current size; never a
+  built-in number. `baseline_source` says which (`option`, `configuration`,
+  `history`, `allowlist`). The current size wins over a smaller history:
+  entries added and not committed yet are part of the start.
 - `percent_migrated`: (baseline - allowlisted) / baseline × 100, clamped to
-  0..100 and rounded to one decimal; 100.0 when baseline and allowlist are
-  both 0. `baseline` is the list's size when the migration began.
+  0..100, one decimal. 100.0 means done, so it is never shown while work is
+  left (entries, files failing outside the allowlist, unclassified classes):
+  it stops at 99.9. With a baseline of 0 (no list, ever) it is 100.0 when
+  nothing is left and 0.0 otherwise.
+- `files_failing`: test files that `hwlint check` fails on although the
+  allowlist does not cover them (not listed, or unparsable: HWC000 is never
+  exempt). Zero in a project whose CI passes.
+- `classes_classified` / `percent_classified`: test classes with a valid
+  classification, of all test classes (100.0 only when every one is).
 - classes: test classes in the checked files, by *effective* classification
   (own declaration, else inherited). A class whose declaration is invalid
   (HWC002) is unclassified.
@@ -21,18 +34,28 @@ What the figures count:
   files included (what `hwlint check --no-allowlist` prints): that is the
   work left. The allowlist's own rules (HWC3xx) are about the list, not the
   tests, and are not counted.
+
+The report has two layers, both built here and only here. The figures
+(`build_report`) are the JSON document. The layout (`layout`) is what the
+other formats show: a headline and ordered sections, each with a title, a
+note and blocks (paragraphs, tables, the burn-down chart). A renderer
+draws blocks in its medium and never decides what a section holds, so every
+format shows the same sections with the same figures; a new section is a
+figure in `build_report` and a `Section` in `layout`.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Iterable, Union
 
 from hwlint import __version__
 from hwlint.check import CheckResult
 from hwlint.diagnostics import UserError
+from hwlint.allowlist import counted
 from hwlint.history import HistoryPoint, project_zero
 
 TOP_FILES = 10
@@ -50,11 +73,34 @@ def report_time() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def percent_migrated(baseline: int, allowlisted: int) -> float:
+def percent_migrated(baseline: int, allowlisted: int, work_left: bool | None = None) -> float:
+    """(baseline - allowlisted) / baseline as a percentage (see the module's
+    docstring). `work_left` defaults to "entries remain"; the report also
+    counts failing files and unclassified classes."""
+    left = allowlisted > 0 if work_left is None else work_left or allowlisted > 0
     if baseline <= 0:
-        return 100.0 if allowlisted == 0 else 0.0
-    share = (baseline - allowlisted) / baseline * 100
-    return round(min(100.0, max(0.0, share)), 1)
+        return 0.0 if left else 100.0
+    return _share(baseline - allowlisted, baseline, left)
+
+
+def resolve_baseline(option: int | None, configured: int | None, largest: int | None, entries: int) -> tuple[int, str]:
+    """The baseline and where it came from (`baseline_source`): the option,
+    else the configuration, else the list's largest size in git history,
+    else (no history, or a smaller one) its current size."""
+    if option is not None:
+        return option, "option"
+    if configured is not None:
+        return configured, "configuration"
+    if largest is not None and largest >= entries:
+        return largest, "history"
+    return entries, "allowlist"
+
+
+def _share(part: int, whole: int, left: bool) -> float:
+    """part / whole in percent, clamped to 0..100, one decimal, and below 100
+    while work is left (rounding must not print 100.0 for 1 file in 2,000)."""
+    share = round(min(100.0, max(0.0, part / whole * 100)), 1)
+    return min(share, 99.9) if left else share
 
 
 def _directory(path: str) -> str:
@@ -67,15 +113,23 @@ def build_report(
     *,
     history: list[HistoryPoint] | None = None,
     baseline: int | None = None,
+    largest: int | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
     """The report's figures. `result` comes from `run_check(...,
     use_allowlist=False)`, so that allowlisted files' violations are counted
-    (see the module's docstring); `allowlisted` are the allowlist's paths."""
+    (see the module's docstring); `allowlisted` are the allowlist's paths;
+    `history` the points to show (`--history`); `baseline` the `--baseline`
+    option; `largest` the most entries the list has had in git history
+    (history.largest_size), for when neither option nor configuration sets
+    the baseline."""
     config = result.config
     listed = sorted(set(allowlisted))
     listed_set = set(listed)
-    baseline = config.baseline if baseline is None else baseline
+    history = history or []
+    if largest is None and history:
+        largest = max(p.allowlisted for p in history)
+    start, source = resolve_baseline(baseline, config.baseline, largest, len(listed))
     members = list(config.classifications)
     by_member: Counter[str] = Counter()
     unclassified = 0
@@ -107,29 +161,42 @@ def build_report(
         directory(path)["allowlisted"] += 1
 
     violations = Counter(d.code for d in result.diagnostics if not d.code.startswith("HWC3"))
+    # What `hwlint check` would fail on outside the list: an allowlisted file
+    # is exempt from the counted codes only (allowlist.apply_allowlist).
+    failing = {
+        d.path for d in result.diagnostics
+        if not d.code.startswith("HWC3") and (d.path not in listed_set or not counted(d.code))
+    }
+    classes_total = sum(by_member.values()) + unclassified
+    classified = classes_total - unclassified
     # Remaining work first: files still allowlisted, then classes still to
     # classify; the path keeps ties stable.
     directories = sorted(dirs.values(), key=lambda d: (-d["allowlisted"], -d["unclassified"], d["path"]))
     top = sorted(files, key=lambda f: (-f["unclassified"], f["path"]))[:TOP_FILES]
-    history = history or []
     projection = project_zero(history) if history else None
+    work_left = bool(listed or failing or unclassified)
     return {
         "version": __version__,
         "generated_at": (now or report_time()).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "root": str(config.root),
         "files_checked": result.files_checked,
         "files_allowlisted": len(listed),
-        "baseline": baseline,
-        "percent_migrated": percent_migrated(baseline, len(listed)),
-        "classes_total": sum(by_member.values()) + unclassified,
+        "baseline": start,
+        "percent_migrated": percent_migrated(start, len(listed), work_left),
+        "classes_total": classes_total,
         "classes_by_classification": {m: by_member.get(m, 0) for m in members},
         "classes_unclassified": unclassified,
         "violations_by_code": dict(sorted(violations.items())),
         "directories": directories,
         "history": [p.to_dict() for p in history],
         "projected_zero_date": projection.date if projection else None,
-        # Beyond the spec's keys: the issue's "top files" figure, and how the
-        # projection was made, so that a dashboard can say it.
+        # Beyond the spec's keys: where the baseline came from, the figures
+        # that keep percent_migrated honest, the issue's "top files", and
+        # how the projection was made, so that a dashboard can say them.
+        "baseline_source": source,
+        "files_failing": len(failing),
+        "classes_classified": classified,
+        "percent_classified": _share(classified, classes_total, bool(unclassified)) if classes_total else 100.0,
         "top_files": top,
         "projection": projection.to_dict() if projection else None,
     }
@@ -170,3 +237,173 @@ def burndown_series(history: list[dict[str, Any]], samples: int) -> list[tuple[s
 
 def _epoch(iso: str) -> float:
     return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+
+
+def projection_sentence(report: dict[str, Any]) -> str:
+    """How the zero date was found, in one sentence (every format says it)."""
+    projection = report.get("projection")
+    date = report["projected_zero_date"]
+    if projection is None:
+        return "Projected zero: none (the history has fewer than two commits)."
+    if projection["method"] == "reached":
+        return f"Zero reached on {date}."
+    rate = f"{projection['files_per_day']:+g} files/day"
+    how = (
+        f"the least-squares slope over the {projection['points']} allowlist commits within "
+        f"{projection['window_days']} days of the newest, at least the last two"
+    )
+    if date is None:
+        return f"Projected zero: none, the allowlist is not shrinking ({rate}, {how})."
+    return f"Projected zero: {date}, at {rate} ({how}), counting from the newest commit."
+
+
+# ---- the layout: what text, markdown and html show ----
+
+
+class Percent(float):
+    """A percentage cell: a number (right-aligned like the others), shown with %."""
+
+    def __str__(self) -> str:
+        return f"{float(self)}%"
+
+
+class Code(str):
+    """A cell holding a path or a commit: shown as code where the medium can."""
+
+
+Cell = Union[int, float, str]
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """One sentence or two; `backticks` mark code."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str  # stable: the html page's element id, which tests and links use
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    footer: tuple[Cell, ...] | None = None  # e.g. a total, computed here, never by a renderer
+    empty: str = "None."  # shown instead of a table without rows
+    # A long list of details, newest first: html and markdown fold it under
+    # this summary, a terminal shows its first rows.
+    fold: str | None = None
+
+
+@dataclass(frozen=True)
+class Chart:
+    """The burn-down: the allowlist's size at each commit, until `until`."""
+
+    history: tuple[dict[str, Any], ...]
+    until: str
+
+
+Block = Union[Paragraph, Table, Chart]
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    blocks: tuple[Block, ...]
+    note: str | None = None  # what the section counts, under its title
+
+
+@dataclass(frozen=True)
+class Layout:
+    figures: dict[str, Any]  # build_report's dict: the JSON document
+    percent: float
+    headline: tuple[str, str]  # (the figure, what it means), e.g. ("70.0% migrated", "3 files ...")
+    sections: tuple[Section, ...]
+
+
+# Where the baseline came from, as the Summary's note says it.
+BASELINE_SOURCES = {
+    "option": "Baseline: `--baseline`.",
+    "configuration": "Baseline: `baseline` in the configuration.",
+    "history": "Baseline: the most files the allowlist has listed in its git history (its adoption).",
+    "allowlist": "Baseline: the allowlist's current size (git has no larger version of it).",
+}
+
+
+def layout(figures: dict[str, Any]) -> Layout:
+    """The sections every format shows, in order, from the figures."""
+    f = figures
+    percent = f["percent_migrated"]
+    # The file figure never stands alone: the files check fails on and the
+    # classes left are beside it, so a tree full of unclassified classes
+    # cannot read as done.
+    headline = (
+        f"{percent}% migrated",
+        f"{f['files_allowlisted']} files allowlisted (baseline {f['baseline']}), "
+        f"{f['files_failing']} failing outside the allowlist, "
+        f"{f['classes_classified']} of {f['classes_total']} test classes classified ({f['percent_classified']}%), "
+        f"{f['files_checked']} test files checked.",
+    )
+    summary = Table(
+        "summary-table",
+        ("figure", "value"),
+        (
+            ("files checked", f["files_checked"]),
+            ("files allowlisted", f["files_allowlisted"]),
+            ("baseline", f["baseline"]),
+            ("percent migrated", Percent(percent)),
+            ("files failing outside the allowlist", f["files_failing"]),
+            ("test classes", f["classes_total"]),
+            ("classified classes", f["classes_classified"]),
+            ("percent classified", Percent(f["percent_classified"])),
+            ("unclassified classes", f["classes_unclassified"]),
+        ),
+    )
+    history = f["history"]
+    if history:
+        n = len(history)
+        commits = f"{n} commit{'s' if n != 1 else ''}"
+        burndown: tuple[Block, ...] = (
+            Chart(tuple(history), f["generated_at"]),
+            Paragraph(f"{commits} changed the allowlist. {projection_sentence(f)}"),
+            Table(
+                "history",
+                ("date", "commit", "files allowlisted"),
+                tuple((p["date"][:10], Code(p["commit"][:10]), p["allowlisted"]) for p in reversed(history)),
+                fold=f"The {commits} that changed the allowlist",
+            ),
+        )
+    else:
+        burndown = (Paragraph("Run `hwlint report --history` for the burn-down of the allowlist."),)
+    classes = Table(
+        "classifications",
+        ("classification", "classes"),
+        tuple((m, n) for m, n in f["classes_by_classification"].items()) + (("(unclassified)", f["classes_unclassified"]),),
+    )
+    violations = f["violations_by_code"]
+    violation_table = Table(
+        "violations-table",
+        ("code", "rule", "violations"),
+        tuple((code, rule_name(code), n) for code, n in violations.items()),
+        footer=("total", "", sum(violations.values())) if violations else None,
+    )
+    directories = Table(
+        "directories",
+        ("directory", "files", "allowlisted", "classes", "unclassified"),
+        tuple((Code(d["path"]), d["files"], d["allowlisted"], d["classes"], d["unclassified"]) for d in f["directories"]),
+        empty="No test files.",
+    )
+    top = Table(
+        "top-files",
+        ("file", "unclassified", "classes", "allowlisted"),
+        tuple((Code(t["path"]), t["unclassified"], t["classes"], "yes" if t["allowlisted"] else "no") for t in f["top_files"]),
+        empty="None: every test class is classified.",
+    )
+    sections = (
+        Section("summary", "Summary", (summary,), note=BASELINE_SOURCES[f["baseline_source"]]),
+        Section("burndown", "Burn-down", burndown),
+        Section("classes", "Test classes by classification", (classes,), note="Effective classification: the class's own, else the one it inherits."),
+        Section("violations", "Violations by rule", (violation_table,), note="Allowlisted files included: this is the work left."),
+        Section("dirs", "Directories by remaining work", (directories,)),
+        Section("top", "Files with the most unclassified classes", (top,)),
+    )
+    return Layout(figures, percent, headline, sections)

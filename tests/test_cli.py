@@ -3,12 +3,17 @@ against a golden file (HWLINT_UPDATE_GOLDEN=1 rewrites them)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from hwlint import options
 from tests.conftest import run_cli, write_project
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -144,3 +149,139 @@ def test_unknown_code_on_the_command_line_is_an_error(tree: Path) -> None:
         proc = run_cli("check", option, "HWC9", cwd=tree)
         assert proc.returncode == 2
         assert proc.stderr == f"hwlint: error: {option}: unknown rule code or prefix 'HWC9' (`hwlint rule` lists them)\n"
+
+
+# -- every option declared once (hwlint/options.py) ---------------------------------
+
+
+def _hwlint(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hwlint", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def _help_flags(text: str) -> set[str]:
+    """The flags of the Options section of click's --help ("  -j, --jobs INTEGER  ...")."""
+    section = text.split("\nOptions:\n", 1)[1].split("\n\n", 1)[0]
+    flags: set[str] = set()
+    for line in section.splitlines():
+        head = re.match(r"  (-[^\s,]+(?:, -[^\s,]+)*)", line)
+        if head:
+            flags.update(flag.split()[0] for flag in head.group(1).split(", "))
+    return flags
+
+
+def _commands(text: str) -> list[str]:
+    section = text.split("\nCommands:\n", 1)[1]
+    return [line.split()[0] for line in section.splitlines() if line.startswith("  ") and line[2] != " "]
+
+
+def _declared() -> set[str]:
+    """Every flag declared in hwlint.options."""
+    declared = [options.dry_run("x")]
+    for value in vars(options).values():
+        if isinstance(value, options.Option):
+            declared.append(value)
+        elif isinstance(value, tuple):
+            declared.extend(v for v in value if isinstance(v, options.Option))
+    return {flag for option in declared for flag in option.flags}
+
+
+def test_every_commands_options_are_declared_in_hwlint_options(tmp_path: Path) -> None:
+    top = _hwlint(tmp_path, "--help").stdout
+    commands = [[name] for name in _commands(top)]
+    assert [c[0] for c in commands] == ["allowlist", "check", "fix", "lintrunner", "report", "rule", "select"]
+    commands += [["allowlist", name] for name in _commands(_hwlint(tmp_path, "allowlist", "--help").stdout)]
+    assert len(commands) == 12
+    declared = _declared() | {"-h", "--help"}
+    for command in commands:
+        shown = _help_flags(_hwlint(tmp_path, *command, "--help").stdout)
+        assert shown and shown <= declared, (command, shown - declared)
+    check_flags = {flag for option in options.CHECK for flag in option.flags}
+    assert _help_flags(_hwlint(tmp_path, "check", "--help").stdout) == check_flags | {"-h", "--help"}
+
+
+def test_each_option_of_check_is_spelled_in_one_module() -> None:
+    package = Path(options.__file__).parent
+    sources = {path.relative_to(package).as_posix(): path.read_text(encoding="utf-8") for path in package.rglob("*.py")}
+    for option in options.CHECK:
+        for flag in option.flags:
+            spelled = sorted(name for name, text in sources.items() if f'"{flag}"' in text or f"'{flag}'" in text)
+            assert spelled == ["options.py"], flag
+
+
+def test_shared_options_are_the_same_declaration() -> None:
+    for command in (options.CHECK, options.REPORT, options.SELECT_COMMAND, options.FIX_COMMAND):
+        assert options.CONFIG in command and options.JOBS in command
+    assert {o.flags for o in options.CHECK if o.dest == "fmt"} == {o.flags for o in options.REPORT if o.dest == "fmt"}
+
+
+# -- the click-free one-file path and click say the same ----------------------------
+
+# (argv after `hwlint`, extra environment, whether the fast path takes it)
+FRONT_DOORS = [
+    (["check"], {}, True),
+    (["check", "test/test_a.py", "--format=json"], {}, True),
+    (["check", "-o", "out.txt", "--exit-zero"], {}, True),
+    (["check", "--output=out.txt", "--statistics"], {}, True),
+    (["check", "-o=out.txt"], {}, False),  # click: the file "=out.txt"
+    (["check", "--exit-zero=1"], {}, False),
+    (["check", "--format", "json", "--format", "text"], {}, False),  # click takes the last
+    (["check", "--format", "sarif"], {}, False),
+    (["check", "--format", "yaml"], {}, False),
+    (["check", "--jobs=abc"], {}, False),
+    (["check", "-j2"], {}, False),
+    (["check", "--jobs", "1", "--no-allowlist", "--no-cache"], {}, True),
+    (["check", "--cache-dir", "cache"], {}, True),
+    (["check", "--cache-dir", "pyproject.toml"], {}, False),  # a file: click refuses it
+    (["check"], {"HWLINT_CACHE_DIR": "pyproject.toml"}, False),
+    (["check"], {"HWLINT_CACHE_DIR": "env-cache"}, True),
+    (["check", "--config", "test"], {}, False),  # a folder
+    (["check", "-o", "test"], {}, False),
+    (["check", "--config", "pyproject.toml", "--no-cache"], {}, True),
+    (["check", "--select", "HWC001"], {}, False),
+    (["check", "--select", "HWC9"], {}, False),
+    (["check", "--config", "missing.toml"], {}, True),
+    (["check", ""], {}, False),
+    (["check", "--cache-dir"], {}, False),
+]
+
+
+@pytest.mark.parametrize(("args", "env", "fast"), FRONT_DOORS)
+def test_fast_path_and_click_give_the_same_result(tree: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   args: list[str], env: dict[str, str], fast: bool) -> None:
+    from hwlint.__main__ import parse_check
+
+    monkeypatch.chdir(tree)
+    monkeypatch.delenv("HWLINT_CACHE_DIR", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+    assert (parse_check(args) is not None) == fast
+    monkeypatch.undo()
+    results = []
+    for door in ({}, {"HWLINT_NO_FAST_PATH": "1"}):
+        proc = _hwlint(tree, *args, env={**env, **door})
+        written = (tree / "out.txt").read_text() if (tree / "out.txt").exists() else None
+        results.append((proc.returncode, proc.stdout, proc.stderr, written))
+        (tree / "out.txt").unlink(missing_ok=True)
+    assert results[0] == results[1]
+    assert "Traceback" not in results[0][2]
+
+
+@pytest.mark.parametrize("door", [{}, {"HWLINT_NO_FAST_PATH": "1"}])
+def test_cache_options_reach_the_run(tree: Path, door: dict[str, str]) -> None:
+    assert _hwlint(tree, "check", "--cache-dir", "named", env=door).returncode == 1
+    assert (tree / "named").is_dir() and not (tree / ".hwlint_cache").exists()
+    # HWLINT_NO_CACHE turns the cache off even when a folder is named.
+    _hwlint(tree, "check", "--cache-dir", "off", env={**door, "HWLINT_NO_CACHE": "1"})
+    _hwlint(tree, "check", "--no-cache", env=door)
+    assert not (tree / "off").exists() and not (tree / ".hwlint_cache").exists()
+    _hwlint(tree, "check", env=door)
+    assert (tree / ".hwlint_cache").is_dir()
+
+
+def test_bad_input_is_one_line_on_either_door(tree: Path) -> None:
+    for door in ({}, {"HWLINT_NO_FAST_PATH": "1"}):
+        proc = _hwlint(tree, "check", "-o", "no/such/folder/out.txt", env=door)
+        assert proc.returncode == 2
+        assert proc.stderr.startswith("hwlint: error: no/such/folder/out.txt: cannot write") and proc.stderr.count("\n") == 1

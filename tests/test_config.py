@@ -119,7 +119,7 @@ def test_config_option_sets_the_root(tmp_path: Path) -> None:
     bare.mkdir()
     (bare / "pyproject.toml").write_text('[project]\nname = "x"\n')
     config = load_config(config_file=bare / "pyproject.toml")
-    assert (config.root, config.baseline, config.classifications) == (bare.resolve(), 1191, DEFAULT_CLASSIFICATIONS)
+    assert (config.root, config.baseline, config.classifications) == (bare.resolve(), None, DEFAULT_CLASSIFICATIONS)
 
 
 def test_config_option_missing_file(tmp_path: Path) -> None:

@@ -226,3 +226,21 @@ def test_cli_history_without_git(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr == "hwlint: error: git is not installed (or not on PATH): --history needs it\n"
+
+
+def test_largest_size_is_the_adoption(tmp_path: Path) -> None:
+    """The report's default baseline: the most entries at any commit; None
+    without a history (no repository, no commit, the list never committed)."""
+    from hwlint.history import largest_size
+
+    root = init_repo(tmp_path / "repo")
+    assert largest_size(root, "allowlist.txt") is None  # no commit yet
+    commit(root, "2024-01-01", {"README": "x\n"})
+    assert largest_size(root, "allowlist.txt") is None  # never committed
+    commit(root, "2024-01-02", {"allowlist.txt": listing(4)})
+    commit(root, "2024-01-03", {"allowlist.txt": listing(7)})  # it grew after the adoption
+    commit(root, "2024-01-04", {"allowlist.txt": listing(2)})
+    assert largest_size(root, "allowlist.txt") == 7
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert largest_size(plain, "allowlist.txt") is None  # not a repository: no error either

@@ -217,16 +217,82 @@ def test_each_figure_on_a_known_tree(tree: Path) -> None:
         {"path": "test/test_legacy.py", "classes": 2, "unclassified": 2, "allowlisted": True},
     ]
     assert report["history"] == [] and report["projected_zero_date"] is None and report["projection"] is None
+    assert report["baseline_source"] == "configuration"
+    # test_broken.py (HWC000) and test_nn/test_init.py (HWC001, HWC002); the
+    # allowlisted files' violations are covered by the list.
+    assert report["files_failing"] == 2
+    assert (report["classes_classified"], report["percent_classified"]) == (7, 53.8)
 
 
 def test_baseline_override_and_percent(tree: Path) -> None:
-    assert figures(tree, baseline=4)["percent_migrated"] == 25.0
+    report = figures(tree, baseline=4)
+    assert (report["baseline"], report["baseline_source"], report["percent_migrated"]) == (4, "option", 25.0)
     assert percent_migrated(1191, 1191) == 0.0
     assert percent_migrated(1191, 0) == 100.0
     assert percent_migrated(1191, 400) == 66.4
     assert percent_migrated(3, 5) == 0.0  # the list grew past the baseline: clamped
     assert percent_migrated(0, 0) == 100.0
     assert percent_migrated(0, 2) == 0.0
+    # 100.0 means done: one file left of 2,000 is 99.9, not a rounded 100.0.
+    assert percent_migrated(2000, 1) == 99.9
+    # An empty list with work left elsewhere (failing files, unclassified classes).
+    assert percent_migrated(10, 0, work_left=True) == 99.9
+    assert percent_migrated(0, 0, work_left=True) == 0.0
+
+
+def test_baseline_without_configuration_or_git(tmp_path: Path) -> None:
+    """No baseline configured, no repository: the list's current size, so
+    nothing reads as migrated yet."""
+    root = write_project(tmp_path / "proj", TREE, allowlist=ALLOWLIST)
+    report = figures(root)
+    assert (report["baseline"], report["baseline_source"], report["percent_migrated"]) == (3, "allowlist", 0.0)
+
+
+def test_baseline_is_the_largest_size_in_git_history(tmp_path: Path) -> None:
+    """No baseline configured: the most entries the list had at any commit
+    (the adoption), read from git even without --history."""
+    root = make_repo_without_baseline(tmp_path / "repo")
+    # Adopted at 8, then 6, 5, and 3 now (committed): 5 of 8 files migrated.
+    for args in ((), ("--history",)):
+        report = json.loads(_run(root, "--format", "json", *args))
+        assert (report["baseline"], report["baseline_source"]) == (8, "history"), args
+        assert report["files_allowlisted"] == 3 and report["percent_migrated"] == round((8 - 3) / 8 * 100, 1)
+    text = _run(root)
+    assert "62.5% migrated: 3 files allowlisted (baseline 8)" in text
+    assert "Baseline: the most files the allowlist has listed in its git history (its adoption)." in text
+    # Entries added and not committed yet: the list's current size is larger than its history's.
+    (root / "allowlist.txt").write_text(listing(9))
+    report = json.loads(_run.__wrapped__(root, "--format", "json"))
+    assert (report["baseline"], report["baseline_source"], report["percent_migrated"]) == (9, "allowlist", 0.0)
+
+
+def make_repo_without_baseline(root: Path) -> Path:
+    init_repo(root)
+    commit(root, "2024-01-01", {"allowlist.txt": listing(8)}, "adopt hwlint")
+    commit(root, "2024-01-15", {"allowlist.txt": listing(6)}, "migrate two files")
+    commit(root, "2024-02-10", {"allowlist.txt": listing(5)}, "migrate one file")
+    write_project(root, TREE, allowlist=ALLOWLIST)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the tree as it is", date="2024-03-01")
+    return root
+
+
+def test_a_tree_without_allowlist_is_never_migrated(tmp_path: Path) -> None:
+    """Issue 14: no allowlist and unclassified classes read 0%, with the
+    files that fail and the classes left beside it, in every format."""
+    root = write_project(tmp_path / "proj", TREE)
+    report = json.loads(_run(root, "--format", "json"))
+    assert (report["baseline"], report["baseline_source"], report["files_allowlisted"]) == (0, "allowlist", 0)
+    assert report["percent_migrated"] == 0.0
+    # Every file with a violation fails: test_broken, test_legacy, test_c10d, test_init.
+    assert report["files_failing"] == 4
+    assert (report["classes_classified"], report["classes_total"], report["percent_classified"]) == (7, 13, 53.8)
+    headline = "0.0% migrated: 0 files allowlisted (baseline 0), 4 failing outside the allowlist, 7 of 13 test classes classified (53.8%)"
+    assert headline in _run(root)
+    assert headline.replace(":", "**:", 1) in _run(root, "--format", "markdown")
+    html = _run(root, "--format", "html")
+    assert "<strong>0.0% migrated</strong>: 0 files allowlisted (baseline 0), 4 failing outside the allowlist" in html
+    assert '<tr><td>files failing outside the allowlist</td><td class="num">4</td></tr>' in html
 
 
 def test_violations_by_code_follows_select(tree: Path) -> None:
@@ -278,7 +344,7 @@ def test_formats_golden(repo: Path, fmt: str, suffix: str) -> None:
 
 def test_json_keys_and_values(repo: Path) -> None:
     report = json.loads(_run(repo, "--history", "--format", "json"))
-    assert list(report) == SPEC_KEYS + ["top_files", "projection"]
+    assert list(report) == SPEC_KEYS + ["baseline_source", "files_failing", "classes_classified", "percent_classified", "top_files", "projection"]
     assert report["generated_at"] == "2024-06-01T12:00:00Z"
     assert report["root"] == "<root>"
     assert [p["allowlisted"] for p in report["history"]] == [8, 6, 5, 3]
@@ -303,7 +369,51 @@ def test_output_file_and_without_history(tree: Path) -> None:
     assert report["history"] == [] and report["projected_zero_date"] is None
     assert "## hwlint report" in run_cli("report", "--format", "markdown", cwd=tree).stdout
     text = run_cli("report", cwd=tree).stdout
-    assert "Burn-down" not in text and "Migrated: 70.0% (3 files allowlisted, baseline 10)" in text
+    assert "70.0% migrated: 3 files allowlisted (baseline 10), 2 failing outside the allowlist, 7 of 13 test classes classified (53.8%), 6 test files checked." in text
+    assert "Burn-down\n  Run `hwlint report --history` for the burn-down of the allowlist.\n" in text
+
+
+SECTIONS = [
+    "Summary", "Burn-down", "Test classes by classification", "Violations by rule",
+    "Directories by remaining work", "Files with the most unclassified classes",
+]
+
+
+def test_every_format_shows_the_same_sections(repo: Path) -> None:
+    """One layout: the same section titles, in the same order, with the
+    same figures (the percent row, the total row) in text, markdown and html."""
+    text = _run(repo, "--history", "--format", "text")
+    assert [line for line in text.splitlines() if line in SECTIONS] == SECTIONS
+    markdown = _run(repo, "--history", "--format", "markdown")
+    assert re.findall(r"^### (.+)$", markdown, re.MULTILINE) == SECTIONS
+    html = _run(repo, "--history", "--format", "html")
+    assert re.findall(r'<section id="\w+"><h2>([^<]+)</h2>', html) == SECTIONS
+    rows = {"percent migrated": "70.0%", "files failing outside the allowlist": 2, "classified classes": 7, "percent classified": "53.8%"}
+    for figure, value in rows.items():
+        assert re.search(rf"^  {figure} +{value}$", text, re.MULTILINE), figure
+        assert f"| {figure} | {value} |" in markdown, figure
+        assert f'<tr><td>{figure}</td><td class="num">{value}</td></tr>' in html, figure
+    assert re.search(r"^  total +7$", text, re.MULTILINE) and "| total |  | 7 |" in markdown
+    assert '<tfoot><tr><td>total</td><td></td><td class="num">7</td></tr></tfoot>' in html
+
+
+def test_a_long_burndown_is_folded(tmp_path: Path) -> None:
+    """Twelve commits: the terminal shows the newest ten and says so;
+    markdown and html fold the whole list under a summary."""
+    root = tmp_path / "long"
+    init_repo(root)
+    for day in range(12):
+        commit(root, f"2024-01-{day + 1:02d}", {"allowlist.txt": listing(12 - day)}, f"day {day}")
+    write_project(root, {"test/test_a.py": HEADER + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        pass\n"}, {"baseline": 12}, allowlist="test/test_a.py 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "tree", date="2024-01-13")
+    text = _run(root, "--history")
+    burndown = text.split("\nBurn-down\n", 1)[1].split("\n\n", 1)[0]
+    assert "The 13 commits that changed the allowlist, the newest 10 (--format json lists them all):" in burndown
+    assert burndown.count("  2024-01-") == 10 and "2024-01-13" in burndown and "2024-01-03" not in burndown
+    markdown = _run(root, "--history", "--format", "markdown")
+    assert "<details><summary>The 13 commits that changed the allowlist</summary>\n\n| date |" in markdown
+    assert markdown.count("| 2024-01-") == 13
 
 
 def test_source_date_epoch_must_be_a_number(tree: Path) -> None:
@@ -376,3 +486,70 @@ def test_history_benchmark_script_runs(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "for 30 points, 40 -> 4 files" in result.stdout and "OK: under the 30.00 s bound" in result.stdout
+
+
+def _loop_tree(files: int) -> tuple[dict[str, str], dict[str, int]]:
+    """A generated tree: files whose class fix can classify (GENERIC: no
+    device, no instantiation), files whose class needs a human (takes a
+    device, never instantiated), files with one of each, files already
+    migrated. Returns the files and how many there are of each kind."""
+    kinds = {"plain": 0, "device": 0, "mixed": 0, "done": 0}
+    plain = "\n\nclass TestPlain{i}(TestCase):\n    def test_a(self):\n        pass\n"
+    device = "\n\nclass TestDevice{i}(TestCase):\n    def test_b(self, device):\n        pass\n"
+    done = "\n\nclass TestDone{i}(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_c(self):\n        pass\n"
+    bodies = {"plain": plain, "device": device, "mixed": plain + device, "done": done}
+    tree = {}
+    for i in range(files):
+        kind = list(kinds)[i % 4]
+        kinds[kind] += 1
+        tree[f"test/area{i % 5}/test_file{i}.py"] = HEADER + bodies[kind].format(i=i)
+    return tree, kinds
+
+
+def test_the_migration_loop_figures(tmp_path: Path) -> None:
+    """Issue 14, in a real git repository with dated commits, no baseline
+    configured: adopt (commit) → fix → prune → check passes (commit) →
+    report. The figures equal what the test computes from the tree it wrote."""
+    root = init_repo(tmp_path / "repo")
+    tree, kinds = _loop_tree(40)
+    write_project(root, tree)
+
+    # Before adoption: no list, every unmigrated file fails; nothing is migrated.
+    before = json.loads(_run.__wrapped__(root, "--format", "json"))
+    unmigrated = kinds["plain"] + kinds["device"] + kinds["mixed"]
+    classes = kinds["plain"] + kinds["device"] + 2 * kinds["mixed"] + kinds["done"]
+    assert (before["baseline"], before["files_allowlisted"], before["percent_migrated"]) == (0, 0, 0.0)
+    assert before["files_failing"] == unmigrated
+    assert (before["classes_total"], before["classes_classified"]) == (classes, kinds["done"])
+    assert before["percent_classified"] == round(kinds["done"] / classes * 100, 1)
+
+    assert run_cli("allowlist", "sync", "--allow-growth", cwd=root).returncode == 0
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "adopt hwlint", date="2024-05-01")
+    adopted = git(root, "rev-parse", "HEAD").strip()
+    assert run_cli("check", cwd=root).returncode == 0
+    assert run_cli("fix", cwd=root).returncode == 1  # the device-taking classes need a human
+    assert run_cli("allowlist", "prune", cwd=root).returncode == 0
+    assert run_cli("check", cwd=root).returncode == 0
+    git(root, "commit", "-q", "-am", "classify what fix can", date="2024-05-08")
+    fixed = git(root, "rev-parse", "HEAD").strip()
+
+    def entries(rev: str) -> int:
+        text = git(root, "show", f"{rev}:allowlist.txt")
+        return sum(1 for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+    baseline, left = entries(adopted), entries(fixed)
+    assert (baseline, left) == (unmigrated, kinds["device"] + kinds["mixed"])
+    for args in ((), ("--history",)):
+        report = json.loads(_run.__wrapped__(root, "--format", "json", *args))
+        assert (report["baseline"], report["baseline_source"]) == (baseline, "history")
+        assert report["files_allowlisted"] == left
+        assert report["percent_migrated"] == round((baseline - left) / baseline * 100, 1)
+        assert report["files_failing"] == 0
+        classified = classes - kinds["device"] - kinds["mixed"]
+        assert (report["classes_classified"], report["classes_total"]) == (classified, classes)
+        assert report["percent_classified"] == round(classified / classes * 100, 1)
+    assert [(p["commit"], p["date"], p["allowlisted"]) for p in report["history"]] == [
+        (adopted, "2024-05-01T00:00:00Z", baseline),
+        (fixed, "2024-05-08T00:00:00Z", left),
+    ]

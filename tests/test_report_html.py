@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from hwlint.report import Code, Table, layout
 from tests.test_history import GIT_ENV
 from tests.test_report import make_repo
 
@@ -127,17 +128,22 @@ def test_without_pygal_the_page_shows_a_table_and_says_so(monkeypatch: pytest.Mo
             {"commit": "a" * 40, "date": "2024-01-01T00:00:00Z", "allowlisted": 2},
             {"commit": "b" * 40, "date": "2024-02-01T00:00:00Z", "allowlisted": 1},
         ],
-        "projected_zero_date": "2024-03-03", "top_files": [],
+        "projected_zero_date": "2024-03-03", "baseline_source": "configuration", "files_failing": 0,
+        "classes_classified": 0, "percent_classified": 0.0, "top_files": [],
         "projection": {"method": "least-squares", "window_days": 90, "points": 2, "files_per_day": -0.0323},
     }
-    html = report_html.render(report)
+    html = report_html.render(layout(report))
     assert "<svg" not in html
     assert "The chart needs pygal: <code>pip install 'hwlint[report]'</code>" in html
     history = html.split('<table id="history">', 1)[1].split("</table>", 1)[0]
-    assert "<td>2024-02-01T00:00:00Z</td><td><code>bbbbbbbbbbbb</code></td><td class=\"num\">1</td>" in history
+    assert "<td>2024-02-01</td><td><code>bbbbbbbbbb</code></td><td class=\"num\">1</td>" in history
 
 
 def test_escapes_what_it_prints() -> None:
     from hwlint.formats.report_html import _table
 
-    assert _table("t", ["a"], [["<b>&"]]) == '<table id="t"><thead><tr><th>a</th></tr></thead><tbody><tr><td>&lt;b&gt;&amp;</td></tr></tbody></table>'
+    table = Table("t", ("a", "b"), (("<b>&", Code("x<y")),))
+    assert _table(table) == (
+        '<table id="t"><thead><tr><th>a</th><th>b</th></tr></thead>'
+        "<tbody><tr><td>&lt;b&gt;&amp;</td><td><code>x&lt;y</code></td></tr></tbody></table>"
+    )

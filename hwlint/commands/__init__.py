@@ -1,1 +1,4 @@
-"""Commands beyond `check`, loaded lazily by hwlint.cli.LazyGroup."""
+"""Every command, one module each, imported only when run (hwlint.cli's
+LazyGroup). Their options are declared in hwlint.options. check_body and
+console need no click: the one-file `check` (hwlint.__main__) runs them
+without it."""

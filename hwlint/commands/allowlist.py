@@ -12,34 +12,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 import click
 
-from hwlint.cli import EXIT_VIOLATIONS, _load, guarded, write_output
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _config_option(func: F) -> F:
-    return click.option(
-        "--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
-        help="Read settings from this pyproject.toml or hwlint.toml; its folder is the project root.",
-    )(func)
-
-
-def _jobs_option(func: F) -> F:
-    return click.option(
-        "--jobs", "-j", type=click.IntRange(min=1), default=None,
-        help="Processes to use (default: all cores; 1: no process pool).",
-    )(func)
-
-
-def _dry_run_option(command: str) -> Callable[[F], F]:
-    return click.option(
-        "--check", "dry_run", is_flag=True,
-        help=f"Change nothing: print what {command} would change and exit 1 if anything (for CI).",
-    )
+from hwlint.commands.console import EXIT_VIOLATIONS
+from hwlint.commands.decorators import guarded, options, write_output
+from hwlint.project import load_project
+from hwlint.options import ALLOW_GROWTH, BASE, CONFIG, FORMAT, JOBS, OUTPUT, dry_run
 
 
 def _diagnostic_line(diag: Any) -> str:
@@ -73,9 +53,7 @@ def allowlist() -> None:
 
 @allowlist.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@_config_option
-@_jobs_option
-@_dry_run_option("pruning")
+@options(CONFIG, JOBS, dry_run("pruning"))
 @guarded
 def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, dry_run: bool) -> None:
     """Remove clean or missing files from the allowlist and lower budgets to
@@ -86,7 +64,7 @@ def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, d
     from hwlint.allowlist_edit import prune_allowlist
     from hwlint.check import run_check
 
-    config = _load(config_file)
+    config = load_project(config_file, cache=None)
     result = run_check(config, list(paths) or None, jobs=jobs, use_allowlist=False)
     _warn_outside(result.outside, config.root)
     change = prune_allowlist(config, result, write=not dry_run, jobs=jobs)
@@ -94,11 +72,7 @@ def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, d
 
 
 @allowlist.command()
-@_config_option
-@_jobs_option
-@click.option("--allow-growth", is_flag=True,
-              help="Also add files with violations and raise budgets (each addition is printed).")
-@_dry_run_option("sync")
+@options(CONFIG, JOBS, ALLOW_GROWTH, dry_run("sync"))
 @guarded
 def sync(config_file: Path | None, jobs: int | None, allow_growth: bool, dry_run: bool) -> None:
     """Rebuild the allowlist from the whole tree: every file with violations,
@@ -108,20 +82,14 @@ def sync(config_file: Path | None, jobs: int | None, allow_growth: bool, dry_run
     from hwlint.allowlist_edit import sync_allowlist
     from hwlint.check import run_check
 
-    config = _load(config_file)
+    config = load_project(config_file, cache=None)
     result = run_check(config, None, jobs=jobs, use_allowlist=False)
     change = sync_allowlist(config, result, allow_growth=allow_growth, write=not dry_run, jobs=jobs)
     _report(change, "sync", dry_run)
 
 
 @allowlist.command("check")
-@click.option("--base", "base_ref", default=None, metavar="REF",
-              help="Compare with the allowlist at the merge base of HEAD and REF "
-                   "(default: origin/main, else main).")
-@_config_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Write the output to this file instead of stdout.")
+@options(BASE, CONFIG, FORMAT.with_choices(("text", "json"), "text"), OUTPUT)
 @guarded
 def check_command(base_ref: str | None, config_file: Path | None, fmt: str, output: Path | None) -> None:
     """Fail when the allowlist grew compared to a git ref: a new entry or a
@@ -131,7 +99,7 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
     from hwlint.ratchet import check_ratchet
     from hwlint.rules import AllowlistSyntax
 
-    config = _load(config_file)
+    config = load_project(config_file, cache=None)
     result = check_ratchet(config, base_ref, syntax=AllowlistSyntax.code in configured_rules(config))
     diagnostics = result.diagnostics
     if fmt == "json":
@@ -155,10 +123,8 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
 
 @allowlist.command("import-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@_config_option
-@_jobs_option
-@click.option("--allow-growth", is_flag=True,
-              help="Allow new files and higher budgets than the current list has (a first import always may).")
+@options(CONFIG, JOBS, ALLOW_GROWTH.replace(
+    help="Allow new files and higher budgets than the current list has (a first import always may)."))
 @guarded
 def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_growth: bool) -> None:
     """Replace the allowlist's entries with the paths of PyTorch's
@@ -168,7 +134,7 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_gr
     from hwlint.check import run_check
 
     paths = read_json_allowlist(file)
-    config = _load(config_file)
+    config = load_project(config_file, cache=None)
     result = run_check(config, None, jobs=jobs, use_allowlist=False)
     change, skipped = import_allowlist(config, result, paths, allow_growth=allow_growth, write=True, jobs=jobs)
     for reason in skipped:
@@ -178,7 +144,7 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_gr
 
 @allowlist.command("export-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
-@_config_option
+@options(CONFIG)
 @guarded
 def export_json(file: Path, config_file: Path | None) -> None:
     """Write the allowlist's paths as PyTorch's test_linter_allowlist.json
@@ -186,7 +152,7 @@ def export_json(file: Path, config_file: Path | None) -> None:
     from hwlint.allowlist import load_allowlist
     from hwlint.allowlist_edit import export_json_allowlist
 
-    config = _load(config_file)
+    config = load_project(config_file, cache=None)
     current = load_allowlist(config.root, config.allowlist)
     for problem in current.problems:
         click.echo(f"hwlint: warning: {_diagnostic_line(problem)}", err=True)

@@ -7,17 +7,15 @@ from pathlib import Path
 
 import click
 
-from hwlint.cli import EXIT_VIOLATIONS, _codes, _load, guarded
+from hwlint.commands.console import EXIT_VIOLATIONS, parse_codes
+from hwlint.commands.decorators import guarded, options
+from hwlint.project import load_project
+from hwlint.options import FIX_COMMAND, SELECT
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
-@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
-@click.option("--unsafe", is_flag=True, help="Also apply fixes inferred from weaker evidence.")
-@click.option("--select", default=None, help="Fix only these rule codes or prefixes (fixes exist for HWC001, HWC002 and HWC201).")
-@click.option("--class", "class_names", multiple=True, help="Fix only this class (repeatable).")
+@options(*FIX_COMMAND)
 @guarded
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, show_diff: bool,
         unsafe: bool, select: str | None, class_names: tuple[str, ...]) -> None:
@@ -37,8 +35,8 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
     from hwlint.rules import enabled_codes
 
-    config = _load(config_file)
-    codes = _codes(select)
+    config = load_project(config_file, cache=None)
+    codes = parse_codes(select, SELECT)
     # Like check: the configured rules, or --select's; a default-off rule
     # (HWC201's rewrites) only when chosen by name or by the configuration.
     enabled = enabled_codes(tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore)

@@ -10,9 +10,10 @@ from typing import Any, Callable, Iterator
 
 import click
 
-from hwlint.cli import _codes, _load, common_options, guarded, write_output
-
-FORMATS = ("text", "markdown", "json", "html")
+from hwlint.commands.console import parse_codes
+from hwlint.commands.decorators import guarded, options, write_output
+from hwlint.project import load_project
+from hwlint.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, cache_choice
 
 
 @contextlib.contextmanager
@@ -39,10 +40,7 @@ def progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
 
 
 @click.command()
-@common_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option("--history", is_flag=True, help="Add the allowlist's size at every commit that changed it (git), and a projected date for zero.")
-@click.option("--baseline", type=click.IntRange(min=0), default=None, help="Files allowlisted when the migration began (default: `baseline` in the configuration).")
+@options(*REPORT)
 @guarded
 def report(
     config_file: Path | None,
@@ -51,6 +49,8 @@ def report(
     extend_select: str | None,
     ignore: str | None,
     output: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
     fmt: str,
     history: bool,
     baseline: int | None,
@@ -65,15 +65,20 @@ def report(
 
     from hwlint.allowlist import load_allowlist
     from hwlint.check import run_check
-    from hwlint.report import build_report
+    from hwlint.history import allowlist_history, largest_size
+    from hwlint.report import build_report, layout
 
-    config = _load(config_file)
+    cache = cache_choice(no_cache, cache_dir, None)
+    config = load_project(config_file, cache=cache)
     points = None
+    largest = None
     if history:
-        from hwlint.history import allowlist_history
-
         # First, so that a repository problem is reported before the tree is linted.
         points = allowlist_history(config.root, config.allowlist)
+    elif baseline is None and config.baseline is None:
+        # The baseline is the list's adoption, read from git (quietly: a
+        # report outside a repository falls back on the list's size).
+        largest = largest_size(config.root, config.allowlist)
     with progress_bar("Checking test files") as hook:
         # Without the allowlist: the allowlisted files' violations are the
         # work left, and the report counts them.
@@ -81,13 +86,14 @@ def report(
             config,
             None,
             jobs=jobs,
-            select=_codes(select),
-            extend_select=_codes(extend_select, "--extend-select") or (),
-            ignore=_codes(ignore, "--ignore"),
+            select=parse_codes(select, SELECT),
+            extend_select=parse_codes(extend_select, EXTEND_SELECT) or (),
+            ignore=parse_codes(ignore, IGNORE),
             use_allowlist=False,
             progress=hook,
+            cache=cache,
         )
     allowlist = load_allowlist(config.root, config.allowlist)
-    figures = build_report(result, allowlist.entries, history=points, baseline=baseline)
+    figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest)
     module = importlib.import_module(f"hwlint.formats.report_{fmt}")
-    write_output(module.render(figures), output)
+    write_output(module.render(layout(figures)), output)

@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from hwlint.cli import _load, guarded, write_output
+from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.commands.report import progress_bar
+from hwlint.project import load_project
 from hwlint.diagnostics import UserError
-
-FORMATS = ("files", "pytest", "json")
+from hwlint.options import SELECT_COMMAND
 
 
 def _here(root: Path, path: str) -> str:
@@ -62,15 +62,7 @@ def render(selection: Any, fmt: str, root: Path) -> str:
 
 @click.command()
 @click.argument("members", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="files", show_default=True,
-              help="files: test files; pytest: `path::Class` node ids; json: both, with each class's details.")
-@click.option("--include-unclassified", is_flag=True, help="Also list test classes that have no classification.")
-@click.option("--device", default=None, metavar="TYPE",
-              help="The runner's device type (cpu, cuda, xpu, mps, npu...): name instantiated classes as pytest collects them "
-                   "(TestFoo -> TestFooCUDA). Default: the one device among MEMBERS (GENERIC CPU -> cpu), if there is exactly one.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this pyproject.toml or hwlint.toml; its folder is the project root.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores; 1: no process pool).")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write the output to this file instead of stdout.")
+@options(*SELECT_COMMAND)
 @guarded
 def select(
     members: tuple[str, ...],
@@ -91,7 +83,7 @@ def select(
     from hwlint.check import run_check
     from hwlint.selection import canonical_members, default_device, select_tests
 
-    config = _load(config_file)
+    config = load_project(config_file, cache=None)
     wanted = canonical_members(config, members)
     if device is not None:
         device = device.strip()

@@ -14,8 +14,7 @@ from datetime import datetime
 from html import escape
 from typing import Any, Sequence
 
-from hwlint.formats.report_text import projection_sentence
-from hwlint.report import rule_name
+from hwlint.report import Block, Chart, Code, Layout, Paragraph, Table
 
 _CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0; background: #f6f8fa; }
@@ -37,20 +36,43 @@ figure svg { width: 100%; height: auto; }
 """
 
 
-def _table(table_id: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], code_columns: Sequence[int] = ()) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = []
-    for row in rows:
-        cells = []
-        for index, value in enumerate(row):
-            if (isinstance(value, (int, float)) and not isinstance(value, bool)) or re.fullmatch(r"[\d.]+%", str(value)):
-                cells.append(f'<td class="num">{value}</td>')
-            elif index in code_columns:
-                cells.append(f"<td><code>{escape(str(value))}</code></td>")
-            else:
-                cells.append(f"<td>{escape(str(value))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+def _cells(row: Sequence[Any]) -> str:
+    cells = []
+    for value in row:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            cells.append(f'<td class="num">{value}</td>')
+        elif isinstance(value, Code):
+            cells.append(f"<td><code>{escape(value)}</code></td>")
+        else:
+            cells.append(f"<td>{escape(str(value))}</td>")
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _table(table: Table) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
+    body = "".join(_cells(row) for row in table.rows)
+    foot = f"<tfoot>{_cells(table.footer)}</tfoot>" if table.footer else ""
+    return f'<table id="{table.id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>{foot}</table>'
+
+
+def _inline(text: str) -> str:
+    """Escaped text, `backticks` as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
+
+
+def block(item: Block) -> str:
+    if isinstance(item, Paragraph):
+        return f"<p>{_inline(item.text)}</p>"
+    if isinstance(item, Chart):
+        svg = burndown_svg(list(item.history), item.until)
+        if svg is None:
+            return '<p class="note">The chart needs pygal: <code>pip install \'hwlint[report]\'</code>. The commits below show the burn-down.</p>'
+        return f'<figure id="chart">{svg}</figure>'
+    if not item.rows:
+        return f"<p>{escape(item.empty)}</p>"
+    if item.fold is not None:
+        return f"<details><summary>{escape(item.fold)}</summary>{_table(item)}</details>"
+    return _table(item)
 
 
 def _parse(iso: str) -> datetime:
@@ -112,106 +134,28 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None) -> str
     return re.sub(r"<script\b[^>]*>.*?</script>", "", svg, flags=re.DOTALL)
 
 
-def render(report: dict[str, Any]) -> str:
-    percent = report["percent_migrated"]
-    parts: list[str] = []
-    parts.append("<h1>hwlint report</h1>")
-    parts.append(
-        f'<p class="meta"><code>{escape(report["root"])}</code> · generated {escape(report["generated_at"])} '
-        f"by hwlint {escape(report['version'])}</p>"
-    )
-    parts.append(
-        f'<p class="headline"><strong>{percent}% migrated</strong>: {report["files_allowlisted"]} files allowlisted '
-        f'(baseline {report["baseline"]}), {report["files_checked"]} test files checked.</p>'
-    )
-    parts.append(f'<div class="bar" role="img" aria-label="{percent}% migrated"><div style="width: {percent}%"></div></div>')
-    parts.append('<section id="summary"><h2>Summary</h2>')
-    parts.append(
-        _table(
-            "summary-table",
-            ["figure", "value"],
-            [
-                ["files checked", report["files_checked"]],
-                ["files allowlisted", report["files_allowlisted"]],
-                ["baseline", report["baseline"]],
-                ["percent migrated", f"{percent}%"],
-                ["test classes", report["classes_total"]],
-                ["unclassified classes", report["classes_unclassified"]],
-            ],
-        )
-    )
-    parts.append("</section>")
-
-    parts.append('<section id="burndown"><h2>Burn-down</h2>')
-    history = report["history"]
-    if history:
-        history_table = _table(
-            "history",
-            ["date", "commit", "files allowlisted"],
-            [[p["date"], p["commit"][:12], p["allowlisted"]] for p in reversed(history)],
-            code_columns=(1,),
-        )
-        svg = burndown_svg(history, report["generated_at"])
-        if svg is not None:
-            parts.append(f'<figure id="chart">{svg}</figure>')
-            parts.append(f"<p>{escape(projection_sentence(report))}</p>")
-            n = len(history)
-            parts.append(f"<details><summary>The {n} commit{'s' if n != 1 else ''} that changed the allowlist</summary>{history_table}</details>")
-        else:
-            parts.append(
-                '<p class="note">The chart needs pygal: <code>pip install \'hwlint[report]\'</code>. '
-                "Here is the burn-down as a table.</p>"
-            )
-            parts.append(f"<p>{escape(projection_sentence(report))}</p>")
-            parts.append(history_table)
-    else:
-        parts.append("<p>Run <code>hwlint report --history --format html</code> for the burn-down of the allowlist.</p>")
-    parts.append("</section>")
-
-    parts.append('<section id="classes"><h2>Test classes by classification</h2>')
-    rows: list[list[Any]] = [[m, n] for m, n in report["classes_by_classification"].items()]
-    rows.append(["(unclassified)", report["classes_unclassified"]])
-    parts.append(_table("classifications", ["classification", "classes"], rows))
-    parts.append("</section>")
-
-    parts.append('<section id="violations"><h2>Violations by rule</h2><p>Allowlisted files included: this is the work left.</p>')
-    violations = report["violations_by_code"]
-    if violations:
-        parts.append(_table("violations-table", ["code", "rule", "violations"], [[c, rule_name(c), n] for c, n in violations.items()]))
-    else:
-        parts.append("<p>None.</p>")
-    parts.append("</section>")
-
-    parts.append('<section id="dirs"><h2>Directories by remaining work</h2>')
-    parts.append(
-        _table(
-            "directories",
-            ["directory", "files", "allowlisted", "classes", "unclassified"],
-            [[d["path"], d["files"], d["allowlisted"], d["classes"], d["unclassified"]] for d in report["directories"]],
-            code_columns=(0,),
-        )
-    )
-    parts.append("</section>")
-
-    parts.append('<section id="top"><h2>Files with the most unclassified classes</h2>')
-    if report["top_files"]:
-        parts.append(
-            _table(
-                "top-files",
-                ["file", "unclassified", "classes", "allowlisted"],
-                [[f["path"], f["unclassified"], f["classes"], "yes" if f["allowlisted"] else "no"] for f in report["top_files"]],
-                code_columns=(0,),
-            )
-        )
-    else:
-        parts.append("<p>None: every test class is classified.</p>")
-    parts.append("</section>")
-
+def render(report: Layout) -> str:
+    figures = report.figures
+    percent = report.percent
+    figure, meaning = report.headline
+    parts = [
+        "<h1>hwlint report</h1>",
+        f'<p class="meta"><code>{escape(figures["root"])}</code> · generated {escape(figures["generated_at"])} '
+        f"by hwlint {escape(figures['version'])}</p>",
+        f'<p class="headline"><strong>{escape(figure)}</strong>: {escape(meaning)}</p>',
+        f'<div class="bar" role="img" aria-label="{percent}% migrated"><div style="width: {percent}%"></div></div>',
+    ]
+    for section in report.sections:
+        parts.append(f'<section id="{section.id}"><h2>{escape(section.title)}</h2>')
+        if section.note:
+            parts.append(f"<p>{_inline(section.note)}</p>")
+        parts.extend(block(item) for item in section.blocks)
+        parts.append("</section>")
     body = "\n".join(parts)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>hwlint report: {percent}% migrated</title>\n"
+        f"<title>hwlint report: {escape(figure)}</title>\n"
         f"<style>{_CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
     )

@@ -1,11 +1,12 @@
-"""`hwlint report --format json`: the report's dict as it is, keys in the
-spec's order (dashboards read them; the README lists them)."""
+"""`hwlint report --format json`: the report's figures as they are, keys in
+the spec's order (dashboards read them; the README lists them)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from hwlint.report import Layout
 
 
-def render(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+def render(report: Layout) -> str:
+    return json.dumps(report.figures, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,81 @@
+"""What every command shares that needs no click: printing (through an
+`echo` with click.echo's signature, so that the click-free `check` and click
+print alike), writing -o files, reading rule codes from an option, and the
+one error policy: a user error or a bug is one line on stderr and exit 2."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+from hwlint.options import Option
+
+EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
+
+
+class Echo(Protocol):
+    def __call__(self, message: str, *, err: bool = False, nl: bool = True) -> Any: ...
+
+
+def plain_echo(message: str, *, err: bool = False, nl: bool = True) -> None:
+    """click.echo for a UTF-8 terminal or pipe (the fast path checks that)."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(message + "\n" if nl else message)
+    stream.flush()
+
+
+def write_output(text: str, output: Path | str | None, echo: Echo = plain_echo) -> None:
+    """`text` to stdout, or atomically to the -o file."""
+    if output is None:
+        echo(text, nl=False)
+        return
+    from hwlint.atomic import write_text_atomic
+    from hwlint.diagnostics import UserError
+
+    try:
+        write_text_atomic(Path(output), text)
+    except OSError as exc:
+        raise UserError(f"{output}: cannot write: {exc.strerror or exc}") from None
+
+
+def parse_codes(value: str | None, option: Option) -> tuple[str, ...] | None:
+    """Codes from a comma-separated option (--select...), checked as the
+    configuration's are."""
+    if value is None:
+        return None
+    from hwlint.diagnostics import UserError
+    from hwlint.rules import ALL_RULES
+
+    codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    for code in codes:
+        if code != "ALL" and not any(rule.code.startswith(code) for rule in ALL_RULES):
+            raise UserError(f"{option.flags[0]}: unknown rule code or prefix {code!r} (`hwlint rule` lists them)")
+    return codes
+
+
+def error_exit(exc: BaseException, echo: Echo = plain_echo) -> int:
+    """The exit code of a command that raised `exc` (called in the `except`
+    block): a user error, an interrupt, a closed pipe or a bug in hwlint is
+    one line (or none) on stderr, never a traceback unless HWLINT_DEBUG asks
+    for one."""
+    from hwlint.diagnostics import UserError
+
+    if isinstance(exc, UserError):
+        echo(f"hwlint: error: {exc}", err=True)
+        return EXIT_ERROR
+    if isinstance(exc, KeyboardInterrupt):
+        echo("hwlint: interrupted", err=True)
+        return 130
+    if isinstance(exc, BrokenPipeError):  # `hwlint check | head`: as click does, quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_VIOLATIONS
+    if os.environ.get("HWLINT_DEBUG") or not isinstance(exc, Exception):
+        raise exc
+    echo(f"hwlint: error: internal error: {type(exc).__name__}: {exc} "
+         "(rerun with HWLINT_DEBUG=1 for a traceback, and please report it)", err=True)
+    return EXIT_ERROR

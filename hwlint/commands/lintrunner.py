@@ -1,0 +1,58 @@
+"""`hwlint lintrunner`: the adapter lintrunner runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from hwlint.commands.decorators import options
+from hwlint.diagnostics import UserError
+from hwlint.options import CONFIG
+
+
+@click.command()
+@click.argument("paths", nargs=-1)
+@options(CONFIG)
+def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
+    """lintrunner adapter: `python -m hwlint lintrunner @{{PATHSFILE}}`.
+
+    Prints LintMessage JSON lines and always exits 0: lintrunner treats a
+    non-zero exit as a crash of the linter. Failures become a message with
+    `path: null`."""
+    import json
+
+    code = "HWLINT"
+    try:
+        from hwlint.check import run_check
+        from hwlint.project import load_project
+        from hwlint.commands.check_body import lintrunner_replacements
+        from hwlint.formats.lintrunner import render
+
+        files: list[Path] = []
+        for arg in paths:
+            if arg.startswith("@"):
+                # lintrunner's paths file: one path per line (absolute).
+                listing = Path(arg[1:]).read_text(encoding="utf-8")
+                files.extend(Path(line) for line in listing.splitlines() if line.strip())
+            else:
+                files.append(Path(arg))
+        config = load_project(config_file, cache=None)
+        code = config.lintrunner_code
+        if not files:
+            return
+        result = run_check(config, files)
+        click.echo(render(result, replacements=lintrunner_replacements(result)), nl=False)
+    except Exception as exc:  # report, never crash: see the docstring
+        if os.environ.get("HWLINT_DEBUG"):
+            raise
+        problem = str(exc) if isinstance(exc, UserError) else f"internal error: {type(exc).__name__}: {exc}"
+        if isinstance(exc, OSError) and exc.filename is not None:
+            problem = f"{exc.filename}: cannot read: {exc.strerror or exc}"
+        message = {
+            "path": None, "line": None, "char": None, "code": code, "severity": "error",
+            "name": "hwlint-failure", "original": None, "replacement": None,
+            "description": f"hwlint failed: {problem}",
+        }
+        click.echo(json.dumps(message, ensure_ascii=False))
