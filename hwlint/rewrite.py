@@ -27,7 +27,7 @@ from typing import NamedTuple, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hwlint.facts import ModuleFacts, Site
+from hwlint.facts import ModuleFacts
 from hwlint.torch_api import Equivalent
 
 
@@ -326,6 +326,3 @@ def _minus(items: list[tuple[int, str]], other: list[tuple[int, str]]) -> list[t
             out.append(item)
     return out
 
-
-def site_rewrite(site: Site, class_name: str, instantiated: bool, equivalent: Equivalent | None = None) -> SiteRewrite:
-    return SiteRewrite(site.line, site.column, site.kind, site.name, class_name, instantiated, equivalent)
