@@ -205,20 +205,23 @@ class _Rewriter(cst.CSTTransformer):
         return call.with_changes(args=args)
 
     def _method(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
-        """`.cuda(...)` -> `.to(device, ...)`: the device index goes (it is
-        the default one), `non_blocking` and `memory_format` stay."""
+        """`.cuda(...)` -> `.to(device, ...)`: the device index goes (when it
+        is the default one, or the test's `device` already), `non_blocking`
+        and `memory_format` stay."""
         kept: list[cst.Arg] = []
+        device = self.device(site)
         for arg in call.args:
             keyword = arg.keyword.value if arg.keyword is not None else None
             if arg.star:
                 return self._skip(site, f".{site.name}() with unpacked arguments: rewrite by hand", call)
-            if keyword in (None, "device") and _is_default_index(arg.value):
+            if keyword in (None, "device") and (
+                _is_default_index(arg.value) or (isinstance(device, cst.Name) and arg.value.deep_equals(device))
+            ):
                 continue
             if keyword in ("non_blocking", "memory_format"):
                 kept.append(arg)
                 continue
             return self._skip(site, f".{site.name}() names a device other than the default one, or an argument .to() does not take", call)
-        device = self.device(site)
         if isinstance(device, str):
             return self._skip(site, device, call)
         func = call.func

@@ -44,6 +44,7 @@ def rewrite(tmp_path: Path, body: str, settings: dict | None = None, tail: str =
     ("y = x.xpu()", "y = x.to(device)"),
     ("y = x.cuda(0)", "y = x.to(device)"),
     ("y = x.cuda(non_blocking=True)", "y = x.to(device, non_blocking=True)"),
+    ("y = x.cuda(device)", "y = x.to(device)"),
     ('y = x.to("cuda")', "y = x.to(device)"),
     ('y = x.to("cuda", torch.half)', "y = x.to(device, torch.half)"),
     ('d = torch.device("cuda")', "d = torch.device(device)"),
