@@ -19,7 +19,8 @@ from typing import Any
 
 # The destinations of the options of CHECK parsed here, and the formats
 # (--select and the others need the rule registry; --fix needs libcst).
-FAST = {"config_file", "jobs", "output", "no_cache", "cache_dir", "fmt", "exit_zero", "statistics", "no_allowlist"}
+FAST = {"config_file", "jobs", "output", "no_cache", "cache_dir", "fmt", "exit_zero", "statistics", "no_allowlist",
+        "today"}
 FAST_FORMATS = ("text", "json", "jsonl")
 
 

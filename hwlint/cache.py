@@ -392,7 +392,7 @@ def table_get(folder: Path, name: str, data: bytes) -> tuple[bool, Any]:
     found = tables.get(_table_key(name, data), _MISSING)
     if found is _MISSING or not (found == _NOTHING or isinstance(found, dict)):
         return False, None
-    return True, None if found == _NOTHING else found
+    return True, None if found == _NOTHING else _thaw(found)
 
 
 def table_put(folder: Path, name: str, data: bytes, table: dict[str, Any] | None) -> None:
@@ -403,10 +403,10 @@ def table_put(folder: Path, name: str, data: bytes, table: dict[str, Any] | None
     tables = _load(folder / _TABLES)
     if not isinstance(tables, dict) or len(tables) >= _TABLES_MAX:
         tables = {}
-    tables[_table_key(name, data)] = _NOTHING if table is None else table
     try:
+        tables[_table_key(name, data)] = _NOTHING if table is None else _freeze(table)
         payload = _pack(tables)
-    except ValueError:  # a value marshal cannot store (a TOML date): no memo
+    except ValueError:  # a value marshal cannot store (a TOML time): no memo
         return
     from hwlint.atomic import write_bytes_atomic
 
@@ -417,6 +417,31 @@ def table_put(folder: Path, name: str, data: bytes, table: dict[str, Any] | None
 
 
 _MISSING = object()
+# A TOML date (`due = 2027-03-31` of a phase) as marshal can store it. TOML
+# gives no tuples, so a tagged tuple cannot be mistaken for a value.
+_DATE = "\0toml-date"
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _freeze(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_freeze(v) for v in value]
+    if type(value).__module__ == "datetime" and type(value).__name__ == "date":  # not datetime: no import
+        return (_DATE, value.isoformat())
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_thaw(v) for v in value]
+    if type(value) is tuple and len(value) == 2 and value[0] == _DATE:
+        from datetime import date
+
+        return date.fromisoformat(value[1])
+    return value
 
 
 def memo_name(parts: Mapping[str, Any] | tuple[Any, ...]) -> str:

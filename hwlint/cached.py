@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -186,6 +185,8 @@ class CachedFactsSource(FactsSource):
         if len(files) < 256 or (os.cpu_count() or 1) < 2:
             run(files)
             return
+        import threading  # only for big trees: a one-file run does not pay for it
+
         helper = threading.Thread(target=run, args=(files[1::2],), daemon=True)
         helper.start()
         try:

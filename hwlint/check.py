@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -23,9 +22,11 @@ from hwlint.diagnostics import Diagnostic
 from hwlint.discover import discover
 from hwlint.judge import Judge
 from hwlint.resolve import ModuleContext, Resolver
-from hwlint.rules import ALL_RULES, ParseError, Rule, Violation, enabled_codes, parse_error
+from hwlint.rules import ALL_RULES, ParseError, PhaseOverdue, Rule, Violation, enabled_codes, parse_error
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from hwlint.allowlist import Allowlist
     from hwlint.cache import Cache
 
@@ -136,18 +137,6 @@ def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: fr
     return diagnostics, broken
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Facts and diagnostics are acyclic: the collector would only scan them."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def run_check(
     config: Config,
     paths: list[Path] | None = None,
@@ -159,6 +148,7 @@ def run_check(
     use_allowlist: bool = True,
     progress: Progress | None = None,
     cache: bool | str | Path | Cache | None = None,
+    today: date | None = None,
 ) -> CheckResult:
     """Check `paths` (default: the whole project).
 
@@ -166,7 +156,8 @@ def run_check(
     cache unless HWLINT_NO_CACHE says otherwise, in HWLINT_CACHE_DIR or
     `.hwlint_cache/` at the root; None (the default) uses it only when a
     folder is named that way; False: no cache; a path: that folder; a
-    Cache: that one (see hwlint.cached.open_cache)."""
+    Cache: that one (see hwlint.cached.open_cache). `today`: the date
+    migration phases are judged on (default: $HWLINT_TODAY, else today)."""
     from hwlint import cached
 
     enabled = enabled_codes(
@@ -177,7 +168,9 @@ def run_check(
     found = discover(config, paths, cached.selector(config, store))
     files = found.files
     judge = Judge(config)
-    with _collector_paused():
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
+    try:
         source: FactsSource
         memo = None
         outcome = None
@@ -212,6 +205,9 @@ def run_check(
             if found.whole_tree and not store.memo_hit:
                 store.retain(set(files) | set(source.extras))  # type: ignore[attr-defined]  # deleted files leave the cache
             store.save()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     for missing in found.missing:
         if ParseError.code in enabled:
             diagnostics.append(parse_error.missing(missing))
@@ -227,6 +223,12 @@ def run_check(
             base = str(config.root)
             unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
         diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
+        if config.phases and PhaseOverdue.code in enabled:
+            from hwlint import phases
+
+            settings = config.source.name if config.source is not None else "the configuration"
+            diagnostics += phases.overdue_entries(allowlist, config.phases, today or phases.today(), checked,
+                                                    found.whole_tree, settings)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
                        counts)

@@ -11,11 +11,41 @@ ignored setting.
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from hwlint.diagnostics import UserError
 
+if TYPE_CHECKING:
+    from datetime import date
+
 DEFAULT_CLASSIFICATIONS = ("GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU")
+
+
+class Generator(NamedTuple):
+    """A function known to make test classes (`generators` setting): the
+    class it returns derives from its positional argument `base` (so it has
+    that class's classification), and is named `name` with `{N}` replaced by
+    positional argument N (a class's name, or a string); or it copies test
+    methods into its positional argument `tests_into`."""
+
+    base: int | None = None
+    name: str | None = None
+    tests_into: int | None = None
+
+
+class Phase(NamedTuple):
+    """A migration phase agreed with an area's maintainers (`[[tool.hwlint.phases]]`).
+
+    A file belongs to the first phase, in configuration order, whose `paths`
+    match it (so a catch-all phase can come last). Once `due` has passed,
+    its allowlisted files are HWC305; `start` (optional) is when the phase
+    began, for the report's "files at start" and burn-down."""
+
+    name: str
+    paths: tuple[str, ...]
+    due: "date"
+    owners: tuple[str, ...] = ()
+    start: "date | None" = None
 
 
 class Config(NamedTuple):
@@ -46,6 +76,10 @@ class Config(NamedTuple):
     # 2.7 is the first release whose torch.accelerator has the device-index
     # functions under their lasting names (current_device_index).
     oldest_torch: str = "2.7"
+    # Functions that make test classes at run time (hwlint.uncertain): a
+    # class they make is seen, not a reason to call its file uncertain.
+    generators: Mapping[str, Generator] = {}
+    phases: tuple[Phase, ...] = ()
 
     @property
     def allowlist_path(self) -> Path:
@@ -96,6 +130,92 @@ def _validate_codes(source: Path, key: str, codes: tuple[str, ...], is_code: Cal
     return codes
 
 
+def _generators(source: Path, value: Any) -> dict[str, Generator]:
+    import string
+
+    if not isinstance(value, dict):
+        raise _err(source, f"[tool.hwlint] generators must be a table of function names, got {value!r}")
+    out = {}
+    for func, spec in value.items():
+        key = f"[tool.hwlint] generators.{func}"
+        _identifier(source, "generators", func)
+        if not isinstance(spec, dict) or not spec or set(spec) - {"base", "name", "tests-into"}:
+            raise _err(source, f'{key} must be a table with "base" (and "name") or "tests-into", got {spec!r}')
+        for field in ("base", "tests-into"):
+            index = spec.get(field)
+            if index is not None and (isinstance(index, bool) or not isinstance(index, int) or index < 0):
+                raise _err(source, f"{key}.{field} must be an argument position (0, 1, ...), got {index!r}")
+        template = spec.get("name")
+        if template is not None:
+            try:
+                fields = [f for _, f, _, _ in string.Formatter().parse(_str(source, f"generators.{func}.name", template))
+                          if f is not None]
+            except ValueError as exc:
+                raise _err(source, f"{key}.name {template!r}: {exc}") from None
+            if not fields or not all(f.isdigit() for f in fields):
+                raise _err(source, f"{key}.name {template!r}: use {{0}}, {{1}}... for the function's arguments")
+        if ("base" in spec) == ("tests-into" in spec):
+            raise _err(source, f'{key}: give either "base" (the argument the class derives from) or "tests-into"')
+        if "tests-into" in spec and template is not None:
+            raise _err(source, f'{key}: "name" goes with "base", not with "tests-into"')
+        out[func] = Generator(spec.get("base"), template, spec.get("tests-into"))
+    return out
+
+
+_PHASE_KEYS = ("name", "paths", "due", "owners", "start")
+
+
+def _date(source: Path, where: str, key: str, value: Any) -> "date":
+    import datetime
+
+    # tomllib gives datetime.datetime (a subclass of date) for `2027-03-31T12:00`:
+    # a phase is due on a day, not at an hour.
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value
+    hint = " (write it without quotes)" if isinstance(value, str) else ""
+    raise _err(source, f"{where} {key} must be a TOML date like 2027-03-31{hint}, got {value!r}")
+
+
+def _phases(source: Path, value: Any) -> tuple[Phase, ...]:
+    """`[[tool.hwlint.phases]]`: each table validated, names unique, and no
+    pattern in two phases (which phase a file belongs to would then be an
+    accident of order)."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise _err(source, f"[tool.hwlint] phases must be an array of tables ([[tool.hwlint.phases]]), got {value!r}")
+    phases: list[Phase] = []
+    owner_of: dict[str, str] = {}  # pattern -> phase
+    for number, table in enumerate(value, start=1):
+        name = table.get("name")
+        where = f"[[tool.hwlint.phases]] #{number}"
+        if not isinstance(name, str) or not name.strip():
+            raise _err(source, f"{where}: name must be a non-empty string, got {name!r}")
+        where = f"{where} ({name})"
+        for key in table:
+            if key not in _PHASE_KEYS:
+                raise _err(source, f"{where}: unknown key {key!r} (known keys: {', '.join(sorted(_PHASE_KEYS))})")
+        if any(p.name == name for p in phases):
+            raise _err(source, f"{where}: another phase is named {name!r}: phase names must be unique")
+        for key in ("paths", "due"):
+            if key not in table:
+                raise _err(source, f"{where}: {key} is required")
+        paths = table["paths"]
+        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):
+            raise _err(source, f"{where} paths must be a non-empty list of non-empty strings (gitignore-style, "
+                               f"like include), got {paths!r}")
+        for pattern in paths:
+            if pattern in owner_of:
+                raise _err(source, f"{where} paths: {pattern!r} is already in phase {owner_of[pattern]!r}: "
+                                   "a file belongs to one phase")
+            owner_of[pattern] = name
+        owners = _str_list(source, f"phases ({name}) owners", table.get("owners", []))
+        due = _date(source, where, "due", table["due"])
+        start = _date(source, where, "start", table["start"]) if "start" in table else None
+        if start is not None and start > due:
+            raise _err(source, f"{where}: start {start} is after due {due}")
+        phases.append(Phase(name, tuple(paths), due, owners, start))
+    return tuple(phases)
+
+
 def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
                    is_code: Callable[[str], bool] | None = None) -> Config:
     """Turn a `[tool.hwlint]` table into a Config, or raise UserError naming
@@ -142,6 +262,10 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
             ):
                 raise _err(source, f"[tool.hwlint] aliases must be a table of strings, got {value!r}")
             values[name] = dict(value)
+        elif name == "generators":
+            values[name] = _generators(source, value)
+        elif name == "phases":
+            values[name] = _phases(source, value)
         elif name == "per_file_ignores":
             if not isinstance(value, dict):
                 raise _err(source, f"[tool.hwlint] per-file-ignores must be a table, got {value!r}")

@@ -218,6 +218,24 @@ class Import(NamedTuple):
     asname: str  # the local name it is bound to
 
 
+class Dynamic(NamedTuple):
+    """A statement that may make, publish or change test classes at run
+    time, where hwlint cannot see the result (hwlint.uncertain judges it)."""
+
+    line: int
+    column: int
+    # "call": `[Name =] f(...)` at module level, bound to a name or published
+    #   (target "globals()"); "publish": classes put in the module's
+    #   namespace by globals()/setattr on the module; "setattr": an attribute
+    #   set on a class (`setattr(C, name, f)`, `C.test_x = f`), args[0] the
+    #   attribute's name when literal; "classification": the attribute set on
+    #   a name that is not a class of the module (a loop variable).
+    kind: str
+    func: str  # the called function's last name; "" when none
+    target: str  # the name bound or the class named; "" when not a plain name
+    args: tuple  # positional arguments: a plain name or a string's value; None otherwise
+
+
 class ModuleFacts(NamedTuple):
     path: str
     error: ReadError | None = None
@@ -232,6 +250,7 @@ class ModuleFacts(NamedTuple):
     # module-level `device = torch.device("xpu")` a class may use): weaker
     # evidence for `hwlint fix` that a class without its own is GENERIC.
     accelerator_lines: tuple[int, ...] = ()
+    dynamic: tuple[Dynamic, ...] = ()
 
     def suppressed(self, line: int, code: str) -> bool:
         if line not in self.noqa:
@@ -539,6 +558,146 @@ class _Extractor:
         return None
 
 
+# -- dynamic test classes ----------------------------------------------------
+#
+# What the runtime may collect that the class statements do not show:
+# classes made by calls and published into the module, test methods added
+# after the class statement, the attribute set through a variable. Only
+# module-level statements are looked at (plus setattr anywhere): what a test
+# module does at import time.
+
+def _namespace(node: ast.expr) -> bool:
+    """`globals()`, `vars()`, `locals()` at module level, `sys.modules[__name__]`."""
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars", "locals") and not node.args
+    return (isinstance(node, ast.Subscript) and _dotted(node.value) == "sys.modules"
+            and isinstance(node.slice, ast.Name) and node.slice.id == "__name__")
+
+
+def _static(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+class _DynamicFinder:
+    def __init__(self, extractor: _Extractor, classes: set[str]) -> None:
+        self.column = extractor.column
+        self.attribute = extractor.attribute
+        self.classes = classes
+        self.found: list[Dynamic] = []
+
+    def add(self, node: ast.AST, kind: str, func: str = "", target: str = "", args: tuple = ()) -> None:  # type: ignore[type-arg]
+        line = node.lineno  # type: ignore[attr-defined]
+        self.found.append(Dynamic(line, self.column(line, node.col_offset), kind, func, target, args))  # type: ignore[attr-defined]
+
+    def call(self, node: ast.Call, target: str) -> None:
+        func = _dotted(node.func).rsplit(".", 1)[-1]
+        if func == INSTANTIATE:
+            return
+        args = node.args
+        if func == "setattr" and len(args) >= 2:
+            if _namespace(args[0]):
+                self.add(node, "publish", func)
+                return
+            name = _static(args[1]) if isinstance(args[1], ast.Constant) else None
+            owner = args[0].id if isinstance(args[0], ast.Name) else ""
+            if name == self.attribute:
+                self.add(node, "classification", func, owner)
+            elif name is None or name.startswith("test"):
+                self.add(node, "setattr", func, owner, (name,))
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "update" and _namespace(node.func.value):
+            inner = args[0] if args else None
+            if isinstance(inner, ast.Call):
+                self.call(inner, "globals()")
+            else:
+                self.add(node, "publish", "update")
+            return
+        if any(_namespace(a) for a in (*args, *(k.value for k in node.keywords))):
+            self.add(node, "publish", func)  # f(..., globals()): it may put classes there
+            return
+        positional = tuple(_static(a) for a in args)
+        # `device = torch.device("cpu")` makes no class; `TestFooDyn = f(...)`,
+        # `type(...)` and calls given a class may.
+        if (target and ("Test" in target or target == "globals()")) or func == "type" or any(
+                isinstance(a, ast.Name) for a in args):
+            self.add(node, "call", func, target, positional)
+
+    def assign(self, stmt: ast.Assign | ast.AnnAssign, targets: list[ast.expr], loops: dict[str, tuple[str, ...]]) -> None:
+        value = stmt.value
+        for target in targets:
+            if isinstance(target, ast.Subscript) and _namespace(target.value):
+                if isinstance(value, ast.Call):
+                    self.call(value, "globals()")
+                else:
+                    self.add(stmt, "publish", "")
+            elif isinstance(target, ast.Attribute):
+                owner = target.value
+                if _namespace(owner):
+                    self.add(stmt, "publish", "")
+                elif isinstance(owner, ast.Name):
+                    names = loops.get(owner.id, (owner.id,))
+                    if target.attr == self.attribute:
+                        # TestFoo.attr = ... on a class of the module is a Declaration.
+                        for name in names:
+                            if name not in self.classes:
+                                self.add(stmt, "classification", "", name)
+                    elif target.attr.startswith("test"):
+                        for name in names:
+                            self.add(stmt, "setattr", "", name, (target.attr,))
+            elif isinstance(target, ast.Name) and isinstance(value, ast.Call):
+                self.call(value, target.id)
+
+    def block(self, body: Iterable[ast.stmt], loops: dict[str, tuple[str, ...]]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.Expr):
+                if isinstance(stmt.value, ast.Call):
+                    self.call(stmt.value, "")
+            elif isinstance(stmt, ast.Assign):
+                self.assign(stmt, stmt.targets, loops)
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                self.assign(stmt, [stmt.target], loops)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+                inner = dict(loops)
+                target, it = stmt.target, stmt.iter
+                if isinstance(target, ast.Name):
+                    inner.pop(target.id, None)
+                    if isinstance(it, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in it.elts):
+                        inner[target.id] = tuple(e.id for e in it.elts)  # type: ignore[attr-defined]
+                    else:
+                        inner[target.id] = ("",)  # a variable: not a class name
+                self.block(stmt.body, inner)
+                self.block(stmt.orelse, loops)
+            elif isinstance(stmt, (ast.If, ast.While, ast.With, ast.AsyncWith, ast.Try)) or type(stmt).__name__ == "TryStar":
+                for part in ("body", "orelse", "finalbody"):
+                    self.block(getattr(stmt, part, ()), loops)
+                for handler in getattr(stmt, "handlers", ()):
+                    self.block(handler.body, loops)
+            elif isinstance(stmt, ast.Match):
+                for case in stmt.cases:
+                    self.block(case.body, loops)
+
+    def setattrs_in_functions(self, tree: ast.Module) -> None:
+        """setattr(cls, name, fn) in a function the module calls at import
+        (PyTorch's generate_tests(cls) helpers)."""
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for node in ast.walk(stmt):
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                        self.call(node, "")
+
+
+def dynamic_sites(tree: ast.Module, source: str, extractor: _Extractor) -> tuple[Dynamic, ...]:
+    finder = _DynamicFinder(extractor, {c.name for c in extractor.classes})
+    finder.block(tree.body, {})
+    if "setattr" in source:
+        finder.setattrs_in_functions(tree)
+    return tuple(sorted(dict.fromkeys(finder.found), key=lambda d: (d.line, d.column)))
+
+
 def accelerator_lines(text: str, lines: Sequence[str], vocabulary: _Vocabulary | None = None) -> list[int]:
     """Sorted 1-based numbers of the lines that mention an accelerator.
 
@@ -743,6 +902,7 @@ def facts_from_tree(
         imports=tuple(extractor.imports),
         lines=len(lines),
         accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
+        dynamic=dynamic_sites(tree, source, extractor),
     )
 
 
@@ -765,7 +925,7 @@ def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification
 
 SCHEMA = tuple(
     (cls.__name__, cls._fields)
-    for cls in (ModuleFacts, ClassFacts, Method, Declaration, Value, Site, Branch, Instantiation, Import, ReadError)
+    for cls in (ModuleFacts, ClassFacts, Method, Declaration, Value, Site, Branch, Instantiation, Import, ReadError, Dynamic)
 )
 
 
@@ -796,6 +956,7 @@ def to_tuple(m: ModuleFacts) -> tuple:  # type: ignore[type-arg]
         tuple([(i.module, i.level, i.name, i.asname) for i in m.imports]),
         m.lines,
         m.accelerator_lines,
+        tuple([tuple(d) for d in m.dynamic]),
     )
 
 
@@ -804,7 +965,7 @@ def from_tuple(t: tuple) -> ModuleFacts:  # type: ignore[type-arg]
     on a malformed tuple: callers treat that as a cache miss."""
     # _make is tuple.__new__ plus a length check: no per-field work.
     make_method, make_site, make_import = Method._make, Site._make, Import._make
-    path, error, skip_file, noqa, classes, instantiations, imports, lines, accelerator_lines = t
+    path, error, skip_file, noqa, classes, instantiations, imports, lines, accelerator_lines, dynamic = t
     return ModuleFacts(
         path,
         None if error is None else ReadError._make(error),
@@ -829,6 +990,7 @@ def from_tuple(t: tuple) -> ModuleFacts:  # type: ignore[type-arg]
         tuple([make_import(i) for i in imports]),
         lines,
         accelerator_lines,
+        tuple([Dynamic._make(d) for d in dynamic]),
     )
 
 

@@ -19,7 +19,7 @@ time, in its own worker processes):
   siblings are read from disk (once per process) from the project root.
 - `# noqa: HWC001` is flake8's business: flake8 applies it (and honours
   `--disable-noqa`). `# hwlint: skip-file` skips the file.
-- The allowlist needs the whole tree, so the allowlist rules HWC301-HWC304
+- The allowlist needs the whole tree, so the allowlist rules HWC301-HWC305
   are never reported through flake8 (run `hwlint check` in CI for the
   ratchet). An allowlisted file is exempt, as in `hwlint check`: no errors
   but HWC000.

@@ -18,6 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Callable
 
 from hwlint.git import GitError, run_git
 
@@ -34,6 +35,9 @@ class HistoryPoint:
     commit: str  # full hash
     timestamp: int  # committer date, seconds since the epoch
     allowlisted: int  # files listed in this version (0 when the file was deleted)
+    # With allowlist_history's `group`: files listed in this version per
+    # group (a migration phase), by index.
+    groups: tuple[int, ...] = ()
 
     @property
     def date(self) -> str:
@@ -83,6 +87,12 @@ def count_entries(blob: bytes) -> int:
 
 
 def count_versions(blobs: list[bytes | None]) -> list[int]:
+    """count_entries of each version (see count_versions_by_group)."""
+    return [count for count, _ in count_versions_by_group(blobs)]
+
+
+def count_versions_by_group(blobs: list[bytes | None], group: Callable[[str], int | None] | None = None,
+                            groups: int = 0) -> list[tuple[int, tuple[int, ...]]]:
     """count_entries of each version (None: the file did not exist), in
     order, without parsing every line of every version.
 
@@ -90,10 +100,26 @@ def count_versions(blobs: list[bytes | None]) -> list[int]:
     that differ from the previous version are parsed, in Python; splitting
     and the set differences run in C. For 1,000 versions of a 1,000-line
     list that is a few thousand parsed lines instead of a million.
+
+    Each version's (count, files per group): `group` maps a path to an
+    index below `groups` (or None); a path's group is looked up when it
+    enters or leaves the list, not for every version.
     """
-    counts: list[int] = []
+    counts: list[tuple[int, tuple[int, ...]]] = []
+    tally = [0] * groups
+    group_of: dict[bytes, int | None] = {}
     previous: set[bytes] = set()
     paths: dict[bytes, int] = {}  # path -> distinct lines naming it
+
+    def moved(path: bytes, step: int) -> None:
+        if group is None:
+            return
+        if path not in group_of:
+            group_of[path] = group(path.decode("utf-8", "surrogateescape"))
+        index = group_of[path]
+        if index is not None:
+            tally[index] += step
+
     for blob in blobs:
         current = set(blob.split(b"\n")) if blob else set()
         for line in previous - current:
@@ -101,13 +127,16 @@ def count_versions(blobs: list[bytes | None]) -> list[int]:
             if path is not None:
                 if paths[path] == 1:
                     del paths[path]
+                    moved(path, -1)
                 else:
                     paths[path] -= 1
         for line in current - previous:
             path = _listed(line)
             if path is not None:
+                if path not in paths:
+                    moved(path, 1)
                 paths[path] = paths.get(path, 0) + 1
-        counts.append(len(paths))
+        counts.append((len(paths), tuple(tally)))
         previous = current
     return counts
 
@@ -166,9 +195,11 @@ def _check_repository(root: Path) -> None:
         raise GitError(f"--history: git cannot read the repository at {root}: {lines[-1]}")  # e.g. dubious ownership
 
 
-def allowlist_history(root: Path, allowlist: str) -> list[HistoryPoint]:
+def allowlist_history(root: Path, allowlist: str, group: Callable[[str], int | None] | None = None,
+                      groups: int = 0) -> list[HistoryPoint]:
     """The allowlist's size at every commit of HEAD's first-parent history
-    that changed it, oldest first.
+    that changed it, oldest first; with `group` (see count_versions), the
+    size per group too (HistoryPoint.groups).
 
     First parent only: on a branch that merges pull requests, each point is
     a state the main line really had, not a commit of a side branch.
@@ -193,9 +224,8 @@ def allowlist_history(root: Path, allowlist: str) -> list[HistoryPoint]:
     # `./path` makes git read the path relative to the project root, which
     # may be a folder inside the repository.
     blobs = _read_blobs(root, [f"{sha}:./{allowlist}" for sha, _ in commits])
-    sizes = count_versions(blobs)
-    points = [HistoryPoint(sha, stamp, size) for (sha, stamp), size in zip(commits, sizes)]
-    return points
+    counted = count_versions_by_group(blobs, group, groups)
+    return [HistoryPoint(sha, stamp, size, tally) for (sha, stamp), (size, tally) in zip(commits, counted)]
 
 
 def largest_size(root: Path, allowlist: str) -> int | None:

@@ -29,7 +29,7 @@ class Option:
                  metavar: str | None = None, multiple: bool = False, show_default: bool = False) -> None:
         self.flags = flags  # as the user types them, in the order --help shows them
         self.dest = dest  # the command function's parameter
-        self.kind = kind  # flag, text, file, folder, count (an int >= minimum) or choice
+        self.kind = kind  # flag, text, file, folder, count (an int >= minimum), seconds (a float > 0) or choice
         self.help = help
         self.default = default
         self.choices = choices
@@ -76,11 +76,20 @@ FIX = Option(("--fix",), "fix", "flag",
              "Apply safe fixes, then prune the allowlist (clean or missing files, lower budgets); "
              "changes are printed on stderr.")
 
+# Migration phases ([[tool.hwlint.phases]], hwlint.phases). HWLINT_TODAY is
+# read by the run itself, not as the option's envvar: lintrunner and library
+# calls have no option, and a bad value's message names the variable.
+TODAY = Option(("--today",), "today", "text",
+               "Judge migration phases as on this date (default: $HWLINT_TODAY, else today in UTC).",
+               metavar="YYYY-MM-DD")
+PHASE = Option(("--phase",), "phase", "text", "Only the files of this migration phase ([[tool.hwlint.phases]]).",
+               metavar="NAME")
+
 # Options of every command that lints the tree (check, report).
 LINT = (CONFIG, JOBS, SELECT, EXTEND_SELECT, IGNORE, OUTPUT, NO_CACHE, CACHE_DIR)
 
 CHECK_FORMATS = ("text", "json", "jsonl", "lintrunner", "github", "sarif", "junit")
-CHECK = (*LINT, FORMAT.with_choices(CHECK_FORMATS, "text"), EXIT_ZERO, STATISTICS, NO_ALLOWLIST, FIX)
+CHECK = (*LINT, FORMAT.with_choices(CHECK_FORMATS, "text"), EXIT_ZERO, STATISTICS, NO_ALLOWLIST, FIX, TODAY)
 
 # hwlint report
 REPORT_FORMATS = ("text", "markdown", "json", "html")
@@ -89,7 +98,7 @@ HISTORY = Option(("--history",), "history", "flag",
 BASELINE = Option(("--baseline",), "baseline", "count",
                   "Files allowlisted when the migration began (default: `baseline` in the configuration, "
                   "else the allowlist's largest size in git history, else its current size).")
-REPORT = (*LINT, FORMAT.with_choices(REPORT_FORMATS, "text"), HISTORY, BASELINE)
+REPORT = (*LINT, FORMAT.with_choices(REPORT_FORMATS, "text"), HISTORY, BASELINE, TODAY)
 
 # hwlint select
 SELECT_FORMATS = ("files", "pytest", "json")
@@ -99,10 +108,19 @@ DEVICE = Option(("--device",), "device", "text",
                 "The runner's device type (cpu, cuda, xpu, mps, npu...): name instantiated classes as pytest "
                 "collects them (TestFoo -> TestFooCUDA). Default: the one device among MEMBERS (GENERIC CPU -> cpu), "
                 "if there is exactly one.", metavar="TYPE")
+RUNTIME = Option(("--runtime",), "runtime", "flag",
+                 "Import each test module in a child process of --python and list what unittest collects there, "
+                 "with the classification each class has at run time; modules that fail to import fall back to the "
+                 "static view and are uncertain.")
+PYTHON = Option(("--python",), "python", "text",
+                "The project's Python for --runtime, with torch and the tests' dependencies (default: this one).",
+                metavar="EXE")
+TIMEOUT = Option(("--timeout",), "timeout", "seconds", "--runtime: give up on a module whose import takes longer.",
+                 default=300.0, show_default=True, metavar="SECONDS")
 SELECT_COMMAND = (
     FORMAT.with_choices(SELECT_FORMATS, "files",
                         "files: test files; pytest: `path::Class` node ids; json: both, with each class's details."),
-    INCLUDE_UNCLASSIFIED, DEVICE, CONFIG, JOBS, OUTPUT,
+    INCLUDE_UNCLASSIFIED, DEVICE, RUNTIME, PYTHON, TIMEOUT, CONFIG, JOBS, OUTPUT,
 )
 
 # hwlint fix
@@ -112,6 +130,7 @@ FIX_COMMAND = (
     Option(("--unsafe",), "unsafe", "flag", "Also apply fixes inferred from weaker evidence."),
     SELECT.replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001, HWC002 and HWC201)."),
     Option(("--class",), "class_names", "text", "Fix only this class (repeatable).", multiple=True),
+    PHASE.replace(help="Fix only the files of this migration phase (with PATHS: its files among them)."),
 )
 
 # hwlint allowlist ...
@@ -119,6 +138,14 @@ ALLOW_GROWTH = Option(("--allow-growth",), "allow_growth", "flag",
                       "Also add files with violations and raise budgets (each addition is printed).")
 BASE = Option(("--base",), "base_ref", "text", "Compare with the allowlist at the merge base of HEAD and REF "
               "(default: origin/main, else main).", metavar="REF")
+
+
+ALLOWLIST_SHOW = (
+    CONFIG,
+    PHASE.replace(help="Only the entries of this migration phase: what it has left."),
+    FORMAT.with_choices(("text", "json"), "text"),
+    OUTPUT,
+)
 
 
 def dry_run(command: str) -> Option:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any, Iterable, Union
 
 from hwlint import __version__
@@ -115,6 +115,8 @@ def build_report(
     baseline: int | None = None,
     largest: int | None = None,
     now: datetime | None = None,
+    phase_history: list[HistoryPoint] | None = None,
+    today: date | None = None,
 ) -> dict[str, Any]:
     """The report's figures. `result` comes from `run_check(...,
     use_allowlist=False)`, so that allowlisted files' violations are counted
@@ -122,7 +124,9 @@ def build_report(
     `history` the points to show (`--history`); `baseline` the `--baseline`
     option; `largest` the most entries the list has had in git history
     (history.largest_size), for when neither option nor configuration sets
-    the baseline."""
+    the baseline. `phase_history`: the history counted per migration phase
+    (hwlint.phases.phase_statuses), None without git; `today`: the date the
+    phases are judged on (default: the report's date)."""
     config = result.config
     listed = sorted(set(allowlisted))
     listed_set = set(listed)
@@ -174,6 +178,11 @@ def build_report(
     directories = sorted(dirs.values(), key=lambda d: (-d["allowlisted"], -d["unclassified"], d["path"]))
     top = sorted(files, key=lambda f: (-f["unclassified"], f["path"]))[:TOP_FILES]
     projection = project_zero(history) if history else None
+    phases = []
+    if config.phases:
+        from hwlint.phases import phase_statuses
+
+        phases = phase_statuses(config.phases, listed, phase_history, today or (now or report_time()).date())
     work_left = bool(listed or failing or unclassified)
     return {
         "version": __version__,
@@ -190,6 +199,7 @@ def build_report(
         "directories": directories,
         "history": [p.to_dict() for p in history],
         "projected_zero_date": projection.date if projection else None,
+        "phases": [status.to_dict() for status in phases],
         # Beyond the spec's keys: where the baseline came from, the figures
         # that keep percent_migrated honest, the issue's "top files", and
         # how the projection was made, so that a dashboard can say them.
@@ -199,6 +209,13 @@ def build_report(
         "percent_classified": _share(classified, classes_total, bool(unclassified)) if classes_total else 100.0,
         "top_files": top,
         "projection": projection.to_dict() if projection else None,
+        # Each phase's burn-down (its files in each version of the list,
+        # from its start), for the charts; `phases` keeps the spec's keys.
+        "phase_burndown": [
+            {"name": s.phase.name, "points": [{"date": day, "files_left": n} for day, n in s.burndown],
+             "files_per_day": None if s.pace is None else round(s.pace, 4)}
+            for s in phases
+        ],
     }
 
 
@@ -235,6 +252,19 @@ def burndown_series(history: list[dict[str, Any]], samples: int) -> list[tuple[s
     return series
 
 
+def plan_at(plan: tuple[tuple[str, int], ...], day: str) -> float:
+    """The files a phase's plan (straight lines between its (YYYY-MM-DD,
+    files) points) allows on `day`, one decimal; flat outside them."""
+    ordinal = date.fromisoformat(day[:10]).toordinal()
+    points = [(date.fromisoformat(d).toordinal(), n) for d, n in plan]
+    if ordinal <= points[0][0]:
+        return float(points[0][1])
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if ordinal <= x1:
+            return round(y0 + (y1 - y0) * (ordinal - x0) / max(1, x1 - x0), 1)
+    return float(points[-1][1])
+
+
 def _epoch(iso: str) -> float:
     return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
 
@@ -258,6 +288,13 @@ def projection_sentence(report: dict[str, Any]) -> str:
 
 
 # ---- the layout: what text, markdown and html show ----
+
+# How a phase's status is decided (hwlint.phases), as every format says it.
+PHASE_RULES = (
+    "Done: no file left. Overdue: files left after the due date (HWC305). At risk: at the phase's pace "
+    "(its last 90 days) zero comes after the due date, or never. On track: zero by the due date, or no history "
+    "to tell."
+)
 
 
 class Percent(float):
@@ -295,10 +332,15 @@ class Table:
 
 @dataclass(frozen=True)
 class Chart:
-    """The burn-down: the allowlist's size at each commit, until `until`."""
+    """The burn-down: the allowlist's size at each commit, until `until`.
+    A phase's chart also has its `plan`: (date, files) points of the agreed
+    pace, from the files at its start to zero on its due date."""
 
     history: tuple[dict[str, Any], ...]
     until: str
+    title: str = "Files allowlisted"
+    id: str = "chart"  # the html page's element id
+    plan: tuple[tuple[str, int], ...] = ()
 
 
 Block = Union[Paragraph, Table, Chart]
@@ -327,6 +369,35 @@ BASELINE_SOURCES = {
     "history": "Baseline: the most files the allowlist has listed in its git history (its adoption).",
     "allowlist": "Baseline: the allowlist's current size (git has no larger version of it).",
 }
+
+
+def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
+    """The Phases section: a table, then each phase's burn-down against its
+    deadline (for the phases that had files in the history read)."""
+    if not f.get("phases"):
+        return ()
+    table = Table(
+        "phases",
+        ("phase", "due", "status", "files left", "files at start", "projected done", "owners"),
+        tuple(
+            (p["name"], p["due"], p["status"], p["files_left"],
+             "—" if p["files_at_start"] is None else p["files_at_start"],
+             p["projected_done"] or "—", Code(", ".join(p["owners"])) if p["owners"] else "")
+            for p in f["phases"]
+        ),
+    )
+    charts: list[Block] = []
+    for index, (phase, burndown) in enumerate(zip(f["phases"], f["phase_burndown"]), start=1):
+        points = burndown["points"]
+        if not any(point["files_left"] for point in points):
+            continue
+        history = tuple({"date": f"{point['date']}T00:00:00Z", "allowlisted": point["files_left"]} for point in points)
+        plan = ((points[0]["date"], phase["files_at_start"]), (phase["due"], 0))
+        charts.append(Chart(history, f["generated_at"], f"{phase['name']}: files left (due {phase['due']})",
+                            f"phase-chart-{index}", plan))
+    if not charts:
+        charts.append(Paragraph("No burn-down: the allowlist's git history is not available, or no phase had files in it."))
+    return (Section("phases", "Phases", (table, *charts), note=PHASE_RULES),)
 
 
 def layout(figures: dict[str, Any]) -> Layout:
@@ -401,6 +472,7 @@ def layout(figures: dict[str, Any]) -> Layout:
     sections = (
         Section("summary", "Summary", (summary,), note=BASELINE_SOURCES[f["baseline_source"]]),
         Section("burndown", "Burn-down", burndown),
+        *_phases_section(f),
         Section("classes", "Test classes by classification", (classes,), note="Effective classification: the class's own, else the one it inherits."),
         Section("violations", "Violations by rule", (violation_table,), note="Allowlisted files included: this is the work left."),
         Section("dirs", "Directories by remaining work", (directories,)),

@@ -213,8 +213,8 @@ def test_unknown_key_message_lists_the_known_keys(tmp_path: Path) -> None:
         load_config(start=tmp_path)
     assert "'includes'" in str(caught.value)
     assert "known keys: aliases, allowlist, attribute, baseline, classifications, enum, exclude, " \
-           "extend-accelerator-flags, extend-accelerator-modules, extend-devices, ignore, " \
-           "import-from, include, inheritance, lintrunner-code, oldest-torch, per-file-ignores, select" in str(caught.value)
+           "extend-accelerator-flags, extend-accelerator-modules, extend-devices, generators, ignore, " \
+           "import-from, include, inheritance, lintrunner-code, oldest-torch, per-file-ignores, phases, select" in str(caught.value)
 
 
 @pytest.mark.parametrize(
@@ -365,9 +365,9 @@ def test_enabled_codes_of_the_defaults(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {})
     assert sorted(lint(root).enabled) == [
         "HWC000", "HWC001", "HWC002", "HWC101", "HWC102", "HWC103", "HWC104", "HWC105", "HWC106",
-        "HWC301", "HWC302", "HWC303", "HWC304",
+        "HWC301", "HWC302", "HWC303", "HWC304", "HWC305",
     ]
-    assert sorted(lint(root, ignore=("HWC1",)).enabled) == ["HWC000", "HWC001", "HWC002", "HWC301", "HWC302", "HWC303", "HWC304"]
+    assert sorted(lint(root, ignore=("HWC1",)).enabled) == ["HWC000", "HWC001", "HWC002", "HWC301", "HWC302", "HWC303", "HWC304", "HWC305"]
     assert sorted(lint(root, select=("HWC101",), ignore=("HWC1",)).enabled) == ["HWC101"]
 
 

@@ -252,14 +252,15 @@ def test_json(tree: Path) -> None:
             {
                 "path": "suite/test_devices.py", "class_name": "TestCpuOnly", "classification": "CPU",
                 "inherited_from": None, "instantiated": True, "collected_as": "TestCpuOnlyCPU",
-                "node_id": "suite/test_devices.py::TestCpuOnlyCPU",
+                "node_id": "suite/test_devices.py::TestCpuOnlyCPU", "imported_from": None,
             },
             {
                 "path": "suite/test_devices.py", "class_name": "TestPlainCpu", "classification": "CPU",
                 "inherited_from": None, "instantiated": False, "collected_as": "TestPlainCpu",
-                "node_id": "suite/test_devices.py::TestPlainCpu",
+                "node_id": "suite/test_devices.py::TestPlainCpu", "imported_from": None,
             },
         ],
+        "uncertain": [],
     }
     inherited = json.loads(select(tree, "GENERIC", "--format", "json").stdout)["tests"][1]
     assert (inherited["class_name"], inherited["inherited_from"]) == ("TestInherited", "GenericBase in suite/common_bases.py")

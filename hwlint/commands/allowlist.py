@@ -19,7 +19,7 @@ import click
 from hwlint.commands.console import EXIT_VIOLATIONS
 from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.project import load_project
-from hwlint.options import ALLOW_GROWTH, BASE, CONFIG, FORMAT, JOBS, OUTPUT, dry_run
+from hwlint.options import ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, dry_run
 
 
 def _diagnostic_line(diag: Any) -> str:
@@ -163,3 +163,37 @@ def export_json(file: Path, config_file: Path | None) -> None:
     write_output(text, file)
     n = len(current.entries)
     click.echo(f"Exported {n} entr{'y' if n == 1 else 'ies'} of {current.path} to {file}.")
+
+
+@allowlist.command()
+@options(*ALLOWLIST_SHOW)
+@guarded
+def show(config_file: Path | None, phase: str | None, fmt: str, output: Path | None) -> None:
+    """List the allowlist's entries, one `path budget` line each; with
+    --phase, those of one migration phase: what it has left (a count and its
+    due date on stderr). json: `[{path, budget, line, phase}]`."""
+    from hwlint.allowlist import load_allowlist
+    from hwlint.phases import PhaseMap
+
+    config = load_project(config_file)
+    current = load_allowlist(config.root, config.allowlist, layout=False)
+    for problem in current.problems:
+        click.echo(f"hwlint: warning: {_diagnostic_line(problem)}", err=True)
+    phase_map = PhaseMap(config.phases)
+    index_of = {path: phase_map.index_of(path) for path in current.entries}
+    entries = list(current.entries.values())
+    if phase is not None:
+        wanted = phase_map.named(phase, PHASE.flags[0])
+        entries = [e for e in entries if index_of[e.path] == wanted]
+    if fmt == "json":
+        rows = [{"path": e.path, "budget": e.budget, "line": e.line,
+                 "phase": None if index_of[e.path] is None else config.phases[index_of[e.path]].name} for e in entries]
+        text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = "".join(f"{e.path} {e.budget}\n" for e in entries)
+    write_output(text, output)
+    if phase is not None:
+        chosen = config.phases[wanted]
+        n = len(entries)
+        click.echo(f"{n} file{'s' if n != 1 else ''} left in phase {chosen.name!r} (due {chosen.due.isoformat()}).",
+                   err=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from hwlint.commands.console import EXIT_CLEAN, EXIT_VIOLATIONS, Echo, parse_codes, plain_echo, write_output
-from hwlint.options import EXTEND_SELECT, IGNORE, SELECT, cache_choice
+from hwlint.options import EXTEND_SELECT, IGNORE, SELECT, TODAY, cache_choice
 
 if TYPE_CHECKING:
     from hwlint.check import CheckResult
@@ -33,6 +33,7 @@ def check(
     statistics: bool = False,
     no_allowlist: bool = False,
     fix: bool = False,
+    today: str | None = None,
     echo: Echo = plain_echo,
 ) -> int:
     """Check test classes under `paths` (default: the whole project); the
@@ -45,6 +46,11 @@ def check(
     from hwlint.formats import renderer
 
     given = [Path(p) for p in paths]
+    day = None
+    if today is not None:
+        from hwlint.phases import parse_day
+
+        day = parse_day(today, TODAY.flags[0])
     lint_tree = functools.partial(
         run_check,
         config,
@@ -55,6 +61,7 @@ def check(
         ignore=parse_codes(ignore, IGNORE),
         use_allowlist=not no_allowlist,
         cache=cache,
+        today=day,
     )
     result = lint_tree()
     if fix:

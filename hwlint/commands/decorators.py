@@ -25,6 +25,8 @@ def _click_type(option: Option) -> Any:
         return click.IntRange(min=option.minimum)
     if option.kind == "choice":
         return click.Choice(option.choices)
+    if option.kind == "seconds":
+        return click.FloatRange(min=0, min_open=True)
     return None  # text, flag
 
 

@@ -10,7 +10,7 @@ import click
 from hwlint.commands.console import EXIT_VIOLATIONS, parse_codes
 from hwlint.commands.decorators import guarded, options
 from hwlint.project import load_project
-from hwlint.options import FIX_COMMAND, SELECT
+from hwlint.options import FIX_COMMAND, PHASE, SELECT
 
 
 @click.command()
@@ -18,7 +18,7 @@ from hwlint.options import FIX_COMMAND, SELECT
 @options(*FIX_COMMAND)
 @guarded
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, show_diff: bool,
-        unsafe: bool, select: str | None, class_names: tuple[str, ...]) -> None:
+        unsafe: bool, select: str | None, class_names: tuple[str, ...], phase: str | None) -> None:
     """Declare the classification of test classes where it can be inferred.
 
     Instantiated per device without only_for: ACCELERATOR; with only_for one
@@ -28,9 +28,9 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     With HWC201 selected, --unsafe rewrites hard-coded devices in
     ACCELERATOR classes (device="cuda" -> device=device, .cuda() ->
     .to(device), torch.cuda.synchronize() -> torch.accelerator.synchronize()).
-    Files that become clean leave the allowlist. Exit 0 when nothing is left
-    to classify, 1 otherwise (or, with --diff, when there is something to
-    change)."""
+    Files that become clean leave the allowlist. With --phase, only the
+    files of that migration phase. Exit 0 when nothing is left to classify,
+    1 otherwise (or, with --diff, when there is something to change)."""
     from hwlint.check import run_check
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
     from hwlint.rules import enabled_codes
@@ -44,9 +44,16 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     if not chosen:
         click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
         return
+    targets: list[Path] | None = list(paths) or None
+    if phase is not None:
+        targets = _phase_files(config, phase, targets)
+        if not targets:
+            where = "among the given paths" if paths else "in the project"
+            click.echo(f"hwlint: no test files of phase {phase!r} {where}", err=True)
+            return
     # The allowlist exempts nothing here: fixing allowlisted files is what
     # migration is.
-    result = run_check(config, list(paths) or None, jobs=jobs, select=chosen, use_allowlist=False)
+    result = run_check(config, targets, jobs=jobs, select=chosen, use_allowlist=False)
     report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
     if show_diff:
         for outcome in report.files:
@@ -56,6 +63,16 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     click.echo("\n".join(report.summary()), err=True)
     if report.unfixed or (show_diff and report.files):
         sys.exit(EXIT_VIOLATIONS)
+
+
+def _phase_files(config, name: str, paths: list[Path] | None) -> list[Path]:  # type: ignore[no-untyped-def]
+    """The test files (among `paths`, else the project's) of the phase `name`."""
+    from hwlint.discover import discover
+    from hwlint.phases import PhaseMap
+
+    phase_map = PhaseMap(config.phases)
+    wanted = phase_map.named(name, PHASE.flags[0])
+    return [config.root / rel for rel in discover(config, paths).files if phase_map.index_of(rel) == wanted]
 
 
 def _prune_after_fix(config, files: list[Path], jobs: int | None) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ import click
 from hwlint.commands.console import parse_codes
 from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.project import load_project
-from hwlint.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, cache_choice
+from hwlint.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, TODAY, cache_choice
 
 
 @contextlib.contextmanager
@@ -54,10 +54,12 @@ def report(
     fmt: str,
     history: bool,
     baseline: int | None,
+    today: str | None,
 ) -> None:
     """Report the migration's progress: files allowlisted against the
     baseline, test classes by classification, violations by rule, a
-    per-directory table and, with --history, the burn-down.
+    per-directory table, the migration phases' status and, with --history,
+    the burn-down.
 
     Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
     keys); html is one self-contained page. Always exits 0 unless it fails."""
@@ -66,15 +68,41 @@ def report(
     from hwlint.allowlist import load_allowlist
     from hwlint.check import run_check
     from hwlint.history import allowlist_history, largest_size
-    from hwlint.report import build_report, layout
+    from hwlint.git import GitError
+    from hwlint.report import build_report, layout, report_time
 
     cache = cache_choice(no_cache, cache_dir, None)
     config = load_project(config_file, cache=cache)
+    day = None
+    if today is not None:
+        from hwlint.phases import parse_day
+
+        day = parse_day(today, TODAY.flags[0])
+    elif config.phases:
+        from hwlint.phases import today as judged_on
+
+        day = judged_on(report_time().date())
     points = None
     largest = None
+    # Phases are counted in the same pass over the list's versions.
+    groups: dict[str, Any] = {}
+    if config.phases:
+        from hwlint.phases import PhaseMap
+
+        groups = {"group": PhaseMap(config.phases).index_of, "groups": len(config.phases)}
+    phase_points = None
     if history:
         # First, so that a repository problem is reported before the tree is linted.
-        points = allowlist_history(config.root, config.allowlist)
+        points = phase_points = allowlist_history(config.root, config.allowlist, **groups)
+    elif config.phases:
+        # The phases' burn-down, read quietly like the baseline below: without
+        # git the phases lack their start and projection.
+        try:
+            phase_points = allowlist_history(config.root, config.allowlist, **groups)
+        except GitError:
+            phase_points = None
+        if phase_points:
+            largest = max(p.allowlisted for p in phase_points)
     elif baseline is None and config.baseline is None:
         # The baseline is the list's adoption, read from git (quietly: a
         # report outside a repository falls back on the list's size).
@@ -94,6 +122,7 @@ def report(
             cache=cache,
         )
     allowlist = load_allowlist(config.root, config.allowlist)
-    figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest)
+    figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest,
+                           phase_history=phase_points, today=day)
     module = importlib.import_module(f"hwlint.formats.report_{fmt}")
     write_output(module.render(layout(figures)), output)

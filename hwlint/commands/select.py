@@ -28,7 +28,7 @@ def render(selection: Any, fmt: str, root: Path) -> str:
     if fmt == "files":
         return "".join(_here(root, path) + "\n" for path in selection.files)
     if fmt == "pytest":
-        waiting = [t for t in selection.tests if t.collected_as is None]
+        waiting = [t for t in selection.known() if t.collected_as is None]
         if waiting:
             first = waiting[0]
             raise UserError(
@@ -37,7 +37,10 @@ def render(selection: Any, fmt: str, root: Path) -> str:
                 "this runner collects"
                 + (f" ({len(waiting) - 1} more like it)" if len(waiting) > 1 else "")
             )
-        return "".join(f"{_here(root, t.path)}::{t.collected_as}\n" for t in selection.tests)
+        # An uncertain file is named whole (pytest runs all of it), in place of its classes.
+        lines = [f"{_here(root, t.path)}::{t.collected_as}" for t in selection.known()]
+        lines += [_here(root, path) for path in sorted(selection.uncertain)]
+        return "".join(line + "\n" for line in lines)
     document = {
         "root": str(root),
         "members": list(selection.members),
@@ -53,8 +56,19 @@ def render(selection: Any, fmt: str, root: Path) -> str:
                 "instantiated": t.instantiated,
                 "collected_as": t.collected_as,
                 "node_id": t.node_id,
+                "imported_from": t.imported_from,
             }
             for t in selection.tests
+        ],
+        "uncertain": [
+            {
+                "path": path,
+                "reasons": [
+                    {"line": r.line, "column": r.column, "kind": r.kind, "class_name": r.class_name, "message": r.message}
+                    for r in reasons
+                ],
+            }
+            for path, reasons in sorted(selection.uncertain.items())
         ],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -69,6 +83,9 @@ def select(
     fmt: str,
     include_unclassified: bool,
     device: str | None,
+    runtime: bool,
+    python: str | None,
+    timeout: float,
     config_file: Path | None,
     jobs: int | None,
     output: Path | None,
@@ -78,7 +95,9 @@ def select(
 
     A CPU runner asks for `GENERIC CPU`, a CUDA runner for `ACCELERATOR
     CUDA`: classes instantiated per device type are named as pytest collects
-    them on that device (`TestFooCUDA`). Exits 0 when something is selected, 1 when nothing is
+    them on that device (`TestFooCUDA`). A file where the runtime may collect
+    classes hwlint cannot see is listed whole, whatever MEMBERS, with a
+    warning naming why; `--runtime` asks the runtime itself. Exits 0 when something is selected, 1 when nothing is
     (like grep), 2 on errors."""
     from hwlint.check import run_check
     from hwlint.selection import canonical_members, default_device, select_tests
@@ -93,11 +112,25 @@ def select(
         device = default_device(wanted)
     with progress_bar("Reading test files") as hook:
         result = run_check(config, None, jobs=jobs, progress=hook)
-    selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
+    if runtime:
+        from hwlint.runtime import collect
+        from hwlint.selection import select_runtime
+
+        paths = [ctx.path for ctx in result.contexts]
+        with progress_bar("Importing test modules") as hook:
+            collected = collect(config.root, paths, python=python or sys.executable, attribute=config.attribute,
+                                timeout=timeout, jobs=jobs, progress=hook)
+        selection = select_runtime(result, collected, wanted, include_unclassified=include_unclassified, device=device)
+    else:
+        selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
     for warning in selection.warnings:
         click.echo(f"hwlint: warning: {warning}", err=True)
+    for path, reasons in sorted(selection.uncertain.items()):
+        first = reasons[0]
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        click.echo(f"hwlint: warning: {path}:{first.line}: uncertain, selected whole: {first.message}{more}", err=True)
     write_output(render(selection, fmt, config.root), output)
-    if not selection.tests:
+    if not selection.tests and not selection.uncertain:
         what = " or ".join(wanted) + (" or unclassified" if include_unclassified else "")
         where = f" for device {device}" if device else ""
         click.echo(f"hwlint: no test class is {what}{where}", err=True)

@@ -64,10 +64,11 @@ def block(item: Block) -> str:
     if isinstance(item, Paragraph):
         return f"<p>{_inline(item.text)}</p>"
     if isinstance(item, Chart):
-        svg = burndown_svg(list(item.history), item.until)
+        svg = burndown_svg(list(item.history), item.until, item.title, item.plan)
         if svg is None:
-            return '<p class="note">The chart needs pygal: <code>pip install \'hwlint[report]\'</code>. The commits below show the burn-down.</p>'
-        return f'<figure id="chart">{svg}</figure>'
+            shown = "The table above shows the phases." if item.plan else "The commits below show the burn-down."
+            return f'<p class="note">The chart needs pygal: <code>pip install \'hwlint[report]\'</code>. {shown}</p>'
+        return f'<figure id="{item.id}">{svg}</figure>'
     if not item.rows:
         return f"<p>{escape(item.empty)}</p>"
     if item.fold is not None:
@@ -79,10 +80,13 @@ def _parse(iso: str) -> datetime:
     return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ")
 
 
-def burndown_svg(history: list[dict[str, Any]], until: str | None = None) -> str | None:
+def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title: str = "Files allowlisted",
+                 plan: Sequence[tuple[str, int]] = ()) -> str | None:
     """The burn-down as an inline <svg>, or None when pygal is not installed.
     The last size holds until `until` (the report's time), so that the
-    newest commit's change is not hidden at the chart's right edge."""
+    newest commit's change is not hidden at the chart's right edge. A
+    phase's `plan` (date, files) is drawn as a dashed grey line to its due
+    date, with a legend."""
     try:
         import pygal
         from pygal.style import Style
@@ -94,7 +98,7 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None) -> str
         foreground="#1f2328",
         foreground_strong="#1f2328",
         foreground_subtle="#d0d7de",
-        colors=("#cf222e",),
+        colors=("#cf222e", "#59636e"),
         opacity=".25",  # the area under the line: light, so the line stands out
         opacity_hover=".35",
         stroke_width="3",  # the filled area's outline is the line itself
@@ -105,15 +109,16 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None) -> str
         style=style,
         js=[],  # pygal's default links a tooltip script from the web: the page must work offline
         disable_xml_declaration=True,
-        show_legend=False,
+        show_legend=bool(plan),
+        legend_at_bottom=True,
         show_dots=len(history) <= 60,
         fill=True,
         width=900,
         height=360,
-        title="Files allowlisted",
+        title=title,
         x_label_rotation=30,
         x_value_formatter=lambda d: d.strftime("%Y-%m-%d"),
-        range=(0, max(1, max(p["allowlisted"] for p in history))),
+        range=(0, max(1, max(p["allowlisted"] for p in history), *(n for _, n in plan))),
         include_x_axis=True,
         truncate_label=-1,
     )
@@ -126,7 +131,10 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None) -> str
         points.append((when, point["allowlisted"]))
     if until is not None and _parse(until) > points[-1][0]:
         points.append((_parse(until), points[-1][1]))
-    chart.add("files allowlisted", points)
+    chart.add("files left" if plan else "files allowlisted", points)
+    if plan:
+        chart.add("plan: zero by the due date", [(datetime.strptime(day, "%Y-%m-%d"), n) for day, n in plan],
+                  fill=False, show_dots=False, stroke_style={"width": 2, "dasharray": "8, 6"})
     svg: str = chart.render(is_unicode=True)
     # pygal always embeds its tooltip configuration as a <script>; without
     # its tooltip library (js=[] above) the script does nothing, and a page

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hwlint.report import Block, Chart, Code, Layout, Paragraph, burndown_series
+from hwlint.report import Block, Chart, Code, Layout, Paragraph, burndown_series, plan_at
 
 # Points on the chart's x axis: more labels than this overlap on GitHub.
 CHART_POINTS = 30
@@ -28,18 +28,30 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     return out
 
 
-def chart(history: list[dict[str, Any]]) -> list[str]:
-    series = burndown_series(history, CHART_POINTS)
-    top = max(value for _, value in series)
-    labels = ", ".join(f'"{label}"' for label, _ in series)
-    values = ", ".join(str(value) for _, value in series)
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def chart(item: Chart) -> list[str]:
+    """A Mermaid line chart; with a plan, the x axis runs to the due date
+    (the last size held) and a second line is the plan."""
+    series = burndown_series(list(item.history), CHART_POINTS)
+    labels = [label for label, _ in series]
+    lines: list[list[float]] = [[value for _, value in series]]
+    if item.plan:
+        due = item.plan[-1][0]
+        if labels[-1] < due:
+            labels.append(due)
+            lines[0].append(lines[0][-1])
+        lines.append([plan_at(item.plan, label) for label in labels])
+    top = max(max(line) for line in lines)
     return [
         "```mermaid",
         "xychart-beta",
-        '    title "Files allowlisted"',
-        f"    x-axis [{labels}]",
-        f'    y-axis "files" 0 --> {max(top, 1)}',
-        f"    line [{values}]",
+        f'    title "{item.title}"',
+        f"    x-axis [{', '.join(f'{chr(34)}{label}{chr(34)}' for label in labels)}]",
+        f'    y-axis "files" 0 --> {max(int(top + 0.5), 1)}',
+        *(f"    line [{', '.join(_number(value) for value in line)}]" for line in lines),
         "```",
     ]
 
@@ -48,7 +60,7 @@ def block(item: Block) -> list[str]:
     if isinstance(item, Paragraph):
         return [item.text]
     if isinstance(item, Chart):
-        return chart(list(item.history))
+        return chart(item)
     if not item.rows:
         return [item.empty]
     rows = table(item.headers, list(item.rows) + ([list(item.footer)] if item.footer else []))

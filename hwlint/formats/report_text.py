@@ -37,7 +37,10 @@ def block(item: Block) -> list[str]:
     if isinstance(item, Paragraph):
         return [INDENT + item.text]
     if isinstance(item, Chart):
-        return [INDENT + sparkline([value for _, value in burndown_series(list(item.history), 60)])]
+        line = INDENT + sparkline([value for _, value in burndown_series(list(item.history), 60)])
+        if item.plan:  # a phase's burn-down: which phase, and its deadline
+            line += f"  {item.title}"
+        return [line]
     if not item.rows:
         return [INDENT + item.empty]
     rows = list(item.rows)

@@ -19,6 +19,8 @@ from hwlint.rules.invalid_classification import InvalidClassification
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.only_for import OnlyFor
 from hwlint.rules.parse_error import ParseError
+from hwlint.rules.uncertain_file import UncertainFile
+from hwlint.rules.phase_overdue import PhaseOverdue
 
 ALL_RULES: tuple[type[Rule], ...] = (
     ParseError,
@@ -31,11 +33,13 @@ ALL_RULES: tuple[type[Rule], ...] = (
     AcceleratorApi,
     Duplicate,
     DeviceSpecificInstantiation,
+    UncertainFile,
     HardcodedDevice,
     AllowlistStale,
     AllowlistBudget,
     AllowlistGrowth,
     AllowlistSyntax,
+    PhaseOverdue,
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 FIXABLE: tuple[str, ...] = tuple(rule.code for rule in ALL_RULES if rule.fixable)

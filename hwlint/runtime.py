@@ -1,0 +1,148 @@
+"""`hwlint select --runtime`: what the runtime collects, module by module.
+
+Each test module is imported in a child process of the project's own
+Python (where torch and the tests' dependencies are installed) by
+hwlint/runtime_child.py, which collects classes as unittest does and reads
+each one's classification as PyTorch's `get_hw_classification` does. A
+module that fails to import, crashes its process or runs past the timeout
+gives an error instead, and selection falls back to the static view for
+it; nothing a child does stops the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+CHILD = Path(__file__).with_name("runtime_child.py")
+
+
+class RuntimeClass(NamedTuple):
+    name: str  # as the module holds it (what unittest and pytest collect)
+    classification: str | None  # member name; None when unclassified
+    valid: bool  # False: the attribute is not an enum member (PyTorch raises TypeError)
+    generic: str | None  # the class instantiate_device_type_tests made it from
+    file: str | None  # the root-relative file that defines it; None when outside the root or unknown
+
+
+class RuntimeModule(NamedTuple):
+    path: str
+    classes: tuple[RuntimeClass, ...] = ()
+    error: str | None = None  # why the module could not be collected
+
+
+def _tail(text: str) -> str:
+    """What a crashed child said last: faulthandler's "Fatal Python error"
+    line when there is one, else the last line."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith("Fatal Python error")]
+    return (fatal or lines or [""])[-1][:200]
+
+
+# Process groups of the children running now, ended if hwlint is
+# interrupted: they run in sessions of their own, so neither Ctrl-C nor the
+# end of hwlint would reach them.
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def _end_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def collect_module(root: Path, path: str, *, python: str, attribute: str, timeout: float) -> RuntimeModule:
+    """Import `path` (root-relative) in a child process and collect it."""
+    with tempfile.TemporaryDirectory(prefix="hwlint-runtime-") as scratch:
+        out = os.path.join(scratch, "collected.json")
+        try:
+            child = subprocess.Popen(
+                [python, str(CHILD), str(root), path, out, attribute],
+                cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group: a timeout ends its children too
+            )
+        except OSError as exc:
+            return RuntimeModule(path, error=f"cannot run {python}: {exc.strerror}")
+        with _RUNNING_LOCK:
+            _RUNNING.add(child.pid)
+        try:
+            _, err = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _end_group(child.pid)
+            child.communicate()
+            return RuntimeModule(path, error=f"importing it took longer than {timeout:g} s")
+        finally:
+            # Whatever the module started (worker processes, servers) ends with it.
+            _end_group(child.pid)
+            with _RUNNING_LOCK:
+                _RUNNING.discard(child.pid)
+        stderr = err.decode("utf-8", "replace")
+        try:
+            with open(out, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            code = child.returncode
+            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+            detail = _tail(stderr)
+            return RuntimeModule(path, error=f"the import crashed ({how})" + (f": {detail}" if detail else ""))
+    if not isinstance(record, dict):
+        return RuntimeModule(path, error=f"unexpected output from {CHILD.name}")
+    if record.get("error"):
+        return RuntimeModule(path, error=f"import failed: {record['error']}")
+    def relative(file: str | None) -> str | None:
+        if not file:
+            return None
+        rel = os.path.relpath(os.path.realpath(file), os.path.realpath(root))
+        return None if rel.startswith("..") else Path(rel).as_posix()
+
+    try:
+        classes = tuple(
+            RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], relative(c["file"]))
+            for c in record["classes"]
+        )
+    except (KeyError, TypeError) as exc:  # a child script of another hwlint version
+        return RuntimeModule(path, error=f"unexpected output from {CHILD.name}: {exc!r}")
+    return RuntimeModule(path, classes)
+
+
+def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float, jobs: int | None = None,
+            progress: Callable[[int, int], None] | None = None) -> dict[str, RuntimeModule]:
+    """Every module in `paths`, `jobs` children at a time (default: all cores)."""
+    workers = max(1, jobs or os.cpu_count() or 1)
+    found: dict[str, RuntimeModule] = {}
+    # SIGTERM (a CI job cancelled) ends hwlint by an exception, so that the children end too.
+    terminate = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal) if terminate else None
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout)
+                       for path in paths]
+            try:
+                for future in futures:
+                    module = future.result()
+                    found[module.path] = module
+                    if progress is not None:
+                        progress(1, len(paths))
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                with _RUNNING_LOCK:
+                    for pid in _RUNNING:
+                        _end_group(pid)
+                raise
+    finally:
+        if terminate:
+            signal.signal(signal.SIGTERM, previous)
+    return found
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
