@@ -1,5 +1,6 @@
 """Fix: insert the classification that `infer` found (HWC001), or replace
-a string declaration with the member it names (HWC002), with libcst.
+a string declaration with the member it names (HWC002), with libcst; and
+HWC201's device-agnostic rewrites (hwlint.rewrite), with `--unsafe`.
 
 libcst keeps every byte it is not asked to change (comments, quotes,
 encoding, BOM, newline style, indentation), so a fix adds the declaration or
@@ -600,8 +601,9 @@ def apply_fixes(
     write: bool = True,
     jobs: int | None = None,
 ) -> FixReport:
-    """Fix the HWC001 and HWC002 diagnostics of `result` that have a fix
-    (used by `hwlint fix` and `hwlint check --fix`); with `write=False`,
+    """Fix the diagnostics of `result` that have a fix (HWC001, HWC002, and
+    HWC201's rewrites, which are unsafe), for `hwlint fix` and `hwlint check
+    --fix`; with `write=False`,
     compute the fixes only."""
     plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
