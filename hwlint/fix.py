@@ -603,8 +603,7 @@ def apply_fixes(
 ) -> FixReport:
     """Fix the diagnostics of `result` that have a fix (HWC001, HWC002, and
     HWC201's rewrites, which are unsafe), for `hwlint fix` and `hwlint check
-    --fix`; with `write=False`,
-    compute the fixes only."""
+    --fix`; with `write=False`, compute the fixes only."""
     plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     report = FixReport(unfixed=list(unfixed), written=write)
