@@ -255,3 +255,11 @@ def test_readme_mapping_table_is_the_code_s() -> None:
     table = README.read_text().split("<!-- mapping-table: hwlint.torch_api.EQUIVALENTS -->\n", 1)[1].split("\n\n", 1)[0]
     rows = re.findall(r"^\| `(\w+)` \| `([\w.]+)` \| ([\d.]+) \|$", table, re.M)
     assert rows == [(name, e.target, e.since) for name, e in EQUIVALENTS.items()]
+
+
+def test_rewrites_survive_the_plain_form_the_cache_keeps() -> None:
+    from hwlint.diagnostics import Fix, fix_from_plain, fix_to_plain
+
+    for fix in (Rewrite("unsafe", "module", "torch.cuda.synchronize", "torch.accelerator.synchronize", "2.6"),
+                Rewrite("unsafe", "keyword", "cuda", "device"), NotFixable("why"), Fix("safe", "GENERIC", "evidence")):
+        assert type(fix_from_plain(fix_to_plain(fix))) is type(fix) and fix_from_plain(fix_to_plain(fix)) == fix
