@@ -74,6 +74,11 @@ class Config(NamedTuple):
     # @only* decorators HWC103 accepts besides @onlyAccelerator (e.g.
     # onlyNativeDeviceTypes: hwlint's older rule; TEST_LINTER's has none).
     allowed_only_decorators: tuple[str, ...] = ()
+    # The oldest PyTorch release the project's tests must run on: HWC201's
+    # rewrites use no torch.accelerator API newer than this (hwlint.torch_api).
+    # 2.7 is the first release whose torch.accelerator has the device-index
+    # functions under their lasting names (current_device_index).
+    oldest_torch: str = "2.7"
     # Functions that make test classes at run time (hwlint.uncertain): a
     # class they make is seen, not a reason to call its file uncertain.
     generators: Mapping[str, Generator] = {}
@@ -86,6 +91,15 @@ class Config(NamedTuple):
 
 # Keys as written in TOML -> Config field names.
 _KEYS = {name.replace("_", "-"): name for name in Config._fields if name not in ("root", "source")}
+
+
+def torch_version(text: str) -> tuple[int, int]:
+    """A PyTorch release as (major, minor): "2.7", "2.7.1" and "2.9.0+cu128"
+    give (2, 7), (2, 7) and (2, 9); ValueError for anything else."""
+    parts = text.split("+", 1)[0].split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(text)
+    return int(parts[0]), int(parts[1])
 
 
 def _err(source: Path, message: str) -> UserError:
@@ -237,6 +251,12 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
                 if not (item.isidentifier() and item.startswith("only")):
                     raise _err(source, f"[tool.hwlint] {key}: {item!r} is not the name of an @only* decorator")
             values[name] = names
+        elif name == "oldest_torch":
+            try:
+                torch_version(value if isinstance(value, str) else "")
+            except ValueError:
+                raise _err(source, f'[tool.hwlint] oldest-torch must be a PyTorch release such as "2.7", got {value!r}') from None
+            values[name] = value
         elif name == "inheritance":
             if value not in ("inherit", "explicit"):
                 raise _err(source, f'[tool.hwlint] inheritance must be "inherit" or "explicit", got {value!r}')

@@ -31,6 +31,30 @@ class Fix(NamedTuple):
         return out
 
 
+class Rewrite(NamedTuple):
+    """A device-agnostic rewrite of one hard-coded device (HWC201), always
+    "unsafe": it changes what the test runs on, so a human reviews it.
+
+    `kind` and `name` say what is there (hwlint.facts.Site: `device="cuda"`
+    is kind "keyword", name "cuda"); `target` what takes its place: "device"
+    (the test's `device`, or `self.device_type` where there is none; `hwlint
+    fix` decides from the tree) or the dotted device-generic callable
+    (`torch.accelerator.synchronize`, first in PyTorch `since`).
+    """
+
+    applicability: str
+    kind: str
+    name: str
+    target: str
+    since: str | None = None
+    evidence: str = "a device-agnostic rewrite changes what the test runs on"
+
+    def to_dict(self) -> dict[str, str | None]:
+        """The `fix` object of JSON output."""
+        return {"applicability": self.applicability, "rewrite": self.name, "with": self.target,
+                "since": self.since, "evidence": self.evidence}
+
+
 class NotFixable(NamedTuple):
     """A finding of a fixable rule that needs a human, and why: `reason` for
     the message, `kind` to count such findings by (hwlint.infer.REASONS)."""
@@ -39,24 +63,32 @@ class NotFixable(NamedTuple):
     kind: str = ""
 
 
-FixInfo = Union[Fix, NotFixable, None]
+FixInfo = Union[Fix, Rewrite, NotFixable, None]
 
 # marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
-# plain tuples told apart by their length (Fix has 6 fields, NotFixable 2).
+# plain tuples led by the type's name.
+_BY_NAME: dict[str, Any] = {t.__name__: t for t in (Fix, Rewrite, NotFixable)}
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
-    return None if fix is None else tuple(fix)
+    return None if fix is None else (type(fix).__name__, *fix)
 
 
 def fix_from_plain(plain: tuple[Any, ...] | None) -> FixInfo:
     if plain is None:
         return None
-    return NotFixable(*plain) if len(plain) == len(NotFixable._fields) else Fix(*plain)
+    return _BY_NAME[plain[0]](*plain[1:])  # type: ignore[no-any-return]
 
 
 def is_safe_fix(fix: FixInfo) -> bool:
     return isinstance(fix, Fix) and fix.applicability == "safe"
+
+
+def gives_replacement(fix: FixInfo) -> bool:
+    """Whether lintrunner's `replacement` carries this fix: a safe fix, or an
+    HWC201 rewrite (a rule the project turned on; lintrunner shows the diff
+    before `lintrunner -a` applies it)."""
+    return is_safe_fix(fix) or isinstance(fix, Rewrite)
 
 
 class Diagnostic:
@@ -126,7 +158,7 @@ class Diagnostic:
             "severity": self.severity,
             "message": self.message,
             "class_name": self.class_name,
-            "fix": self.fix.to_dict() if isinstance(self.fix, Fix) else None,
+            "fix": self.fix.to_dict() if isinstance(self.fix, (Fix, Rewrite)) else None,
         }
 
 

@@ -166,11 +166,15 @@ class Site(NamedTuple):
     line: int
     column: int
     text: str
-    # For probes, what the code does there: "probe" (asks about the
-    # accelerator: `torch.cuda.is_available()`), "use" (runs on it:
+    # What is there. For probes, what the code does: "probe" (asks about
+    # the accelerator: `torch.cuda.is_available()`), "use" (runs on it:
     # `torch.empty(4).cuda()`, `torch.cuda.synchronize()`), "flag"
-    # (`TEST_CUDA`). Empty for hard-coded devices.
+    # (`TEST_CUDA`). For hard-coded devices (HWC201's rewrites): "keyword"
+    # (`device="cuda"`), "method" (`.cuda()`), "torch.device", "to"
+    # (`.to("cuda")`) or "module" (`torch.cuda.synchronize()`), and `name` is
+    # the device string, the method, or the module function's dotted name.
     kind: str = ""
+    name: str = ""
 
 
 class Branch(NamedTuple):
@@ -568,7 +572,8 @@ class _Extractor:
         where = (call.lineno, self.column(call.lineno, call.col_offset))
         for kw in call.keywords:
             if kw.arg == "device" and _is_device_string(kw.value, vocabulary):
-                return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{kw.value.value}"')  # type: ignore[attr-defined]
+                value = kw.value.value  # type: ignore[attr-defined]
+                return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{value}"', "keyword", value)
         if isinstance(func, ast.Attribute):
             if func.end_lineno is not None and func.end_col_offset is not None:
                 # Point at the method name, not at the start of a long chain.
@@ -579,14 +584,15 @@ class _Extractor:
             dotted = _dotted(func)
             in_module = any(dotted.startswith(m + ".") for m in vocabulary.device_modules)
             if func.attr in vocabulary.methods and not in_module and not dotted.startswith("torch."):
-                return Site(*method_at, f".{func.attr}()")
+                return Site(*method_at, f".{func.attr}()", "method", func.attr)
             if dotted in ("torch.device",) or func.attr == "to":
                 if call.args and _is_device_string(call.args[0], vocabulary):
+                    value = call.args[0].value  # type: ignore[attr-defined]
                     if dotted == "torch.device":
-                        return Site(*where, f'torch.device("{call.args[0].value}")')  # type: ignore[attr-defined]
-                    return Site(*method_at, f'.to("{call.args[0].value}")')  # type: ignore[attr-defined]
+                        return Site(*where, f'torch.device("{value}")', "torch.device", value)
+                    return Site(*method_at, f'.to("{value}")', "to", value)
             if in_module and func.attr not in _QUESTIONS:
-                return Site(*where, f"{dotted}()")
+                return Site(*where, f"{dotted}()", "module", dotted)
         return None
 
 
@@ -1025,8 +1031,8 @@ SCHEMA = tuple(
 )
 
 
-def _sites(sites: tuple[Site, ...]) -> tuple[tuple[int, int, str, str], ...]:
-    return tuple([(s.line, s.column, s.text, s.kind) for s in sites])
+def _sites(sites: tuple[Site, ...]) -> tuple[tuple[int, int, str, str, str], ...]:
+    return tuple([(s.line, s.column, s.text, s.kind, s.name) for s in sites])
 
 
 def to_tuple(m: ModuleFacts) -> tuple:  # type: ignore[type-arg]

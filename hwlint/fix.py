@@ -1,5 +1,6 @@
 """Fix: insert the classification that `infer` found (HWC001), or replace
-a string declaration with the member it names (HWC002), with libcst.
+a string declaration with the member it names (HWC002), with libcst; and
+HWC201's device-agnostic rewrites (hwlint.rewrite), with `--unsafe`.
 
 libcst keeps every byte it is not asked to change (comments, quotes,
 encoding, BOM, newline style, indentation), so a fix adds the declaration or
@@ -28,13 +29,16 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hwlint.atomic import write_bytes_atomic
 from hwlint.check import CheckResult
 from hwlint.config import Config
-from hwlint.diagnostics import Diagnostic, Fix, NotFixable
+from hwlint.collect import FactsOptions
+from hwlint.diagnostics import Diagnostic, Fix, NotFixable, Rewrite
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.infer import REASONS
 from hwlint.read import ReadError, decode
 from hwlint.resolve import canonical_member
+from hwlint.rewrite import RewriteError, SiteRewrite, rewrite_source, verify_rewrites
 from hwlint.rules import FIXABLE
 from hwlint.trial import Declare, Surfaced, Trial
+from hwlint.torch_api import BY_TARGET
 
 
 class FixError(Exception):
@@ -75,6 +79,7 @@ class Unfixed:
     kind: str = ""
     member: str | None = None
     surfaced: tuple[str, ...] = ()
+    code: str = ""  # the rule (HWC201's findings are sites, not classes)
 
     @property
     def group(self) -> str:
@@ -86,17 +91,21 @@ class Unfixed:
             return f"unsafe fix to {self.member}: apply with --unsafe"
         if self.kind == "not-fixed":
             return "not fixed: the rewrite failed"
+        if self.kind == "unsafe-rewrite":
+            return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
         return REASONS.get(self.kind, self.reason)
 
     def to_dict(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "class_name": self.class_name, "kind": self.kind,
-                "classification": self.member, "surfaced": list(self.surfaced), "reason": self.reason}
+                "classification": self.member, "surfaced": list(self.surfaced), "reason": self.reason,
+                "code": self.code}
 
 
 @dataclass
 class FilePlan:
     path: str
     fixes: list[ClassFix] = field(default_factory=list)
+    rewrites: list[SiteRewrite] = field(default_factory=list)  # HWC201
 
 
 @dataclass
@@ -106,6 +115,9 @@ class FileResult:
     fixed: bytes | None  # None when the file could not be fixed
     fixes: list[ClassFix]
     error: str | None = None
+    rewritten: tuple[SiteRewrite, ...] = ()
+    # Planned rewrites the tree did not allow, each with why.
+    not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -120,10 +132,12 @@ def plan_fixes(
     *,
     unsafe: bool = False,
     classes: Iterable[str] | None = None,
+    rewrite: bool = False,
 ) -> tuple[list[FilePlan], list[Unfixed]]:
     """What to fix, per file, from the typed `fix` of the diagnostics of the
     fixable rules in `result`: a Fix adds a declaration or, when it names a
-    `member`, replaces a string; a NotFixable needs a human.
+    `member`, replaces a string; a Rewrite (unsafe, so only with `unsafe`
+    or `rewrite`) rewrites a hard-coded device; a NotFixable needs a human.
 
     Every fix is tried first with the real rules (hwlint.trial): one that
     would surface violations (an instantiated class whose tests use
@@ -144,6 +158,8 @@ def plan_fixes(
             seen[cls.name] = occurrence + 1
             for decl in cls.declarations:
                 declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
+    instantiated = {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts}
+    imports_torch = {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts}
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
     replaced: set[tuple[str, int, int]] = set()
@@ -154,7 +170,20 @@ def plan_fixes(
             continue
         fix = diag.fix
         if isinstance(fix, NotFixable):
-            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind))
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind, code=diag.code))
+            continue
+        if isinstance(fix, Rewrite):
+            if not (unsafe or rewrite):
+                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
+                                       f"unsafe rewrite of {fix.name} ({fix.evidence}): apply with --unsafe",
+                                       "unsafe-rewrite", code=diag.code))
+            elif fix.target in BY_TARGET and not imports_torch[diag.path]:
+                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`",
+                                       code=diag.code))
+            else:
+                plans.setdefault(diag.path, FilePlan(diag.path)).rewrites.append(SiteRewrite(
+                    diag.line, diag.column, fix.kind, fix.name, diag.class_name,
+                    diag.class_name in instantiated[diag.path], BY_TARGET.get(fix.target)))
             continue
         if not isinstance(fix, Fix):
             continue
@@ -177,7 +206,7 @@ def plan_fixes(
         plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
     if not unsafe:
         unfixed.extend(_screen_all(Trial(result), modules, plans))
-    return [plans[p] for p in sorted(plans) if plans[p].fixes], unfixed
+    return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites], unfixed
 
 
 # A subclass in another file may itself be a base elsewhere: a few rounds
@@ -547,12 +576,29 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
         original = path.read_bytes()
     except OSError as exc:
         return FileResult(plan.path, b"", None, plan.fixes, f"cannot read: {exc.strerror or exc}")
+    fixed = original
+    rewritten: tuple[SiteRewrite, ...] = ()
+    not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
     try:
-        fixed = fix_source(original, plan.fixes, config)
-        verify(plan.path, fixed, plan.fixes, before, config)
-    except FixError as exc:
+        if plan.rewrites:
+            # Rewrites first: they find their sites by the positions of the
+            # file as read, and change columns, never lines.
+            fixed, rewritten, not_rewritten = rewrite_source(original, plan.rewrites)
+            if rewritten:
+                verify_rewrites(before, _facts_of(plan.path, fixed, config), rewritten)
+        if plan.fixes:
+            fixed = fix_source(fixed, plan.fixes, config)
+            verify(plan.path, fixed, plan.fixes, before, config)
+    except (FixError, RewriteError) as exc:
         return FileResult(plan.path, original, None, plan.fixes, str(exc))
-    return FileResult(plan.path, original, fixed, plan.fixes)
+    return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten)
+
+
+def _facts_of(path: str, data: bytes, config: Config) -> ModuleFacts:
+    text = decode(data)
+    if isinstance(text, ReadError):
+        raise RewriteError(f"the rewritten file does not decode: {text.message}")
+    return extract_source(path, text, **FactsOptions.of(config)._asdict())
 
 
 def write_fixed(root: Path, result: FileResult) -> str | None:
@@ -600,6 +646,11 @@ class FixReport:
                 counts[f.member] = counts.get(f.member, 0) + 1
         return dict(sorted(counts.items()))
 
+    @property
+    def rewritten(self) -> int:
+        """Hard-coded devices rewritten (HWC201)."""
+        return sum(len(result.rewritten) for result in self.files)
+
     def to_dict(self, *, over_budget: Sequence[Diagnostic] = ()) -> dict[str, object]:
         """`hwlint fix --format json`: what was (or would be) fixed, what is
         left for a human, and the allowlisted files over budget."""
@@ -627,6 +678,11 @@ class FixReport:
             done = f"Fixed {strings}" if self.written else f"Would fix {strings}"
         else:
             done = f"Classified {classes} and fixed {strings}" if self.written else f"Would classify {classes} and fix {strings}"
+        if self.rewritten:
+            devices = f"{self.rewritten} hard-coded device{'s' if self.rewritten != 1 else ''}"
+            rewrote = f"rewrote {devices}" if self.written else f"rewrite {devices}"
+            done = f"{done} and {rewrote}" if declared or replaced else (
+                f"Rewrote {devices}" if self.written else f"Would rewrite {devices}")
         files = len(self.files)
         breakdown = ", ".join(f"{member} {n}" for member, n in self.classified.items())
         lines = [
@@ -640,13 +696,15 @@ class FixReport:
         groups: dict[str, list[Unfixed]] = {}
         for u in ordered:
             groups.setdefault(u.group, []).append(u)
-        lines.append(f"{n} class{'es' if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
+        things = "class" if all(u.code != "HWC201" for u in self.unfixed) else "finding"
+        plural = "es" if things == "class" else "s"
+        lines.append(f"{n} {things}{plural if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
         width = len(str(max(len(g) for g in groups.values())))
         for group, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             example = members[0]
             lines.append(f"  {len(members):>{width}} {group} (e.g. {example.path}:{example.line} {example.class_name})")
         if show_unfixed or n <= _LIST_AT_MOST:
-            lines.append("Each class:")
+            lines.append(f"Each {things}:")
             lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in ordered)
         else:
             lines.append("`hwlint fix --show-unfixed` lists each class; `--format json` prints them for scripts.")
@@ -674,9 +732,9 @@ def apply_fixes(
     write: bool = True,
     jobs: int | None = None,
 ) -> FixReport:
-    """Fix the HWC001 and HWC002 diagnostics of `result` that have a fix
-    (used by `hwlint fix` and `hwlint check --fix`); with `write=False`,
-    compute the fixes only."""
+    """Fix the diagnostics of `result` that have a fix (HWC001, HWC002, and
+    HWC201's rewrites, which are unsafe), for `hwlint fix` and `hwlint check
+    --fix`; with `write=False`, compute the fixes only."""
     plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     report = FixReport(unfixed=list(unfixed), written=write)
@@ -703,16 +761,23 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         error = write_fixed(config.root, outcome)
     if error is not None:
         report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
-    elif outcome.changed:
+        report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {error}", "not-rewritten", code="HWC201")
+                              for r in plan.rewrites)
+        return
+    report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code="HWC201")
+                          for r, reason in outcome.not_rewritten)
+    if outcome.changed:
         report.files.append(outcome)
 
 
 def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:
-    """Whole-file (original, replacement) for the first safe-fixable message
-    of each file, keyed by (path, line, column, code, class name):
-    `lintrunner -a` writes the replacement, fixing every class and
-    declaration of the file at once."""
-    plans, _ = plan_fixes(result)
+    """Whole-file (original, replacement) for the first fixable message of
+    each file, keyed by (path, line, column, code, class name): `lintrunner
+    -a` writes the replacement, fixing every class and declaration of the
+    file at once. Safe fixes, and HWC201's rewrites: that rule is off unless
+    the project turns it on, and lintrunner shows each replacement as a diff
+    before `-a` applies it."""
+    plans, _ = plan_fixes(result, rewrite=True)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     found: dict[tuple[str, int, int, str, str | None], tuple[str, str]] = {}
     for plan in plans:
@@ -722,7 +787,8 @@ def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, st
         before, after = decode(outcome.original), decode(outcome.fixed)
         if isinstance(before, ReadError) or isinstance(after, ReadError):
             continue
-        first = min(plan.fixes, key=lambda f: (f.line, f.column))
         # The class too: a declaration in a loop is reported for each class it assigns to.
-        found[(plan.path, first.line, first.column, first.code, first.class_name)] = (before, after)
+        first = min([(f.line, f.column, f.code, f.class_name) for f in plan.fixes]
+                    + [(r.line, r.column, "HWC201", r.class_name) for r in outcome.rewritten])
+        found[(plan.path, *first)] = (before, after)
     return found

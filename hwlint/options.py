@@ -130,7 +130,7 @@ FIX_COMMAND = (
     CONFIG, JOBS,
     Option(("--diff",), "show_diff", "flag", "Print a unified diff of the fixes and write nothing."),
     Option(("--unsafe",), "unsafe", "flag", "Also apply fixes inferred from weaker evidence."),
-    SELECT.replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001 and HWC002)."),
+    SELECT.replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001, HWC002 and HWC201)."),
     Option(("--class",), "class_names", "text", "Fix only this class (repeatable).", multiple=True),
     PHASE.replace(help="Fix only the files of this migration phase (with PATHS: its files among them)."),
     Option(("--show-unfixed",), "show_unfixed", "flag",

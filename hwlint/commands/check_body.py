@@ -100,10 +100,10 @@ def check(
 
 def lintrunner_replacements(result: CheckResult) -> dict[Any, tuple[str, str]]:
     """The whole-file fixes lintrunner's format carries; libcst (hwlint.fix)
-    is imported only when there is a safe fix to compute."""
-    from hwlint.diagnostics import is_safe_fix
+    is imported only when there is a fix to compute."""
+    from hwlint.diagnostics import gives_replacement
 
-    if not any(is_safe_fix(d.fix) for d in result.diagnostics):
+    if not any(gives_replacement(d.fix) for d in result.diagnostics):
         return {}
     from hwlint.fix import lintrunner_replacements as compute
 

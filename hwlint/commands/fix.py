@@ -31,6 +31,9 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     device: that device; no device, no instantiation, no accelerator use:
     GENERIC. Weaker evidence needs --unsafe; no evidence, no fix. A string
     declaration naming a member ("GENERIC") becomes that member (HWC002).
+    With HWC201 selected, --unsafe rewrites hard-coded devices in
+    ACCELERATOR classes (device="cuda" -> device=device, .cuda() ->
+    .to(device), torch.cuda.synchronize() -> torch.accelerator.synchronize()).
     A fix that would surface violations of the class's own rules is not
     safe: it is left, with what it would surface, unless --unsafe. Files
     that become clean leave the allowlist (with --phase, only the files
@@ -40,10 +43,14 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     --diff, when there is something to change)."""
     from hwlint.check import run_check
     from hwlint.fix import FIXABLE, apply_fixes, unified_diff
+    from hwlint.rules import enabled_codes
 
     config = load_project(config_file, cache=None)
     codes = parse_codes(select, SELECT)
-    chosen = FIXABLE if codes is None else tuple(f for f in FIXABLE if any(f.startswith(c) or c == "ALL" for c in codes))
+    # Like check: the configured rules, or --select's; a default-off rule
+    # (HWC201's rewrites) only when chosen by name or by the configuration.
+    enabled = enabled_codes(tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore)
+    chosen = tuple(f for f in FIXABLE if f in enabled)
     if not chosen:
         click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
         return

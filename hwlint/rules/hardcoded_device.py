@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hwlint.resolve import ModuleContext
+from hwlint.diagnostics import FixInfo, NotFixable, Rewrite
+from hwlint.facts import DEFAULT_ACCELERATORS, Site
+from hwlint.resolve import ClassInfo, ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
-
+from hwlint.torch_api import NoEquivalent, equivalent
 
 class HardcodedDevice(Rule):
     """
@@ -16,7 +18,8 @@ class HardcodedDevice(Rule):
     ## Why is this bad?
     An ACCELERATOR test receives the device it runs on as `device`; a
     hard-coded "cuda" fails (or silently tests CUDA) on XPU, MPS and
-    PrivateUse1 runners. A GENERIC test must not need a device at all.
+    PrivateUse1 runners. A GENERIC test must not need a device at all: one
+    that hard-codes a device is misclassified.
 
     ## Example
     ```python
@@ -28,12 +31,27 @@ class HardcodedDevice(Rule):
     ## Use instead
     ```python
         def test_add(self, device):
-            x = torch.ones(2, device=device)
+            x = torch.ones(2).to(device)
             torch.accelerator.synchronize()
     ```
 
+    ## Fix safety
+    In ACCELERATOR classes `hwlint fix --unsafe --select HWC201` rewrites
+    (always unsafe: it changes what the test runs on; review the diff):
+    `device="cuda"`, `torch.device("cuda")`, `.to("cuda")` and `.cuda()`
+    use the test's `device` in a function that takes it, and
+    `self.device_type` in the other methods (`setUp`, helpers) of a class
+    passed to `instantiate_device_type_tests`; `"cuda:0"` counts as the
+    default device, other indices are left alone. Calls into one device's
+    module become their `torch.accelerator` equivalents (hwlint.torch_api
+    has the table), none newer than `oldest-torch`. Calls with no generic
+    equivalent (`torch.cuda.tunable.*`, `get_device_capability()`, CUDA
+    graphs) are left, and the reason names the API. GENERIC classes get no
+    rewrite: the message says the class is misclassified.
+
     ## Options
-    An out-of-tree backend adds its device name and module:
+    `oldest-torch` (default "2.7"): the oldest PyTorch the tests must run
+    on. An out-of-tree backend adds its device name and module:
     `extend-devices = ["openreg"]` (then `device="openreg"` and `.openreg()`
     are reported too) and `extend-accelerator-modules = ["torch.openreg"]`.
     """
@@ -42,6 +60,7 @@ class HardcodedDevice(Rule):
     name = "hardcoded-device"
     summary = "GENERIC/ACCELERATOR test hard-codes a device"
     default = False
+    fixable = True
     VALID = (
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
@@ -51,31 +70,91 @@ class HardcodedDevice(Rule):
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+            "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
             "    def test_a(self, device):\n        x = torch.ones(2, device='cuda')\n        y = x.cuda()\n"
             "        torch.cuda.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n",
-            expect=((4, 34), (5, 15), (6, 9)),
+            expect=((6, 34), (7, 15), (8, 9)),
             messages=('hard-codes a device (device="cuda")', 'hard-codes a device (.cuda())', 'hard-codes a device (torch.cuda.synchronize())'),
+            unsafe_fixed=(
+                "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+                "    def test_a(self, device):\n        x = torch.ones(2, device=device)\n        y = x.to(device)\n"
+                "        torch.accelerator.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n"
+            ),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+            "    def setUp(self):\n        self.x = torch.ones(2).cuda()  # moved once\n"
+            "    def test_a(self, device):\n        torch.cuda.get_device_capability()\n"
+            "        torch.cuda.memory_allocated()\n        torch.ones(1, device='cuda:1')\n\n"
+            "instantiate_device_type_tests(TestA, globals())\n",
+            expect=((4, 32), (6, 9), (7, 9), (8, 30)),
+            messages=("use the `device` argument", "the compute capability is specific",
+                      "torch.accelerator.memory_allocated needs PyTorch 2.9",
+                      "a second device"),
+            unsafe_fixed=(
+                "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+                "    def setUp(self):\n        self.x = torch.ones(2).to(self.device_type)  # moved once\n"
+                "    def test_a(self, device):\n        torch.cuda.get_device_capability()\n"
+                "        torch.cuda.memory_allocated()\n        torch.ones(1, device='cuda:1')\n\n"
+                "instantiate_device_type_tests(TestA, globals())\n"
+            ),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+            "    def test_a(self):\n        torch.ones(2).cuda()\n",
+            expect=((4, 23),),
+            messages=("GENERIC test class TestA hard-codes a device (.cuda()): it is misclassified",),
+        ),
+        Example(
+            "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
             "    def test_a(self, device):\n        x = torch.ones(2, device='openreg:0')\n        y = x.openreg()\n"
             "        torch.openreg.synchronize()\n        torch.openreg.is_available()\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
-            expect=((4, 34), (5, 15), (6, 9)),
+            expect=((6, 34), (7, 15), (8, 9)),
+            unsafe_fixed=(
+                "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+                "    def test_a(self, device):\n        x = torch.ones(2, device=device)\n        y = x.to(device)\n"
+                "        torch.accelerator.synchronize()\n        torch.openreg.is_available()\n\n"
+                "instantiate_device_type_tests(TestA, globals())\n"
+            ),
             messages=('hard-codes a device (device="openreg:0")', 'hard-codes a device (.openreg())', 'hard-codes a device (torch.openreg.synchronize())'),
             settings={"extend-devices": ["openreg"], "extend-accelerator-modules": ["torch.openreg"]},
         ),
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        modules = DEFAULT_ACCELERATORS.extended(ctx.config.extend_accelerator_modules).device_modules
         for info in ctx.test_classes():
             if info.classification not in ("GENERIC", "ACCELERATOR"):
                 continue
             for site in info.facts.devices:
-                yield Violation(
-                    site.line, site.column,
-                    f"{info.classification} test class {info.facts.name} hard-codes a device ({site.text}): "
-                    "use the `device` argument, or torch.accelerator",
-                    info.facts.name,
-                )
+                fix = _fix(site, info, modules, ctx.config.oldest_torch)
+                yield Violation(site.line, site.column, _message(info, site, fix), info.facts.name, fix)
+
+
+def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: str) -> FixInfo:
+    if info.classification == "GENERIC":
+        return NotFixable(f"{info.facts.name} is GENERIC but uses a device: it is misclassified "
+                          "(ACCELERATOR, or the device's member), or the device use must go")
+    if site.kind == "module":
+        module = max((m for m in modules if site.name.startswith(m + ".")), key=len, default="")
+        found = equivalent(site.name, module, oldest_torch)
+        if isinstance(found, NoEquivalent):
+            return NotFixable(found.reason)
+        return Rewrite("unsafe", site.kind, site.name, found.target, found.since)
+    index = site.name.partition(":")[2]
+    if index not in ("", "0"):
+        return NotFixable(f'"{site.name}" names a second device: such a test takes `devices` (several devices)')
+    return Rewrite("unsafe", site.kind, site.name, "device")
+
+
+def _message(info: ClassInfo, site: Site, fix: FixInfo) -> str:
+    head = f"{info.classification} test class {info.facts.name} hard-codes a device ({site.text})"
+    if info.classification == "GENERIC":
+        return f"{head}: it is misclassified (ACCELERATOR, or the device's member), or the device use must go"
+    if isinstance(fix, Rewrite) and fix.target != "device":
+        return f"{head}: use {fix.target}() (PyTorch {fix.since})"
+    if isinstance(fix, Rewrite):
+        return f"{head}: use the `device` argument (or self.device_type outside test methods)"
+    assert isinstance(fix, NotFixable)
+    return f"{head}: no device-generic rewrite: {fix.reason}"
