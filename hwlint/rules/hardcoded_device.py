@@ -6,7 +6,6 @@ from hwlint.diagnostics import FixInfo, NotFixable, Rewrite
 from hwlint.facts import DEFAULT_ACCELERATORS, Site
 from hwlint.resolve import ClassInfo, ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
-from hwlint.torch_api import NoEquivalent, equivalent
 
 class HardcodedDevice(Rule):
     """
@@ -137,6 +136,8 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
         return NotFixable(f"{info.facts.name} is GENERIC but uses a device: it is misclassified "
                           "(ACCELERATOR, or the device's member), or the device use must go")
     if site.kind == "module":
+        from hwlint.torch_api import NoEquivalent, equivalent  # off by default: a check without it does not import it
+
         module = max((m for m in modules if site.name.startswith(m + ".")), key=len, default="")
         found = equivalent(site.name, module, oldest_torch)
         if isinstance(found, NoEquivalent):

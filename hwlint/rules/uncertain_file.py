@@ -4,7 +4,6 @@ from typing import Iterator
 
 from hwlint.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
-from hwlint.uncertain import analyse
 
 _HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n"
 
@@ -128,6 +127,8 @@ class UncertainFile(Rule):
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        from hwlint.uncertain import analyse  # off by default: a check without it does not import it
+
         for reason in analyse(ctx).reasons:
             yield Violation(reason.line, reason.column,
                             f"{reason.message}: hwlint cannot see what the runtime collects here", reason.class_name)
