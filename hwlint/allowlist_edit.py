@@ -540,16 +540,7 @@ def _apply(config: Config, compute: Callable[[Allowlist], tuple[Plan, bool]], *,
             return change
         change.text = render_allowlist(allowlist, plan, attribute=config.attribute)
         if write:
-            from hwlint.atomic import write_text_atomic
-
-            try:
-                config.allowlist_path.parent.mkdir(parents=True, exist_ok=True)
-                write_text_atomic(config.allowlist_path, change.text)
-            except OSError as exc:
-                raise UserError(
-                    f"{config.allowlist_path}: cannot write the allowlist ({exc.strerror or exc}): "
-                    "make it and its folder writable"
-                ) from None
+            _write_list(config, change.text, "make it and its folder writable")
             change.written = True
         return change
 
@@ -604,16 +595,7 @@ def init_allowlist(config: Config, result: CheckResult, *, jobs: int | None = No
         plan = plan_init(tree)
         change = AllowlistChange(allowlist.path, False, plan.actions, entries_after=len(plan.budgets))
         change.text = render_allowlist(allowlist, plan, attribute=config.attribute)
-        from hwlint.atomic import write_text_atomic
-
-        try:
-            config.allowlist_path.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(config.allowlist_path, change.text)
-        except OSError as exc:
-            raise UserError(
-                f"{config.allowlist_path}: cannot write the allowlist ({exc.strerror or exc}): "
-                "make its folder writable"
-            ) from None
+        _write_list(config, change.text, "make its folder writable")
         change.written = True
         return change
 
@@ -660,3 +642,14 @@ def export_json_allowlist(allowlist: Allowlist) -> str:
     """The entries' paths as PyTorch writes its JSON allowlist: a sorted array,
     two-space indent, a final newline."""
     return json.dumps(sorted(allowlist.entries), indent=2) + "\n"
+
+
+def _write_list(config: Config, text: str, hint: str) -> None:
+    """Write the allowlist atomically, or say in one line why not and what to do (`hint`)."""
+    from hwlint.atomic import write_text_atomic
+
+    try:
+        config.allowlist_path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(config.allowlist_path, text)
+    except OSError as exc:
+        raise UserError(f"{config.allowlist_path}: cannot write the allowlist ({exc.strerror or exc}): {hint}") from None

@@ -35,7 +35,7 @@ from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.infer import REASONS
 from hwlint.read import ReadError, decode
 from hwlint.resolve import canonical_member
-from hwlint.rewrite import RewriteError, SiteRewrite, rewrite_source, verify_rewrites
+from hwlint.rewrite import RewriteError, SiteRewrite, parse_module, rewrite_source, verify_rewrites
 from hwlint.rules import FIXABLE
 from hwlint.trial import Declare, Surfaced, Trial
 from hwlint.torch_api import BY_TARGET
@@ -497,14 +497,7 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
 
 def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
     """The fixed bytes of a module, or FixError."""
-    try:
-        module = cst.parse_module(data)
-    except cst.ParserSyntaxError as exc:
-        raise FixError(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
-    except (RecursionError, MemoryError):
-        raise FixError("libcst cannot parse the file: too deeply nested") from None
-    except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
-        raise FixError(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+    module = parse_module(data, FixError)
     try:
         replacements = [f for f in fixes if f.replaces]
         if replacements:

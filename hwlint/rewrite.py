@@ -269,17 +269,22 @@ class _Rewriter(cst.CSTTransformer):
         return call.with_changes(func=_dotted_expr(equivalent.target))
 
 
+def parse_module(data: bytes, error: type[Exception]) -> cst.Module:
+    """libcst's tree of a module, or `error` saying in one line why not."""
+    try:
+        return cst.parse_module(data)
+    except cst.ParserSyntaxError as exc:
+        raise error(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
+    except (RecursionError, MemoryError):
+        raise error("libcst cannot parse the file: too deeply nested") from None
+    except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
+        raise error(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+
+
 def rewrite_source(data: bytes, sites: Sequence[SiteRewrite]) -> Outcome:
     """The module with each site rewritten where the tree allows it; the
     others stay, with the reason. RewriteError when libcst cannot parse it."""
-    try:
-        module = cst.parse_module(data)
-    except cst.ParserSyntaxError as exc:
-        raise RewriteError(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
-    except (RecursionError, MemoryError):
-        raise RewriteError("libcst cannot parse the file: too deeply nested") from None
-    except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
-        raise RewriteError(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+    module = parse_module(data, RewriteError)
     rewriter = _Rewriter(sites)
     try:
         # A freshly parsed module shares no nodes: no need for the copy.
