@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Collection, NamedTuple
 
 from hwlint.diagnostics import Diagnostic, UserError
 from hwlint.rules import AllowlistBudget, AllowlistStale, AllowlistSyntax, allowlist_budget, allowlist_stale
@@ -213,6 +213,13 @@ def counted(code: str) -> bool:
     return not code.startswith(_UNCOUNTED_PREFIXES)
 
 
+def exempts(listed: Collection[str], path: str, code: str) -> bool:
+    """Whether the allowlist exempts a finding: its file is listed and the
+    finding counts against the budget (HWC000 and the list's own rules never
+    are). The one rule check, lintrunner and flake8 share (hwlint.judge)."""
+    return path in listed and counted(code)
+
+
 def apply_allowlist(
     allowlist: Allowlist,
     diagnostics: list[Diagnostic],
@@ -237,7 +244,7 @@ def apply_allowlist(
     counts: dict[str, int] = {}
     per_file: dict[str, list[Diagnostic]] = {}
     for diag in diagnostics:
-        if diag.path in entries and counted(diag.code):
+        if exempts(entries, diag.path, diag.code):
             per_file.setdefault(diag.path, []).append(diag)
         else:
             kept.append(diag)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Collection
 
-from hwlint.allowlist import counted
+from hwlint.allowlist import exempts
 from hwlint.config import Config
 from hwlint.diagnostics import Diagnostic
 from hwlint.discover import import_pathspec
@@ -40,4 +40,4 @@ class Judge:
 
     def exempt(self, path: str, code: str) -> bool:
         """Whether the allowlist exempts this finding (it counts against the budget)."""
-        return path in self.allowlisted and counted(code)
+        return exempts(self.allowlisted, path, code)
