@@ -28,24 +28,11 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.facts import ModuleFacts
-from hwlint.torch_api import Equivalent
+from hwlint.plan import SiteRewrite
 
 
 class RewriteError(Exception):
     """The file cannot be rewritten at all; it is left as it is."""
-
-
-class SiteRewrite(NamedTuple):
-    """One hard-coded device to rewrite: where the facts found it, what it is
-    (Site.kind and Site.name), and what the class offers in its place."""
-
-    line: int
-    column: int
-    kind: str  # "keyword", "method", "torch.device", "to", "module"
-    name: str  # the device string, the method, or the module function
-    class_name: str
-    instantiated: bool  # the class is passed to instantiate_device_type_tests: self.device_type exists
-    equivalent: Equivalent | None = None  # "module": the device-generic call
 
 
 class Outcome(NamedTuple):

@@ -31,7 +31,7 @@ from hwlint.check import CheckResult
 from hwlint.config import Config
 from hwlint.diagnostics import UserError
 from hwlint.collect import FactsSource
-from hwlint.facts import ClassFacts, Instantiation, ModuleFacts
+from hwlint.facts import ClassFacts, Instantiation
 from hwlint.resolve import ClassInfo, Resolver
 from hwlint.runtime import RuntimeModule
 from hwlint.uncertain import Reason, analyse

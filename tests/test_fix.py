@@ -244,7 +244,8 @@ def test_allowlisted_files_are_fixed(tmp_path: Path) -> None:
 
 def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hwlint.fix as fix_module
-    from hwlint.fix import fix_file, plan_fixes, write_fixed
+    from hwlint.fix import fix_file, write_fixed
+    from hwlint.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -264,7 +265,8 @@ def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Pa
 
 
 def test_file_changed_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
-    from hwlint.fix import fix_file, plan_fixes, write_fixed
+    from hwlint.fix import fix_file, write_fixed
+    from hwlint.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -483,7 +485,8 @@ def test_check_fix_applies_string_fixes(tmp_path: Path) -> None:
 
 def test_a_string_fix_that_would_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hwlint.fix as fix_module
-    from hwlint.fix import fix_file, plan_fixes, write_fixed
+    from hwlint.fix import fix_file, write_fixed
+    from hwlint.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n\nclass TestB(TestCase):\n" \
         "    hw_classification = HardwareClassification.CPU\n    def test_b(self): pass\n"
@@ -506,7 +509,8 @@ def test_a_string_fix_that_would_misclassify_is_never_written(tmp_path: Path, mo
 
 
 def test_string_fix_refuses_a_declaration_not_where_the_facts_say(tmp_path: Path) -> None:
-    from hwlint.fix import FixError, fix_source, plan_fixes
+    from hwlint.fix import FixError, fix_source
+    from hwlint.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -655,6 +659,20 @@ def test_a_safe_fix_leaves_a_classification_that_would_surface_violations(tmp_pa
         "class TestUtils(TestCase):\n", "class TestUtils(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n")
     assert (root / "allowlist.txt").read_text().endswith("test/test_ops.py 1\n")
     assert run_cli("check", cwd=root).returncode == 0
+
+
+def test_checks_fixable_count_is_what_a_plain_fix_then_classifies(tmp_path: Path) -> None:
+    """Both classes have a fix marked safe, but the trial keeps only one:
+    `check` counts what `fix` will do, not what the rules proposed."""
+    root = write_project(tmp_path / "proj", {"test/test_ops.py": DEVICE_TYPE})
+    check = run_cli("check", cwd=root)
+    assert check.stdout.splitlines()[-2:] == [
+        "Found 2 errors in 1 file (1 file checked).", "1 fixable with `hwlint fix`."]
+    data = json.loads(run_cli("check", "--format", "json", cwd=root).stdout)
+    assert [d["fix"]["applicability"] for d in data] == ["safe", "safe"]
+    fix = run_cli("fix", cwd=root)
+    assert fix.stderr.splitlines()[0] == "Classified 1 class in 1 file (GENERIC 1)."
+    assert run_cli("check", cwd=root).stdout.splitlines()[-1] == "Found 1 error in 1 file (1 file checked)."
 
 
 def test_unsafe_applies_it_and_names_the_file_over_budget_without_raising_it(tmp_path: Path) -> None:

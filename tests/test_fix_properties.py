@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlint.diagnostics import Fix, is_safe_fix
-from hwlint.fix import FilePlan, fix_file, plan_fixes
+from hwlint.fix import fix_file
+from hwlint.plan import FilePlan, plan_fixes
 from tests.conftest import lint, write_project
 
 IMPORTS = [

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlint.diagnostics import Diagnostic
-from hwlint.fix import fix_file, plan_fixes
+from hwlint.fix import fix_file
+from hwlint.plan import plan_fixes
 from hwlint.formats import NAMES, renderer
 from tests.conftest import lint, write_project
 from tests.test_fix_properties import modules

@@ -93,7 +93,11 @@ def check(
         # looked at nothing must say so, whatever the format.
         echo(f"hwlint: warning: {explain_empty(config)}", err=True)
     color = fmt == "text" and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    extra = {"replacements": lintrunner_replacements(result)} if fmt == "lintrunner" else {}
+    extra: dict[str, Any] = {}
+    if fmt == "lintrunner":
+        extra["replacements"] = lintrunner_replacements(result)
+    elif fmt == "text":
+        extra["fixable"] = fixable_count(result)
     write_output(renderer(fmt)(result, statistics=statistics, color=color, fmt=fmt, **extra), output, echo)
     return EXIT_VIOLATIONS if result.diagnostics and not exit_zero else EXIT_CLEAN
 
@@ -108,3 +112,16 @@ def lintrunner_replacements(result: CheckResult) -> dict[Any, tuple[str, str]]:
     from hwlint.fix import lintrunner_replacements as compute
 
     return compute(result)
+
+
+def fixable_count(result: CheckResult) -> int:
+    """How many classes a plain `hwlint fix` would classify: the safe fixes
+    the trial keeps (hwlint.plan), not every fix marked safe, so that the
+    "N fixable" line is what `fix` then does."""
+    from hwlint.diagnostics import is_safe_fix
+
+    if not any(is_safe_fix(d.fix) for d in result.diagnostics):
+        return 0
+    from hwlint.plan import fixable_count as count
+
+    return count(result)

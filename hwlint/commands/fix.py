@@ -42,8 +42,8 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     is 1. Exit 0 when nothing is left to classify, 1 otherwise (or, with
     --diff, when there is something to change)."""
     from hwlint.check import run_check
-    from hwlint.fix import FIXABLE, apply_fixes, unified_diff
-    from hwlint.rules import enabled_codes
+    from hwlint.fix import apply_fixes, unified_diff
+    from hwlint.rules import FIXABLE, enabled_codes
 
     config = load_project(config_file, cache=None)
     codes = parse_codes(select, SELECT)

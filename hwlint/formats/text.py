@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 from hwlint.check import CheckResult
-from hwlint.diagnostics import is_safe_fix
 from hwlint.rules import BY_CODE
 
 
@@ -17,7 +16,10 @@ def _style(text: str, color: bool, **kwargs: object) -> str:
     return click.style(text, **kwargs)  # type: ignore[arg-type]
 
 
-def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str:
+def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "",
+           fixable: int = 0) -> str:
+    """The diagnostics and a summary; `fixable` (hwlint.plan.fixable_count,
+    which the command computes) is how many a plain `hwlint fix` classifies."""
     out: list[str] = []
     for d in result.diagnostics:
         location = _style(f"{d.path}:{d.line}:{d.column}:", color, bold=True)
@@ -35,7 +37,6 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
         checked += f", {len(result.allowlist.entries)} allowlisted"
     if n:
         summary = f"Found {n} error{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({checked})."
-        fixable = sum(1 for d in result.diagnostics if is_safe_fix(d.fix))
         if fixable:
             summary += f"\n{fixable} fixable with `hwlint fix`."
     else:
