@@ -15,7 +15,8 @@ Changing it (prune, sync, import: the ratchet's local half) is in
 `hwlint.ratchet`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
 
 import re
 from pathlib import Path

@@ -8,7 +8,8 @@ at a time, so that a run over 20,000 files does not hold 20,000 modules'
 records.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
 
 import os
 from collections.abc import Mapping

@@ -1,6 +1,7 @@
 """The one record every stage after the rules speaks: a diagnostic."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
 
 from typing import Any, NamedTuple, Union
 

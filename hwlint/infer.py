@@ -6,7 +6,8 @@ evidence an `unsafe` one, and no or contradicting evidence no fix at all,
 with the reason, so a human knows what to decide.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
 
 from typing import NamedTuple
 

@@ -1,6 +1,7 @@
 """Reading a file: bytes to text, the way Python itself would decode it."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
 
 import codecs
 import re

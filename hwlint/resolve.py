@@ -9,7 +9,8 @@ Files reached this way that are not test files themselves are read on
 demand, once.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
 
 import os
 from typing import Callable, Iterator, NamedTuple

@@ -6,7 +6,8 @@ CODE`), VALID and INVALID examples that one parametrized test runs, and its
 check, a pure function of a module's resolved facts.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
 
 from typing import Any, ClassVar, Iterator, NamedTuple
 
