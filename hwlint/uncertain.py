@@ -151,9 +151,12 @@ def analyse(ctx: ModuleContext) -> Analysis:
             if owner is not None:
                 add(d, "methods-by-setattr", f"test methods are added to {d.target} at run time", d.target)
             elif hidden and d.target != "self":  # setattr(self, ...) sets an instance's attribute
+                # The target is a name hwlint cannot follow: it may be any
+                # class, so the message names one that would then be collected.
+                some = " or ".join(hidden[:2]) + (" or another" if len(hidden) > 2 else "")
                 add(d, "methods-by-setattr",
-                    f"setattr on {d.target or 'an expression'} may add test methods to {hidden[0]}, "
-                    "which has none hwlint can see", hidden[0])
+                    f"setattr on {d.target or 'an expression'}, which hwlint cannot follow, may add test methods "
+                    f"to a class that has none it can see, such as {some}", hidden[0])
         elif d.kind == "classification":
             add(d, "classification-variable",
                 f"{ctx.config.attribute} is set on {d.target or 'a loop variable'}, a class hwlint cannot name")

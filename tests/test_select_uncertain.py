@@ -87,6 +87,22 @@ def test_a_mixin_with_test_methods_is_not_collected(tmp_path: Path) -> None:
     assert select(root, "CPU", "--format", "pytest").stdout == "test/test_a.py::TestOps\ntest/test_a.py::TestPlain\n"
 
 
+def test_setattr_on_a_name_hwlint_cannot_follow_makes_the_file_uncertain(tmp_path: Path) -> None:
+    """PyTorch's cpp-extension tests pick the class with a conditional and add
+    a test method per source file: the class is not known, the file is."""
+    root = write_project(tmp_path / "proj", {
+        "test/test_a.py": HEADER + CPU_CLASS + "class _Base(TestCase):\n    pass\nclass _Other(TestCase):\n    pass\n"
+                          "for f in files:\n    target = TestCpu if f.endswith('.cu') else _Base\n"
+                          "    setattr(target, 'test_' + f, make(f))\n",
+    })
+    result = select(root, "CUDA", "--device", "cuda")
+    assert (result.returncode, result.stdout) == (0, "test/test_a.py\n")
+    assert result.stderr == (
+        "hwlint: warning: test/test_a.py:12: uncertain, selected whole: setattr on target, which hwlint cannot "
+        "follow, may add test methods to a class that has none it can see, such as _Base or _Other\n"
+    )
+
+
 def test_imported_test_classes_are_listed_where_they_are_collected(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {
         "test/test_base.py": HEADER + CPU_CLASS + "\nclass _Private(TestCase):\n    def test_p(self): pass\n",
