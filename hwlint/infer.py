@@ -32,6 +32,7 @@ REASONS = {
     "module-mentions": "GENERIC, but the module mentions an accelerator outside the class (unsafe: --unsafe)",
     "only-for-several": "instantiated with only_for several or computed devices: ACCELERATOR (with except_for) or one device",
     "device-not-instantiated": "tests take a device but the class is never instantiated: instantiate it or drop the parameter",
+    "device-mixin": "a mixin whose tests take a device: the classification of the classes that run its tests",
     "mixed-accelerator-use": "the class probes or uses accelerators: GENERIC (drop the probes), ACCELERATOR or a device",
     "not-configured": "the inferred classification is not a configured member",
     # HWC002 (hwlint.rules.invalid_classification)
@@ -71,6 +72,12 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
                               "only-for")
         return Inference(None, None, "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
                          "only-for-several")
+    if takes_device and not cls.bases:
+        # A mixin (PyTorch's `_TorchbindAOTITests`, `*TestsMixin`): its tests
+        # run in the classes that inherit or copy them, never in it.
+        return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is a mixin, never "
+                         "instantiated: give it the classification of the classes that run its tests (ACCELERATOR "
+                         "when they are instantiated per device)", "device-mixin")
     if takes_device:
         return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)",
                          "device-not-instantiated")

@@ -142,6 +142,12 @@ class MissingClassification(Rule):
             expect=((1, 1),),
             messages=("test methods take a device (test_a) but the class is never instantiated",),
         ),
+        Example(
+            "class _OpsTests:\n    def test_a(self, device): pass\n",
+            expect=((1, 1),),
+            messages=("test methods take a device (test_a) but the class is a mixin, never instantiated: give it the "
+                      "classification of the classes that run its tests",),
+        ),
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
