@@ -7,7 +7,9 @@ from __future__ import annotations
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +17,7 @@ from hwlint.diagnostics import Diagnostic
 from hwlint.fix import fix_file
 from hwlint.plan import plan_fixes
 from hwlint.formats import NAMES, renderer
-from tests.conftest import lint, write_project
+from tests.conftest import lint, run_cli, write_project
 from tests.test_fix_properties import modules
 
 SEEDS = [
@@ -96,3 +98,41 @@ def test_any_input_gives_diagnostics_never_an_exception(data: bytes) -> None:
             if outcome.fixed is not None:
                 assert not python_refuses(outcome.fixed)
         assert path.read_bytes() == data  # checking and planning never write
+
+
+# The sweep of bad input through the real command line: one line naming the
+# file and what to do, exit 2, or the run goes on; never "internal error".
+
+CLASS_C = "class TestC(TestCase):\n    def test_c(self):\n        pass\n"
+
+
+def _error_line(root: Path, *args: str) -> str:
+    done = run_cli(*args, cwd=root)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stdout == ""
+    return done.stderr.replace(str(root), "ROOT").rstrip("\n")
+
+
+@pytest.mark.parametrize("settings, key, command", [
+    ({"include": ["!"]}, "[tool.hwlint] include", ["check"]),
+    ({"exclude": ["test/x\\"]}, "[tool.hwlint] exclude", ["check", "test/test_c.py"]),
+    ({"per-file-ignores": {"!": ["HWC001"]}}, "[tool.hwlint] per-file-ignores", ["check"]),
+    ({"phases": [{"name": "a", "paths": ["!"], "due": "2027-01-01"}]}, "[[tool.hwlint.phases]] (a) paths", ["report"]),
+])
+def test_an_invalid_configured_pattern_is_one_line_naming_the_setting(tmp_path: Path, settings: dict[str, Any],
+                                                                    key: str, command: list[str]) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C}, settings)
+    text = (root / "pyproject.toml").read_text().replace('"2027-01-01"', "2027-01-01")  # a TOML date
+    (root / "pyproject.toml").write_text(text)
+    pattern = "test/x\\" if "exclude" in settings else "!"
+    assert _error_line(root, *command) == (
+        f"hwlint: error: ROOT/pyproject.toml: {key}: {pattern!r} is not a valid gitignore-style pattern: "
+        "correct or remove it")
+
+
+def test_an_invalid_gitignore_line_is_dropped_as_git_drops_it(tmp_path: Path) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C, "test/ignored/test_d.py": CLASS_C})
+    (root / "test" / ".gitignore").write_text("!\nfoo\\\nignored/\n")
+    done = run_cli("check", "--no-cache", cwd=root)
+    assert done.returncode == 1 and done.stderr == ""
+    assert [line.split(":")[0] for line in done.stdout.splitlines() if "HWC" in line] == ["test/test_c.py"]
