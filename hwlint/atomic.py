@@ -1,7 +1,8 @@
 """Atomic file writes: a reader sees the old file or the new one, never half.
 
 Write to a temporary file in the same folder, flush it to disk, then rename
-over the target; the target's permissions are kept.
+over the target (through a symlink, the file it points to); the target's
+permissions are kept.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def write_bytes_atomic(path: Path, data: bytes, *, durable: bool = True) -> None
     fsync: for files that may be lost on a power cut but never torn (the
     cache, which is rebuilt when missing)."""
     path = Path(path)
+    if path.is_symlink():
+        # Write through the link, as open() would: renaming over it would
+        # replace the link with a copy (a symlinked test file or allowlist
+        # silently stops being shared).
+        path = Path(os.path.realpath(path))
     directory = path.parent if str(path.parent) else Path(".")
     try:
         mode: int | None = stat.S_IMODE(os.stat(path).st_mode)

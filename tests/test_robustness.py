@@ -136,3 +136,18 @@ def test_an_invalid_gitignore_line_is_dropped_as_git_drops_it(tmp_path: Path) ->
     done = run_cli("check", "--no-cache", cwd=root)
     assert done.returncode == 1 and done.stderr == ""
     assert [line.split(":")[0] for line in done.stdout.splitlines() if "HWC" in line] == ["test/test_c.py"]
+
+
+def test_fix_and_prune_write_through_symlinks_instead_of_replacing_them(tmp_path: Path) -> None:
+    unclassified = "from torch.testing._internal.common_utils import TestCase\n\n" + CLASS_C
+    root = write_project(tmp_path, {"shared/test_c.py": unclassified, "test/test_d.py": CLASS_C},
+                         allowlist="test/test_c.py 1\n")
+    (root / "test" / "test_c.py").symlink_to("../shared/test_c.py")
+    (root / "shared" / "allowlist.txt").write_text((root / "allowlist.txt").read_text())
+    (root / "allowlist.txt").unlink()
+    (root / "allowlist.txt").symlink_to("shared/allowlist.txt")
+    done = run_cli("fix", "test/test_c.py", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert (root / "test" / "test_c.py").is_symlink() and (root / "allowlist.txt").is_symlink()
+    assert "hw_classification = HardwareClassification.GENERIC" in (root / "shared" / "test_c.py").read_text()
+    assert (root / "shared" / "allowlist.txt").read_text() == ""  # the clean file left the list
