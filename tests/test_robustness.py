@@ -151,3 +151,22 @@ def test_fix_and_prune_write_through_symlinks_instead_of_replacing_them(tmp_path
     assert (root / "test" / "test_c.py").is_symlink() and (root / "allowlist.txt").is_symlink()
     assert "hw_classification = HardwareClassification.GENERIC" in (root / "shared" / "test_c.py").read_text()
     assert (root / "shared" / "allowlist.txt").read_text() == ""  # the clean file left the list
+
+
+
+def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_it_is(tmp_path: Path) -> None:
+    # libcst refuses the module's own indent ("\x0c    ") as a parser setting
+    # (this was an internal error for fix, and for lintrunner's whole run),
+    # and it drops a form feed before a statement.
+    indented = "class TestC(TestCase):\n\x0c    def test_c(self): pass\n"
+    leading = "\x0cclass TestD(TestCase):\n    def test_d(self): pass\n"
+    root = write_project(tmp_path, {"test/test_c.py": indented, "test/test_d.py": leading})
+    done = run_cli("fix", cwd=root)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == ("  test/test_d.py:1: TestD: not fixed: libcst cannot reproduce the file "
+                                            "byte for byte (a form feed before a statement?)")
+    assert (root / "test" / "test_d.py").read_text() == leading
+    assert (root / "test" / "test_c.py").read_text() == (
+        "from torch.testing._internal.common_utils import HardwareClassification\n"
+        "class TestC(TestCase):\n\x0c    hw_classification = HardwareClassification.GENERIC\n\n"
+        "\x0c    def test_c(self): pass\n")
