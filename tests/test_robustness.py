@@ -4,6 +4,7 @@ diagnostics, with HWC000 exactly where Python refuses the file."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import warnings
 from pathlib import Path
@@ -170,3 +171,12 @@ def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_
         "from torch.testing._internal.common_utils import HardwareClassification\n"
         "class TestC(TestCase):\n\x0c    hw_classification = HardwareClassification.GENERIC\n\n"
         "\x0c    def test_c(self): pass\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_named_like_a_test_file_is_hwc000_not_a_hang(tmp_path: Path) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    os.mkfifo(root / "test" / "test_x.py")  # no writer: a plain open() blocks forever
+    for args in (["check", "--no-cache"], ["check", "--no-cache", "test/test_x.py"]):
+        done = run_cli(*args, cwd=root)
+        assert "test/test_x.py:1:1: HWC000 cannot read: not a regular file (a FIFO, socket or device)" in done.stdout
