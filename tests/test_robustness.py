@@ -180,3 +180,22 @@ def test_a_fifo_named_like_a_test_file_is_hwc000_not_a_hang(tmp_path: Path) -> N
     for args in (["check", "--no-cache"], ["check", "--no-cache", "test/test_x.py"]):
         done = run_cli(*args, cwd=root)
         assert "test/test_x.py:1:1: HWC000 cannot read: not a regular file (a FIFO, socket or device)" in done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_output_to_a_device_or_fifo_is_written_in_place_not_replaced_by_a_file(tmp_path: Path) -> None:
+    # `-o /dev/null` replaced /dev/null with a regular file when run as root
+    # (the atomic write renamed over it); a FIFO stands in for the device.
+    import threading
+
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    fifo = root / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    done = run_cli("check", "--format", "json", "-o", str(fifo), cwd=root)
+    reader.join(timeout=60)
+    assert done.returncode == 1 and done.stderr == ""
+    assert fifo.is_fifo()
+    assert b'"code": "HWC001"' in got[0]
