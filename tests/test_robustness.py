@@ -4,6 +4,7 @@ diagnostics, with HWC000 exactly where Python refuses the file."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import warnings
@@ -199,3 +200,14 @@ def test_output_to_a_device_or_fifo_is_written_in_place_not_replaced_by_a_file(t
     assert done.returncode == 1 and done.stderr == ""
     assert fifo.is_fifo()
     assert b'"code": "HWC001"' in got[0]
+
+
+
+def test_lintrunner_says_which_paths_file_is_not_utf8(tmp_path: Path) -> None:
+    # lintrunner writes UTF-8 paths; other bytes were an "internal error".
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    (root / "paths.txt").write_bytes(b"test/test_c.py\ntest/test_\xff.py\n")
+    done = run_cli("lintrunner", "@paths.txt", cwd=root)
+    assert done.returncode == 0 and done.stderr == ""
+    assert [json.loads(line)["description"] for line in done.stdout.splitlines()] == [
+        "hwlint failed: paths.txt: the paths file is not UTF-8 (byte 0xff at offset 25): pass lintrunner's @{{PATHSFILE}}"]
