@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -211,3 +213,14 @@ def test_lintrunner_says_which_paths_file_is_not_utf8(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stderr == ""
     assert [json.loads(line)["description"] for line in done.stdout.splitlines()] == [
         "hwlint failed: paths.txt: the paths file is not UTF-8 (byte 0xff at offset 25): pass lintrunner's @{{PATHSFILE}}"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("command", [["check"], ["report"], ["rule", "HWC001"]])
+def test_output_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_path: Path, command: list[str]) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "hwlint", *command], cwd=root, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "hwlint: error: cannot write the output: No space left on device: "
+                                                 "free some space, or write elsewhere with -o FILE\n")
