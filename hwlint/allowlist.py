@@ -26,7 +26,9 @@ from hwlint.diagnostics import Diagnostic, UserError
 from hwlint.rules import AllowlistBudget, AllowlistStale, AllowlistSyntax, allowlist_budget, allowlist_stale
 from hwlint.rules import allowlist_syntax as syntax
 
-_ENTRY = re.compile(r"^(?P<path>\S+)\s+(?P<budget>\d+)(?P<trailing>\s*(?:#.*)?)$")
+# A budget of more than 18 digits is a typo, not a count (and one of over
+# 4,300 digits is more than int() converts).
+_ENTRY = re.compile(r"^(?P<path>\S+)\s+(?P<budget>\d{1,18})(?P<trailing>\s*(?:#.*)?)$")
 _CONFLICT = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
 # Budgets count these; HWC000 (a file that cannot be parsed has no countable
 # violations) and the allowlist's own rules do not.

@@ -1,7 +1,9 @@
 """Atomic file writes: a reader sees the old file or the new one, never half.
 
 Write to a temporary file in the same folder, flush it to disk, then rename
-over the target; the target's permissions are kept.
+over the target (through a symlink, the file it points to); the target's
+permissions are kept. A target that is not a regular file (a device, a FIFO)
+is written in place.
 """
 
 from __future__ import annotations
@@ -28,11 +30,24 @@ def write_bytes_atomic(path: Path, data: bytes, *, durable: bool = True) -> None
     fsync: for files that may be lost on a power cut but never torn (the
     cache, which is rebuilt when missing)."""
     path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+        mode: int | None = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        # `-o /dev/null`, `-o /dev/stdout`, a FIFO: renaming over one would
+        # replace the device with a file. They have no half-written state.
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return
+    if path.is_symlink():
+        # Write through the link, as open() would: renaming over it would
+        # replace the link with a copy (a symlinked test file or allowlist
+        # silently stops being shared).
+        path = Path(os.path.realpath(path))
+    directory = path.parent if str(path.parent) else Path(".")
+    if mode is not None:
+        mode = stat.S_IMODE(mode)
     fd, tmp = _create_temporary(directory, path.name)
     try:
         with os.fdopen(fd, "wb") as fh:

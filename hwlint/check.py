@@ -254,7 +254,7 @@ def run_check(
 
             settings = config.source.name if config.source is not None else "the configuration"
             diagnostics += phases.overdue_entries(allowlist, config.phases, today or phases.today(), checked,
-                                                    found.whole_tree, settings)
+                                                    found.whole_tree, settings, config.source)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
                        counts)

@@ -17,7 +17,7 @@ from typing import Callable, Iterator, NamedTuple
 
 from hwlint.config import Config
 from hwlint.facts import DEFAULT_ACCELERATORS, Accelerators, ModuleFacts, extract_file, extract_source, from_blob, to_blob
-from hwlint.read import ReadError, decode
+from hwlint.read import ReadError, decode, read_file
 
 Progress = Callable[[int, int], None]  # (files just done, files in all)
 Blob = bytes  # facts.to_blob(facts)
@@ -45,8 +45,7 @@ class FactsOptions(NamedTuple):
 
 def read_bytes(abspath: str) -> bytes | None:
     try:
-        with open(abspath, "rb", buffering=0) as fh:
-            return fh.readall()
+        return read_file(abspath)
     except OSError:
         return None  # extract_file reads it again and says why it cannot
 

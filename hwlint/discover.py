@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from hwlint.config import Config
+from hwlint.diagnostics import UserError
 
 if TYPE_CHECKING:
     import re
@@ -48,6 +49,30 @@ def import_pathspec() -> Any:
     return pathspec
 
 
+def pattern_spec(patterns: Iterable[str], setting: str | None = None) -> pathspec.GitIgnoreSpec:
+    """Gitignore patterns as one spec. `setting` ("<file>: [tool.hwlint]
+    exclude") names where configured patterns come from: an invalid one (a
+    bare `!`, a trailing backslash) is a UserError naming it. Without it (a
+    .gitignore), invalid lines are dropped, as git drops them."""
+    spec = import_pathspec().GitIgnoreSpec
+    patterns = list(patterns)
+    try:
+        return spec.from_lines(patterns)
+    except ValueError:
+        pass
+    valid = []
+    for pattern in patterns:
+        try:
+            spec.from_lines([pattern])
+        except ValueError:
+            if setting is not None:
+                raise UserError(f"{setting}: {pattern!r} is not a valid gitignore-style pattern: "
+                                "correct or remove it") from None
+            continue
+        valid.append(pattern)
+    return spec.from_lines(valid)
+
+
 class Discovery:
     def __init__(self, files: list[str] | None = None, whole_tree: bool = True) -> None:
         self.files: list[str] = files or []  # root-relative, '/'-separated, sorted
@@ -69,7 +94,7 @@ class _GitIgnores:
             spec = None
             try:
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-                spec = import_pathspec().GitIgnoreSpec.from_lines(lines)
+                spec = pattern_spec(lines)
             except OSError:
                 pass
             self._specs[rel_dir] = spec
@@ -126,9 +151,8 @@ def _matches_itself(regex: "re.Pattern[str]", path: str, is_dir: bool) -> bool:
 class Matcher:
     def __init__(self, config: Config) -> None:
         self.root = config.root
-        pathspec = import_pathspec()
-        self.include = pathspec.GitIgnoreSpec.from_lines(config.include)
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
+        self.include = pattern_spec(config.include, f"{config.source}: [tool.hwlint] include")
+        self.exclude = pattern_spec(config.exclude, f"{config.source}: [tool.hwlint] exclude")
         self.gitignores = _GitIgnores(config.root)
 
     def selected(self, rel_path: str) -> bool:

@@ -283,7 +283,11 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
         parts[position] = _append_alias(parts[position], enum)  # type: ignore[arg-type]
         body[index] = line.with_changes(body=parts)
         return module.with_changes(body=body), enum
-    new = cst.parse_statement(f"from {import_from} import {enum}{module.default_newline}", config=module.config_for_parsing)
+    # Only the newline matters for one unindented line; module.config_for_parsing
+    # would also pass the module's indent, which libcst refuses when the
+    # file indents with a form feed (ValueError: invalid default_indent).
+    new = cst.parse_statement(f"from {import_from} import {enum}{module.default_newline}",
+                              config=cst.PartialParserConfig(default_newline=module.default_newline))
     if last_import >= 0:
         insert_at = last_import + 1
     else:

@@ -14,7 +14,7 @@ from typing import Any, Collection
 from hwlint.allowlist import exempts
 from hwlint.config import Config
 from hwlint.diagnostics import Diagnostic
-from hwlint.discover import import_pathspec
+from hwlint.discover import pattern_spec
 
 
 class Judge:
@@ -22,14 +22,15 @@ class Judge:
         self.allowlisted = allowlisted
         self._ignores: list[tuple[Any, tuple[str, ...]]] | None = None
         self._patterns = config.per_file_ignores
+        self._source = config.source
 
     def ignored_codes(self, path: str) -> list[str]:
         """The codes (and prefixes) `per-file-ignores` drops for `path`."""
         if not self._patterns:
             return []
         if self._ignores is None:
-            spec = import_pathspec().GitIgnoreSpec
-            self._ignores = [(spec.from_lines([pattern]), codes) for pattern, codes in self._patterns.items()]
+            self._ignores = [(pattern_spec([pattern], f"{self._source}: [tool.hwlint] per-file-ignores"), codes)
+                             for pattern, codes in self._patterns.items()]
         return [c for matcher, codes in self._ignores if matcher.match_file(path) for c in codes]
 
     def without_ignored(self, path: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:

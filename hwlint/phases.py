@@ -30,10 +30,12 @@ from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 from hwlint.config import Phase
 from hwlint.diagnostics import Diagnostic, UserError
-from hwlint.discover import import_pathspec
+from hwlint.discover import pattern_spec
 from hwlint.rules import phase_overdue
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from hwlint.allowlist import Allowlist
     from hwlint.history import HistoryPoint
 
@@ -64,10 +66,11 @@ def today(default: date | None = None) -> date:
 class PhaseMap:
     """Which phase a root-relative path belongs to."""
 
-    def __init__(self, phases: tuple[Phase, ...]) -> None:
+    def __init__(self, phases: tuple[Phase, ...], source: Path | None = None) -> None:
+        """`source`: the configuration file, named when a pattern is invalid."""
         self.phases = phases
-        spec = import_pathspec().GitIgnoreSpec if phases else None
-        self._specs = [spec.from_lines(phase.paths) for phase in phases] if spec else []
+        self._specs = [pattern_spec(phase.paths, f"{source}: [[tool.hwlint.phases]] ({phase.name}) paths")
+                       for phase in phases]
 
     def index_of(self, path: str) -> int | None:
         for index, spec in enumerate(self._specs):
@@ -90,16 +93,16 @@ class PhaseMap:
 
 
 def overdue_entries(allowlist: Allowlist, phases: tuple[Phase, ...], on: date, checked: set[str],
-                    whole_tree: bool, settings: str) -> list[Diagnostic]:
+                    whole_tree: bool, settings: str, source: Path | None = None) -> list[Diagnostic]:
     """HWC305 for each entry in a phase due before `on`: every such entry
     after a whole-tree run, those of the files checked otherwise (like
     HWC301/HWC302). An entry whose file is clean or gone gets HWC301 too:
     one edit, removing the line, settles both. `settings`: the
-    configuration file, named in the message."""
+    configuration file, named in the message (`source`: its path)."""
     due = [p for p in phases if p.due < on]
     if not due:
         return []
-    phase_map = PhaseMap(phases)
+    phase_map = PhaseMap(phases, source)
     found = []
     for path, entry in allowlist.entries.items():
         if not whole_tree and path not in checked:
@@ -151,15 +154,15 @@ def _since_start(points: list[HistoryPoint], start: date | None) -> list[History
 
 
 def phase_statuses(phases: tuple[Phase, ...], allowlisted: Iterable[str], history: list[HistoryPoint] | None,
-                   on: date) -> list[PhaseStatus]:
+                   on: date, source: Path | None = None) -> list[PhaseStatus]:
     """Each phase's figures, in configuration order. `history`: points of
     allowlist_history(..., group=PhaseMap(phases).index_of, groups=len(phases)),
-    or None when there is none; `on`: today."""
+    or None when there is none; `on`: today; `source`: the configuration file."""
     # Here, not at the top: `hwlint check` needs this module's HWC305 on
     # every commit, and history's imports would be paid for nothing.
     from hwlint.history import HistoryPoint, project_zero
 
-    phase_map = PhaseMap(phases)
+    phase_map = PhaseMap(phases, source)
     left = [0] * len(phases)
     for path in allowlisted:
         index = phase_map.index_of(path)

@@ -4,7 +4,10 @@
 # each string annotation (hwlint.facts says why).
 
 import codecs
+import errno
+import os
 import re
+import stat
 from typing import NamedTuple
 
 
@@ -96,10 +99,23 @@ def _decode_error(data: bytes, exc: UnicodeDecodeError, encoding: str) -> ReadEr
     )
 
 
+def _open_nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def read_file(path: str) -> bytes:
+    """The bytes of the regular file at `path`, or OSError. A FIFO named
+    like a test file would block the read forever (and a device never
+    end): it is opened without blocking and refused."""
+    with open(path, "rb", buffering=0, opener=_open_nonblocking) as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)")
+        return fh.readall()  # type: ignore[no-any-return]
+
+
 def read_source(path: str) -> str | ReadError:
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_file(path)
     except IsADirectoryError:
         return ReadError(1, 1, "is a directory, not a file")
     except FileNotFoundError:

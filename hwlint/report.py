@@ -182,7 +182,8 @@ def build_report(
     if config.phases:
         from hwlint.phases import phase_statuses
 
-        phases = phase_statuses(config.phases, listed, phase_history, today or (now or report_time()).date())
+        phases = phase_statuses(config.phases, listed, phase_history, today or (now or report_time()).date(),
+                                 config.source)
     work_left = bool(listed or failing or unclassified)
     return {
         "version": __version__,

@@ -259,13 +259,19 @@ class _Rewriter(cst.CSTTransformer):
 def parse_module(data: bytes, error: type[Exception]) -> cst.Module:
     """libcst's tree of a module, or `error` saying in one line why not."""
     try:
-        return cst.parse_module(data)
+        module = cst.parse_module(data)
+        same = module.bytes == data
     except cst.ParserSyntaxError as exc:
         raise error(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
     except (RecursionError, MemoryError):
         raise error("libcst cannot parse the file: too deeply nested") from None
     except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
         raise error(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+    if not same:
+        # A rewrite keeps everything else byte for byte only if libcst does:
+        # it drops a form feed before a statement, for one.
+        raise error("libcst cannot reproduce the file byte for byte (a form feed before a statement?)")
+    return module
 
 
 def rewrite_source(data: bytes, sites: Sequence[SiteRewrite]) -> Outcome:

@@ -250,6 +250,17 @@ def test_syntax_problems_are_reported_at_their_lines(tmp_path: Path) -> None:
     ]
 
 
+def test_a_budget_too_long_to_be_a_count_is_a_malformed_entry(tmp_path: Path) -> None:
+    # 5,000 digits is more than int() converts: this was an internal error.
+    for budget in ("9" * 19, "9" * 5000):
+        root = write_project(tmp_path / str(len(budget)), {"test/test_a.py": unclassified(1)},
+                             allowlist=f"test/test_a.py {budget}\n")
+        found = [(d.line, d.message) for d in lint(root).diagnostics if d.code == "HWC304"]
+        shown = f"test/test_a.py {budget}" if len(budget) == 19 else "test/test_a.py " + "9" * 82 + "..."
+        assert found == [(1, f"malformed entry {shown!r}: expected `<path> <violations allowed>`")]
+    assert parse_allowlist("test/test_a.py 999999999999999999\n", "a.txt").entries["test/test_a.py"].budget == 10**18 - 1
+
+
 # ---------------------------------------------------------------------------
 # Budgets against a real tree, through the API other commands use.
 

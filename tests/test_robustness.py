@@ -4,10 +4,16 @@ diagnostics, with HWC000 exactly where Python refuses the file."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +21,7 @@ from hwlint.diagnostics import Diagnostic
 from hwlint.fix import fix_file
 from hwlint.plan import plan_fixes
 from hwlint.formats import NAMES, renderer
-from tests.conftest import lint, write_project
+from tests.conftest import lint, run_cli, write_project
 from tests.test_fix_properties import modules
 
 SEEDS = [
@@ -96,3 +102,125 @@ def test_any_input_gives_diagnostics_never_an_exception(data: bytes) -> None:
             if outcome.fixed is not None:
                 assert not python_refuses(outcome.fixed)
         assert path.read_bytes() == data  # checking and planning never write
+
+
+# The sweep of bad input through the real command line: one line naming the
+# file and what to do, exit 2, or the run goes on; never "internal error".
+
+CLASS_C = "class TestC(TestCase):\n    def test_c(self):\n        pass\n"
+
+
+def _error_line(root: Path, *args: str) -> str:
+    done = run_cli(*args, cwd=root)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stdout == ""
+    return done.stderr.replace(str(root), "ROOT").rstrip("\n")
+
+
+@pytest.mark.parametrize("settings, key, command", [
+    ({"include": ["!"]}, "[tool.hwlint] include", ["check"]),
+    ({"exclude": ["test/x\\"]}, "[tool.hwlint] exclude", ["check", "test/test_c.py"]),
+    ({"per-file-ignores": {"!": ["HWC001"]}}, "[tool.hwlint] per-file-ignores", ["check"]),
+    ({"phases": [{"name": "a", "paths": ["!"], "due": "2027-01-01"}]}, "[[tool.hwlint.phases]] (a) paths", ["report"]),
+])
+def test_an_invalid_configured_pattern_is_one_line_naming_the_setting(tmp_path: Path, settings: dict[str, Any],
+                                                                    key: str, command: list[str]) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C}, settings)
+    text = (root / "pyproject.toml").read_text().replace('"2027-01-01"', "2027-01-01")  # a TOML date
+    (root / "pyproject.toml").write_text(text)
+    pattern = "test/x\\" if "exclude" in settings else "!"
+    assert _error_line(root, *command) == (
+        f"hwlint: error: ROOT/pyproject.toml: {key}: {pattern!r} is not a valid gitignore-style pattern: "
+        "correct or remove it")
+
+
+def test_an_invalid_gitignore_line_is_dropped_as_git_drops_it(tmp_path: Path) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C, "test/ignored/test_d.py": CLASS_C})
+    (root / "test" / ".gitignore").write_text("!\nfoo\\\nignored/\n")
+    done = run_cli("check", "--no-cache", cwd=root)
+    assert done.returncode == 1 and done.stderr == ""
+    assert [line.split(":")[0] for line in done.stdout.splitlines() if "HWC" in line] == ["test/test_c.py"]
+
+
+def test_fix_and_prune_write_through_symlinks_instead_of_replacing_them(tmp_path: Path) -> None:
+    unclassified = "from torch.testing._internal.common_utils import TestCase\n\n" + CLASS_C
+    root = write_project(tmp_path, {"shared/test_c.py": unclassified, "test/test_d.py": CLASS_C},
+                         allowlist="test/test_c.py 1\n")
+    (root / "test" / "test_c.py").symlink_to("../shared/test_c.py")
+    (root / "shared" / "allowlist.txt").write_text((root / "allowlist.txt").read_text())
+    (root / "allowlist.txt").unlink()
+    (root / "allowlist.txt").symlink_to("shared/allowlist.txt")
+    done = run_cli("fix", "test/test_c.py", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert (root / "test" / "test_c.py").is_symlink() and (root / "allowlist.txt").is_symlink()
+    assert "hw_classification = HardwareClassification.GENERIC" in (root / "shared" / "test_c.py").read_text()
+    assert (root / "shared" / "allowlist.txt").read_text() == ""  # the clean file left the list
+
+
+
+def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_it_is(tmp_path: Path) -> None:
+    # libcst refuses the module's own indent ("\x0c    ") as a parser setting
+    # (this was an internal error for fix, and for lintrunner's whole run),
+    # and it drops a form feed before a statement.
+    indented = "class TestC(TestCase):\n\x0c    def test_c(self): pass\n"
+    leading = "\x0cclass TestD(TestCase):\n    def test_d(self): pass\n"
+    root = write_project(tmp_path, {"test/test_c.py": indented, "test/test_d.py": leading})
+    done = run_cli("fix", cwd=root)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == ("  test/test_d.py:1: TestD: not fixed: libcst cannot reproduce the file "
+                                            "byte for byte (a form feed before a statement?)")
+    assert (root / "test" / "test_d.py").read_text() == leading
+    assert (root / "test" / "test_c.py").read_text() == (
+        "from torch.testing._internal.common_utils import HardwareClassification\n"
+        "class TestC(TestCase):\n\x0c    hw_classification = HardwareClassification.GENERIC\n\n"
+        "\x0c    def test_c(self): pass\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_named_like_a_test_file_is_hwc000_not_a_hang(tmp_path: Path) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    os.mkfifo(root / "test" / "test_x.py")  # no writer: a plain open() blocks forever
+    for args in (["check", "--no-cache"], ["check", "--no-cache", "test/test_x.py"]):
+        done = run_cli(*args, cwd=root)
+        assert "test/test_x.py:1:1: HWC000 cannot read: not a regular file (a FIFO, socket or device)" in done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_output_to_a_device_or_fifo_is_written_in_place_not_replaced_by_a_file(tmp_path: Path) -> None:
+    # `-o /dev/null` replaced /dev/null with a regular file when run as root
+    # (the atomic write renamed over it); a FIFO stands in for the device.
+    import threading
+
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    fifo = root / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    done = run_cli("check", "--format", "json", "-o", str(fifo), cwd=root)
+    reader.join(timeout=60)
+    assert done.returncode == 1 and done.stderr == ""
+    assert fifo.is_fifo()
+    assert b'"code": "HWC001"' in got[0]
+
+
+
+def test_lintrunner_says_which_paths_file_is_not_utf8(tmp_path: Path) -> None:
+    # lintrunner writes UTF-8 paths; other bytes were an "internal error".
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    (root / "paths.txt").write_bytes(b"test/test_c.py\ntest/test_\xff.py\n")
+    done = run_cli("lintrunner", "@paths.txt", cwd=root)
+    assert done.returncode == 0 and done.stderr == ""
+    assert [json.loads(line)["description"] for line in done.stdout.splitlines()] == [
+        "hwlint failed: paths.txt: the paths file is not UTF-8 (byte 0xff at offset 25): pass lintrunner's @{{PATHSFILE}}"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("command", [["check"], ["report"], ["rule", "HWC001"]])
+def test_output_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_path: Path, command: list[str]) -> None:
+    root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "hwlint", *command], cwd=root, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "hwlint: error: cannot write the output: No space left on device: "
+                                                 "free some space, or write elsewhere with -o FILE\n")

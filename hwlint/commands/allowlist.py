@@ -219,7 +219,7 @@ def show(config_file: Path | None, phase: str | None, fmt: str, output: Path | N
     current = load_allowlist(config.root, config.allowlist, layout=False)
     for problem in current.problems:
         click.echo(f"hwlint: warning: {_diagnostic_line(problem)}", err=True)
-    phase_map = PhaseMap(config.phases)
+    phase_map = PhaseMap(config.phases, config.source)
     index_of = {path: phase_map.index_of(path) for path in current.entries}
     entries = list(current.entries.values())
     if phase is not None:

@@ -5,6 +5,7 @@ one error policy: a user error or a bug is one line on stderr and exit 2."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 from hwlint.options import Option
 
 EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
+_WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)}
 
 
 class Echo(Protocol):
@@ -69,13 +71,25 @@ def error_exit(exc: BaseException, echo: Echo = plain_echo) -> int:
         echo("hwlint: interrupted", err=True)
         return 130
     if isinstance(exc, BrokenPipeError):  # `hwlint check | head`: as click does, quietly
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _stdout_to_devnull()
         return EXIT_VIOLATIONS
+    if isinstance(exc, OSError) and exc.filename is None and exc.errno in _WRITE_ERRORS:
+        # `hwlint check > /dev/full`, a full disk: files hwlint writes itself
+        # say which (with a filename); what is left is the standard output.
+        _stdout_to_devnull()
+        echo(f"hwlint: error: cannot write the output: {exc.strerror or exc}: "
+             "free some space, or write elsewhere with -o FILE", err=True)
+        return EXIT_ERROR
     if os.environ.get("HWLINT_DEBUG") or not isinstance(exc, Exception):
         raise exc
     echo(f"hwlint: error: internal error: {type(exc).__name__}: {exc} "
          "(rerun with HWLINT_DEBUG=1 for a traceback, and please report it)", err=True)
     return EXIT_ERROR
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush is quiet."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

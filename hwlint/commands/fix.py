@@ -92,7 +92,7 @@ def _phase_files(config, name: str, paths: list[Path] | None) -> list[Path]:  # 
     from hwlint.discover import discover
     from hwlint.phases import PhaseMap
 
-    phase_map = PhaseMap(config.phases)
+    phase_map = PhaseMap(config.phases, config.source)
     wanted = phase_map.named(name, PHASE.flags[0])
     return [config.root / rel for rel in discover(config, paths).files if phase_map.index_of(rel) == wanted]
 

@@ -34,7 +34,12 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
         for arg in paths:
             if arg.startswith("@"):
                 # lintrunner's paths file: one path per line (absolute).
-                listing = Path(arg[1:]).read_text(encoding="utf-8")
+                data = Path(arg[1:]).read_bytes()
+                try:
+                    listing = data.decode("utf-8")
+                except UnicodeDecodeError as exc:  # lintrunner writes UTF-8: the file is not its
+                    raise UserError(f"{arg[1:]}: the paths file is not UTF-8 (byte 0x{data[exc.start]:02x} "
+                                    f"at offset {exc.start}): pass lintrunner's @{{{{PATHSFILE}}}}") from None
                 files.extend(Path(line) for line in listing.splitlines() if line.strip())
             else:
                 files.append(Path(arg))

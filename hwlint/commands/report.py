@@ -89,7 +89,7 @@ def report(
     if config.phases:
         from hwlint.phases import PhaseMap
 
-        groups = {"group": PhaseMap(config.phases).index_of, "groups": len(config.phases)}
+        groups = {"group": PhaseMap(config.phases, config.source).index_of, "groups": len(config.phases)}
     phase_points = None
     if history:
         # First, so that a repository problem is reported before the tree is linted.

@@ -58,7 +58,8 @@ def conflict_message() -> str:
 
 
 def malformed_message(text: str) -> str:
-    return f"malformed entry {text!r}: expected `<path> <violations allowed>`"
+    shown = text if len(text) <= 100 else text[:97] + "..."  # one line, whatever was pasted there
+    return f"malformed entry {shown!r}: expected `<path> <violations allowed>`"
 
 
 def absolute_message(path: str) -> str:
