@@ -48,6 +48,7 @@ class CheckResult:
         whole_tree: bool = True,
         outside: list[str] | None = None,
         allowlist_counts: dict[str, int] | None = None,
+        missing: list[str] | None = None,
     ) -> None:
         self.diagnostics = diagnostics
         self.contexts = contexts
@@ -57,6 +58,7 @@ class CheckResult:
         self.config = config
         self.whole_tree = whole_tree
         self.outside = [] if outside is None else outside
+        self.missing = [] if missing is None else missing  # named, matching `include`, not found (HWC000 when on)
         # The counted violations of each allowlisted file checked (and parsed) in this run.
         self.allowlist_counts = {} if allowlist_counts is None else allowlist_counts
 
@@ -257,4 +259,4 @@ def run_check(
                                                     found.whole_tree, settings, config.source)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
-                       counts)
+                       counts, found.missing)

@@ -761,3 +761,20 @@ def test_a_classification_that_reaches_a_subclass_in_another_file_is_judged_ther
     assert ("test/test_common.py:3: TestCommon: not safe: ACCELERATOR, but 1 test uses @onlyCUDA (HWC103) "
             "(in TestChild, which inherits it) in test/test_child.py") in proc.stderr
     assert run_cli("check", cwd=root).returncode == 0
+
+
+def test_fix_says_when_its_arguments_name_nothing(tmp_path: Path) -> None:
+    """A typo in a path or a --class must not read as "nothing to fix"."""
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": source})
+    missing = run_cli("fix", "test/test_y.py", cwd=root)
+    assert missing.stderr == "hwlint: warning: test/test_y.py does not exist\nClassified 0 classes in 0 files.\n"
+    outside = run_cli("fix", str(tmp_path), cwd=root)
+    assert outside.stderr.splitlines()[0] == (
+        f"hwlint: warning: {tmp_path} is outside the project root {root.resolve()}: not fixed")
+    unknown = run_cli("fix", "--class", "TestB", "test/test_x.py", cwd=root)
+    assert unknown.stderr == (
+        "hwlint: warning: no class TestB in the 1 file checked: --class TestB fixes nothing\n"
+        "Classified 0 classes in 0 files.\n")
+    assert (root / "test/test_x.py").read_text() == source
+    assert run_cli("fix", "--class", "TestA", cwd=root).stderr == "Classified 1 class in 1 file (GENERIC 1).\n"

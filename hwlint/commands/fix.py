@@ -64,6 +64,7 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     # The allowlist exempts nothing here: fixing allowlisted files is what
     # migration is.
     result = run_check(config, targets, jobs=jobs, select=chosen, use_allowlist=False)
+    _warn_about_arguments(config, result, paths, class_names)
     report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
     over: list[Diagnostic] = []
     pruned = None
@@ -85,6 +86,23 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
                    err=True)
     if report.unfixed or over or (show_diff and report.files):
         sys.exit(EXIT_VIOLATIONS)
+
+
+def _warn_about_arguments(config, result, paths: tuple[Path, ...], class_names: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    """What check says of its paths, and a --class that names no class:
+    a typo must not read as "nothing to fix"."""
+    for outside in result.outside:
+        click.echo(f"hwlint: warning: {outside} is outside the project root {config.root}: not fixed", err=True)
+    for missing in result.missing:
+        click.echo(f"hwlint: warning: {missing} does not exist", err=True)
+    if paths and result.files_checked == 0 and not result.missing:
+        click.echo("hwlint: no test files among the given paths (see `include`/`exclude`)", err=True)
+    if class_names and result.files_checked:
+        known = {cls.name for ctx in result.contexts for cls in ctx.facts.classes}
+        for name in class_names:
+            if name not in known:
+                click.echo(f"hwlint: warning: no class {name} in the {result.files_checked} file"
+                           f"{'s' if result.files_checked != 1 else ''} checked: --class {name} fixes nothing", err=True)
 
 
 def _phase_files(config, name: str, paths: list[Path] | None) -> list[Path]:  # type: ignore[no-untyped-def]
