@@ -224,3 +224,14 @@ def test_output_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_pat
                               stderr=subprocess.PIPE, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (2, "hwlint: error: cannot write the output: No space left on device: "
                                                  "free some space, or write elsewhere with -o FILE\n")
+
+
+@pytest.mark.parametrize("command", [("check",), ("report",), ("select", "GENERIC")])
+def test_a_closed_stdout_is_one_error_line(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """`hwlint check >&-`: Python starts with sys.stdout None; the output
+    cannot be written, and saying so beats dropping it."""
+    root = write_project(tmp_path / "proj", {"test/test_x.py": "class TestA(TestCase):\n    def test_a(self): pass\n"})
+    proc = subprocess.run([sys.executable, "-m", "hwlint", *command], cwd=root, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert (proc.returncode, proc.stderr) == (
+        2, "hwlint: error: cannot write the output: standard output is closed (use -o FILE)\n")

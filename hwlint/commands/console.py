@@ -30,11 +30,14 @@ def plain_echo(message: str, *, err: bool = False, nl: bool = True) -> None:
 
 def write_output(text: str, output: Path | str | None, echo: Echo = plain_echo) -> None:
     """`text` to stdout, or atomically to the -o file."""
+    from hwlint.diagnostics import UserError
+
     if output is None:
+        if sys.stdout is None:  # `hwlint check >&-`: click would drop the output without a word
+            raise UserError("cannot write the output: standard output is closed (use -o FILE)")
         echo(text, nl=False)
         return
     from hwlint.atomic import write_text_atomic
-    from hwlint.diagnostics import UserError
 
     try:
         write_text_atomic(Path(output), text)
