@@ -649,6 +649,16 @@ def _write_list(config: Config, text: str, hint: str) -> None:
     from hwlint.atomic import write_text_atomic
 
     try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # A file name that is not UTF-8 (POSIX allows it); the list is UTF-8 text.
+        start = text.rfind("\n", 0, exc.start) + 1
+        end = text.find("\n", exc.start)
+        line = text[start:end if end >= 0 else len(text)]
+        name = line.rsplit(" ", 1)[0].encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise UserError(f"{name}: the file name is not UTF-8, and the allowlist is UTF-8 text: rename the file "
+                        f"({config.allowlist_path} is unchanged)") from None
+    try:
         config.allowlist_path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(config.allowlist_path, text)
     except OSError as exc:

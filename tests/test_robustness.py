@@ -235,3 +235,18 @@ def test_a_closed_stdout_is_one_error_line(tmp_path: Path, command: tuple[str, .
                           stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
     assert (proc.returncode, proc.stderr) == (
         2, "hwlint: error: cannot write the output: standard output is closed (use -o FILE)\n")
+
+
+def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """POSIX allows any bytes in a name: SARIF percent-encodes them, and an
+    allowlist (UTF-8 text) cannot hold one: one line, nothing written."""
+    root = write_project(tmp_path / "proj", {})
+    (root / "test").mkdir(exist_ok=True)
+    (root / os.fsdecode(b"test/test_\xff.py")).write_text("class TestA(TestCase):\n    def test_a(self): pass\n")
+    sarif = json.loads(run_cli("check", "--format", "sarif", cwd=root).stdout)
+    location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location["uri"] == "test/test_%FF.py"
+    init = run_cli("allowlist", "init", cwd=root)
+    assert (init.returncode, init.stderr) == (2, "hwlint: error: test/test_\\xff.py: the file name is not UTF-8, and the "
+                                                 f"allowlist is UTF-8 text: rename the file ({root / 'allowlist.txt'} is unchanged)\n")
+    assert not (root / "allowlist.txt").exists()

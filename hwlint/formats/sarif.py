@@ -75,7 +75,8 @@ def fingerprints(diagnostics: list[Diagnostic], prefix: str = "") -> list[str]:
         key = (d.code, prefix + d.path, _context(d))
         occurrence = seen[key]
         seen[key] += 1
-        digest = hashlib.sha256("\0".join((*key, str(occurrence))).encode("utf-8")).hexdigest()
+        # surrogateescape: a file name that is not UTF-8 keeps its own bytes.
+        digest = hashlib.sha256("\0".join((*key, str(occurrence))).encode("utf-8", "surrogateescape")).hexdigest()
         out.append(digest[:32])
     return out
 
@@ -88,7 +89,7 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
     for d, fingerprint in zip(result.diagnostics, fingerprints(result.diagnostics, prefix)):
         location: dict[str, Any] = {
             "physicalLocation": {
-                "artifactLocation": {"uri": quote(prefix + d.path, safe="/"), "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": quote(prefix + d.path, safe="/", errors="surrogateescape"), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": d.line, "startColumn": d.column},
             }
         }
