@@ -287,6 +287,13 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
         raise _err(source, "[tool.hwlint] classifications must not be empty")
     for member in classifications:
         _identifier(source, "classifications", member)
+    repeated = sorted({member for member in classifications if classifications.count(member) > 1})
+    if repeated:
+        raise _err(source, f"[tool.hwlint] classifications: {', '.join(repeated)} listed twice: list each member once")
+    import_from = values.get("import_from")
+    if import_from is not None and not all(part.isidentifier() for part in import_from.split(".")):
+        # fix writes `from <import-from> import <enum>`: anything else would not parse.
+        raise _err(source, f"[tool.hwlint] import-from must be a dotted module name, got {import_from!r}")
     for alias, target in values.get("aliases", {}).items():
         _identifier(source, "aliases", alias)
         if alias in classifications:
