@@ -269,8 +269,11 @@ def parse_module(data: bytes, error: type[Exception]) -> cst.Module:
         raise error(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
     if not same:
         # A rewrite keeps everything else byte for byte only if libcst does:
-        # it drops a form feed before a statement, for one.
-        raise error("libcst cannot reproduce the file byte for byte (a form feed before a statement?)")
+        # it drops a form feed before a statement and turns bare `\r` line
+        # ends into `\n`, for two.
+        cause = "a form feed before a statement" if b"\f" in data else (
+            "`\\r` line ends" if b"\r" in data.replace(b"\r\n", b"") else "a construct it does not keep")
+        raise error(f"libcst cannot reproduce the file byte for byte ({cause}): it is left as it is")
     return module
 
 

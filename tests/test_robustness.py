@@ -164,12 +164,20 @@ def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_
     # and it drops a form feed before a statement.
     indented = "class TestC(TestCase):\n\x0c    def test_c(self): pass\n"
     leading = "\x0cclass TestD(TestCase):\n    def test_d(self): pass\n"
+    # Old Mac line ends: libcst writes them back as \n.
+    bare_cr = "class TestE(TestCase):\r    def test_e(self): pass\r"
     root = write_project(tmp_path, {"test/test_c.py": indented, "test/test_d.py": leading})
+    (root / "test" / "test_e.py").write_bytes(bare_cr.encode())
     done = run_cli("fix", cwd=root)
     assert done.returncode == 1
-    assert done.stderr.splitlines()[-1] == ("  test/test_d.py:1: TestD: not fixed: libcst cannot reproduce the file "
-                                            "byte for byte (a form feed before a statement?)")
+    assert done.stderr.splitlines()[-2:] == [
+        "  test/test_d.py:1: TestD: not fixed: libcst cannot reproduce the file byte for byte (a form feed before a "
+        "statement): it is left as it is",
+        "  test/test_e.py:1: TestE: not fixed: libcst cannot reproduce the file byte for byte (`\\r` line ends): it is "
+        "left as it is",
+    ]
     assert (root / "test" / "test_d.py").read_text() == leading
+    assert (root / "test" / "test_e.py").read_bytes() == bare_cr.encode()
     assert (root / "test" / "test_c.py").read_text() == (
         "from torch.testing._internal.common_utils import HardwareClassification\n"
         "class TestC(TestCase):\n\x0c    hw_classification = HardwareClassification.GENERIC\n\n"
