@@ -33,7 +33,8 @@ KINDS = {
 }
 
 # Class decorators that return the class they are given, with no more test
-# methods (skip*, too). Any other may add test methods, replace the class
+# methods (skip* and requires*, too: PyTorch's `@requires_triton()`,
+# `@requires_cuda_p2p_access()` are unittest.skipIf/skipUnless). Any other may add test methods, replace the class
 # (`@largeTensorTest` on a class leaves a function: nothing is collected)
 # or make classes from it (`@parameterized_class`).
 _PLAIN_DECORATORS = frozenset({
@@ -162,7 +163,7 @@ def analyse(ctx: ModuleContext) -> Analysis:
                 f"{ctx.config.attribute} is set on {d.target or 'a loop variable'}, a class hwlint cannot name")
     for info in ctx.classes:
         cls = info.facts
-        unknown = [d for d in cls.decorators if d not in _PLAIN_DECORATORS and not d.startswith("skip")]
+        unknown = [d for d in cls.decorators if d not in _PLAIN_DECORATORS and not d.startswith(("skip", "requires"))]
         if unknown and not info.is_test and may_be_testcase(info) and cls.name not in gains:
             reasons.append(Reason(cls.line, cls.column, "methods-by-decorator",
                                   f"{cls.name} has no test methods hwlint can see, but @{unknown[0]} may add some",

@@ -236,3 +236,18 @@ def test_runtime_children_end_with_hwlint(tmp_path: Path) -> None:
     while Path(f"/proc/{grandchild}").exists() and Path(f"/proc/{grandchild}/stat").read_text().split()[2] != "Z":
         assert time.monotonic() < deadline, "the module's own child outlived hwlint"
         time.sleep(0.1)
+
+
+def test_class_decorators_that_return_the_class_leave_the_file_certain(tmp_path: Path) -> None:
+    """skip* and requires* wrap unittest.skipIf: the class stays as it is. Any
+    other class decorator may replace the class or make classes from it."""
+    cuda = "    hw_classification = HardwareClassification.CUDA\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "proj", {
+        "test/test_cpu.py": HEADER + CPU_CLASS,
+        "test/test_skips.py": HEADER + "@requires_triton()\n@skipIfRocm\nclass TestTriton(TestCase):\n" + cuda,
+        "test/test_made.py": HEADER + "@parameterized_class(('x',), [(1,), (2,)])\nclass TestMade(TestCase):\n" + cuda,
+    })
+    result = select(root, "CPU", "--device", "cpu")
+    assert result.stdout == "test/test_cpu.py\ntest/test_made.py\n"
+    assert result.stderr == ("hwlint: warning: test/test_made.py:4: uncertain, selected whole: @parameterized_class may "
+                             "replace TestMade, or make other classes from it\n")
