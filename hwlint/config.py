@@ -8,6 +8,7 @@ ignored setting.
 # No `from __future__ import annotations` here: typing.NamedTuple compiles each
 # string annotation into a ForwardRef, a third of this module's import time.
 
+import keyword
 import os
 import sys
 from pathlib import Path
@@ -119,7 +120,8 @@ def _str(source: Path, key: str, value: Any) -> str:
 
 
 def _identifier(source: Path, key: str, value: str) -> str:
-    if not value.isidentifier():
+    # fix writes these names into code: a keyword (`class`, `None`) would not parse.
+    if not value.isidentifier() or keyword.iskeyword(value):
         raise _err(source, f"[tool.hwlint] {key}: {value!r} is not a Python identifier")
     return value
 
@@ -291,7 +293,8 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
     if repeated:
         raise _err(source, f"[tool.hwlint] classifications: {', '.join(repeated)} listed twice: list each member once")
     import_from = values.get("import_from")
-    if import_from is not None and not all(part.isidentifier() for part in import_from.split(".")):
+    if import_from is not None and not all(part.isidentifier() and not keyword.iskeyword(part)
+                                           for part in import_from.split(".")):
         # fix writes `from <import-from> import <enum>`: anything else would not parse.
         raise _err(source, f"[tool.hwlint] import-from must be a dotted module name, got {import_from!r}")
     for alias, target in values.get("aliases", {}).items():

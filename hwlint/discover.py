@@ -14,6 +14,7 @@ importing pathspec costs a fifth of a pre-commit run on a few files.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -58,13 +59,13 @@ def pattern_spec(patterns: Iterable[str], setting: str | None = None) -> pathspe
     patterns = list(patterns)
     try:
         return spec.from_lines(patterns)
-    except ValueError:
+    except (ValueError, re.error):  # a bare `!`, a trailing backslash; a range such as [z-a]
         pass
     valid = []
     for pattern in patterns:
         try:
             spec.from_lines([pattern])
-        except ValueError:
+        except (ValueError, re.error):
             if setting is not None:
                 raise UserError(f"{setting}: {pattern!r} is not a valid gitignore-style pattern: "
                                 "correct or remove it") from None
