@@ -255,7 +255,22 @@ def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     sarif = json.loads(run_cli("check", "--format", "sarif", cwd=root).stdout)
     location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location["uri"] == "test/test_%FF.py"
+    assert run_cli("check", "-o", "out.txt", cwd=root).returncode == 1  # -o writes the name's own bytes, as stdout does
+    assert (root / "out.txt").read_bytes().startswith(b"test/test_\xff.py:1:1: HWC001 ")
     init = run_cli("allowlist", "init", cwd=root)
     assert (init.returncode, init.stderr) == (2, "hwlint: error: test/test_\\xff.py: the file name is not UTF-8, and the "
                                                  f"allowlist is UTF-8 text: rename the file ({root / 'allowlist.txt'} is unchanged)\n")
     assert not (root / "allowlist.txt").exists()
+
+
+def test_output_to_dev_stdout_goes_to_the_stream_as_the_shell_set_it_up(tmp_path: Path) -> None:
+    """`hwlint check -o /dev/stdout >> log`: /dev/stdout resolves to `log`;
+    renaming a new file over it would lose what was there."""
+    root = write_project(tmp_path / "proj", {"test/test_x.py": "class TestA(TestCase):\n    def test_a(self): pass\n"})
+    log = tmp_path / "log"
+    log.write_text("before\n")
+    with open(log, "a") as stdout:
+        done = subprocess.run([sys.executable, "-m", "hwlint", "check", "-o", "/dev/stdout"], cwd=root, stdout=stdout,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (1, "")
+    assert log.read_text() == "before\n" + run_cli("check", cwd=root).stdout

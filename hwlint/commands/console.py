@@ -32,17 +32,39 @@ def write_output(text: str, output: Path | str | None, echo: Echo = plain_echo) 
     """`text` to stdout, or atomically to the -o file."""
     from hwlint.diagnostics import UserError
 
-    if output is None:
-        if sys.stdout is None:  # `hwlint check >&-`: click would drop the output without a word
+    stream = None if output is None else _standard_stream(output)
+    if output is None or stream is not None:
+        # `-o /dev/stdout` where stdout is a file (`>> log`): renaming over
+        # what the link resolves to would replace the file; write to the
+        # stream itself, as the shell set it up.
+        err = stream == 2
+        if (sys.stderr if err else sys.stdout) is None:  # `hwlint check >&-`: click would drop it silently
             raise UserError("cannot write the output: standard output is closed (use -o FILE)")
-        echo(text, nl=False)
+        echo(text, err=err, nl=False)
         return
-    from hwlint.atomic import write_text_atomic
+    from hwlint.atomic import write_bytes_atomic
 
     try:
-        write_text_atomic(Path(output), text)
+        # surrogateescape: a file name that is not UTF-8 is written back as its own bytes, as on stdout.
+        write_bytes_atomic(Path(output), text.encode("utf-8", "surrogateescape"))
     except OSError as exc:
         raise UserError(f"{output}: cannot write: {exc.strerror or exc}") from None
+
+
+def _standard_stream(output: Path | str) -> int | None:
+    """1 or 2 when `output` is the file this process's stdout or stderr
+    already writes to (`/dev/stdout`, `/proc/self/fd/2`...), else None."""
+    try:
+        target = os.stat(output)
+    except OSError:
+        return None
+    for fd in (1, 2):
+        try:
+            if os.path.samestat(target, os.fstat(fd)):
+                return fd
+        except OSError:
+            continue  # closed
+    return None
 
 
 def parse_codes(value: str | None, option: Option) -> tuple[str, ...] | None:
