@@ -23,8 +23,6 @@ from hwlint.config import Config
 from hwlint.diagnostics import UserError
 
 if TYPE_CHECKING:
-    import re
-
     import pathspec
 
 

@@ -225,7 +225,7 @@ def test_lintrunner_says_which_paths_file_is_not_utf8(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
-@pytest.mark.parametrize("command", [["check"], ["report"], ["rule", "HWC001"]])
+@pytest.mark.parametrize("command", [["check"], ["report"], ["rule", "HWC001"], ["lintrunner", "test/test_c.py"]])
 def test_output_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_path: Path, command: list[str]) -> None:
     root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
     with open("/dev/full", "w") as full:
@@ -235,7 +235,7 @@ def test_output_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_pat
                                                  "free some space, or write elsewhere with -o FILE\n")
 
 
-@pytest.mark.parametrize("command", [("check",), ("report",), ("select", "GENERIC")])
+@pytest.mark.parametrize("command", [("check",), ("report",), ("select", "GENERIC"), ("rule",), ("fix", "--diff")])
 def test_a_closed_stdout_is_one_error_line(tmp_path: Path, command: tuple[str, ...]) -> None:
     """`hwlint check >&-`: Python starts with sys.stdout None; the output
     cannot be written, and saying so beats dropping it."""
@@ -244,6 +244,15 @@ def test_a_closed_stdout_is_one_error_line(tmp_path: Path, command: tuple[str, .
                           stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
     assert (proc.returncode, proc.stderr) == (
         2, "hwlint: error: cannot write the output: standard output is closed (use -o FILE)\n")
+
+
+def test_a_stdout_open_for_reading_only_is_one_error_line(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "proj", {"test/test_x.py": "class TestA(TestCase):\n    def test_a(self): pass\n"})
+    with open(os.devnull) as read_only:
+        proc = subprocess.run([sys.executable, "-m", "hwlint", "check"], cwd=root, stdout=read_only,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (
+        2, "hwlint: error: cannot write the output: Bad file descriptor: write elsewhere with -o FILE\n")
 
 
 def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:

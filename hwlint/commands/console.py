@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from hwlint.options import Option
 
 EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
-_WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)}
+# EBADF: stdout open for reading only (`hwlint check 1</dev/null`).
+_WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EBADF") if hasattr(errno, name)}
 
 
 class Echo(Protocol):
@@ -102,8 +103,9 @@ def error_exit(exc: BaseException, echo: Echo = plain_echo) -> int:
         # `hwlint check > /dev/full`, a full disk: files hwlint writes itself
         # say which (with a filename); what is left is the standard output.
         _stdout_to_devnull()
-        echo(f"hwlint: error: cannot write the output: {exc.strerror or exc}: "
-             "free some space, or write elsewhere with -o FILE", err=True)
+        space = "free some space, or " if exc.errno != errno.EBADF else ""
+        echo(f"hwlint: error: cannot write the output: {exc.strerror or exc}: {space}write elsewhere with -o FILE",
+             err=True)
         return EXIT_ERROR
     if os.environ.get("HWLINT_DEBUG") or not isinstance(exc, Exception):
         raise exc

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from hwlint.commands.console import EXIT_VIOLATIONS, parse_codes
-from hwlint.commands.decorators import guarded, options
+from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.project import load_project
 from hwlint.options import FIX_COMMAND, PHASE, SELECT
 
@@ -69,12 +69,12 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
     over: list[Diagnostic] = []
     pruned = None
     if show_diff and fmt == "text":
-        for outcome in report.files:
-            click.echo(unified_diff(outcome), nl=False)
+        if report.files:
+            write_output("".join(unified_diff(outcome) for outcome in report.files), None)
     elif report.files:
         pruned, over = _prune_after_fix(config, [config.root / f.path for f in report.files], jobs)
     if fmt == "json":
-        click.echo(json.dumps(report.to_dict(over_budget=over), ensure_ascii=False, indent=2))
+        write_output(json.dumps(report.to_dict(over_budget=over), ensure_ascii=False, indent=2) + "\n", None)
     done, *left = report.summary(show_unfixed=show_unfixed)
     click.echo("\n".join([done, *([pruned] if pruned else []), *left]), err=True)
     for diag in over:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import click
 
+from hwlint.commands.console import error_exit
 from hwlint.commands.decorators import options
 from hwlint.diagnostics import UserError
 from hwlint.options import CONFIG
@@ -60,4 +62,7 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
             "name": "hwlint-failure", "original": None, "replacement": None,
             "description": f"hwlint failed: {problem}",
         }
-        click.echo(json.dumps(message, ensure_ascii=False))
+        try:
+            click.echo(json.dumps(message, ensure_ascii=False))
+        except OSError as unwritable:  # `> /dev/full`: the failure cannot be reported on stdout either
+            sys.exit(error_exit(unwritable, click.echo))

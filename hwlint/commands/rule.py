@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from hwlint.commands.decorators import guarded, options
+from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.diagnostics import UserError
 from hwlint.options import SHOW_ALL
 
@@ -18,14 +18,13 @@ def rule(code: str | None, show_all: bool) -> None:
     from hwlint.rules import ALL_RULES, BY_CODE
 
     if show_all:
-        click.echo("\n".join(r.explanation() for r in ALL_RULES), nl=False)
+        write_output("\n".join(r.explanation() for r in ALL_RULES), None)
         return
     if code is None:
-        for r in ALL_RULES:
-            state = "" if r.default else "  (off by default)"
-            click.echo(f"{r.code}  {r.name:<32} {r.summary}{state}")
+        write_output("".join(f"{r.code}  {r.name:<32} {r.summary}{'' if r.default else '  (off by default)'}\n"
+                             for r in ALL_RULES), None)
         return
     found = BY_CODE.get(code.upper()) or next((r for r in ALL_RULES if r.name == code), None)
     if found is None:
         raise UserError(f"unknown rule {code!r}: `hwlint rule` lists them")
-    click.echo(found.explanation(), nl=False)
+    write_output(found.explanation(), None)
