@@ -271,10 +271,18 @@ def parse_module(data: bytes, error: type[Exception]) -> cst.Module:
         # A rewrite keeps everything else byte for byte only if libcst does:
         # it drops a form feed before a statement and turns bare `\r` line
         # ends into `\n`, for two.
-        cause = "a form feed before a statement" if b"\f" in data else (
-            "`\\r` line ends" if b"\r" in data.replace(b"\r\n", b"") else "a construct it does not keep")
-        raise error(f"libcst cannot reproduce the file byte for byte ({cause}): it is left as it is")
+        raise error(f"libcst cannot reproduce the file byte for byte ({_first_difference(data, module.bytes)}): "
+                    "it is left as it is")
     return module
+
+
+def _first_difference(data: bytes, written: bytes) -> str:
+    """Where libcst's output first departs from the file, and what is there."""
+    at = next((i for i, (a, b) in enumerate(zip(data, written)) if a != b), min(len(data), len(written)))
+    line = data.count(b"\n", 0, at) + data[:at].replace(b"\r\n", b"").count(b"\r") + 1
+    near = data[max(0, at - 1):at + 1]
+    what = "a form feed before a statement" if b"\f" in near else "a bare `\\r` line end" if b"\r" in near else "a construct it does not keep"
+    return f"line {line}: {what}"
 
 
 def rewrite_source(data: bytes, sites: Sequence[SiteRewrite]) -> Outcome:

@@ -172,10 +172,10 @@ def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_
     done = run_cli("fix", cwd=root)
     assert done.returncode == 1
     assert done.stderr.splitlines()[-2:] == [
-        "  test/test_d.py:1: TestD: not fixed: libcst cannot reproduce the file byte for byte (a form feed before a "
-        "statement): it is left as it is",
-        "  test/test_e.py:1: TestE: not fixed: libcst cannot reproduce the file byte for byte (`\\r` line ends): it is "
-        "left as it is",
+        "  test/test_d.py:1: TestD: not fixed: libcst cannot reproduce the file byte for byte (line 1: a form feed "
+        "before a statement): it is left as it is",
+        "  test/test_e.py:1: TestE: not fixed: libcst cannot reproduce the file byte for byte (line 2: a bare `\\r` "
+        "line end): it is left as it is",
     ]
     assert (root / "test" / "test_d.py").read_text() == leading
     assert (root / "test" / "test_e.py").read_bytes() == bare_cr.encode()
