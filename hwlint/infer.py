@@ -72,9 +72,10 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
                               "only-for")
         return Inference(None, None, "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
                          "only-for-several")
-    if takes_device and not cls.bases:
+    if takes_device and all(base == "object" for base in cls.bases) and not cls.name.startswith("Test"):
         # A mixin (PyTorch's `_TorchbindAOTITests`, `*TestsMixin`): its tests
-        # run in the classes that inherit or copy them, never in it.
+        # run in the classes that inherit or copy them, never in it. (A plain
+        # `class TestFoo:` is not one: pytest collects it.)
         return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is a mixin, never "
                          "instantiated: give it the classification of the classes that run its tests (ACCELERATOR "
                          "when they are instantiated per device)", "device-mixin")

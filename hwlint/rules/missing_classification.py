@@ -143,7 +143,7 @@ class MissingClassification(Rule):
             messages=("test methods take a device (test_a) but the class is never instantiated",),
         ),
         Example(
-            "class _OpsTests:\n    def test_a(self, device): pass\n",
+            "class _OpsTests(object):\n    def test_a(self, device): pass\n",
             expect=((1, 1),),
             messages=("test methods take a device (test_a) but the class is a mixin, never instantiated: give it the "
                       "classification of the classes that run its tests",),
