@@ -16,7 +16,7 @@ from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from hwlint.allowlist import DEFAULT_HEADER, Allowlist, Record, counted, load_allowlist
 from hwlint.diagnostics import Diagnostic, UserError
@@ -540,7 +540,7 @@ def _apply(config: Config, compute: Callable[[Allowlist], tuple[Plan, bool]], *,
             return change
         change.text = render_allowlist(allowlist, plan, attribute=config.attribute)
         if write:
-            _write_list(config, change.text, "make it and its folder writable")
+            _write_list(config, change.text, "make it and its folder writable", plan.budgets)
             change.written = True
         return change
 
@@ -595,7 +595,7 @@ def init_allowlist(config: Config, result: CheckResult, *, jobs: int | None = No
         plan = plan_init(tree)
         change = AllowlistChange(allowlist.path, False, plan.actions, entries_after=len(plan.budgets))
         change.text = render_allowlist(allowlist, plan, attribute=config.attribute)
-        _write_list(config, change.text, "make its folder writable")
+        _write_list(config, change.text, "make its folder writable", plan.budgets)
         change.written = True
         return change
 
@@ -644,20 +644,20 @@ def export_json_allowlist(allowlist: Allowlist) -> str:
     return json.dumps(sorted(allowlist.entries), indent=2) + "\n"
 
 
-def _write_list(config: Config, text: str, hint: str) -> None:
-    """Write the allowlist atomically, or say in one line why not and what to do (`hint`)."""
+def _write_list(config: Config, text: str, hint: str, paths: Iterable[str]) -> None:
+    """Write the allowlist (`text`, listing `paths`) atomically, or say in
+    one line why not and what to do (`hint`)."""
     from hwlint.atomic import write_text_atomic
 
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        # A file name that is not UTF-8 (POSIX allows it); the list is UTF-8 text.
-        start = text.rfind("\n", 0, exc.start) + 1
-        end = text.find("\n", exc.start)
-        line = text[start:end if end >= 0 else len(text)]
-        name = line.rsplit(" ", 1)[0].encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        raise UserError(f"{name}: the file name is not UTF-8, and the allowlist is UTF-8 text: rename the file "
-                        f"({config.allowlist_path} is unchanged)") from None
+    for path in paths:
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            # A file name that is not UTF-8 (POSIX allows it); the list is UTF-8 text.
+            name = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            state = "unchanged" if config.allowlist_path.exists() else "not written"
+            raise UserError(f"{name}: the file name is not UTF-8, and the allowlist is UTF-8 text: rename the file "
+                            f"({config.allowlist_path} is {state})") from None
     try:
         config.allowlist_path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(config.allowlist_path, text)

@@ -268,7 +268,7 @@ def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     assert (root / "out.txt").read_bytes().startswith(b"test/test_\xff.py:1:1: HWC001 ")
     init = run_cli("allowlist", "init", cwd=root)
     assert (init.returncode, init.stderr) == (2, "hwlint: error: test/test_\\xff.py: the file name is not UTF-8, and the "
-                                                 f"allowlist is UTF-8 text: rename the file ({root / 'allowlist.txt'} is unchanged)\n")
+                                                 f"allowlist is UTF-8 text: rename the file ({root / 'allowlist.txt'} is not written)\n")
     assert not (root / "allowlist.txt").exists()
 
 
