@@ -162,6 +162,7 @@ def dry_run(command: str) -> Option:
 # hwlint rule
 SHOW_ALL = Option(("--all",), "show_all", "flag", "Print every rule's explanation.")
 
+
 def cache_choice(no_cache: bool, cache_dir: Path | str | None, default: bool | None) -> bool | Path | None:
     """run_check's and load_project's `cache` argument for --no-cache and
     --cache-dir (or HWLINT_CACHE_DIR); `default` when neither is given.

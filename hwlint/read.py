@@ -110,6 +110,7 @@ def read_file(path: str) -> bytes:
     with open(path, "rb", buffering=0, opener=_open_nonblocking) as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)")
+        os.set_blocking(fh.fileno(), True)  # a regular file: read it as any file is read
         return fh.readall()  # type: ignore[no-any-return]
 
 

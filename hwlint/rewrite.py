@@ -351,4 +351,3 @@ def _minus(items: list[tuple[int, str]], other: list[tuple[int, str]]) -> list[t
         else:
             out.append(item)
     return out
-

@@ -158,7 +158,6 @@ def test_fix_and_prune_write_through_symlinks_instead_of_replacing_them(tmp_path
     assert (root / "shared" / "allowlist.txt").read_text() == ""  # the clean file left the list
 
 
-
 def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_it_is(tmp_path: Path) -> None:
     # libcst refuses the module's own indent ("\x0c    ") as a parser setting
     # (this was an internal error for fix, and for lintrunner's whole run),
@@ -211,7 +210,6 @@ def test_output_to_a_device_or_fifo_is_written_in_place_not_replaced_by_a_file(t
     assert done.returncode == 1 and done.stderr == ""
     assert fifo.is_fifo()
     assert b'"code": "HWC001"' in got[0]
-
 
 
 def test_lintrunner_says_which_paths_file_is_not_utf8(tmp_path: Path) -> None:

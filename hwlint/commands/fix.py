@@ -15,6 +15,8 @@ from hwlint.project import load_project
 from hwlint.options import FIX_COMMAND, PHASE, SELECT
 
 if TYPE_CHECKING:
+    from hwlint.check import CheckResult
+    from hwlint.config import Config
     from hwlint.diagnostics import Diagnostic
 
 
@@ -88,7 +90,8 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, sho
         sys.exit(EXIT_VIOLATIONS)
 
 
-def _warn_about_arguments(config, result, paths: tuple[Path, ...], class_names: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def _warn_about_arguments(config: Config, result: CheckResult, paths: tuple[Path, ...],
+                          class_names: tuple[str, ...]) -> None:
     """What check says of its paths, and a --class that names no class:
     a typo must not read as "nothing to fix"."""
     for outside in result.outside:

@@ -7,6 +7,7 @@ from hwlint.facts import DEFAULT_ACCELERATORS, Site
 from hwlint.resolve import ClassInfo, ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
+
 class HardcodedDevice(Rule):
     """
     ## What it does
