@@ -3,7 +3,8 @@ file, from the typed fixes of the diagnostics, each tried first with the
 real rules (hwlint.trial) so that a safe fix never surfaces violations.
 
 `hwlint fix` writes these plans (hwlint.fix); `hwlint check` counts them
-for its "N fixable" line, so that the number it prints is what `fix` does.
+for its "N fixable" line, so that the number it prints is what `fix` does
+for the errors it shows.
 """
 
 from __future__ import annotations
