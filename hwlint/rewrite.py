@@ -100,6 +100,13 @@ def _function_scope(node: cst.FunctionDef | cst.Lambda) -> _Scope:
     return _Scope("function", name, frozenset(names), first, frozenset(decorators))
 
 
+def _is_dotted(expr: cst.BaseExpression) -> bool:
+    """`torch.cuda.synchronize`: names and attributes, no call in between."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name)
+
+
 class _Rewriter(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -171,7 +178,9 @@ class _Rewriter(cst.CSTTransformer):
             site = self._site(func.attr)
             if site is not None and site.kind in ("method", "to"):
                 return self._method(site, call) if site.kind == "method" else self._to(site, call)
-        site = self._site(func)
+        # `torch.cuda.current_stream().wait_stream(s)` starts where its inner
+        # call does: only a call of the dotted name itself is the site.
+        site = self._site(func) if _is_dotted(func) else None
         if site is not None and site.kind == "torch.device":
             return self._torch_device(site, call)
         if site is not None and site.kind == "module":
@@ -326,9 +335,25 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
         removed = _minus([(p.line, _callee(p.text)) for p in old.probes], [(p.line, _callee(p.text)) for p in new.probes])
         # `.cuda()` on a torch expression is a use too (TEST_LINTER's rule):
         # rewritten to `.to(device)`, that use is gone from its line.
-        methods = {(s.line, s.name) for s in done if s.kind == "method"}
-        if unexpected or any(p not in calls and not any(p[0] == line and p[1].endswith("." + name)
-                                                         for line, name in methods) for p in removed):
+        # A probe is recorded at the line where its expression starts, which
+        # for `torch.Tensor([...\n]).cuda()` is above the `.cuda()` site: each
+        # removed use takes the nearest rewritten method of its name at or below it.
+        methods = sorted((s.line, s.name) for s in done if s.kind == "method")
+
+        def explained(p: tuple[int, str]) -> bool:
+            if p in calls:
+                return True
+            # A call chained on a rewritten one (`torch.cuda.current_stream().wait_stream(s)`)
+            # is a probe through it: it goes with it.
+            if any(p[0] == line and p[1].startswith(name + "(...).") for line, name in calls):
+                return True
+            site = next((m for m in methods if m[0] >= p[0] and p[1].endswith("." + m[1])), None)
+            if site is None:
+                return False
+            methods.remove(site)
+            return True
+
+        if unexpected or not all(explained(p) for p in sorted(removed)):
             raise RewriteError(f"the rewrite changed {old.name}'s accelerator probes other than intended")
 
 

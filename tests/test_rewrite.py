@@ -59,6 +59,10 @@ def rewrite(tmp_path: Path, body: str, settings: dict | None = None, tail: str =
     # What the device is not part of stays put, comments included.
     ("y = x.cuda()  # to the GPU", "y = x.to(device)  # to the GPU"),
     ("f = lambda t: t.cuda()", "f = lambda t: t.to(device)"),
+    # A call chained on the rewritten one goes with it (PyTorch's SDPA tests).
+    ("torch.cuda.current_stream().wait_stream(s)", "torch.accelerator.current_stream().wait_stream(s)"),
+    # The use starts a line above its `.cuda()` (PyTorch's sparse tests).
+    ("a = torch.tensor([1,\n                      2]).cuda()", "a = torch.tensor([1,\n                      2]).to(device)"),
 ])
 def test_in_a_test_method_the_device_argument_is_used(tmp_path: Path, before: str, after: str) -> None:
     body, _ = rewrite(tmp_path, f"    def test_a(self, device):\n        x = torch.ones(2)\n        {before}\n")
