@@ -12,16 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli, write_project
-
-HEADER = (
-    "# Test files not yet migrated to hw_classification. This list may only shrink.\n"
-    "# <path relative to the project root> <violations allowed>\n"
-)
-CLEAN = "class TestOk(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_ok(self): pass\n"
-
-
-def unclassified(n: int) -> str:
-    return "".join(f"class Test{i}(TestCase):\n    def test_{i}(self): pass\n\n" for i in range(n))
+from tests.test_allowlist import CLEAN, HEADER, unclassified
 
 
 NEXT = (
