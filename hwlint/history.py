@@ -29,6 +29,17 @@ _CONFLICT = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
 # follow a change of pace.
 WINDOW_DAYS = 90
 
+# No projection before the history means something. On adoption day the
+# list has two versions a few seconds apart (adopt, then `hwlint fix`): a
+# slope through them read -684,000 files/day and gave a date. Three commits
+# are two changes, the fewest that show a pace rather than one event (and
+# the fewest for which least squares is not an exact line through the
+# points); seven days are a working week, so one busy afternoon cannot set
+# the rate, and a team that migrates weekly gets its date within its first
+# fortnight.
+MIN_PROJECTION_COMMITS = 3
+MIN_PROJECTION_DAYS = 7
+
 
 @dataclass(frozen=True)
 class HistoryPoint:
@@ -241,12 +252,41 @@ def largest_size(root: Path, allowlist: str) -> int | None:
     return max((p.allowlisted for p in points), default=None)
 
 
+def duration(seconds: int) -> str:
+    """A span of time as a person says it: "36 seconds", "5 hours", "6 days"
+    (whole units, rounded down: 6.9 days is not yet 7)."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
+def projection_gap(history: list[HistoryPoint]) -> str | None:
+    """Why `history` is too short to project from, as a clause the report
+    prints ("the history spans 36 seconds and 2 commits; a projection needs
+    at least 7 days and 3 commits"), or None when it is long enough, empty,
+    or ends at zero (the date zero was reached is a fact, not a projection)."""
+    if not history or history[-1].allowlisted == 0:
+        return None
+    span = history[-1].timestamp - history[0].timestamp
+    if len(history) >= MIN_PROJECTION_COMMITS and span >= MIN_PROJECTION_DAYS * 86400:
+        return None
+    need = f"a projection needs at least {MIN_PROJECTION_DAYS} days and {MIN_PROJECTION_COMMITS} commits"
+    if len(history) == 1:
+        return f"the history has 1 commit; {need}"
+    return f"the history spans {duration(max(0, span))} and {len(history)} commits; {need}"
+
+
 def project_zero(history: list[HistoryPoint], window_days: int = WINDOW_DAYS) -> Projection | None:
     """When the allowlist reaches zero at the recent rate.
 
     The rate is the least-squares slope of (committer date, files
     allowlisted) over the history points dated within `window_days` of the
-    newest one (the newest two when fewer are that recent). The projection
+    newest one, reaching back to older points while those span fewer than
+    two points or MIN_PROJECTION_DAYS (two commits seconds apart after a
+    quiet quarter are no rate). Callers that show the date check
+    projection_gap first: this function projects from any two points. The projection
     starts from the newest point, so it never lands before it: zero is
     reached after newest.allowlisted / -slope days. The date is None when
     the line is not going down; when the list is already empty it is the
@@ -265,8 +305,12 @@ def project_zero(history: list[HistoryPoint], window_days: int = WINDOW_DAYS) ->
         return None
     start = newest.timestamp - window_days * 86400
     window = [p for p in history if p.timestamp >= start]
-    if len(window) < 2:
-        window = history[-2:]
+    least = MIN_PROJECTION_DAYS * 86400
+    if len(window) < 2 or newest.timestamp - min(p.timestamp for p in window) < least:
+        first = len(history) - 2
+        while first > 0 and newest.timestamp - history[first].timestamp < least:
+            first -= 1
+        window = history[first:]
     xs = [(p.timestamp - newest.timestamp) / 86400 for p in window]
     ys = [float(p.allowlisted) for p in window]
     mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)

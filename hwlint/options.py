@@ -100,7 +100,10 @@ HISTORY = Option(("--history",), "history", "flag",
 BASELINE = Option(("--baseline",), "baseline", "count",
                   "Files allowlisted when the migration began (default: `baseline` in the configuration, "
                   "else the allowlist's largest size in git history, else its current size).")
-REPORT = (*LINT, FORMAT.with_choices(REPORT_FORMATS, "text"), HISTORY, BASELINE, TODAY)
+ALL_ROWS = Option(("--all-rows",), "all_rows", "flag",
+                  "Show every row of long tables in text, markdown and html (default: the first 15, then how many "
+                  "more; json always has every row).")
+REPORT = (*LINT, FORMAT.with_choices(REPORT_FORMATS, "text"), HISTORY, BASELINE, TODAY, ALL_ROWS)
 
 # hwlint select
 SELECT_FORMATS = ("files", "pytest", "json")

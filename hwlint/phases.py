@@ -15,11 +15,14 @@ The rules, written down once (the report and the README quote them):
   (its files in each version of the allowlist, from git history) at its
   current pace reaches zero after `due`, or does not go down at all.
 - **on track**: files are left, it is not due yet, and the projection reaches
-  zero by `due`, or there is no history to measure a pace from (fewer
-  than two allowlist commits, or no `--history`): nothing says otherwise.
+  zero by `due`, or there is no history to measure a pace from (no git, or
+  too short a history: see below): nothing says otherwise.
 
 The projection is hwlint.history.project_zero's (least squares over the
-last 90 days of allowlist commits) applied to the phase's own counts.
+last 90 days of allowlist commits) applied to the phase's own counts, with
+the report's gate (hwlint.history.projection_gap): no projected date from
+fewer than 3 points or less than 7 days of them, so that a phase is not
+called at risk, or given a date, from a few seconds of adoption-day commits.
 """
 
 from __future__ import annotations
@@ -160,7 +163,7 @@ def phase_statuses(phases: tuple[Phase, ...], allowlisted: Iterable[str], histor
     or None when there is none; `on`: today; `source`: the configuration file."""
     # Here, not at the top: `hwlint check` needs this module's HWC305 on
     # every commit, and history's imports would be paid for nothing.
-    from hwlint.history import HistoryPoint, project_zero
+    from hwlint.history import HistoryPoint, project_zero, projection_gap
 
     phase_map = PhaseMap(phases, source)
     left = [0] * len(phases)
@@ -172,7 +175,8 @@ def phase_statuses(phases: tuple[Phase, ...], allowlisted: Iterable[str], histor
     for index, phase in enumerate(phases):
         points = [HistoryPoint(p.commit, p.timestamp, p.groups[index]) for p in history or []]
         points = _since_start(points, phase.start)
-        projection = project_zero(points)  # None with fewer than two points, unless already at zero
+        # None when the phase's history is too short to mean a pace (unless it is already at zero).
+        projection = project_zero(points) if projection_gap(points) is None else None
         projected = projection.date if projection else None
         if left[index] == 0:
             status = "done"

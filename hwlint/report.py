@@ -41,14 +41,16 @@ other formats show: a headline and ordered sections, each with a title, a
 note and blocks (paragraphs, tables, the burn-down chart). A renderer
 draws blocks in its medium and never decides what a section holds, so every
 format shows the same sections with the same figures; a new section is a
-figure in `build_report` and a `Section` in `layout`.
+figure in `build_report` and a `Section` in `layout`. Long tables are cut
+to their first TABLE_ROWS rows in `layout` too, with a "M more" line
+(fold_rows); the JSON document keeps every row.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
 from typing import Any, Iterable, Union
 
@@ -56,9 +58,14 @@ from hwlint import __version__
 from hwlint.check import CheckResult
 from hwlint.diagnostics import UserError
 from hwlint.allowlist import counted
-from hwlint.history import HistoryPoint, project_zero
+from hwlint.history import MIN_PROJECTION_DAYS, HistoryPoint, project_zero, projection_gap
 
 TOP_FILES = 10
+# Rows a table shows in text, markdown and html before it folds into "M more"
+# (`--all-rows` shows them all; json always has them all). PyTorch's test tree
+# has about 50 folders: 15 is the next few weeks of work, and a GitHub job
+# summary or a terminal screen shows them without scrolling past the rest.
+TABLE_ROWS = 15
 
 
 def report_time() -> datetime:
@@ -177,7 +184,10 @@ def build_report(
     # classify; the path keeps ties stable.
     directories = sorted(dirs.values(), key=lambda d: (-d["allowlisted"], -d["unclassified"], d["path"]))
     top = sorted(files, key=lambda f: (-f["unclassified"], f["path"]))[:TOP_FILES]
-    projection = project_zero(history) if history else None
+    # Too short a history gives a rate from seconds of work: no date, and
+    # the report says why (projection_gap).
+    gap = projection_gap(history)
+    projection = project_zero(history) if history and gap is None else None
     phases = []
     if config.phases:
         from hwlint.phases import phase_statuses
@@ -217,6 +227,10 @@ def build_report(
              "files_per_day": None if s.pace is None else round(s.pace, 4)}
             for s in phases
         ],
+        # Why there is no projected date yet (the history is too short), in
+        # the words the other formats print; null when there is a date, or
+        # no history was read.
+        "projection_note": gap,
     }
 
 
@@ -274,6 +288,8 @@ def projection_sentence(report: dict[str, Any]) -> str:
     """How the zero date was found, in one sentence (every format says it)."""
     projection = report.get("projection")
     date = report["projected_zero_date"]
+    if report.get("projection_note"):
+        return f"Projected zero: not yet — {report['projection_note']}."
     if projection is None:
         return "Projected zero: none (the history has fewer than two commits)."
     if projection["method"] == "reached":
@@ -281,7 +297,8 @@ def projection_sentence(report: dict[str, Any]) -> str:
     rate = f"{projection['files_per_day']:+g} files/day"
     how = (
         f"the least-squares slope over the {projection['points']} allowlist commits within "
-        f"{projection['window_days']} days of the newest, at least the last two"
+        f"{projection['window_days']} days of the newest, further back when those span less than "
+        f"{MIN_PROJECTION_DAYS} days"
     )
     if date is None:
         return f"Projected zero: none, the allowlist is not shrinking ({rate}, {how})."
@@ -326,9 +343,26 @@ class Table:
     rows: tuple[tuple[Cell, ...], ...]
     footer: tuple[Cell, ...] | None = None  # e.g. a total, computed here, never by a renderer
     empty: str = "None."  # shown instead of a table without rows
-    # A long list of details, newest first: html and markdown fold it under
-    # this summary, a terminal shows its first rows.
+    # A list of details (the burn-down's commits): html and markdown fold it
+    # under this summary.
     fold: str | None = None
+    noun: tuple[str, str] = ("row", "rows")  # what a row is, singular and plural: "36 more directories"
+    # Set by `layout` when rows were left out (TABLE_ROWS): the line every
+    # format prints under the table, e.g. "36 more directories (...)".
+    more: str | None = None
+
+
+def fold_rows(table: Table, limit: int | None) -> Table:
+    """The table's first `limit` rows, and a `more` line saying how many
+    were left out and where to see them; the table itself when it is short
+    enough or `limit` is None. The rows are already in the order that
+    matters (most work first, newest first), so the first ones are kept."""
+    if limit is None or len(table.rows) <= limit:
+        return table
+    left = len(table.rows) - limit
+    noun = table.noun[0] if left == 1 else table.noun[1]
+    more = f"{left} more {noun} (`--all-rows` shows every row; `--format json` lists them all)."
+    return replace(table, rows=table.rows[:limit], more=more)
 
 
 @dataclass(frozen=True)
@@ -386,6 +420,7 @@ def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
              p["projected_done"] or "—", Code(", ".join(p["owners"])) if p["owners"] else "")
             for p in f["phases"]
         ),
+        noun=("phase", "phases"),
     )
     charts: list[Block] = []
     for index, (phase, burndown) in enumerate(zip(f["phases"], f["phase_burndown"]), start=1):
@@ -401,8 +436,10 @@ def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
     return (Section("phases", "Phases", (table, *charts), note=PHASE_RULES),)
 
 
-def layout(figures: dict[str, Any]) -> Layout:
-    """The sections every format shows, in order, from the figures."""
+def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
+    """The sections every format shows, in order, from the figures. Each
+    table shows its first `rows` rows and says how many more there are
+    (fold_rows); None shows them all (`--all-rows`)."""
     f = figures
     percent = f["percent_migrated"]
     # The file figure never stands alone: the files check fails on and the
@@ -442,6 +479,7 @@ def layout(figures: dict[str, Any]) -> Layout:
                 ("date", "commit", "files allowlisted"),
                 tuple((p["date"][:10], Code(p["commit"][:10]), p["allowlisted"]) for p in reversed(history)),
                 fold=f"The {commits} that changed the allowlist",
+                noun=("commit", "commits"),
             ),
         )
     else:
@@ -450,25 +488,29 @@ def layout(figures: dict[str, Any]) -> Layout:
         "classifications",
         ("classification", "classes"),
         tuple((m, n) for m, n in f["classes_by_classification"].items()) + (("(unclassified)", f["classes_unclassified"]),),
+        noun=("classification", "classifications"),
     )
     violations = f["violations_by_code"]
     violation_table = Table(
         "violations-table",
         ("code", "rule", "violations"),
         tuple((code, rule_name(code), n) for code, n in violations.items()),
-        footer=("total", "", sum(violations.values())) if violations else None,
+        footer=("total", "", sum(violations.values())) if violations else None,  # of every rule, shown or not
+        noun=("rule", "rules"),
     )
     directories = Table(
         "directories",
         ("directory", "files", "allowlisted", "classes", "unclassified"),
         tuple((Code(d["path"]), d["files"], d["allowlisted"], d["classes"], d["unclassified"]) for d in f["directories"]),
         empty="No test files.",
+        noun=("directory", "directories"),
     )
     top = Table(
         "top-files",
         ("file", "unclassified", "classes", "allowlisted"),
         tuple((Code(t["path"]), t["unclassified"], t["classes"], "yes" if t["allowlisted"] else "no") for t in f["top_files"]),
         empty="None: every test class is classified.",
+        noun=("file", "files"),
     )
     sections = (
         Section("summary", "Summary", (summary,), note=BASELINE_SOURCES[f["baseline_source"]]),
@@ -478,5 +520,11 @@ def layout(figures: dict[str, Any]) -> Layout:
         Section("violations", "Violations by rule", (violation_table,), note="Allowlisted files included: this is the work left."),
         Section("dirs", "Directories by remaining work", (directories,)),
         Section("top", "Files with the most unclassified classes", (top,)),
+    )
+    # Every long table folds the same way, here, so that no format prints
+    # 51 directories into a job summary while another prints 15.
+    sections = tuple(
+        replace(section, blocks=tuple(fold_rows(b, rows) if isinstance(b, Table) else b for b in section.blocks))
+        for section in sections
     )
     return Layout(figures, percent, headline, sections)

@@ -344,7 +344,7 @@ def test_formats_golden(repo: Path, fmt: str, suffix: str) -> None:
 
 def test_json_keys_and_values(repo: Path) -> None:
     report = json.loads(_run(repo, "--history", "--format", "json"))
-    assert list(report) == SPEC_KEYS + ["baseline_source", "files_failing", "classes_classified", "percent_classified", "top_files", "projection", "phase_burndown"]
+    assert list(report) == SPEC_KEYS + ["baseline_source", "files_failing", "classes_classified", "percent_classified", "top_files", "projection", "phase_burndown", "projection_note"]
     assert report["generated_at"] == "2024-06-01T12:00:00Z"
     assert report["root"] == "<root>"
     assert [p["allowlisted"] for p in report["history"]] == [8, 6, 5, 3]
@@ -398,22 +398,189 @@ def test_every_format_shows_the_same_sections(repo: Path) -> None:
 
 
 def test_a_long_burndown_is_folded(tmp_path: Path) -> None:
-    """Twelve commits: the terminal shows the newest ten and says so;
-    markdown and html fold the whole list under a summary."""
+    """Twenty-one commits: every format shows the newest fifteen and says
+    how many more there are; markdown and html also fold them under a
+    summary; json and --all-rows have them all."""
     root = tmp_path / "long"
     init_repo(root)
-    for day in range(12):
-        commit(root, f"2024-01-{day + 1:02d}", {"allowlist.txt": listing(12 - day)}, f"day {day}")
-    write_project(root, {"test/test_a.py": HEADER + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        pass\n"}, {"baseline": 12}, allowlist="test/test_a.py 1\n")
+    for day in range(20):
+        commit(root, f"2024-01-{day + 1:02d}", {"allowlist.txt": listing(21 - day)}, f"day {day}")
+    write_project(root, {"test/test_a.py": HEADER + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        pass\n"}, {"baseline": 21}, allowlist="test/test_a.py 1\n")
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "tree", date="2024-01-13")
+    git(root, "commit", "-q", "-m", "tree", date="2024-01-21")
+    more = "6 more commits (`--all-rows` shows every row; `--format json` lists them all)."
     text = _run(root, "--history")
-    burndown = text.split("\nBurn-down\n", 1)[1].split("\n\n", 1)[0]
-    assert "The 13 commits that changed the allowlist, the newest 10 (--format json lists them all):" in burndown
-    assert burndown.count("  2024-01-") == 10 and "2024-01-13" in burndown and "2024-01-03" not in burndown
+    burndown = text.split("\nBurn-down\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert burndown[2] == "  date        commit      files allowlisted"
+    assert [line[2:12] for line in burndown[3:-1]] == [f"2024-01-{day:02d}" for day in range(21, 6, -1)]
+    assert burndown[-1] == "  " + more
     markdown = _run(root, "--history", "--format", "markdown")
-    assert "<details><summary>The 13 commits that changed the allowlist</summary>\n\n| date |" in markdown
-    assert markdown.count("| 2024-01-") == 13
+    assert "<details><summary>The 21 commits that changed the allowlist</summary>\n\n| date |" in markdown
+    assert markdown.count("| 2024-01-") == 15
+    assert f"| 2024-01-07 | `{git(root, 'rev-parse', 'HEAD~14').strip()[:10]}` | 15 |\n\n{more}\n\n</details>" in markdown
+    assert len(json.loads(_run(root, "--history", "--format", "json"))["history"]) == 21
+    assert _run(root, "--history", "--format", "markdown", "--all-rows").count("| 2024-01-") == 21
+    assert "more commits" not in _run(root, "--history", "--all-rows")
+
+
+def commit_at(root: Path, when: str, files: dict[str, str], message: str) -> str:
+    """Write files and commit them at `when`, to the second (ISO 8601):
+    test_history.commit dates commits by the day."""
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    env = {**GIT_ENV, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    subprocess.run(["git", "-C", str(root), "add", "-A"], env=env, check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-q", "-m", message], env=env, check=True)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+NOT_YET = "the history spans 36 seconds and 2 commits; a projection needs at least 7 days and 3 commits"
+
+
+def test_no_projection_on_adoption_day(tmp_path: Path) -> None:
+    """Adopt, then `hwlint fix` and prune 36 s later: a slope through those
+    two commits read -684,000 files/day and printed a date. Now no date, and
+    every format says why."""
+    root = init_repo(tmp_path / "repo")
+    write_project(root, TREE, allowlist=listing(5))
+    commit_at(root, "2026-11-29T07:24:18+0000", {}, "adopt hwlint")
+    commit_at(root, "2026-11-29T07:24:54+0000", {"allowlist.txt": ALLOWLIST}, "classify what fix can; prune")
+    report = json.loads(_run(root, "--history", "--format", "json"))
+    assert [(p["date"], p["allowlisted"]) for p in report["history"]] == [("2026-11-29T07:24:18Z", 5), ("2026-11-29T07:24:54Z", 3)]
+    assert (report["projected_zero_date"], report["projection"], report["projection_note"]) == (None, None, NOT_YET)
+    sentence = f"2 commits changed the allowlist. Projected zero: not yet — {NOT_YET}."
+    assert f"\n  █▅\n  {sentence}\n  date " in _run(root, "--history")
+    assert f"\n\n{sentence}\n\n<details>" in _run(root, "--history", "--format", "markdown")
+    assert f"<p>{sentence}</p>" in _run(root, "--history", "--format", "html")
+    # Without --history the note is not asked for.
+    assert json.loads(_run(root, "--format", "json"))["projection_note"] is None
+
+
+def test_projection_once_the_history_spans_enough(tmp_path: Path) -> None:
+    """Three commits over six days: not yet. Over ten days (30, 20, 10 files,
+    five days apart: -2 files a day): zero five days after the newest."""
+    root = init_repo(tmp_path / "repo")
+    write_project(root, TREE, {"baseline": 30})
+    for day, files in (("2024-01-01", 30), ("2024-01-04", 25), ("2024-01-07", 20)):
+        commit(root, day, {"allowlist.txt": listing(files)}, f"{files} left")
+    report = json.loads(_run.__wrapped__(root, "--history", "--format", "json"))
+    assert (report["projected_zero_date"], report["projection_note"]) == (
+        None, "the history spans 6 days and 3 commits; a projection needs at least 7 days and 3 commits")
+    commit(root, "2024-01-11", {"allowlist.txt": listing(10)}, "10 left")
+    report = json.loads(_run.__wrapped__(root, "--history", "--format", "json"))
+    # Least squares over (-10, 30), (-7, 25), (-4, 20), (0, 10) days: -1.9863 files a day; 10 files left is
+    # 5.03 days after 2024-01-11.
+    assert (report["projected_zero_date"], report["projection_note"]) == ("2024-01-16", None)
+    assert report["projection"] == {"method": "least-squares", "window_days": 90, "points": 4, "files_per_day": -1.9863}
+    assert ("4 commits changed the allowlist. Projected zero: 2024-01-16, at -1.9863 files/day (the least-squares slope "
+            "over the 4 allowlist commits within 90 days of the newest, further back when those span less than 7 days), "
+            "counting from the newest commit.") in _run.__wrapped__(root, "--history")
+
+
+def test_a_recent_burst_does_not_set_the_rate(tmp_path: Path) -> None:
+    """Adopted in January; in May two commits 36 s apart are the only ones
+    of the last 90 days. The rate reaches back to the January commit
+    instead of reading 10 files in 36 seconds."""
+    from statistics import linear_regression
+
+    root = init_repo(tmp_path / "repo")
+    write_project(root, TREE, {"baseline": 100})
+    commit_at(root, "2024-01-01T00:00:00+0000", {"allowlist.txt": listing(100)}, "adopt")
+    commit_at(root, "2024-05-01T00:00:00+0000", {"allowlist.txt": listing(60)}, "60 left")
+    commit_at(root, "2024-05-01T00:00:36+0000", {"allowlist.txt": listing(50)}, "50 left")
+    report = json.loads(_run.__wrapped__(root, "--history", "--format", "json"))
+    days = [-121 - 36 / 86400, -36 / 86400, 0.0]
+    slope, _ = linear_regression(days, [100, 60, 50])
+    assert report["projection"] == {"method": "least-squares", "window_days": 90, "points": 3, "files_per_day": round(slope, 4)}
+    # -0.3719 files a day: 50 files left is 134.4 days after May 1st.
+    assert round(slope, 4) == -0.3719 and report["projected_zero_date"] == "2024-09-12"
+
+
+def test_projection_gap_says_why() -> None:
+    from hwlint.history import HistoryPoint, projection_gap
+
+    need = "a projection needs at least 7 days and 3 commits"
+    day = 86400
+    assert projection_gap([HistoryPoint("a", 0, 4)]) == f"the history has 1 commit; {need}"
+    assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 60, 3)]) == f"the history spans 1 minute and 2 commits; {need}"
+    three = [HistoryPoint("a", 0, 4), HistoryPoint("b", 3 * 3600, 3), HistoryPoint("c", 5 * 3600 + 59, 2)]
+    assert projection_gap(three) == f"the history spans 5 hours and 3 commits; {need}"
+    assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 30 * day, 3)]) == f"the history spans 30 days and 2 commits; {need}"
+    assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", day, 3), HistoryPoint("c", 7 * day, 2)]) is None
+    # Zero reached is a fact, not a projection; no history, nothing to say.
+    assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 36, 0)]) is None
+    assert projection_gap([]) is None
+
+
+AREA = HEADER + "\n\nclass TestArea(TestCase):\n    def test_a(self):\n        pass\n"
+
+
+def make_wide_tree(root: Path) -> Path:
+    """51 folders of test files, every file allowlisted: test/area50 has
+    three, test/area25 two, the others one each."""
+    files = {f"test/area{n:02d}/test_{name}.py": AREA
+             for n in range(51) for name in ("abc"[: 3 if n == 50 else 2 if n == 25 else 1])}
+    return write_project(root, files, {"baseline": len(files)}, allowlist="".join(f"{path} 1\n" for path in sorted(files)))
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_wide_tree(tmp_path_factory.mktemp("wide") / "proj")
+
+
+MORE_DIRECTORIES = "36 more directories (`--all-rows` shows every row; `--format json` lists them all)."
+# The folders with the most allowlisted files first, then by path.
+FIRST_15 = ["test/area50", "test/area25"] + [f"test/area{n:02d}" for n in range(13)]
+
+
+def test_a_long_directory_table_folds(wide: Path) -> None:
+    report = json.loads(_run(wide, "--format", "json"))
+    assert len(report["directories"]) == 51  # json keeps every row
+    assert [d["path"] for d in report["directories"][:15]] == FIRST_15
+    text = _run(wide).split("\nDirectories by remaining work\n", 1)[1].split("\n\n", 1)[0]
+    assert text == "\n".join([
+        "  directory    files  allowlisted  classes  unclassified",
+        "  test/area50      3            3        3             3",
+        "  test/area25      2            2        2             2",
+        *(f"  test/area{n:02d}      1            1        1             1" for n in range(13)),
+        "  " + MORE_DIRECTORIES,
+    ])
+    markdown = _run(wide, "--format", "markdown").split("\n### Directories by remaining work\n\n", 1)[1].split("\n\n###", 1)[0]
+    assert markdown == "\n".join([
+        "| directory | files | allowlisted | classes | unclassified |",
+        "|---|---:|---:|---:|---:|",
+        "| `test/area50` | 3 | 3 | 3 | 3 |",
+        "| `test/area25` | 2 | 2 | 2 | 2 |",
+        *(f"| `test/area{n:02d}` | 1 | 1 | 1 | 1 |" for n in range(13)),
+        "",
+        MORE_DIRECTORIES,
+    ])
+    every = _run(wide, "--all-rows").split("\nDirectories by remaining work\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(every) == 52 and every[-1] == "  test/area49      1            1        1             1"
+    assert "more directories" not in _run(wide, "--format", "markdown", "--all-rows")
+
+
+def test_a_folded_table_keeps_its_total() -> None:
+    """Rules beyond the fifteenth fold too; the total counts every rule."""
+    from hwlint.formats import report_text
+    from hwlint.report import Table, fold_rows
+
+    table = Table("t", ("code", "violations"), tuple((f"HWC{n:03d}", 1) for n in range(17)), footer=("total", 17), noun=("rule", "rules"))
+    assert report_text.block(fold_rows(table, 15))[-4:] == [
+        "  HWC013           1",
+        "  HWC014           1",
+        "  total           17",
+        "  2 more rules (`--all-rows` shows every row; `--format json` lists them all).",
+    ]
+    assert fold_rows(table, 17) is table and fold_rows(table, None) is table
+    assert fold_rows(table, 16).more == "1 more rule (`--all-rows` shows every row; `--format json` lists them all)."
+
+
+def test_all_rows_help_says_how_many_rows_show() -> None:
+    from hwlint.options import ALL_ROWS, REPORT
+    from hwlint.report import TABLE_ROWS
+
+    assert ALL_ROWS in REPORT and f"the first {TABLE_ROWS}, then how many more" in (ALL_ROWS.help or "")
 
 
 def test_source_date_epoch_must_be_a_number(tree: Path) -> None:

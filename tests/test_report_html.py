@@ -17,7 +17,7 @@ import pytest
 
 from hwlint.report import Code, Table, layout
 from tests.test_history import GIT_ENV
-from tests.test_report import make_repo
+from tests.test_report import FIRST_15, make_repo, make_wide_tree
 
 
 def chromium() -> str:
@@ -147,3 +147,29 @@ def test_escapes_what_it_prints() -> None:
         '<table id="t"><thead><tr><th>a</th><th>b</th></tr></thead>'
         "<tbody><tr><td>&lt;b&gt;&amp;</td><td><code>x&lt;y</code></td></tr></tbody></table>"
     )
+
+
+def test_a_long_directory_table_folds_in_a_browser(tmp_path: Path) -> None:
+    """51 folders: the page the browser renders shows the first 15 and says
+    that 36 more are left out; with --all-rows it shows all 51."""
+    root = make_wide_tree(tmp_path / "proj")
+    for args, rows in (((), 15), (("--all-rows",), 51)):
+        page = tmp_path / f"report{len(args)}.html"
+        proc = subprocess.run(
+            [sys.executable, "-m", "hwlint", "report", "--format", "html", "-o", str(page), *args],
+            cwd=root, capture_output=True, text=True, timeout=120, env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1717243200"},
+        )
+        assert proc.returncode == 0, proc.stderr
+        shown = browse(page, tmp_path, "--dump-dom")
+        assert shown.returncode == 0, shown.stderr.decode(errors="replace")[-2000:]
+        dom = shown.stdout.decode("utf-8", "replace")
+        section = dom.split('<section id="dirs">', 1)[1].split("</section>", 1)[0]
+        table, after = section.split('<table id="directories">', 1)[1].split("</table>", 1)
+        paths = re.findall(r"<tr><td><code>([^<]+)</code></td>", table)
+        assert len(paths) == rows
+        if args:
+            assert paths[-1] == "test/area49" and after == "\n"
+        else:
+            assert paths == FIRST_15
+            assert after == ('<p class="more">36 more directories (<code>--all-rows</code> shows every row; '
+                             "<code>--format json</code> lists them all).</p>\n")

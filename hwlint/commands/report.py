@@ -55,11 +55,13 @@ def report(
     history: bool,
     baseline: int | None,
     today: str | None,
+    all_rows: bool,
 ) -> None:
     """Report the migration's progress: files allowlisted against the
     baseline, test classes by classification, violations by rule, a
     per-directory table, the migration phases' status and, with --history,
-    the burn-down.
+    the burn-down. Long tables show their first rows and how many more
+    there are (--all-rows: every row; json always has every row).
 
     Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
     keys); html is one self-contained page. Always exits 0 unless it fails."""
@@ -69,7 +71,7 @@ def report(
     from hwlint.check import run_check
     from hwlint.history import allowlist_history, largest_size
     from hwlint.git import GitError
-    from hwlint.report import build_report, layout, report_time
+    from hwlint.report import TABLE_ROWS, build_report, layout, report_time
 
     cache = cache_choice(no_cache, cache_dir, None)
     config = load_project(config_file, cache=cache)
@@ -125,4 +127,4 @@ def report(
     figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest,
                            phase_history=phase_points, today=day)
     module = importlib.import_module(f"hwlint.formats.report_{fmt}")
-    write_output(module.render(layout(figures)), output)
+    write_output(module.render(layout(figures, None if all_rows else TABLE_ROWS)), output)

@@ -30,6 +30,7 @@ th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; }
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; }
+.more { color: #59636e; margin: 0 0 8px; }
 .note { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px; border-radius: 6px; }
 figure { margin: 8px 0; }
 figure svg { width: 100%; height: auto; }
@@ -71,9 +72,10 @@ def block(item: Block) -> str:
         return f'<figure id="{item.id}">{svg}</figure>'
     if not item.rows:
         return f"<p>{escape(item.empty)}</p>"
+    shown = _table(item) + (f'<p class="more">{_inline(item.more)}</p>' if item.more else "")
     if item.fold is not None:
-        return f"<details><summary>{escape(item.fold)}</summary>{_table(item)}</details>"
-    return _table(item)
+        return f"<details><summary>{escape(item.fold)}</summary>{shown}</details>"
+    return shown
 
 
 def _parse(iso: str) -> datetime:

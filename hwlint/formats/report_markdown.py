@@ -64,6 +64,8 @@ def block(item: Block) -> list[str]:
     if not item.rows:
         return [item.empty]
     rows = table(item.headers, list(item.rows) + ([list(item.footer)] if item.footer else []))
+    if item.more:
+        rows += ["", item.more]  # a paragraph: a line right under a table would be read as a row
     if item.fold is not None:
         # GitHub renders a table inside <details> when blank lines surround it.
         return [f"<details><summary>{item.fold}</summary>", "", *rows, "", "</details>"]

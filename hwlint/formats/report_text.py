@@ -9,8 +9,6 @@ from hwlint.report import Block, Chart, Layout, Paragraph, burndown_series
 
 # Eight levels of a bar, for a one-line burn-down on the terminal.
 _SPARK = "▁▂▃▄▅▆▇█"
-# Rows of a folded table (the burn-down's commits) a terminal shows.
-FOLDED_ROWS = 10
 INDENT = "  "
 
 
@@ -43,12 +41,10 @@ def block(item: Block) -> list[str]:
         return [line]
     if not item.rows:
         return [INDENT + item.empty]
-    rows = list(item.rows)
-    out: list[str] = []
-    if item.fold is not None and len(rows) > FOLDED_ROWS:
-        out.append(f"{INDENT}{item.fold}, the newest {FOLDED_ROWS} (--format json lists them all):")
-        rows = rows[:FOLDED_ROWS]
-    return out + table(item.headers, rows + ([list(item.footer)] if item.footer else []))
+    # A terminal has nothing to fold a table under: the layout has already
+    # cut a long one (report.fold_rows), and its `more` line follows it.
+    out = table(item.headers, list(item.rows) + ([list(item.footer)] if item.footer else []))
+    return out + ([INDENT + item.more] if item.more else [])
 
 
 def render(report: Layout) -> str:
