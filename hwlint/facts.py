@@ -206,6 +206,15 @@ class ClassFacts(NamedTuple):
     branch: Branch = Branch()
     body_line: int = 0  # first statement of the body (after the docstring), for fixes
     has_docstring: bool = False
+    # Where the class's tests need an accelerator to run at all (hwlint.infer:
+    # such a class is no GENERIC): a decorator on the class or a test
+    # (`@skip_if_lt_x_gpu(2)`, `@requires_nccl()`, `@skipIf(not TEST_CUDA, ...)`),
+    # a skip in setUp/setUpClass when there is none, a device from
+    # `get_devtype()`. kind: where it is: "class" (a decorator on the class),
+    # "test" (on a test method: the next method in `methods`), "setup" or
+    # "devtype"; name: the device needed ("cuda", "npu", ...) or "" for any
+    # accelerator.
+    requires: tuple[Site, ...] = ()
 
 
 class Instantiation(NamedTuple):
@@ -300,6 +309,7 @@ class _Extractor:
         # Sorted numbers of the lines where the vocabulary's text matches in the
         # whole module, computed when the first class needs them.
         self._hits: list[int] | None = None
+        self._devtype: list[int] | None = None
         self.module_mentions: list[int] = []
         self.classes: list[ClassFacts] = []
         self.instantiations: list[Instantiation] = []
@@ -322,11 +332,27 @@ class _Extractor:
             self._hits = accelerator_lines(text, self.lines, self.vocabulary)
         return self._hits
 
+    def devtype_lines(self) -> list[int]:
+        """Lines calling get_devtype() (PyTorch's FSDP/DTensor tests take
+        their device from it: the accelerator there is), found once."""
+        if self._devtype is None:
+            text = self._text if self._text is not None else "\n".join(self.lines)
+            found: list[int] = []
+            at = text.find("get_devtype(")
+            while at != -1:
+                line = text.count("\n", 0, at) + 1
+                if not found or found[-1] != line:
+                    found.append(line)
+                at = text.find("get_devtype(", at + 1)
+            self._devtype = found
+        return self._devtype
+
     def note_module_mention(self, first: int, last: int) -> None:
-        hits = self.hits()
-        index = bisect.bisect_left(hits, first)
-        if index < len(hits) and hits[index] <= last:
-            self.module_mentions.append(hits[index])
+        for hits in (self.hits(), self.devtype_lines()):
+            index = bisect.bisect_left(hits, first)
+            if index < len(hits) and hits[index] <= last:
+                self.module_mentions.append(hits[index])
+                return
 
     def block(self, body: Iterable[ast.stmt], branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
         for stmt in body:
@@ -439,7 +465,10 @@ class _Extractor:
     def klass(self, node: ast.ClassDef, branch: Branch) -> ClassFacts:
         methods: list[Method] = []
         declarations: list[Declaration] = []
-        self.class_body(node.body, methods, declarations)
+        requires: list[Site] = []
+        for decorator in node.decorator_list:
+            self.requirement(decorator, requires, "class")
+        self.class_body(node.body, methods, declarations, requires)
         body = node.body
         has_doc = bool(
             body
@@ -456,6 +485,11 @@ class _Extractor:
         hit_lines = hits[bisect.bisect_left(hits, start) : bisect.bisect_right(hits, end)]
         if hit_lines:
             probes, devices = self.accelerator_sites(node, hit_lines)
+        devtype = self.devtype_lines()
+        for line in devtype[bisect.bisect_left(devtype, start) : bisect.bisect_right(devtype, end)]:
+            at = self.lines[line - 1].find("get_devtype(")
+            requires.append(Site(line, self.column(line, len(self.lines[line - 1][:at].encode("utf-8"))),
+                                 "get_devtype()", "devtype", ""))
         return ClassFacts(
             name=node.name,
             line=node.lineno,
@@ -470,14 +504,19 @@ class _Extractor:
             branch=branch,
             body_line=first.lineno,
             has_docstring=has_doc,
+            requires=tuple(sorted(requires, key=_site_key)),
         )
 
-    def class_body(self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration]) -> None:
+    def class_body(self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration],
+                   requires: list[Site]) -> None:
         for stmt in body:
             kind = type(stmt)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                if stmt.name.startswith("test"):  # type: ignore[attr-defined]
-                    methods.append(self.method(stmt))  # type: ignore[arg-type]
+                name = stmt.name  # type: ignore[attr-defined]
+                if name.startswith("test"):
+                    methods.append(self.method(stmt, requires))  # type: ignore[arg-type]
+                elif name in ("setUp", "setUpClass"):
+                    self.setup_skips(stmt.body, requires)  # type: ignore[attr-defined]
             elif kind is ast.Assign:
                 for target in stmt.targets:  # type: ignore[attr-defined]
                     if isinstance(target, ast.Name) and target.id == self.attribute:
@@ -490,20 +529,22 @@ class _Extractor:
                     value = _value(stmt.value) if stmt.value is not None else Value("missing", "")  # type: ignore[attr-defined]
                     declarations.append(Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), value, "body"))
             elif kind is ast.If:
-                self.class_body(stmt.body, methods, declarations)  # type: ignore[attr-defined]
-                self.class_body(stmt.orelse, methods, declarations)  # type: ignore[attr-defined]
+                self.class_body(stmt.body, methods, declarations, requires)  # type: ignore[attr-defined]
+                self.class_body(stmt.orelse, methods, declarations, requires)  # type: ignore[attr-defined]
             elif kind is ast.Try:
                 for part in (stmt.body, stmt.orelse, stmt.finalbody):  # type: ignore[attr-defined]
-                    self.class_body(part, methods, declarations)
+                    self.class_body(part, methods, declarations, requires)
                 for handler in stmt.handlers:  # type: ignore[attr-defined]
-                    self.class_body(handler.body, methods, declarations)
+                    self.class_body(handler.body, methods, declarations, requires)
 
-    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Method:
+    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, requires: list[Site]) -> Method:
         args = node.args
         params = [a.arg for a in (*args.posonlyargs, *args.args)]
         if params and params[0] in ("self", "cls"):
             params = params[1:]
         params += [a.arg for a in args.kwonlyargs]
+        for decorator in node.decorator_list:
+            self.requirement(decorator, requires, "test")
         return Method(
             node.name,
             node.lineno,
@@ -511,6 +552,35 @@ class _Extractor:
             tuple(params),
             tuple(_decorator_name(d) for d in node.decorator_list),
         )
+
+    def requirement(self, decorator: ast.expr, requires: list[Site], kind: str) -> None:
+        """A decorator that skips its test or class unless an accelerator is there."""
+        name = _decorator_name(decorator)
+        if not name:
+            return
+        device: str | None
+        lowered = name.lower()
+        if lowered in ("skipif", "skipunless"):
+            if not isinstance(decorator, ast.Call) or not decorator.args:
+                return
+            device = _guard_device(decorator.args[0], lowered == "skipif")
+        else:
+            device = _required_device(name)
+        if device is not None:
+            requires.append(Site(decorator.lineno, self.column(decorator.lineno, decorator.col_offset),
+                                 _decorator_text(decorator), kind, device))
+
+    def setup_skips(self, body: Iterable[ast.stmt], requires: list[Site]) -> None:
+        """`if not torch.cuda.is_available(): self.skipTest(...)` (or `raise
+        unittest.SkipTest(...)`) at the top level of setUp/setUpClass: every
+        test of the class skips without the accelerator."""
+        for stmt in body:
+            if not isinstance(stmt, ast.If) or not any(_is_skip(s) for s in stmt.body):
+                continue
+            device = _guard_device(stmt.test, True)
+            if device is not None:
+                requires.append(Site(stmt.lineno, self.column(stmt.lineno, stmt.col_offset),
+                                     "setUp: if " + _short(stmt.test) + ": skip", "setup", device))
 
     def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
         # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
@@ -860,6 +930,137 @@ def _is_question(name: str) -> bool:
     return name in _ASKING or name.startswith(("is_", "has_"))
 
 
+# Names of decorators that skip unless an accelerator is there (PyTorch's
+# common_distributed, common_utils and inductor helpers, torch_npu's and
+# torch-xpu-ops' own): what in the name says which one.
+_REQUIRES = _LazyPattern(
+    r"^(?:requires_|skip_?if_?no_?|skip_?unless_?(?:torch_)?|skip_?if_?unsupport_?(?:multi_?)?)"
+    r"(cuda|gpu|npu|xpu|mps|accelerator|multi_?gpu|multi_?npu|nccl|xccl|hccl)(?:_and_\w+)?$",
+    re.IGNORECASE,
+)
+_REQUIRED = {"cuda": "cuda", "nccl": "cuda", "npu": "npu", "multinpu": "npu", "hccl": "npu", "xpu": "xpu",
+             "xccl": "xpu", "mps": "mps", "gpu": "", "accelerator": "", "multigpu": ""}
+# `skip_if_lt_x_gpu(n)` counts the accelerators there are, whichever they are.
+_REQUIRES_ANY = frozenset({"skip_if_lt_x_gpu", "skip_if_no_gpu", "skip_but_pass_in_sandcastle_if_lt_x_gpu"})
+# Flags that say an accelerator is there (`TEST_CUDA`, `TEST_MULTIGPU`,
+# inductor's `HAS_GPU`), and which. TEST_MULTIGPU is CUDA's in common_cuda,
+# but the out-of-tree copies of PyTorch's tests redefine it for their own
+# device: any accelerator.
+_FLAG = _LazyPattern(r"^(?:TEST|HAS)_(?:MULTI_?)?(CUDA|CUDNN|GPU|XPU|MPS|NPU|PRIVATEUSE1|ACCELERATOR)(?:_\w+)?$")
+_FLAG_DEVICE = {"CUDA": "cuda", "CUDNN": "cuda", "GPU": "", "XPU": "xpu", "MPS": "mps", "NPU": "npu",
+                "PRIVATEUSE1": "privateuse1", "ACCELERATOR": ""}
+
+
+def _required_device(name: str) -> str | None:
+    """The device a skip-unless decorator needs ("" for any accelerator), or None."""
+    if name in _REQUIRES_ANY:
+        return ""
+    match = _REQUIRES.match(name)
+    if match is None:
+        return None
+    return _REQUIRED[match.group(1).lower().replace("_", "")]
+
+
+def _present(node: ast.expr) -> str | None:
+    """The accelerator whose presence `node` asserts (`TEST_CUDA`,
+    `torch.cuda.is_available()`, `torch.cuda.device_count() >= 2`), "" for
+    any, None when it asserts none."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left, op = node.left, node.ops[0]
+        if isinstance(op, (ast.Gt, ast.GtE)) and _counts(left) is not None:
+            return _counts(left)
+        return None
+    if isinstance(node, ast.Call) and not node.args:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "is_available":
+            return _module_device(_dotted(func.value))
+        return None
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    match = _FLAG.match(name) if name else None
+    return _FLAG_DEVICE[match.group(1)] if match else None
+
+
+def _absent(node: ast.expr) -> str | None:
+    """The accelerator whose absence `node` asserts (`not TEST_CUDA`,
+    `torch.cuda.device_count() < 2`), "" for any, None when it asserts none."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _present(node.operand)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        op = node.ops[0]
+        if isinstance(op, (ast.Lt, ast.LtE, ast.Eq)):
+            return _counts(node.left)
+    return None
+
+
+def _counts(node: ast.expr) -> str | None:
+    """`torch.cuda.device_count()`: the accelerator counted, or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "device_count":
+        return _module_device(_dotted(node.func.value))
+    return None
+
+
+def _module_device(dotted: str) -> str | None:
+    """`torch.cuda` -> "cuda", `torch.accelerator` -> "", `torch_npu.npu` -> "npu"."""
+    parts = dotted.split(".")
+    if len(parts) < 2 or not parts[0].startswith("torch"):
+        return None
+    last = parts[-1]
+    if last == "accelerator":
+        return ""
+    if last in ("cuda", "xpu", "mps", "npu", "hpu"):
+        return last
+    return None
+
+
+def _guard_device(cond: ast.expr, skip_if: bool) -> str | None:
+    """The accelerator a skip condition needs: `skipIf(cond)` (skip_if) skips
+    when cond holds, `skipUnless(cond)` when it does not. "" for any
+    accelerator; None when the condition needs none (it skips for other
+    reasons, or only on some accelerator)."""
+    if isinstance(cond, ast.BoolOp):
+        # skipIf(a or b) skips whenever a does; skipUnless(a and b) unless a.
+        # skipIf(a and b) needs every one of them to skip: without CUDA and
+        # without XPU, some accelerator at least.
+        one = isinstance(cond.op, ast.Or) == skip_if
+        found = [_guard_device(v, skip_if) for v in cond.values]
+        if one:
+            named = [d for d in found if d is not None]
+            return named[0] if named else None
+        if any(d is None for d in found):
+            return None
+        return found[0] if len(set(found)) == 1 else ""
+    return _absent(cond) if skip_if else _present(cond)
+
+
+def _is_skip(stmt: ast.stmt) -> bool:
+    """`self.skipTest(...)`, `raise unittest.SkipTest(...)`."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        return isinstance(func, ast.Attribute) and func.attr == "skipTest"
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        return _dotted(exc).rsplit(".", 1)[-1] == "SkipTest"
+    return False
+
+
+def _decorator_text(node: ast.expr) -> str:
+    """`@skipIf(not TEST_CUDA, ...)`: the decorator, its reason left out."""
+    if not isinstance(node, ast.Call):
+        return "@" + _short(node)
+    args = node.args[:1]
+    rest = len(node.args) > 1 or bool(node.keywords)
+    inner = ", ".join(_short(a) for a in args) + (", ..." if rest and args else "..." if rest else "")
+    return f"@{_short(node.func)}({inner})"
+
+
+def _short(node: ast.expr) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # unparse has no contract for odd trees; the text is only for messages
+        return "<expression>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _site_key(site: Site) -> tuple[int, int]:
     return (site.line, site.column)
 
@@ -1025,7 +1226,10 @@ def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification
 # records' fields) is part of the cache key, so adding a field cannot meet
 # entries written without it.
 
-SCHEMA = tuple(
+# What the records mean can change while their fields do not (which
+# decorators count as `requires`): FACTS_VERSION, part of SCHEMA, says so.
+FACTS_VERSION = 2
+SCHEMA = (("facts", FACTS_VERSION),) + tuple(
     (cls.__name__, cls._fields)
     for cls in (ModuleFacts, ClassFacts, Method, Declaration, Value, Site, Branch, Instantiation, Import, ReadError, Dynamic)
 )
@@ -1048,6 +1252,7 @@ def to_tuple(m: ModuleFacts) -> tuple:  # type: ignore[type-arg]
                 tuple([(x.name, x.line, x.column, x.params, x.decorators) for x in c.methods]),
                 tuple([(d.line, d.column, d.value.kind, d.value.text, d.where) for d in c.declarations]),
                 _sites(c.probes), _sites(c.devices), c.decorators, c.branch.path, c.body_line, c.has_docstring,
+                _sites(c.requires),
             )
             for c in m.classes
         ]),
@@ -1081,9 +1286,10 @@ def from_tuple(t: tuple) -> ModuleFacts:  # type: ignore[type-arg]
                 tuple([make_site(s) for s in probes]),
                 tuple([make_site(s) for s in devices]),
                 decorators, Branch(branch), body_line, has_docstring,
+                tuple([make_site(s) for s in requires]),
             )
             for (name, line, column, end_line, bases, methods, declarations, probes, devices, decorators,
-                 branch, body_line, has_docstring) in classes
+                 branch, body_line, has_docstring, requires) in classes
         ]),
         tuple([
             Instantiation(il, ic, cn, of, ef, am, ax, Branch(br))

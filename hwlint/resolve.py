@@ -29,6 +29,10 @@ class ClassInfo(NamedTuple):
     classification: str | None  # the effective, canonical member; None if none
     declared: bool  # the class declares (validly or not) in its own body or module
     inherited_from: str | None  # "Base (test/common_foo.py)" when inherited
+    # Every base hwlint resolved, nearest first, each once, with its file:
+    # what the class runs besides its own body (hwlint.infer reads their
+    # device use).
+    ancestors: tuple[tuple[str, ClassFacts], ...] = ()
 
 
 class ModuleContext(NamedTuple):
@@ -57,6 +61,8 @@ def canonical_member(decl: Declaration, config: Config) -> str | None:
 
 
 Loader = Callable[[str], "ModuleFacts | None"]
+# (is_test, effective member, where it came from, ancestors) of a class.
+_Resolved = tuple[bool, "str | None", "str | None", "tuple[tuple[str, ClassFacts], ...]"]
 
 
 class Resolver:
@@ -67,7 +73,7 @@ class Resolver:
         self.load = load
         self._extra: dict[str, ModuleFacts | None] = {}
         self._exists: dict[str, bool] = {}
-        self._info: dict[tuple[str, str, int], tuple[bool, str | None, str | None]] = {}
+        self._info: dict[tuple[str, str, int], _Resolved] = {}
 
     # -- files ------------------------------------------------------------
 
@@ -173,14 +179,15 @@ class Resolver:
                 return member
         return None
 
-    def _resolve(self, path: str, cls: ClassFacts, stack: frozenset[tuple[str, str, int]]) -> tuple[bool, str | None, str | None]:
-        """(is_test, effective member, where it came from) for a class."""
+    def _resolve(self, path: str, cls: ClassFacts, stack: frozenset[tuple[str, str, int]]) -> _Resolved:
+        """(is_test, effective member, where it came from, ancestors) for a class."""
         key = (path, cls.name, cls.line)
         if key in self._info:
             return self._info[key]
         is_test = bool(cls.methods)
         member = self.own_member(cls)
         origin: str | None = None
+        ancestors: dict[tuple[str, str, int], tuple[str, ClassFacts]] = {}
         if key not in stack and len(stack) < _MAX_DEPTH:
             inner = stack | {key}
             for dotted in cls.bases:
@@ -190,20 +197,23 @@ class Resolver:
                 base_path, base = found
                 if (base_path, base.name, base.line) in inner:
                     continue
-                base_test, base_member, base_origin = self._resolve(base_path, base, inner)
+                base_test, base_member, base_origin, base_ancestors = self._resolve(base_path, base, inner)
+                ancestors.setdefault((base_path, base.name, base.line), found)
+                for above in base_ancestors:
+                    ancestors.setdefault((above[0], above[1].name, above[1].line), above)
                 is_test = is_test or base_test
                 # Only a valid member is inherited: an invalid declaration
                 # is reported on the class that makes it, not spread.
                 if member is None and origin is None and base_member is not None and not cls.declarations:
                     member = base_member
                     origin = base_origin or (base.name if base_path == path else f"{base.name} in {base_path}")
-        result = (is_test, member, origin)
+        result = (is_test, member, origin, tuple(ancestors.values()))
         self._info[key] = result
         return result
 
     def context(self, facts: ModuleFacts) -> ModuleContext:
         infos = []
         for cls in facts.classes:
-            is_test, member, origin = self._resolve(facts.path, cls, frozenset())
-            infos.append(ClassInfo(cls, is_test, member, bool(cls.declarations), origin))
+            is_test, member, origin, ancestors = self._resolve(facts.path, cls, frozenset())
+            infos.append(ClassInfo(cls, is_test, member, bool(cls.declarations), origin, ancestors))
         return ModuleContext(facts, tuple(infos), self.config)
