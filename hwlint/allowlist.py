@@ -20,7 +20,7 @@ Changing it (prune, sync, import: the ratchet's local half) is in
 
 import re
 from pathlib import Path
-from typing import Any, Collection, NamedTuple
+from typing import Any, Callable, Collection, NamedTuple, Sequence
 
 from hwlint.diagnostics import Diagnostic, UserError
 from hwlint.rules import AllowlistBudget, AllowlistStale, AllowlistSyntax, allowlist_budget, allowlist_stale
@@ -231,6 +231,7 @@ def apply_allowlist(
     unlinted_existing: set[str],
     whole_tree: bool,
     enabled: frozenset[str],
+    earlier: Callable[[str, Entry], Sequence[Diagnostic] | None] = lambda path, entry: None,
 ) -> tuple[list[Diagnostic], dict[str, int]]:
     """Exempt allowlisted files, and judge the entries: (the diagnostics
     left, the counted violations of each judged entry's file).
@@ -240,7 +241,9 @@ def apply_allowlist(
     Entries for files outside this run are judged only when the whole tree
     was linted (a pre-commit run sees a few files). The counts cover the
     entries' files that were checked and parse, so that prune need not lint
-    them again.
+    them again. `earlier(path, entry)`: the file's counted violations when
+    its budget was set, if known; asked only of files over their budget, to
+    report the new violations where they are (HWC302).
     """
     entries = allowlist.entries
     kept: list[Diagnostic] = []
@@ -261,7 +264,8 @@ def apply_allowlist(
             if not found and AllowlistStale.code in enabled:
                 kept.append(allowlist_stale.clean(where, entry.line, path))
             elif len(found) > entry.budget and AllowlistBudget.code in enabled:
-                kept.append(allowlist_budget.over_budget(where, entry.line, path, entry.budget, found))
+                kept.extend(allowlist_budget.beyond_budget(where, entry.line, path, entry.budget, found,
+                                                           earlier(path, entry)))
         elif whole_tree and AllowlistStale.code in enabled:
             kept.append(allowlist_stale.gone(where, entry.line, path, exists=path in unlinted_existing))
     if AllowlistSyntax.code in enabled:

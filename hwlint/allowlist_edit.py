@@ -70,7 +70,7 @@ def tree_counts(config: Config, result: CheckResult, *, jobs: int | None = None)
         if not result.whole_tree and not paths:
             return TreeCounts({}, frozenset(), False)
         result = run_check(config, None if result.whole_tree else [config.root / p for p in paths],
-                           jobs=jobs, use_allowlist=False)
+                           jobs=jobs, use_allowlist=False, cache=result.cache)
     broken = frozenset(ctx.path for ctx in result.contexts if ctx.facts.error is not None)
     counts = {ctx.path: 0 for ctx in result.contexts if ctx.path not in broken}
     listed = result.allowlist_counts

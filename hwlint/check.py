@@ -28,7 +28,7 @@ from hwlint.rules import ALL_RULES, ParseError, PhaseOverdue, Rule, Violation, e
 if TYPE_CHECKING:
     from datetime import date
 
-    from hwlint.allowlist import Allowlist
+    from hwlint.allowlist import Allowlist, Entry
     from hwlint.cache import Cache
 
 __all__ = ["CheckResult", "Progress", "lint_files", "lint_module", "lint_variant", "run_check"]
@@ -49,6 +49,7 @@ class CheckResult:
         outside: list[str] | None = None,
         allowlist_counts: dict[str, int] | None = None,
         missing: list[str] | None = None,
+        cache: bool | str | Path | Cache | None = None,
     ) -> None:
         self.diagnostics = diagnostics
         self.contexts = contexts
@@ -61,6 +62,9 @@ class CheckResult:
         self.missing = [] if missing is None else missing  # named, matching `include`, not found (HWC000 when on)
         # The counted violations of each allowlisted file checked (and parsed) in this run.
         self.allowlist_counts = {} if allowlist_counts is None else allowlist_counts
+        # run_check's `cache` argument: a consumer that checks again (prune,
+        # fix) uses the cache this run was told to use.
+        self.cache = cache
 
 
 def _diagnostic(rule: type[Rule], path: str, v: Violation) -> Diagnostic:
@@ -165,6 +169,39 @@ def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str
     return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 
 
+def _budget_history(config: Config, contexts: _Contexts, enabled: frozenset[str],
+                    judge: Judge) -> Callable[[str, Entry], list[Diagnostic] | None]:
+    """apply_allowlist's `earlier`: a file's counted violations as of the
+    commit that last changed its allowlist line (`git blame`), when its
+    budget was set; linted with the run's rules and its other files. None
+    without that history. Asked only of files over their budget."""
+    def earlier(path: str, entry: Entry) -> list[Diagnostic] | None:
+        # Imported here: a run with no file over its budget never needs git.
+        from hwlint.allowlist import counted
+        from hwlint.collect import FactsOptions
+        from hwlint.facts import extract_source
+        from hwlint.git import GitError, line_commit, show_file
+
+        commit = line_commit(config.root, config.allowlist, entry.line)
+        if commit is None:
+            return None
+        try:
+            text = show_file(config.root, commit, path)
+        except GitError:
+            return None
+        if text is None:
+            return None
+        facts = extract_source(path, text, **FactsOptions.of(config)._asdict())
+        if facts.error is not None:
+            return None
+        runs = contexts.resolver()
+        resolver = Resolver(config, {path: facts}, runs.module)
+        found = judge.without_ignored(path, lint_module(resolver.context(facts), enabled))
+        return [d for d in found if counted(d.code)]
+
+    return earlier
+
+
 def run_check(
     config: Config,
     paths: list[Path] | None = None,
@@ -250,7 +287,8 @@ def run_check(
         if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
             base = str(config.root)
             unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
-        diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled)
+        diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled,
+                                              _budget_history(config, contexts, enabled, judge))
         if config.phases and PhaseOverdue.code in enabled:
             from hwlint import phases
 
@@ -259,4 +297,4 @@ def run_check(
                                                     found.whole_tree, settings, config.source)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
-                       counts, found.missing)
+                       counts, found.missing, cache)

@@ -28,9 +28,24 @@ def run_git(root: Path, *args: str, check: bool = True) -> str:
 
 def show_file(root: Path, ref: str, path: str) -> str | None:
     """The text of `path` (root-relative) at `ref`, or None when it did not exist there."""
-    proc = subprocess.run(
-        ["git", "-C", str(root), "show", f"{ref}:./{path}"], capture_output=True
-    )
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "show", f"{ref}:./{path}"], capture_output=True)
+    except FileNotFoundError:
+        raise GitError("git is not installed (or not on PATH): this command needs it") from None
     if proc.returncode != 0:
         return None
     return proc.stdout.decode("utf-8", errors="replace")
+
+
+def line_commit(root: Path, path: str, line: int) -> str | None:
+    """The commit that last changed line `line` of `path` (root-relative, as
+    the working tree has it): `git blame`. None when the line is not
+    committed yet, or outside a repository, or without git."""
+    try:
+        out = run_git(root, "blame", "--porcelain", "-L", f"{line},{line}", "--", path, check=False)
+    except GitError:
+        return None
+    commit = out.split(" ", 1)[0]
+    if len(commit) < 40 or not commit.strip("0"):  # all zeros: not committed
+        return None
+    return commit

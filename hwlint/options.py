@@ -63,7 +63,7 @@ EXTEND_SELECT = Option(("--extend-select",), "extend_select", "text", "Codes or 
 IGNORE = Option(("--ignore",), "ignore", "text",
                 "Comma-separated rule codes or prefixes to disable (replaces `ignore`).")
 OUTPUT = Option(("-o", "--output"), "output", "file", "Write the output to this file instead of stdout.")
-NO_CACHE = Option(("--no-cache",), "no_cache", "flag", "Neither read nor write the cache.")
+NO_CACHE = Option(("--no-cache",), "no_cache", "flag", "Neither read nor write the cache (env HWLINT_NO_CACHE=1).")
 CACHE_DIR = Option(("--cache-dir",), "cache_dir", "folder",
                    "Cache folder (default: .hwlint_cache at the project root; env HWLINT_CACHE_DIR).",
                    envvar="HWLINT_CACHE_DIR")
@@ -87,8 +87,12 @@ TODAY = Option(("--today",), "today", "text",
 PHASE = Option(("--phase",), "phase", "text", "Only the files of this migration phase ([[tool.hwlint.phases]]).",
                metavar="NAME")
 
+# Every command that reads test files uses the project's cache unless told
+# not to: these two, with cache_choice(..., True), on each of them.
+CACHE = (NO_CACHE, CACHE_DIR)
+
 # Options of every command that lints the tree (check, report).
-LINT = (CONFIG, JOBS, SELECT, EXTEND_SELECT, IGNORE, OUTPUT, NO_CACHE, CACHE_DIR)
+LINT = (CONFIG, JOBS, SELECT, EXTEND_SELECT, IGNORE, OUTPUT, *CACHE)
 
 CHECK_FORMATS = FORMAT_NAMES  # the formats hwlint.formats has: adding one is no change here
 CHECK = (*LINT, FORMAT.with_choices(CHECK_FORMATS, "text"), EXIT_ZERO, STATISTICS, NO_ALLOWLIST, FIX, TODAY)
@@ -125,12 +129,12 @@ TIMEOUT = Option(("--timeout",), "timeout", "seconds", "--runtime: give up on a 
 SELECT_COMMAND = (
     FORMAT.with_choices(SELECT_FORMATS, "files",
                         "files: test files; pytest: `path::Class` node ids; json: both, with each class's details."),
-    INCLUDE_UNCLASSIFIED, DEVICE, RUNTIME, PYTHON, TIMEOUT, CONFIG, JOBS, OUTPUT,
+    INCLUDE_UNCLASSIFIED, DEVICE, RUNTIME, PYTHON, TIMEOUT, CONFIG, JOBS, OUTPUT, *CACHE,
 )
 
 # hwlint fix
 FIX_COMMAND = (
-    CONFIG, JOBS,
+    CONFIG, JOBS, *CACHE,
     Option(("--diff",), "show_diff", "flag", "Print a unified diff of the fixes and write nothing."),
     Option(("--unsafe",), "unsafe", "flag", "Also apply fixes inferred from weaker evidence."),
     SELECT.replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001, HWC002 and HWC201)."),

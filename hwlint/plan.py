@@ -15,7 +15,6 @@ from hwlint.check import CheckResult
 from hwlint.diagnostics import Fix, NotFixable, Rewrite
 from hwlint.facts import ModuleFacts
 from hwlint.infer import REASONS
-from hwlint.rules import FIXABLE
 from hwlint.torch_api import BY_TARGET, Equivalent
 from hwlint.trial import Declare, Surfaced, Trial
 
@@ -151,7 +150,9 @@ def plan_fixes(
     unfixed: list[Unfixed] = []
     replaced: set[tuple[str, int, int]] = set()
     for diag in result.diagnostics:
-        if diag.code not in FIXABLE or diag.class_name is None:
+        # A fixable rule's finding carries its fix, and so does an HWC302
+        # that reports one beyond an allowlisted file's budget.
+        if diag.fix is None or diag.class_name is None:
             continue
         if wanted is not None and diag.class_name not in wanted:
             continue

@@ -333,14 +333,53 @@ def test_library_calls_leave_no_cache_unless_asked(tmp_path: Path, monkeypatch: 
     assert _shards(tmp_path / "env-cache")
 
 
-def test_other_commands_use_the_cache_when_a_folder_is_named(tmp_path: Path) -> None:
-    root, cache = _tree(tmp_path), tmp_path / "cache"
-    assert _cli(root, "report", "--format", "json").returncode == 0
+# Every command that reads test files, as a hook or CI runs it.
+READERS = [
+    ("check",),
+    ("report", "--format", "json"),
+    ("select", "GENERIC"),
+    ("fix", "--diff"),
+    ("allowlist", "init"),
+    ("allowlist", "prune"),
+    ("allowlist", "sync"),
+    ("lintrunner", "test/test_a.py"),
+]
+
+
+@pytest.mark.parametrize("command", READERS, ids=lambda c: " ".join(c[:2]))
+def test_every_command_that_reads_test_files_uses_the_project_cache_by_default(tmp_path: Path,
+                                                                             command: tuple[str, ...]) -> None:
+    root = _tree(tmp_path)
+    env = {"HWLINT_CACHE_DIR": "", "HWLINT_NO_CACHE": ""}
+    _cli(root, *command, "--no-cache", env=env)
     assert not (root / CACHE_DIR_NAME).exists()
-    assert _cli(root, "report", "--format", "json", "--cache-dir", str(cache)).returncode == 0
-    assert _shards(cache)
-    assert _cli(root, "report", "--format", "json", "--no-cache", "--cache-dir", str(tmp_path / "c2")).returncode == 0
-    assert not (tmp_path / "c2").exists()
+    (root / "allowlist.txt").unlink(missing_ok=True)  # init refuses an existing list
+    _cli(root, *command, env=env)
+    assert _shards(root / CACHE_DIR_NAME), command
+    elsewhere = tmp_path / "elsewhere"
+    (root / "allowlist.txt").unlink(missing_ok=True)
+    _cli(root, *command, "--cache-dir", str(elsewhere), env=env)
+    assert _shards(elsewhere), command
+
+
+def test_import_json_uses_the_project_cache(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (tmp_path / "list.json").write_text('["test/test_b.py"]')
+    assert _cli(root, "allowlist", "import-json", str(tmp_path / "list.json"), "--no-cache").returncode == 0
+    assert not (root / CACHE_DIR_NAME).exists()
+    assert _cli(root, "allowlist", "import-json", str(tmp_path / "list.json")).returncode == 0
+    assert _shards(root / CACHE_DIR_NAME)
+
+
+def test_the_help_says_what_is_true_of_the_cache() -> None:
+    from click.testing import CliRunner
+
+    from hwlint.cli import main
+
+    for command in [c[:2] if c[0] == "allowlist" else c[:1] for c in READERS]:
+        out = CliRunner().invoke(main, [*command, "--help"]).output
+        assert "Cache folder (default: .hwlint_cache at the project root; env HWLINT_CACHE_DIR)" in " ".join(out.split())
+        assert "--no-cache" in out
 
 
 def test_concurrent_runs_share_a_cache(tmp_path: Path) -> None:

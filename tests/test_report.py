@@ -695,7 +695,8 @@ def test_the_migration_loop_figures(tmp_path: Path) -> None:
     git(root, "commit", "-q", "-m", "adopt hwlint", date="2024-05-01")
     adopted = git(root, "rev-parse", "HEAD").strip()
     assert run_cli("check", cwd=root).returncode == 0
-    assert run_cli("fix", cwd=root).returncode == 1  # the device-taking classes need a human
+    # The device-taking classes need a human, but stay allowlisted: check passes, so fix does.
+    assert run_cli("fix", cwd=root).returncode == 0
     assert run_cli("allowlist", "prune", cwd=root).returncode == 0
     assert run_cli("check", cwd=root).returncode == 0
     git(root, "commit", "-q", "-am", "classify what fix can", date="2024-05-08")

@@ -20,7 +20,7 @@ import click
 from hwlint.commands.console import EXIT_VIOLATIONS
 from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.project import load_project
-from hwlint.options import ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, dry_run
+from hwlint.options import ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CACHE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, cache_choice, dry_run
 from hwlint.diagnostics import UserError
 
 
@@ -58,9 +58,10 @@ def allowlist() -> None:
 
 @allowlist.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@options(CONFIG, JOBS, dry_run("pruning"))
+@options(CONFIG, JOBS, *CACHE, dry_run("pruning"))
 @guarded
-def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, dry_run: bool) -> None:
+def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
+          dry_run: bool) -> None:
     """Remove clean or missing files from the allowlist and lower budgets to
     the current counts. Never adds a file, never raises a budget.
 
@@ -69,25 +70,27 @@ def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, d
     from hwlint.allowlist_edit import prune_allowlist
     from hwlint.check import run_check
 
-    config = load_project(config_file, cache=None)
-    result = run_check(config, list(paths) or None, jobs=jobs, use_allowlist=False)
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
+    result = run_check(config, list(paths) or None, jobs=jobs, use_allowlist=False, cache=cache)
     _warn_outside(result.outside, config.root)
     change = prune_allowlist(config, result, write=not dry_run, jobs=jobs)
     _report(change, "prune", dry_run)
 
 
 @allowlist.command()
-@options(CONFIG, JOBS)
+@options(CONFIG, JOBS, *CACHE)
 @guarded
-def init(config_file: Path | None, jobs: int | None) -> None:
+def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None) -> None:
     """Adopt hwlint: create the allowlist from the tree as it is, every file
     with violations at its current count as its budget. Refuses when a list
     exists (prune shrinks it, sync rebuilds it)."""
     from hwlint.allowlist_edit import init_allowlist
     from hwlint.check import run_check
 
-    config = load_project(config_file, cache=None)
-    result = run_check(config, None, jobs=jobs, use_allowlist=False)
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
+    result = run_check(config, None, jobs=jobs, use_allowlist=False, cache=cache)
     if result.files_checked == 0:
         from hwlint.discover import explain_empty
 
@@ -112,9 +115,10 @@ def init(config_file: Path | None, jobs: int | None) -> None:
 
 
 @allowlist.command()
-@options(CONFIG, JOBS, ALLOW_GROWTH, dry_run("sync"))
+@options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH, dry_run("sync"))
 @guarded
-def sync(config_file: Path | None, jobs: int | None, allow_growth: bool, dry_run: bool) -> None:
+def sync(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None, allow_growth: bool,
+         dry_run: bool) -> None:
     """Rebuild the allowlist from the whole tree: every file with violations,
     at its count. Refuses to add files or raise budgets (exit 1, the rest is
     applied) unless --allow-growth. Repairs a broken or conflicted list
@@ -122,8 +126,9 @@ def sync(config_file: Path | None, jobs: int | None, allow_growth: bool, dry_run
     from hwlint.allowlist_edit import sync_allowlist
     from hwlint.check import run_check
 
-    config = load_project(config_file, cache=None)
-    result = run_check(config, None, jobs=jobs, use_allowlist=False)
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
+    result = run_check(config, None, jobs=jobs, use_allowlist=False, cache=cache)
     change = sync_allowlist(config, result, allow_growth=allow_growth, write=not dry_run, jobs=jobs)
     _report(change, "sync", dry_run)
 
@@ -163,10 +168,11 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
 
 @allowlist.command("import-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@options(CONFIG, JOBS, ALLOW_GROWTH.replace(
+@options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH.replace(
     help="Allow new files and higher budgets than the current list has (a first import always may)."))
 @guarded
-def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_growth: bool) -> None:
+def import_json(file: Path, config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
+                allow_growth: bool) -> None:
     """Replace the allowlist's entries with the paths of PyTorch's
     test_linter_allowlist.json (a JSON array of root-relative paths), each
     with its current number of violations as its budget."""
@@ -174,8 +180,9 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, allow_gr
     from hwlint.check import run_check
 
     paths = read_json_allowlist(file)
-    config = load_project(config_file, cache=None)
-    result = run_check(config, None, jobs=jobs, use_allowlist=False)
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
+    result = run_check(config, None, jobs=jobs, use_allowlist=False, cache=cache)
     change, skipped = import_allowlist(config, result, paths, allow_growth=allow_growth, write=True, jobs=jobs)
     for reason in skipped:
         click.echo(f"{file}: skipped {reason}")

@@ -11,13 +11,13 @@ import click
 from hwlint.commands.console import error_exit
 from hwlint.commands.decorators import options
 from hwlint.diagnostics import UserError
-from hwlint.options import CONFIG
+from hwlint.options import CACHE, CONFIG, cache_choice
 
 
 @click.command()
 @click.argument("paths", nargs=-1)
-@options(CONFIG)
-def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
+@options(CONFIG, *CACHE)
+def lintrunner(paths: tuple[str, ...], config_file: Path | None, no_cache: bool, cache_dir: Path | None) -> None:
     """lintrunner adapter: `python -m hwlint lintrunner @{{PATHSFILE}}`.
 
     Prints LintMessage JSON lines and always exits 0: lintrunner treats a
@@ -45,11 +45,12 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None) -> None:
                 files.extend(Path(line) for line in listing.splitlines() if line.strip())
             else:
                 files.append(Path(arg))
-        config = load_project(config_file, cache=None)
+        cache = cache_choice(no_cache, cache_dir, True)
+        config = load_project(config_file, cache=cache)
         code = config.lintrunner_code
         if not files:
             return
-        result = run_check(config, files)
+        result = run_check(config, files, cache=cache)
         click.echo(render(result, replacements=lintrunner_replacements(result)), nl=False)
     except Exception as exc:  # report, never crash: see the docstring
         if os.environ.get("HWLINT_DEBUG"):

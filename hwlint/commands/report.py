@@ -73,7 +73,7 @@ def report(
     from hwlint.git import GitError
     from hwlint.report import TABLE_ROWS, build_report, layout, report_time
 
-    cache = cache_choice(no_cache, cache_dir, None)
+    cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
     day = None
     if today is not None:

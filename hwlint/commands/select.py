@@ -15,7 +15,7 @@ from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.commands.report import progress_bar
 from hwlint.project import load_project
 from hwlint.diagnostics import UserError
-from hwlint.options import SELECT_COMMAND
+from hwlint.options import SELECT_COMMAND, cache_choice
 
 
 def _here(root: Path, path: str) -> str:
@@ -89,6 +89,8 @@ def select(
     config_file: Path | None,
     jobs: int | None,
     output: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
 ) -> None:
     """List the test files, or `path::Class` node ids, whose classification
     (inheritance included) is one of MEMBERS.
@@ -102,7 +104,8 @@ def select(
     from hwlint.check import run_check
     from hwlint.selection import canonical_members, default_device, select_tests
 
-    config = load_project(config_file, cache=None)
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
     wanted = canonical_members(config, members)
     if device is not None:
         device = device.strip()
@@ -111,7 +114,7 @@ def select(
     else:
         device = default_device(wanted)
     with progress_bar("Reading test files") as hook:
-        result = run_check(config, None, jobs=jobs, progress=hook)
+        result = run_check(config, None, jobs=jobs, progress=hook, cache=cache)
     if runtime:
         from hwlint.runtime import collect
         from hwlint.selection import select_runtime

@@ -13,9 +13,18 @@ _DEFAULT_SELECT = {"select": ["HWC0", "HWC1", "HWC3"]}
 class AllowlistBudget(Rule):
     """
     ## What it does
-    Reports an allowlisted file that has more violations than the budget on
-    its allowlist line. Violations of every selected rule except HWC000 and
-    the allowlist rules count, after `# noqa` and `ignore`.
+    Reports the violations of an allowlisted file beyond the budget on its
+    allowlist line, each where it is, in the test file, with its fix.
+    Violations of every selected rule except HWC000 and the allowlist rules
+    count, after `# noqa` and `ignore`.
+
+    Which ones are beyond the budget: the violations that were not in the
+    file when its budget was set (the commit that last changed the
+    allowlist line, `git blame`; matched by rule, class and method), the
+    last ones in the file first. Without that history (no git, the line not
+    committed yet, a shallow clone) or when fewer are new than the excess,
+    the last ones in the file are reported. Exactly as many as the file is
+    over its budget are reported: fixing them makes the check pass.
 
     ## Why is this bad?
     An allowlisted file is exempt from the rules so that migration can go
@@ -24,12 +33,21 @@ class AllowlistBudget(Rule):
 
     ## Example
     ```
-    test/test_old.py 2           # the file now has 3 violations
+    test/test_old.py 1           # allowlist.txt: TestA was unclassified when it was listed
+    ```
+    ```python
+    class TestA(TestCase):       # counted against the budget
+        def test_a(self): ...
+
+    class TestB(TestCase):       # HWC302: new, over the budget
+        def test_b(self): ...
     ```
 
     ## Use instead
-    Fix the new violation (run `hwlint check --no-allowlist test/test_old.py`
-    to see them all). Never raise the budget.
+    Fix the violation reported (`hwlint fix FILE`, `hwlint check --fix` and
+    `lintrunner -a` apply its fix when it has a safe one). Never raise the
+    budget. `hwlint check --no-allowlist FILE` shows all of the file's
+    violations.
     """
 
     code = "HWC302"
@@ -43,19 +61,45 @@ class AllowlistBudget(Rule):
         Example(
             "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n",
             settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n",
-            expect=((1, 1),),
-            messages=('test/test_example.py has 2 violations, over its budget of 1 (2× HWC001; lines 1, 4)',),
+            expect=((4, 1),),
+            messages=("; over the budget of test/test_example.py at allowlist.txt:1 (1 allowed, 2 found; "
+                      "the last in the file: no history of when the budget was set)",),
         ),
     )
 
 
-def over_budget(where: str, line: int, path: str, budget: int, found: Sequence[Diagnostic]) -> Diagnostic:
-    """HWC302 for the entry at `line` of the allowlist `where`: `found`, the
-    counted violations of its file, are more than its `budget`."""
-    codes = Counter(d.code for d in found)
-    summary = ", ".join(f"{n}× {c}" for c, n in sorted(codes.items()))
-    first = ", ".join(f"{d.line}" for d in sorted(found)[:5])
-    message = (f"{path} has {len(found)} violations, over its budget of {budget} "
-               f"({summary}; lines {first}{', ...' if len(found) > 5 else ''}): fix the new ones, "
-               f"see them with `hwlint check --no-allowlist {path}`")
-    return Diagnostic(where, line, 1, AllowlistBudget.code, AllowlistBudget.name, message)
+def _key(d: Diagnostic) -> tuple[str, str | None, str | None]:
+    return (d.code, d.class_name, d.method)
+
+
+def beyond_budget(where: str, line: int, path: str, budget: int, found: Sequence[Diagnostic],
+                  earlier: Sequence[Diagnostic] | None) -> list[Diagnostic]:
+    """HWC302 for the violations of `path` beyond its `budget` (the entry at
+    `line` of the allowlist `where`), each at its own place and with its
+    fix. `found`: the file's counted violations; `earlier`: those it had
+    when the budget was set (None: unknown). See the rule's explanation for
+    which ones are picked."""
+    excess = len(found) - budget
+    left = Counter(_key(d) for d in earlier or ())
+    new: list[Diagnostic] = []
+    old: list[Diagnostic] = []
+    for d in sorted(found):
+        if left[_key(d)] > 0:
+            left[_key(d)] -= 1
+            old.append(d)
+        else:
+            new.append(d)
+    if earlier is None:
+        why = "the last in the file: no history of when the budget was set"
+    else:
+        why = "new since the budget was set"
+    picked = [(d, why) for d in new[-excess:]]
+    if len(picked) < excess:
+        picked += [(d, "the last in the file beyond the budget") for d in old[len(old) - (excess - len(picked)):]]
+    out = []
+    for d, reason in sorted(picked, key=lambda item: item[0]):
+        message = (f"{d.code} {d.message}; over the budget of {path} at {where}:{line} ({budget} allowed, "
+                   f"{len(found)} found; {reason})")
+        out.append(Diagnostic(d.path, d.line, d.column, AllowlistBudget.code, AllowlistBudget.name, message,
+                              d.severity, d.class_name, d.fix, d.method))
+    return out
