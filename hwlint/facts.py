@@ -560,6 +560,8 @@ class _Extractor:
             return
         device: str | None
         lowered = name.lower()
+        if "skip" not in lowered and "requires" not in lowered:
+            return  # most decorators (@dtypes, @parametrize, @slowTest): no regex
         if lowered in ("skipif", "skipunless"):
             if not isinstance(decorator, ast.Call) or not decorator.args:
                 return

@@ -46,6 +46,16 @@ class MissingClassification(Rule):
     (safe fixes); a class whose only accelerator use is one device gets an
     unsafe fix; contradicting evidence gets none.
 
+    A class whose tests need an accelerator is never a safe GENERIC (a
+    GENERIC class runs on CPU runners only, where they would skip): a base
+    class, in any file, that hard-codes or uses a device
+    (`torch.device("npu")` in a helper), skip-unless decorators on the class
+    or on every test (`@skip_if_lt_x_gpu(2)`, `@requires_nccl()`,
+    `@requires_cuda`, `@skipIf(not TEST_CUDA, ...)`), a skip in `setUp`
+    without an accelerator, a device from `get_devtype()`. One device named:
+    an unsafe fix to it; any accelerator: no fix, and why. Some guarded
+    tests only, or a base that asks about an accelerator: GENERIC, unsafe.
+
     ## Options
     `inheritance`, `attribute`, `enum`.
     """
@@ -141,6 +151,36 @@ class MissingClassification(Rule):
             "class TestA(TestCase):\n    def test_a(self, device): pass\n",
             expect=((1, 1),),
             messages=("test methods take a device (test_a) but the class is never instantiated",),
+        ),
+        # Tests that need an accelerator: never a safe GENERIC.
+        Example(
+            "from testutils import TestUtils\n\nclass TestAbs(TestUtils):\n    def test_abs(self): pass\n",
+            files={"test/testutils.py": "class TestUtils(TestCase):\n    def make(self):\n"
+                                        "        return torch.ones(2, device=torch.device('cuda'))\n"},
+            expect=((3, 1),),
+            messages=("add `hw_classification = HardwareClassification.CUDA` (its tests need CUDA: "
+                      "torch.device(\"cuda\") in TestUtils, test/testutils.py:3)",),
+            unsafe_fixed=(
+                'from testutils import TestUtils\n'
+                'from torch.testing._internal.common_utils import HardwareClassification\n'
+                '\n'
+                'class TestAbs(TestUtils):\n'
+                '    hw_classification = HardwareClassification.CUDA\n'
+                '\n'
+                '    def test_abs(self): pass\n'
+            ),
+        ),
+        Example(
+            "class TestFSDP(FSDPTest):\n    @skip_if_lt_x_gpu(2)\n    def test_a(self): pass\n",
+            expect=((1, 1),),
+            messages=("its tests run only with an accelerator (@skip_if_lt_x_gpu(2), line 2)",),
+        ),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n\n"
+            "instantiate_device_type_tests(TestA, globals(), only_for='privateuse1')\n",
+            expect=((1, 1),),
+            messages=("instantiated with only_for='privateuse1' (one device), which is not a configured "
+                      "classification: add it to `classifications`",),
         ),
         Example(
             "class _OpsTests(object):\n    def test_a(self, device): pass\n",
