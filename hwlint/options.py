@@ -67,8 +67,9 @@ NO_CACHE = Option(("--no-cache",), "no_cache", "flag", "Neither read nor write t
 CACHE_DIR = Option(("--cache-dir",), "cache_dir", "folder",
                    "Cache folder (default: .hwlint_cache at the project root; env HWLINT_CACHE_DIR).",
                    envvar="HWLINT_CACHE_DIR")
-# Each command has its own formats: see with_choices.
-FORMAT = Option(("--format",), "fmt", "choice", show_default=True)
+# Each command has its own formats: see with_choices (a command whose
+# formats need more than their names says so there).
+FORMAT = Option(("--format",), "fmt", "choice", "Output format.", show_default=True)
 EXIT_ZERO = Option(("--exit-zero",), "exit_zero", "flag",
                    "Exit 0 even when there are violations (errors still exit 2).")
 STATISTICS = Option(("--statistics",), "statistics", "flag", "Count the violations per rule after the list.")
@@ -95,7 +96,11 @@ CACHE = (NO_CACHE, CACHE_DIR)
 LINT = (CONFIG, JOBS, SELECT, EXTEND_SELECT, IGNORE, OUTPUT, *CACHE)
 
 CHECK_FORMATS = FORMAT_NAMES  # the formats hwlint.formats has: adding one is no change here
-CHECK = (*LINT, FORMAT.with_choices(CHECK_FORMATS, "text"), EXIT_ZERO, STATISTICS, NO_ALLOWLIST, FIX, TODAY)
+CHECK = (*LINT, FORMAT.with_choices(
+    CHECK_FORMATS, "text",
+    "text: `path:line:col: CODE message` and a summary; json/jsonl: diagnostics for scripts; lintrunner: "
+    "LintMessage lines; github: workflow annotations; sarif: code scanning; junit: CI test reports."),
+    EXIT_ZERO, STATISTICS, NO_ALLOWLIST, FIX, TODAY)
 
 # hwlint report
 REPORT_FORMATS = ("text", "markdown", "json", "html")
@@ -107,7 +112,10 @@ BASELINE = Option(("--baseline",), "baseline", "count",
 ALL_ROWS = Option(("--all-rows",), "all_rows", "flag",
                   "Show every row of long tables in text, markdown and html (default: the first 15, then how many "
                   "more; json always has every row).")
-REPORT = (*LINT, FORMAT.with_choices(REPORT_FORMATS, "text"), HISTORY, BASELINE, TODAY, ALL_ROWS)
+REPORT = (*LINT, FORMAT.with_choices(
+    REPORT_FORMATS, "text",
+    "text: for a terminal; markdown: for $GITHUB_STEP_SUMMARY; json: stable keys for dashboards; html: one "
+    "self-contained page with the burn-down chart."), HISTORY, BASELINE, TODAY, ALL_ROWS)
 
 # hwlint select
 SELECT_FORMATS = ("files", "pytest", "json")
@@ -147,6 +155,11 @@ FIX_COMMAND = (
 )
 
 # hwlint allowlist ...
+# Commands that print a line per allowlist entry they change (import-json
+# prints 806 for PyTorch's list): the summary line is enough in scripts and
+# hooks. Errors and refusals are printed all the same: they need a human.
+QUIET = Option(("-q", "--quiet"), "quiet", "flag",
+               "Print only the summary line (and errors and refused entries), not a line per entry.")
 ALLOW_GROWTH = Option(("--allow-growth",), "allow_growth", "flag",
                       "Also add files with violations and raise budgets (each addition is printed).")
 BASE = Option(("--base",), "base_ref", "text", "Compare with the allowlist at the merge base of HEAD and REF "
@@ -156,7 +169,8 @@ BASE = Option(("--base",), "base_ref", "text", "Compare with the allowlist at th
 ALLOWLIST_SHOW = (
     CONFIG,
     PHASE.replace(help="Only the entries of this migration phase: what it has left."),
-    FORMAT.with_choices(("text", "json"), "text"),
+    FORMAT.with_choices(("text", "json"), "text", "text: one `path budget` line per entry; json: "
+                        "[{path, budget, line, phase}]."),
     OUTPUT,
 )
 

@@ -20,7 +20,8 @@ import click
 from hwlint.commands.console import EXIT_VIOLATIONS
 from hwlint.commands.decorators import guarded, options, write_output
 from hwlint.project import load_project
-from hwlint.options import ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CACHE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, cache_choice, dry_run
+from hwlint.options import (ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CACHE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, QUIET,
+                            cache_choice, dry_run)
 from hwlint.diagnostics import UserError
 
 
@@ -33,15 +34,19 @@ def _warn_outside(outside: list[str], root: Path) -> None:
         click.echo(f"hwlint: warning: {path} is outside the project root {root}: not checked", err=True)
 
 
-def _report(change: Any, command: str, dry_run: bool) -> None:
+def _report(change: Any, command: str, dry_run: bool, quiet: bool = False) -> None:
     """Print a change as prune, sync and import-json do; exit 1 when the
-    list is blocked, growth was refused, or (dry run) it would change."""
+    list is blocked, growth was refused, or (dry run) it would change.
+    `quiet`: the refusals and the summary, not a line per entry changed."""
     for diag in change.blocked:
         click.echo(_diagnostic_line(diag))
     # A missing list refuses every file of the tree: one line pointing to
     # `init` says more than a line per file.
     if change.exists or change.changed:
-        for line in change.lines(dry_run=dry_run):
+        lines = change.lines(dry_run=dry_run)
+        if quiet:
+            lines = lines[len(lines) - len(change.refused):]
+        for line in lines:
             click.echo(line)
     click.echo(change.summary(command, dry_run=dry_run))
     if change.blocked or change.refused or (dry_run and change.changed):
@@ -58,10 +63,10 @@ def allowlist() -> None:
 
 @allowlist.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@options(CONFIG, JOBS, *CACHE, dry_run("pruning"))
+@options(CONFIG, JOBS, *CACHE, dry_run("pruning"), QUIET)
 @guarded
 def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
-          dry_run: bool) -> None:
+          dry_run: bool, quiet: bool) -> None:
     """Remove clean or missing files from the allowlist and lower budgets to
     the current counts. Never adds a file, never raises a budget.
 
@@ -75,7 +80,7 @@ def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, n
     result = run_check(config, list(paths) or None, jobs=jobs, use_allowlist=False, cache=cache)
     _warn_outside(result.outside, config.root)
     change = prune_allowlist(config, result, write=not dry_run, jobs=jobs)
-    _report(change, "prune", dry_run)
+    _report(change, "prune", dry_run, quiet)
 
 
 @allowlist.command()
@@ -115,10 +120,10 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
 
 
 @allowlist.command()
-@options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH, dry_run("sync"))
+@options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH, dry_run("sync"), QUIET)
 @guarded
 def sync(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None, allow_growth: bool,
-         dry_run: bool) -> None:
+         dry_run: bool, quiet: bool) -> None:
     """Rebuild the allowlist from the whole tree: every file with violations,
     at its count. Refuses to add files or raise budgets (exit 1, the rest is
     applied) unless --allow-growth. Repairs a broken or conflicted list
@@ -130,7 +135,7 @@ def sync(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
     config = load_project(config_file, cache=cache)
     result = run_check(config, None, jobs=jobs, use_allowlist=False, cache=cache)
     change = sync_allowlist(config, result, allow_growth=allow_growth, write=not dry_run, jobs=jobs)
-    _report(change, "sync", dry_run)
+    _report(change, "sync", dry_run, quiet)
 
 
 @allowlist.command("check")
@@ -169,10 +174,10 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
 @allowlist.command("import-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 @options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH.replace(
-    help="Allow new files and higher budgets than the current list has (a first import always may)."))
+    help="Allow new files and higher budgets than the current list has (a first import always may)."), QUIET)
 @guarded
 def import_json(file: Path, config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
-                allow_growth: bool) -> None:
+                allow_growth: bool, quiet: bool) -> None:
     """Replace the allowlist's entries with the paths of PyTorch's
     test_linter_allowlist.json (a JSON array of root-relative paths), each
     with its current number of violations as its budget."""
@@ -184,9 +189,13 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, no_cache
     config = load_project(config_file, cache=cache)
     result = run_check(config, None, jobs=jobs, use_allowlist=False, cache=cache)
     change, skipped = import_allowlist(config, result, paths, allow_growth=allow_growth, write=True, jobs=jobs)
-    for reason in skipped:
-        click.echo(f"{file}: skipped {reason}")
-    _report(change, "import-json", False)
+    if quiet and skipped:
+        n = len(skipped)
+        click.echo(f"{file}: skipped {n} path{'s' if n != 1 else ''} (run without --quiet to list them and why)")
+    else:
+        for reason in skipped:
+            click.echo(f"{file}: skipped {reason}")
+    _report(change, "import-json", False, quiet)
 
 
 @allowlist.command("export-json")
