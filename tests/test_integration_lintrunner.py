@@ -1,10 +1,11 @@
 """The lintrunner adapter, run by the real lintrunner (from PyPI, in the test
 extra) with the `.lintrunner.toml` entry the README documents.
 
-`lintrunner init` runs the entry's init_command for real: it installs hwlint
-(from a copy of this working tree, the one change to the README's entry)
-into a fresh virtualenv whose `python3` is first on PATH, so the lint runs
-that follow use that installation, as a user's would.
+`lintrunner init` runs the entry's init_command for real: it installs
+`hwlint==<version>` from the package index (which sees a wheel built from a
+copy of this working tree: PIP_FIND_LINKS) into a fresh virtualenv whose
+`python3` is first on PATH, so the lint runs that follow use that
+installation, as a user's would. The entry is the README's, word for word.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from hwlint import __version__
 from tests.conftest import run_cli, write_project
-from tests.test_integration_precommit import UNCLASSIFIED, _env, commit_all, git, hooks_repo  # noqa: F401 (fixture)
+from tests.test_integration_precommit import (  # noqa: F401 (fixtures)
+    UNCLASSIFIED, _env, commit_all, git, hooks_repo, pip_sees, wheelhouse,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -65,23 +69,27 @@ def test_readme_entry_is_complete() -> None:
     assert linter["code"] == "HWLINT"  # = the default lintrunner-code
     assert linter["include_patterns"] and linter["exclude_patterns"] == []
     assert linter["command"] == ["python3", "-m", "hwlint", "lintrunner", "@{{PATHSFILE}}"]
-    assert "{{DRYRUN}}" in linter["init_command"]
+    # pip-installs this release from the package index, as PyTorch's pip_init does; no placeholder.
+    assert linter["init_command"][-2:] == ["{{DRYRUN}}", f"hwlint=={__version__}"]
+    assert "<" not in readme_entry() and "git+" not in readme_entry()
 
 
 @pytest.fixture(scope="module")
-def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """A fresh virtualenv, empty: `lintrunner init` is what installs hwlint in it."""
+def tools(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> dict[str, str]:
+    """A fresh virtualenv, empty: `lintrunner init` is what installs hwlint in
+    it, from the package index (which sees `wheelhouse`)."""
     base = tmp_path_factory.mktemp("lintrunner-venv")
     venv.create(base / "venv", with_pip=True)
     bindir = base / "venv" / "bin"
     assert (bindir / "python3").exists()
     lintrunner = Path(sys.executable).parent / "lintrunner"
     assert lintrunner.exists(), "lintrunner is in the test extra: pip install -e '.[test]'"
-    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "lintrunner": str(lintrunner), "data": str(base / "data")}
+    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "lintrunner": str(lintrunner), "data": str(base / "data"),
+            **pip_sees(wheelhouse)}
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, tools: dict[str, str], hooks_repo: tuple[Path, str]) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, tools: dict[str, str]) -> Path:
     repo = tmp_path_factory.mktemp("lintrunner-project")
     files = {
         "test/test_ops.py": CLASSIFIED,
@@ -92,10 +100,7 @@ def project(tmp_path_factory: pytest.TempPathFactory, tools: dict[str, str], hoo
     for rel, text in files.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
-    entry = readme_entry()
-    spec = re.search(r"'(hwlint @ [^']+)'", entry)
-    assert spec, entry
-    (repo / ".lintrunner.toml").write_text(entry.replace(spec.group(1), str(hooks_repo[0])))
+    (repo / ".lintrunner.toml").write_text(readme_entry())
     git("init", "-q", cwd=repo)
     commit_all(repo, "tests")
     return repo
@@ -104,7 +109,8 @@ def project(tmp_path_factory: pytest.TempPathFactory, tools: dict[str, str], hoo
 def lintrunner(tools: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
         [tools["lintrunner"], "--data-path", tools["data"], *args],
-        cwd=cwd, env=_env(PATH=tools["PATH"]), capture_output=True, text=True, timeout=600,
+        cwd=cwd, env=_env(PATH=tools["PATH"], PIP_FIND_LINKS=tools["PIP_FIND_LINKS"]), capture_output=True, text=True,
+        timeout=600,
     )
     print(f"$ lintrunner {' '.join(args)} -> {result.returncode}\n{result.stdout}{result.stderr}")
     return result
@@ -117,7 +123,8 @@ def messages(result: subprocess.CompletedProcess[str]) -> list[dict]:
 def test_lintrunner_end_to_end(project: Path, tools: dict[str, str]) -> None:
     dry = lintrunner(tools, "init", "--dry-run", cwd=project)
     assert dry.returncode == 0
-    assert re.search(r"would run: \S+/python3? -m pip install --quiet \S+hwlint-hooks-repo", dry.stdout + dry.stderr)
+    assert re.search(rf"would run: \S+/python3? -m pip install --quiet hwlint=={re.escape(__version__)}$",
+                     dry.stdout + dry.stderr, re.M)
     venv_python = Path(tools["PATH"].split(os.pathsep)[0]) / "python3"
 
 

@@ -1,11 +1,13 @@
 """hwlint's pre-commit hooks, run by the real pre-commit (from PyPI, in the
 test extra) the way a user runs them.
 
-The hooks come from a git copy of this working tree (not the last commit of
-the checkout: the current code is what is tested), through `pre-commit
-try-repo` and through the README's `.pre-commit-config.yaml` snippet.
-pre-commit installs hwlint from that copy into its own virtualenv (click,
-libcst and pathspec come from PyPI): once per session, in a session-wide
+The code is a copy of this working tree (not the last commit of the
+checkout: the current code is what is tested). `pre-commit try-repo` takes
+the hooks from a git repository of that copy (.pre-commit-hooks.yaml); the
+README's `.pre-commit-config.yaml` snippet, used word for word, installs
+`hwlint==<version>` from the package index, which sees a wheel built from
+that copy (PIP_FIND_LINKS; click, libcst and pathspec come from the normal
+index). pre-commit installs each once per session, in a session-wide
 PRE_COMMIT_HOME.
 """
 
@@ -20,6 +22,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from hwlint import __version__
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -113,6 +117,24 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 @pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory, hooks_repo: tuple[Path, str]) -> Path:
+    """A folder holding the wheel of this working tree, `hwlint-<version>`:
+    what the package index offers once pip's environment points at it."""
+    dest = tmp_path_factory.mktemp("wheelhouse")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dest), str(hooks_repo[0])],
+                   check=True, capture_output=True, text=True, timeout=600)
+    (wheel,) = dest.glob("hwlint-*.whl")
+    assert wheel.name.startswith(f"hwlint-{__version__}-"), wheel.name
+    return dest
+
+
+def pip_sees(wheels: Path) -> dict[str, str]:
+    """The environment under which `pip install hwlint==<version>` finds the
+    wheel in `wheels`, and everything else where pip looks already."""
+    return {"PIP_FIND_LINKS": " ".join(filter(None, [str(wheels), os.environ.get("PIP_FIND_LINKS", "")]))}
+
+
+@pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
@@ -139,10 +161,12 @@ def project(tmp_path: Path) -> Path:
     return repo
 
 
-def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def pre_commit(*args: str, cwd: Path, home: Path, wheels: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`pre-commit ARGS`; with `wheels`, the package index sees that folder's wheels."""
+    extra = pip_sees(wheels) if wheels is not None else {}
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
-        cwd=cwd, env=_env(PRE_COMMIT_HOME=str(home)), capture_output=True, text=True, timeout=600,
+        cwd=cwd, env=_env(PRE_COMMIT_HOME=str(home), **extra), capture_output=True, text=True, timeout=600,
     )
     # Shown when an assertion fails.
     print(f"$ pre-commit {' '.join(args)}  -> {result.returncode}\n{result.stdout}{result.stderr}")
@@ -211,42 +235,63 @@ def assert_fixed(project: Path) -> None:
 # -- pre-commit run, with the README's .pre-commit-config.yaml -------------
 
 
-def readme_config() -> dict:
+def readme_snippet() -> str:
     readme = (REPO / "README.md").read_text()
     match = re.search(r"<!-- pre-commit-config[^>]*-->\n```yaml\n(.*?)```", readme, re.S)
     assert match, "README lost its .pre-commit-config.yaml snippet"
-    config: dict = yaml.safe_load(match.group(1))
+    return match.group(1)
+
+
+def readme_config() -> dict:
+    config: dict = yaml.safe_load(readme_snippet())
     return config
 
 
-@pytest.fixture
-def configured(project: Path, hooks_repo: tuple[Path, str]) -> Path:
-    """The user's way: the README's snippet as .pre-commit-config.yaml, only
-    the repository's address and rev replaced, then `pre-commit run`. The
-    environment is installed once for the session (PRE_COMMIT_HOME)."""
+def test_readme_hooks_are_the_manifests_installed_from_the_index() -> None:
+    """The README's local hooks are .pre-commit-hooks.yaml's (same ids,
+    entries and settings), with hwlint pinned to this version, and name no
+    placeholder or tag that does not exist."""
+    snippet = readme_snippet()
+    assert "<" not in snippet and "rev:" not in snippet and "github.com" not in snippet
     config = readme_config()
+    assert config["minimum_pre_commit_version"] == "2.9.0"  # types_or
     (entry,) = config["repos"]
-    assert entry["repo"].endswith("/hwlint") and [h["id"] for h in entry["hooks"]] == ["hwlint-fix", "hwlint", "hwlint-allowlist"]
-    entry["repo"], entry["rev"] = str(hooks_repo[0]), hooks_repo[1]
-    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    assert entry["repo"] == "local"
+    manifest = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in entry["hooks"]] == ["hwlint-fix", "hwlint", "hwlint-allowlist"]
+    by_id = {h["id"]: h for h in manifest}
+    for hook in entry["hooks"]:
+        local = dict(hook)
+        assert local.pop("additional_dependencies") == [f"hwlint=={__version__}"]
+        shipped = {k: v for k, v in by_id[hook["id"]].items() if k not in ("description", "minimum_pre_commit_version")}
+        assert local == shipped, hook["id"]
+
+
+@pytest.fixture
+def configured(project: Path) -> Path:
+    """The user's way: the README's snippet, word for word, as
+    .pre-commit-config.yaml, then `pre-commit run` (with `wheels=`, so that
+    the index has hwlint). The environment is installed once for the
+    session (PRE_COMMIT_HOME)."""
+    (project / ".pre-commit-config.yaml").write_text(readme_snippet())
     commit_all(project, "pre-commit")
     return project
 
 
-def test_hook_passes_classified_files(configured: Path, pre_commit_home: Path) -> None:
+def test_hook_passes_classified_files(configured: Path, pre_commit_home: Path, wheelhouse: Path) -> None:
     result = pre_commit(
         "run", "hwlint", "--files", "test/test_ops.py", "test/test_cuda_ops.py", "test/legacy/test_old.py",
-        cwd=configured, home=pre_commit_home,
+        cwd=configured, home=pre_commit_home, wheels=wheelhouse,
     )
     assert result.returncode == 0
     assert hook_line(result.stdout, "hwlint") == "Passed"
 
 
-def test_all_hooks_all_files(configured: Path, pre_commit_home: Path) -> None:
-    check = pre_commit("run", "hwlint", "--all-files", cwd=configured, home=pre_commit_home)
+def test_all_hooks_all_files(configured: Path, pre_commit_home: Path, wheelhouse: Path) -> None:
+    check = pre_commit("run", "hwlint", "--all-files", cwd=configured, home=pre_commit_home, wheels=wheelhouse)
     assert check.returncode == 1 and "HWC001 test class TestNN" in check.stdout
 
-    first = pre_commit("run", "--all-files", cwd=configured, home=pre_commit_home)
+    first = pre_commit("run", "--all-files", cwd=configured, home=pre_commit_home, wheels=wheelhouse)
     assert first.returncode == 1
     assert hook_line(first.stdout, "hwlint fix") == "Failed"  # it classified TestNN
     assert "files were modified by this hook" in first.stdout
@@ -255,16 +300,16 @@ def test_all_hooks_all_files(configured: Path, pre_commit_home: Path) -> None:
     assert_fixed(configured)
 
     git("add", "-A", cwd=configured)  # what the user does next
-    second = pre_commit("run", "--all-files", cwd=configured, home=pre_commit_home)
+    second = pre_commit("run", "--all-files", cwd=configured, home=pre_commit_home, wheels=wheelhouse)
     assert second.returncode == 0
     assert [hook_line(second.stdout, h) for h in ("hwlint fix", "hwlint", "hwlint allowlist prune")] == ["Passed"] * 3
 
 
-def test_allowlist_hook_prunes(configured: Path, pre_commit_home: Path) -> None:
+def test_allowlist_hook_prunes(configured: Path, pre_commit_home: Path, wheelhouse: Path) -> None:
     # test_nn.py has its one violation; test_ops.py is clean: its entry must go.
     (configured / "allowlist.txt").write_text("test/test_nn.py 1\ntest/test_ops.py 1\n")
     commit_all(configured, "allowlist")
-    pruned = pre_commit("run", "hwlint-allowlist", cwd=configured, home=pre_commit_home)
+    pruned = pre_commit("run", "hwlint-allowlist", cwd=configured, home=pre_commit_home, wheels=wheelhouse)
     assert pruned.returncode == 1
     assert hook_line(pruned.stdout, "hwlint allowlist prune") == "Failed"
     assert "files were modified by this hook" in pruned.stdout
@@ -272,10 +317,42 @@ def test_allowlist_hook_prunes(configured: Path, pre_commit_home: Path) -> None:
     entries = [line for line in (configured / "allowlist.txt").read_text().splitlines() if line and not line.startswith("#")]
     assert entries == ["test/test_nn.py 1"]
     git("add", "-A", cwd=configured)
-    again = pre_commit("run", "hwlint-allowlist", cwd=configured, home=pre_commit_home)
+    again = pre_commit("run", "hwlint-allowlist", cwd=configured, home=pre_commit_home, wheels=wheelhouse)
     assert again.returncode == 0 and hook_line(again.stdout, "hwlint allowlist prune") == "Passed"
     # Staged files only (no --files/--all-files): the hook runs all the same (always_run).
     (configured / "README.md").write_text("# changed\n")
     git("add", "README.md", cwd=configured)
-    staged = pre_commit("run", cwd=configured, home=pre_commit_home)
+    staged = pre_commit("run", cwd=configured, home=pre_commit_home, wheels=wheelhouse)
     assert hook_line(staged.stdout, "hwlint allowlist prune") == "Passed"
+
+
+# Its test takes a device but nothing instantiates the class: no evidence, no fix.
+NEEDS_A_HUMAN = '''\
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestMap(TestCase):
+    def test_map_location(self, device):
+        pass
+'''
+
+
+def test_fix_hook_passes_when_what_it_leaves_is_allowlisted(configured: Path, pre_commit_home: Path,
+                                                            wheelhouse: Path) -> None:
+    """The README's word: hwlint-fix fails when it changed a file or when
+    `hwlint check` on the same files would fail, not because a class in an
+    allowlisted file, within its budget, is left for a human."""
+    (configured / "test" / "test_map.py").write_text(NEEDS_A_HUMAN)
+    (configured / "allowlist.txt").write_text("test/test_map.py 1\n")
+    commit_all(configured, "a class only a human can classify, allowlisted")
+    left = pre_commit("run", "hwlint-fix", "--files", "test/test_map.py", cwd=configured, home=pre_commit_home,
+                      wheels=wheelhouse)
+    assert left.returncode == 0 and hook_line(left.stdout, "hwlint fix") == "Passed"
+    (configured / "allowlist.txt").write_text("")
+    commit_all(configured, "the same class, not allowlisted")
+    failed = pre_commit("run", "hwlint-fix", "--files", "test/test_map.py", cwd=configured, home=pre_commit_home,
+                        wheels=wheelhouse)
+    assert failed.returncode == 1 and hook_line(failed.stdout, "hwlint fix") == "Failed"
+    assert "test/test_map.py:4:1: HWC001 test class TestMap declares no hw_classification" in failed.stdout
+    assert "files were modified by this hook" not in failed.stdout
+    assert (configured / "test" / "test_map.py").read_text() == NEEDS_A_HUMAN
