@@ -170,12 +170,16 @@ def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_
     (root / "test" / "test_e.py").write_bytes(bare_cr.encode())
     done = run_cli("fix", cwd=root)
     assert done.returncode == 1
-    assert done.stderr.splitlines()[-2:] == [
+    lines = done.stderr.splitlines()
+    assert lines[-5:-3] == [
         "  test/test_d.py:1: TestD: not fixed: libcst cannot reproduce the file byte for byte (line 1: a form feed "
         "before a statement): it is left as it is",
         "  test/test_e.py:1: TestE: not fixed: libcst cannot reproduce the file byte for byte (line 2: a bare `\\r` "
         "line end): it is left as it is",
     ]
+    # Then why fix fails: check does, on the two classes left.
+    assert [line.split(": HWC")[0] for line in lines[-3:-1]] == ["test/test_d.py:1:2", "test/test_e.py:1:1"]
+    assert lines[-1] == "`hwlint check` fails on the project: 2 errors"
     assert (root / "test" / "test_d.py").read_text() == leading
     assert (root / "test" / "test_e.py").read_bytes() == bare_cr.encode()
     assert (root / "test" / "test_c.py").read_text() == (
