@@ -75,7 +75,7 @@ def test_readme_entry_is_complete() -> None:
 
 
 @pytest.fixture(scope="module")
-def tools(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> dict[str, str]:
+def tools(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> dict[str, str]:  # noqa: F811 (the fixture)
     """A fresh virtualenv, empty: `lintrunner init` is what installs hwlint in
     it, from the package index (which sees `wheelhouse`)."""
     base = tmp_path_factory.mktemp("lintrunner-venv")
@@ -84,8 +84,8 @@ def tools(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> dict[st
     assert (bindir / "python3").exists()
     lintrunner = Path(sys.executable).parent / "lintrunner"
     assert lintrunner.exists(), "lintrunner is in the test extra: pip install -e '.[test]'"
-    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "lintrunner": str(lintrunner), "data": str(base / "data"),
-            **pip_sees(wheelhouse)}
+    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "lintrunner": str(lintrunner),
+            "data": str(base / "data"), **pip_sees(wheelhouse)}
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,6 @@ def test_lintrunner_end_to_end(project: Path, tools: dict[str, str]) -> None:
     assert re.search(rf"would run: \S+/python3? -m pip install --quiet hwlint=={re.escape(__version__)}$",
                      dry.stdout + dry.stderr, re.M)
     venv_python = Path(tools["PATH"].split(os.pathsep)[0]) / "python3"
-
 
     def hwlint_in_venv() -> bool:
         probe = [str(venv_python), "-c", "import hwlint"]
@@ -185,13 +184,15 @@ def test_adapter_exits_0_and_reads_the_paths_file(tmp_path: Path) -> None:
     result = run_cli("lintrunner", f"@{paths}", cwd=root)
     assert result.returncode == 0 and result.stderr == ""
     (message,) = [json.loads(line) for line in result.stdout.splitlines()]
-    assert set(message) == {"path", "line", "char", "code", "severity", "name", "original", "replacement", "description"}
+    assert set(message) == {"path", "line", "char", "code", "severity", "name", "original", "replacement",
+                            "description"}
     assert (message["path"], message["line"], message["char"]) == (str(root / "test/test_nn.py"), 4, 1)
     # Plain paths work too; no paths, no output.
     assert run_cli("lintrunner", "test/test_nn.py", cwd=root).stdout == result.stdout
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    assert (run_cli("lintrunner", f"@{empty}", cwd=root).returncode, run_cli("lintrunner", f"@{empty}", cwd=root).stdout) == (0, "")
+    nothing = run_cli("lintrunner", f"@{empty}", cwd=root)
+    assert (nothing.returncode, nothing.stdout) == (0, "")
 
 
 @pytest.mark.parametrize("problem", ["missing paths file", "bad configuration"])

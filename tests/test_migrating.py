@@ -242,7 +242,7 @@ def checkout(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def shell(tmp_path: Path, wheelhouse: Path) -> dict[str, str]:
+def shell(tmp_path: Path, wheelhouse: Path) -> dict[str, str]:  # noqa: F811 (the fixture)
     """What the maintainer's shell has: lintrunner, git, and a `python3`
     (a fresh virtualenv) without hwlint until `lintrunner init` installs it,
     from the package index."""
