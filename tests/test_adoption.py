@@ -169,8 +169,10 @@ def test_the_readme_adoption_section_runs_word_for_word(tmp_path: Path) -> None:
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     lines = readme_adoption_lines()
-    # `hwlint fix` exits 1: classes are left for a human. Everything else passes.
-    expected = [1 if line == "hwlint fix" else 0 for line in lines]
+    # Every line passes: `hwlint fix` leaves classes for a human, but in
+    # allowlisted files within their budgets, so `hwlint check` passes and
+    # fix exits as check does.
+    expected = [0 for line in lines]
     codes = []
     for line in lines:
         done = subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, text=True, env=env, timeout=600)
@@ -202,7 +204,7 @@ def test_the_migration_loop_keeps_ci_green_and_every_figure_true(tmp_path: Path)
     assert run_cli("check", cwd=root).returncode == 0
 
     fix = run_cli("fix", cwd=root)
-    assert fix.returncode == 1  # classes are left for a human
+    assert fix.returncode == 0  # classes are left for a human, allowlisted within their budgets
     check = run_cli("check", cwd=root)
     assert check.returncode == 0, check.stdout
     prune = run_cli("allowlist", "prune", cwd=root)
