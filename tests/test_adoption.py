@@ -158,7 +158,7 @@ def unadopted_tree(root: Path, files: int, seed: int) -> Path:
 
 
 def readme_adoption_lines() -> list[str]:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "adopting.md").read_text(encoding="utf-8")
     block = readme.split("<!-- adoption:", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip()]
 

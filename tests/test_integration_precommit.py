@@ -236,9 +236,9 @@ def assert_fixed(project: Path) -> None:
 
 
 def readme_snippet() -> str:
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "integrations.md").read_text()
     match = re.search(r"<!-- pre-commit-config[^>]*-->\n```yaml\n(.*?)```", readme, re.S)
-    assert match, "README lost its .pre-commit-config.yaml snippet"
+    assert match, "docs/integrations.md lost its .pre-commit-config.yaml snippet"
     return match.group(1)
 
 
