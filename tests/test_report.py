@@ -638,8 +638,8 @@ def test_progress_bar_only_on_a_terminal(tree: Path) -> None:
 
 
 def test_readme_documents_the_json_keys(repo: Path) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("\n## Report\n", 1)[1].split("\n## ", 1)[0]
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "report.md").read_text()
+    section = readme.split("\n## JSON keys\n", 1)[1].split("\n## ", 1)[0]
     documented = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
     assert documented == list(json.loads(_run(repo, "--history", "--format", "json")))
 
