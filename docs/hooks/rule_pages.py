@@ -94,7 +94,9 @@ def examples_section(rule: type[Rule]) -> list[str]:
         if not examples:
             continue
         parts += [f"### {title}", ""]
-        for example in examples:
+        for number, example in enumerate(examples, 1):
+            if len(examples) > 1:  # where one example ends and the next begins
+                parts += [f"#### {title}, {number} of {len(examples)}", ""]
             parts += example_blocks(rule, example)
     return parts
 
