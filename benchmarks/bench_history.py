@@ -7,7 +7,7 @@ over 1,000 commits, one a day, with an unrelated commit between each two
 (so that git's path filter has work to do), and a few test files. Then it
 times
 
-- the history stage alone (`hwlint.history.allowlist_history`, in this
+- the history stage alone (`hwlint.allowlist.history.allowlist_history`, in this
   process, best of --repeat runs): it must take less than --bound seconds
   (default 1), else the script exits 1;
 - the whole command, `hwlint report --history --format json`, as a user
@@ -113,7 +113,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from hwlint.history import allowlist_history, project_zero
+    from hwlint.allowlist.history import allowlist_history, project_zero
 
     work = Path(tempfile.mkdtemp(prefix="hwlint-bench-history-"))
     root = args.keep.resolve() if args.keep else work / "repo"

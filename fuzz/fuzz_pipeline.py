@@ -17,10 +17,10 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from hwlint.check import run_check
-    from hwlint.config import load_config
-    from hwlint.fix import fix_file, plan_fixes
-    from hwlint.formats import NAMES, renderer
+    from hwlint.engine.check import run_check
+    from hwlint.core.config import load_config
+    from hwlint.fix.apply import fix_file, plan_fixes
+    from hwlint.output import NAMES, renderer
 
 _ROOT = Path(tempfile.mkdtemp(prefix="hwlint-fuzz-"))
 (_ROOT / "pyproject.toml").write_text("[tool.hwlint]\nselect = [\"ALL\"]\n")

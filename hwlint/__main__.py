@@ -4,10 +4,10 @@
 start-up is most of the time: importing click alone costs a third of the
 interpreter's own start-up. So a `check` command line that uses only the
 options in FAST, with values click would accept, is parsed here from the
-same declarations (hwlint.options.CHECK) and runs the same body
-(hwlint.commands.check_body) without click. Anything else (another command,
+same declarations (hwlint.cli.options.CHECK) and runs the same body
+(hwlint.cli.commands.check_body) without click. Anything else (another command,
 --help, --fix, another option, a value click would refuse, a repeated
-option) goes to click (hwlint.cli), for the same results and every error
+option) goes to click (hwlint.cli.main), for the same results and every error
 message. HWLINT_NO_FAST_PATH=1 sends everything to click (tests compare both).
 """
 
@@ -29,7 +29,7 @@ def parse_check(args: list[str]) -> dict[str, Any] | None:
     when click should parse it."""
     if not args or args[0] != "check":
         return None
-    from hwlint.options import CHECK
+    from hwlint.cli.options import CHECK
 
     declared = [option for option in CHECK if option.dest in FAST]
     by_flag = {flag: option for option in declared for flag in option.flags}
@@ -92,8 +92,8 @@ def main() -> None:
             import gc
 
             gc.disable()  # a short run that makes no garbage cycles (check.py says why)
-            from hwlint.commands.check_body import check
-            from hwlint.commands.console import error_exit
+            from hwlint.cli.commands.check_body import check
+            from hwlint.cli.commands.console import error_exit
 
             try:
                 code = check(**settings)
@@ -108,7 +108,7 @@ def main() -> None:
             except (OSError, ValueError):
                 pass
             os._exit(code)
-    from hwlint.cli import main as cli_main
+    from hwlint.cli.main import main as cli_main
 
     cli_main()
 

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwlint.allowlist import load_allowlist, parse_allowlist
-from hwlint.allowlist_edit import TreeCounts, plan_prune, plan_sync, prune_allowlist, render_allowlist
-from hwlint.config import load_config
+from hwlint.allowlist.model import load_allowlist, parse_allowlist
+from hwlint.allowlist.edit import TreeCounts, plan_prune, plan_sync, prune_allowlist, render_allowlist
+from hwlint.core.config import load_config
 from tests.conftest import lint, run_cli, write_project
 
 DATA = Path(__file__).parent / "data"
@@ -570,8 +570,8 @@ def test_the_lock_serialises_read_modify_write(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\n"
-         "from hwlint.allowlist_edit import allowlist_lock\n"
-         "from hwlint.config import load_config\n"
+         "from hwlint.allowlist.edit import allowlist_lock\n"
+         "from hwlint.core.config import load_config\n"
          "with allowlist_lock(load_config()):\n"
          "    print('locked', flush=True)\n"
          "    time.sleep(1.0)\n"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import hwlint.cache
-from hwlint.cache import CACHE_DIR_NAME, Cache
-from hwlint.cached import store_for
-from hwlint.check import run_check
-from hwlint.config import load_config
+import hwlint.infra.cache
+from hwlint.infra.cache import CACHE_DIR_NAME, Cache
+from hwlint.engine.cached import store_for
+from hwlint.engine.check import run_check
+from hwlint.core.config import load_config
 from hwlint.facts import extract_source, from_blob, to_blob
 from tests.conftest import run_cli, write_project
 
@@ -136,13 +136,13 @@ def test_select_change_recomputes_the_rules_but_keeps_the_facts(tmp_path: Path) 
 def test_version_change_is_a_new_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"
     before, _ = _run(root, cache)
-    monkeypatch.setattr(hwlint.cache, "__version__", "999.0")
+    monkeypatch.setattr(hwlint.infra.cache, "__version__", "999.0")
     after, store = _run(root, cache)
     assert after == before
     assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)
     # The command line too: another version finds nothing to reuse.
     code = ("import sys, hwlint; hwlint.__version__ = '999.1'; "
-            "from hwlint.cached import store_for; from hwlint.check import run_check; from hwlint.config import load_config; "
+            "from hwlint.engine.cached import store_for; from hwlint.engine.check import run_check; from hwlint.core.config import load_config; "
             f"c = load_config(); s = store_for(c, {str(cache)!r}); run_check(c, cache=s); "
             "print(s.hits, s.misses, s.memo_hit)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
@@ -155,7 +155,7 @@ def test_a_change_to_hwlints_own_code_is_a_new_cache(tmp_path: Path) -> None:
     meet the cache the old code wrote."""
     root, cache = _tree(tmp_path), tmp_path / "cache"
     before, _ = _run(root, cache)
-    rule = Path(hwlint.cache.__file__).parent / "rules" / "duplicate.py"
+    rule = Path(hwlint.infra.cache.__file__).parents[1] / "rules" / "duplicate.py"
     st = rule.stat()
     try:
         os.utime(rule, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
@@ -238,8 +238,8 @@ def _shards(cache: Path) -> list[Path]:
 @pytest.mark.parametrize("damage", [
     b"",
     b"garbage",
-    hwlint.cache._MAGIC + b"\0" * 20 + b"not marshal",
-    hwlint.cache._MAGIC,
+    hwlint.infra.cache._MAGIC + b"\0" * 20 + b"not marshal",
+    hwlint.infra.cache._MAGIC,
 ])
 def test_damaged_cache_files_are_ignored_and_rebuilt(tmp_path: Path, damage: bytes) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"
@@ -267,10 +267,10 @@ def test_well_formed_files_of_the_wrong_shape(tmp_path: Path) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"
     expected = _codes(root, cache)
     for path in _shards(cache):
-        path.write_bytes(hwlint.cache._pack(["not", "a", "dict"]))
+        path.write_bytes(hwlint.infra.cache._pack(["not", "a", "dict"]))
     assert _codes(root, cache) == expected
     for path in _shards(cache):
-        path.write_bytes(hwlint.cache._pack({"test/test_a.py": ("x", 1), "other": {"a": 1}, "files": 3}))
+        path.write_bytes(hwlint.infra.cache._pack({"test/test_a.py": ("x", 1), "other": {"a": 1}, "files": 3}))
     assert _codes(root, cache) == expected
 
 
@@ -279,7 +279,7 @@ def test_a_damaged_entry_is_parsed_again(tmp_path: Path) -> None:
     expected = _codes(root, cache)
     config = load_config(start=root)
     store = store_for(config, cache)
-    key = hwlint.cache.digest((root / "test/test_sub.py").read_bytes())
+    key = hwlint.infra.cache.digest((root / "test/test_sub.py").read_bytes())
     assert store.get("test/test_sub.py", key) is not None
     store.put("test/test_sub.py", key, b"\x78\x01 not zlib")
     store.save()
@@ -374,7 +374,7 @@ def test_import_json_uses_the_project_cache(tmp_path: Path) -> None:
 def test_the_help_says_what_is_true_of_the_cache() -> None:
     from click.testing import CliRunner
 
-    from hwlint.cli import main
+    from hwlint.cli.main import main
 
     for command in [c[:2] if c[0] == "allowlist" else c[:1] for c in READERS]:
         out = CliRunner().invoke(main, [*command, "--help"]).output
@@ -488,15 +488,15 @@ def test_fast_path_does_not_import_click(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     modules, _ = _imported(root, "check", "test/test_sub.py")
     assert sorted(m for m in modules if m.split(".")[0] in ("click", "libcst", "concurrent", "multiprocessing")
-                  or m.startswith(("hwlint.report", "hwlint.fix", "hwlint.commands.", "hwlint.history"))
-                  and m not in ("hwlint.commands.check_body", "hwlint.commands.console")) == []
+                  or m.startswith(("hwlint.report", "hwlint.fix", "hwlint.cli.commands.", "hwlint.allowlist.history"))
+                  and m not in ("hwlint.cli.commands.check_body", "hwlint.cli.commands.console")) == []
     assert run_cli("check", "test/test_sub.py", cwd=root).returncode == 1
 
 
 # What a one-file run must not import once the cache knows the project: each
 # costs a noticeable part of a pre-commit run (see benchmarks/bench_check.py).
 NOT_ON_A_WARM_RUN = ("pathspec", "tomllib", "tomli", "dataclasses", "tokenize", "tempfile", "json", "inspect",
-                     "click", "libcst", "concurrent", "multiprocessing", "hwlint.allowlist_edit")
+                     "click", "libcst", "concurrent", "multiprocessing", "hwlint.allowlist.edit")
 
 
 def test_warm_one_file_run_imports_only_what_it_needs(tmp_path: Path) -> None:
@@ -580,8 +580,8 @@ def test_deleted_files_leave_the_cache(tmp_path: Path) -> None:
 def test_allowlist_memo_gives_what_parsing_gives(tmp_path: Path) -> None:
     """check keeps the entries and problems of the allowlist's bytes in the
     cache: a hit must be the parse, a changed or damaged memo a new parse."""
-    from hwlint.allowlist import load_allowlist
-    from hwlint.cached import load_allowlist as cached_allowlist
+    from hwlint.allowlist.model import load_allowlist
+    from hwlint.engine.cached import load_allowlist as cached_allowlist
 
     root = _tree(tmp_path)
     listed = "# header\ntest/test_b.py 1\ntest/test_a.py 2\ntest/test_b.py 3\nnot an entry\n"
@@ -628,7 +628,7 @@ def test_a_committed_cache_cannot_hide_a_violation(tmp_path: Path) -> None:
     store = store_for(config)
     data = (root / "test/test_b.py").read_bytes()
     forged = extract_source("test/test_b.py", GENERIC)
-    store.put("test/test_b.py", hwlint.cache.digest(data), to_blob(forged))
+    store.put("test/test_b.py", hwlint.infra.cache.digest(data), to_blob(forged))
     store.save()
     fooled = _cli(root, "check")  # an untracked cache is trusted: the forgery works
     assert "HWC001" not in fooled.stdout and fooled.stderr == ""
@@ -645,7 +645,7 @@ def test_a_committed_cache_cannot_hide_a_violation(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("version", ["2", "3", "4"])
 def test_tracked_by_git_reads_the_index(tmp_path: Path, version: str) -> None:
-    from hwlint.cache import tracked_by_git
+    from hwlint.infra.cache import tracked_by_git
 
     root = tmp_path / "repo"
     (root / "sub" / ".hwlint_cache").mkdir(parents=True)

@@ -15,7 +15,7 @@ import pytest
 
 from hwlint.rules import ALL_RULES
 
-from hwlint import options
+from hwlint.cli import options
 from tests.conftest import run_cli, write_project
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -179,7 +179,7 @@ def _commands(text: str) -> list[str]:
 
 
 def _declared() -> set[str]:
-    """Every flag declared in hwlint.options."""
+    """Every flag declared in hwlint.cli.options."""
     declared = [options.dry_run("x")]
     for value in vars(options).values():
         if isinstance(value, options.Option):

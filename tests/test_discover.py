@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import hwlint.discover
-from hwlint.config import load_config
-from hwlint.discover import discover
+import hwlint.facts.discover
+from hwlint.core.config import load_config
+from hwlint.facts.discover import discover
 from tests.conftest import lint, run_cli, write_project
 
 # One test class without hw_classification: every linted file reports
@@ -262,9 +262,9 @@ def test_output_does_not_depend_on_scandir_order(tmp_path: Path, monkeypatch: py
             rng.shuffle(entries)
             return entries
 
-        monkeypatch.setattr(hwlint.discover.os, "scandir", shuffled)
+        monkeypatch.setattr(hwlint.facts.discover.os, "scandir", shuffled)
         assert runs() == baseline
-        monkeypatch.setattr(hwlint.discover.os, "scandir", real_scandir)
+        monkeypatch.setattr(hwlint.facts.discover.os, "scandir", real_scandir)
     assert calls > 0  # the patch was in effect
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import hwlint.check
-from hwlint.check import run_check
-from hwlint.config import load_config
+import hwlint.engine.check
+from hwlint.engine.check import run_check
+from hwlint.core.config import load_config
 from tests.conftest import run_cli, write_project
 
 UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"
@@ -18,14 +18,14 @@ UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"
 
 def test_file_vanishing_between_discovery_and_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_project(tmp_path, {"test/test_a.py": UNCLASSIFIED, "test/test_b.py": UNCLASSIFIED})
-    real = hwlint.check.discover
+    real = hwlint.engine.check.discover
 
     def discover_then_delete(config, paths=None, store=None):  # type: ignore[no-untyped-def]
         found = real(config, paths, store)
         (root / "test/test_a.py").unlink()
         return found
 
-    monkeypatch.setattr(hwlint.check, "discover", discover_then_delete)
+    monkeypatch.setattr(hwlint.engine.check, "discover", discover_then_delete)
     result = run_check(load_config(start=root), jobs=1)
     assert [(d.path, d.code, d.message) for d in result.diagnostics] == [
         ("test/test_a.py", "HWC000", "file not found (deleted or a broken symlink)"),

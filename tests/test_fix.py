@@ -247,9 +247,9 @@ def test_allowlisted_files_are_fixed(tmp_path: Path) -> None:
 
 
 def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import hwlint.fix as fix_module
-    from hwlint.fix import fix_file, write_fixed
-    from hwlint.plan import plan_fixes
+    import hwlint.fix.apply as fix_module
+    from hwlint.fix.apply import fix_file, write_fixed
+    from hwlint.fix.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -269,8 +269,8 @@ def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Pa
 
 
 def test_file_changed_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
-    from hwlint.fix import fix_file, write_fixed
-    from hwlint.plan import plan_fixes
+    from hwlint.fix.apply import fix_file, write_fixed
+    from hwlint.fix.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -494,9 +494,9 @@ def test_check_fix_applies_string_fixes(tmp_path: Path) -> None:
 
 
 def test_a_string_fix_that_would_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import hwlint.fix as fix_module
-    from hwlint.fix import fix_file, write_fixed
-    from hwlint.plan import plan_fixes
+    import hwlint.fix.apply as fix_module
+    from hwlint.fix.apply import fix_file, write_fixed
+    from hwlint.fix.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n\nclass TestB(TestCase):\n" \
         "    hw_classification = HardwareClassification.CPU\n    def test_b(self): pass\n"
@@ -519,8 +519,8 @@ def test_a_string_fix_that_would_misclassify_is_never_written(tmp_path: Path, mo
 
 
 def test_string_fix_refuses_a_declaration_not_where_the_facts_say(tmp_path: Path) -> None:
-    from hwlint.fix import FixError, fix_source
-    from hwlint.plan import plan_fixes
+    from hwlint.fix.apply import FixError, fix_source
+    from hwlint.fix.plan import plan_fixes
 
     source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -565,10 +565,10 @@ def test_typed_fixes_survive_the_whole_tree_memo(tmp_path: Path) -> None:
     (marshal, plain tuples): the fixes come back typed and `fix` acts alike."""
     import marshal
 
-    from hwlint.cached import _decode_diagnostic, _encode_diagnostic
-    from hwlint.config import load_config
-    from hwlint.diagnostics import Fix, NotFixable
-    from hwlint.fix import apply_fixes
+    from hwlint.engine.cached import _decode_diagnostic, _encode_diagnostic
+    from hwlint.core.config import load_config
+    from hwlint.core.diagnostics import Fix, NotFixable
+    from hwlint.fix.apply import apply_fixes
 
     root = write_project(tmp_path / "proj", {
         "test/test_a.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
@@ -609,8 +609,8 @@ def test_json_fix_field_is_the_typed_fix_as_a_dict(tmp_path: Path) -> None:
 
 
 def test_the_lintrunner_renderer_only_renders_the_replacements_it_is_given(tmp_path: Path) -> None:
-    from hwlint.fix import lintrunner_replacements
-    from hwlint.formats.lintrunner import render
+    from hwlint.fix.apply import lintrunner_replacements
+    from hwlint.output.lintrunner import render
 
     source = "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "proj", {"test/test_x.py": source})

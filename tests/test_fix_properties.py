@@ -14,9 +14,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlint.diagnostics import Fix, is_safe_fix
-from hwlint.fix import fix_file
-from hwlint.plan import FilePlan, plan_fixes
+from hwlint.core.diagnostics import Fix, is_safe_fix
+from hwlint.fix.apply import fix_file
+from hwlint.fix.plan import FilePlan, plan_fixes
 from tests.conftest import lint, write_project
 
 IMPORTS = [

@@ -26,7 +26,7 @@ import junitparser
 import pytest
 
 from hwlint import __version__
-from hwlint.formats.github import escape_data, escape_property
+from hwlint.output.github import escape_data, escape_property
 from hwlint.rules import ALL_RULES, BY_CODE
 from tests.conftest import run_cli, write_project
 

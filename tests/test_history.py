@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwlint.diagnostics import UserError
-from hwlint.history import HistoryPoint, allowlist_history, count_entries, count_versions, project_zero
+from hwlint.core.diagnostics import UserError
+from hwlint.allowlist.history import HistoryPoint, allowlist_history, count_entries, count_versions, project_zero
 from tests.conftest import run_cli, write_project
 
 # A git that ignores the machine's and the user's settings (signing, hooks,
@@ -231,7 +231,7 @@ def test_cli_history_without_git(tmp_path: Path) -> None:
 def test_largest_size_is_the_adoption(tmp_path: Path) -> None:
     """The report's default baseline: the most entries at any commit; None
     without a history (no repository, no commit, the list never committed)."""
-    from hwlint.history import largest_size
+    from hwlint.allowlist.history import largest_size
 
     root = init_repo(tmp_path / "repo")
     assert largest_size(root, "allowlist.txt") is None  # no commit yet

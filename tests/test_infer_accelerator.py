@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hwlint.diagnostics import Fix, NotFixable
+from hwlint.core.diagnostics import Fix, NotFixable
 from hwlint.facts import extract_source, from_tuple, to_tuple
 from tests.conftest import lint, run_cli, write_project
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from hwlint import __version__
-from hwlint.config import load_config
+from hwlint.core.config import load_config
 from hwlint.facts import extract_source
-from hwlint.flake8_plugin import HwlintChecker, facts_from_tree
+from hwlint.integrations.flake8 import HwlintChecker, facts_from_tree
 from tests.conftest import run_cli, write_project
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import click
 
-from hwlint.cli import COMMANDS, main
+from hwlint.cli.main import COMMANDS, main
 
 
 def _commands(command: click.Command, ctx: click.Context) -> Iterator[tuple[str, click.Command]]:

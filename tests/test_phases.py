@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.cache import CACHE_DIR_NAME
-from hwlint.config import Phase
-from hwlint.project import load_project
+from hwlint.infra.cache import CACHE_DIR_NAME
+from hwlint.core.config import Phase
+from hwlint.engine.project import load_project
 from tests.conftest import write_project
 from tests.test_config import assert_one_error_line
 from tests.test_history import commit, init_repo
@@ -201,7 +201,7 @@ def test_bad_today_is_one_line(tmp_path: Path, value: str) -> None:
 def test_a_config_with_phases_works_cold_and_warm(tmp_path: Path) -> None:
     """TOML dates go through the settings memo (marshal cannot store a date
     as it is): the warm run reads the remembered table and says the same."""
-    from hwlint.cache import table_get
+    from hwlint.infra.cache import table_get
 
     root = tree(tmp_path)
     (root / CACHE_DIR_NAME).mkdir()
@@ -325,9 +325,9 @@ def expected_phases() -> list[dict[str, object]]:
 
 
 def test_phase_figures_from_git_history(tmp_path: Path) -> None:
-    from hwlint.allowlist import load_allowlist
-    from hwlint.history import allowlist_history
-    from hwlint.phases import PhaseMap, phase_statuses
+    from hwlint.allowlist.model import load_allowlist
+    from hwlint.allowlist.history import allowlist_history
+    from hwlint.allowlist.phases import PhaseMap, phase_statuses
 
     root = history_repo(tmp_path / "repo")
     config = load_project(start=root)
@@ -500,5 +500,5 @@ def test_a_warm_one_file_run_with_phases_imports_only_what_it_needs(tmp_path: Pa
     _imported(root, "check", "test/test_b.py")  # the cache folder exists now: the settings are remembered
     warm, out = _imported(root, "check", "test/test_b.py")
     assert sorted(m for m in warm if m.split(".")[0] in NOT_ON_A_WARM_RUN or m in NOT_ON_A_WARM_RUN) == []
-    assert "hwlint.history" not in warm and "subprocess" not in warm
+    assert "hwlint.allowlist.history" not in warm and "subprocess" not in warm
     assert "test/test_b.py:3:1: HWC001" in out

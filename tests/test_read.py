@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import hwlint.read
-from hwlint.read import ReadError, decode, read_source
+import hwlint.facts.read
+from hwlint.facts.read import ReadError, decode, read_source
 from tests.conftest import lint, run_cli, write_project
 
 UNCLASSIFIED = b"import unittest\nclass TestA(unittest.TestCase):\n    def test_a(self):\n        pass\n"  # HWC001 at 2:1
@@ -253,7 +253,7 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(hwlint.read, "open", refusing_open, raising=False)
+    monkeypatch.setattr(hwlint.facts.read, "open", refusing_open, raising=False)
     result = lint(root)
     assert [(d.path, d.line, d.column, d.code, d.message) for d in result.diagnostics] == [
         ("test/test_good.py", 2, 1, "HWC001", "test class TestA declares no hw_classification: add `hw_classification = "
@@ -302,13 +302,13 @@ def test_decode_without_tokenize_agrees_with_tokenize(head: bytes, prefix: bytes
 
 
 def _decode_via_tokenize(data: bytes) -> object:
-    detected = hwlint.read._detect_encoding(data)
+    detected = hwlint.facts.read._detect_encoding(data)
     if isinstance(detected, ReadError):
         return detected
     try:
         text = data.decode(detected)
     except UnicodeDecodeError as exc:
-        return hwlint.read._decode_error(data, exc, detected)
+        return hwlint.facts.read._decode_error(data, exc, detected)
     nul = text.find("\0")
     if nul != -1:
         return decode(data)  # NUL handling is the same code on both paths

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.allowlist import load_allowlist
-from hwlint.config import load_config
-from hwlint.report import build_report, burndown_series, percent_migrated
+from hwlint.allowlist.model import load_allowlist
+from hwlint.core.config import load_config
+from hwlint.report.figures import build_report, burndown_series, percent_migrated
 from tests.conftest import lint, run_cli, write_project
 from tests.test_history import GIT_ENV, commit, git, init_repo, listing
 
@@ -303,7 +303,7 @@ def test_violations_by_code_follows_select(tree: Path) -> None:
 
 
 def test_history_figures(repo: Path) -> None:
-    from hwlint.history import allowlist_history
+    from hwlint.allowlist.history import allowlist_history
 
     report = figures(repo, history=allowlist_history(repo, "allowlist.txt"))
     assert [(p["date"], p["allowlisted"]) for p in report["history"]] == [
@@ -497,7 +497,7 @@ def test_a_recent_burst_does_not_set_the_rate(tmp_path: Path) -> None:
 
 
 def test_projection_gap_says_why() -> None:
-    from hwlint.history import HistoryPoint, projection_gap
+    from hwlint.allowlist.history import HistoryPoint, projection_gap
 
     need = "a projection needs at least 7 days and 3 commits"
     day = 86400
@@ -562,8 +562,8 @@ def test_a_long_directory_table_folds(wide: Path) -> None:
 
 def test_a_folded_table_keeps_its_total() -> None:
     """Rules beyond the fifteenth fold too; the total counts every rule."""
-    from hwlint.formats import report_text
-    from hwlint.report import Table, fold_rows
+    from hwlint.output import report_text
+    from hwlint.report.figures import Table, fold_rows
 
     table = Table("t", ("code", "violations"), tuple((f"HWC{n:03d}", 1) for n in range(17)), footer=("total", 17), noun=("rule", "rules"))
     assert report_text.block(fold_rows(table, 15))[-4:] == [
@@ -577,8 +577,8 @@ def test_a_folded_table_keeps_its_total() -> None:
 
 
 def test_all_rows_help_says_how_many_rows_show() -> None:
-    from hwlint.options import ALL_ROWS, REPORT
-    from hwlint.report import TABLE_ROWS
+    from hwlint.cli.options import ALL_ROWS, REPORT
+    from hwlint.report.figures import TABLE_ROWS
 
     assert ALL_ROWS in REPORT and f"the first {TABLE_ROWS}, then how many more" in (ALL_ROWS.help or "")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hwlint.report import Code, Table, layout
+from hwlint.report.figures import Code, Table, layout
 from tests.test_history import GIT_ENV
 from tests.test_report import FIRST_15, make_repo, make_wide_tree
 
@@ -116,7 +116,7 @@ def test_the_browser_check_sees_a_page_that_does_not_render(tmp_path: Path) -> N
 
 
 def test_without_pygal_the_page_shows_a_table_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hwlint.formats import report_html
+    from hwlint.output import report_html
 
     monkeypatch.setitem(sys.modules, "pygal", None)  # import pygal raises ImportError
     report = {
@@ -140,7 +140,7 @@ def test_without_pygal_the_page_shows_a_table_and_says_so(monkeypatch: pytest.Mo
 
 
 def test_escapes_what_it_prints() -> None:
-    from hwlint.formats.report_html import _table
+    from hwlint.output.report_html import _table
 
     table = Table("t", ("a", "b"), (("<b>&", Code("x<y")),))
     assert _table(table) == (

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.config import load_config, torch_version
-from hwlint.diagnostics import NotFixable, Rewrite
-from hwlint.fix import apply_fixes
-from hwlint.torch_api import BY_TARGET, EQUIVALENTS
+from hwlint.core.config import load_config, torch_version
+from hwlint.core.diagnostics import NotFixable, Rewrite
+from hwlint.fix.apply import apply_fixes
+from hwlint.rules.torch_api import BY_TARGET, EQUIVALENTS
 from tests.conftest import lint, run_cli, write_project
 
 HEAD = (
@@ -262,7 +262,7 @@ def test_readme_mapping_table_is_the_code_s() -> None:
 
 
 def test_rewrites_survive_the_plain_form_the_cache_keeps() -> None:
-    from hwlint.diagnostics import Fix, fix_from_plain, fix_to_plain
+    from hwlint.core.diagnostics import Fix, fix_from_plain, fix_to_plain
 
     for fix in (Rewrite("unsafe", "module", "torch.cuda.synchronize", "torch.accelerator.synchronize", "2.6"),
                 Rewrite("unsafe", "keyword", "cuda", "device"), NotFixable("why"), Fix("safe", "GENERIC", "evidence")):

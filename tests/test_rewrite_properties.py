@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlint.config import load_config
-from hwlint.fix import apply_fixes
+from hwlint.core.config import load_config
+from hwlint.fix.apply import apply_fixes
 from tests.conftest import lint, write_project
 
 # (statement, in a function that takes `device`, in another method, in a

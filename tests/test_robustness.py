@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlint.diagnostics import Diagnostic
-from hwlint.fix import fix_file
-from hwlint.plan import plan_fixes
-from hwlint.formats import NAMES, renderer
+from hwlint.core.diagnostics import Diagnostic
+from hwlint.fix.apply import fix_file
+from hwlint.fix.plan import plan_fixes
+from hwlint.output import NAMES, renderer
 from tests.conftest import lint, run_cli, write_project
 from tests.test_fix_properties import modules
 

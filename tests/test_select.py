@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hwlint.facts import Instantiation
-from hwlint.selection import covers, default_device, select_tests
+from hwlint.select.selection import covers, default_device, select_tests
 from tests.conftest import lint, run_cli, write_project
 
 # A stand-in for PyTorch's test helpers, so that the tree runs under plain
@@ -170,7 +170,7 @@ def select(root: Path, *args: str, cwd: Path | None = None) -> subprocess.Comple
     test below runs the real command."""
     from click.testing import CliRunner
 
-    from hwlint.cli import main
+    from hwlint.cli.main import main
 
     try:
         runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from hwlint.diagnostics import Diagnostic
+from hwlint.core.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 # The examples count violations of the default rules, as budgets do.

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hwlint.diagnostics import Diagnostic
+from hwlint.core.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 _SOURCE = "class TestA(TestCase):\n    def test_a(self): pass\n"

@@ -11,8 +11,8 @@ check, a pure function of a module's resolved facts.
 
 from typing import Any, ClassVar, Iterator, NamedTuple
 
-from hwlint.diagnostics import FixInfo
-from hwlint.resolve import ClassInfo, ModuleContext
+from hwlint.core.diagnostics import FixInfo
+from hwlint.facts.resolve import ClassInfo, ModuleContext
 
 
 class Violation(NamedTuple):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hwlint.resolve import ModuleContext
+from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
 # The one @only* decorator that does not tie a test to some devices.

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hwlint.diagnostics import FixInfo, NotFixable, Rewrite
+from hwlint.core.diagnostics import FixInfo, NotFixable, Rewrite
 from hwlint.facts import DEFAULT_ACCELERATORS, Site
-from hwlint.resolve import ClassInfo, ModuleContext
+from hwlint.facts.resolve import ClassInfo, ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
 
@@ -43,7 +43,7 @@ class HardcodedDevice(Rule):
     `self.device_type` in the other methods (`setUp`, helpers) of a class
     passed to `instantiate_device_type_tests`; `"cuda:0"` counts as the
     default device, other indices are left alone. Calls into one device's
-    module become their `torch.accelerator` equivalents (hwlint.torch_api
+    module become their `torch.accelerator` equivalents (hwlint.rules.torch_api
     has the table), none newer than `oldest-torch`. Calls with no generic
     equivalent (`torch.cuda.tunable.*`, `get_device_capability()`, CUDA
     graphs) are left, and the reason names the API. GENERIC classes get no
@@ -137,7 +137,7 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
         return NotFixable(f"{info.facts.name} is GENERIC but uses a device: it is misclassified "
                           "(ACCELERATOR, or the device's member), or the device use must go")
     if site.kind == "module":
-        from hwlint.torch_api import NoEquivalent, equivalent  # off by default: a check without it does not import it
+        from hwlint.rules.torch_api import NoEquivalent, equivalent  # off by default: a check without it does not import it
 
         module = max((m for m in modules if site.name.startswith(m + ".")), key=len, default="")
         found = equivalent(site.name, module, oldest_torch)

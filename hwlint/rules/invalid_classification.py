@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hwlint.config import Config
-from hwlint.diagnostics import Fix, NotFixable
-from hwlint.resolve import ModuleContext, canonical_member
+from hwlint.core.config import Config
+from hwlint.core.diagnostics import Fix, NotFixable
+from hwlint.facts.resolve import ModuleContext, canonical_member
 from hwlint.rules.base import Example, Rule, Violation
 
 # Names users meet in older code, with what they mean now, for the message.

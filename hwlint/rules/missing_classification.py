@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hwlint.diagnostics import NotFixable
-from hwlint.infer import infer
-from hwlint.resolve import ModuleContext
+from hwlint.core.diagnostics import NotFixable
+from hwlint.rules.infer import infer
+from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
 

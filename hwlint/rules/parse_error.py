@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from hwlint.diagnostics import Diagnostic
-from hwlint.read import ReadError
+from hwlint.core.diagnostics import Diagnostic
+from hwlint.facts.read import ReadError
 from hwlint.rules.base import Example, Rule
 
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hwlint.diagnostics import Diagnostic
+from hwlint.core.diagnostics import Diagnostic
 from hwlint.rules.base import Example, Rule
 
 if TYPE_CHECKING:
-    from hwlint.config import Phase
+    from hwlint.core.config import Phase
 
 _UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from hwlint.resolve import ModuleContext
+from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
 _HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n"
@@ -127,7 +127,7 @@ class UncertainFile(Rule):
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
-        from hwlint.uncertain import analyse  # off by default: a check without it does not import it
+        from hwlint.rules.uncertain import analyse  # off by default: a check without it does not import it
 
         for reason in analyse(ctx).reasons:
             yield Violation(reason.line, reason.column,

@@ -1,0 +1,1 @@
+"""The allowlist: the model `check` judges, and the ratchet's commands (edit, ratchet, history, phases)."""

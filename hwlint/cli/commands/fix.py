@@ -1,0 +1,153 @@
+"""`hwlint fix`: classify what can be inferred, safely."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from hwlint.cli.commands.console import EXIT_VIOLATIONS, parse_codes
+from hwlint.cli.commands.decorators import guarded, options, write_output
+from hwlint.engine.project import load_project
+from hwlint.cli.options import FIX_COMMAND, PHASE, SELECT, cache_choice
+
+if TYPE_CHECKING:
+    from hwlint.engine.check import CheckResult
+    from hwlint.core.config import Config
+    from hwlint.core.diagnostics import Diagnostic
+
+
+# How many of the errors left `fix` prints (`check` prints them all).
+_SHOW_FAILING = 10
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@options(*FIX_COMMAND)
+@guarded
+def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
+        show_diff: bool,
+        unsafe: bool, select: str | None, class_names: tuple[str, ...], phase: str | None, show_unfixed: bool,
+        fmt: str) -> None:
+    """Declare the classification of test classes where it can be inferred.
+
+    Instantiated per device without only_for: ACCELERATOR; with only_for one
+    device: that device; no device, no instantiation, no accelerator use:
+    GENERIC. Weaker evidence needs --unsafe; no evidence, no fix. A string
+    declaration naming a member ("GENERIC") becomes that member (HWC002).
+    With HWC201 selected, --unsafe rewrites hard-coded devices in
+    ACCELERATOR classes (device="cuda" -> device=device, .cuda() ->
+    .to(device), torch.cuda.synchronize() -> torch.accelerator.synchronize()).
+    A fix that would surface violations of the class's own rules is not
+    safe: it is left, with what it would surface, unless --unsafe. Files
+    that become clean leave the allowlist (with --phase, only the files
+    of that migration phase are fixed); a budget is never raised.
+
+    Exit status as `hwlint check` on the same files after the fix: 0 when
+    it passes (classes left in allowlisted files, within their budgets, do
+    not fail it), 1 when it fails (its errors are printed); with --diff, 1
+    when there is something to change. As with every fixer, pre-commit
+    fails the hook when a file changed."""
+    from hwlint.engine.check import run_check
+    from hwlint.fix.apply import apply_fixes, unified_diff
+    from hwlint.rules import FIXABLE, AllowlistBudget, enabled_codes
+
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
+    codes = parse_codes(select, SELECT)
+    # Like check: the configured rules, or --select's; a default-off rule
+    # (HWC201's rewrites) only when chosen by name or by the configuration.
+    enabled = enabled_codes(tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore)
+    chosen = tuple(f for f in FIXABLE if f in enabled)
+    if not chosen:
+        click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
+        return
+    targets: list[Path] | None = list(paths) or None
+    if phase is not None:
+        targets = _phase_files(config, phase, targets)
+        if not targets:
+            where = "among the given paths" if paths else "in the project"
+            click.echo(f"hwlint: no test files of phase {phase!r} {where}", err=True)
+            return
+    # The allowlist exempts nothing here: fixing allowlisted files is what
+    # migration is.
+    result = run_check(config, targets, jobs=jobs, select=chosen, use_allowlist=False, cache=cache)
+    _warn_about_arguments(config, result, paths, class_names)
+    report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
+    pruned = None
+    if show_diff and fmt == "text":
+        if report.files:
+            write_output("".join(unified_diff(outcome) for outcome in report.files), None)
+    elif report.files and not show_diff:
+        pruned = _prune_after_fix(config, [config.root / f.path for f in report.files], jobs, cache)
+    # What `hwlint check` now says of the same files: fix fails only when
+    # check would (or, with --diff, when there is something to change), so
+    # that the hwlint-fix hook and the hwlint hook agree. Classes left in
+    # allowlisted files, within their budgets, are the migration's work, not
+    # a failure of this commit.
+    after = None if show_diff else run_check(config, targets, jobs=jobs, cache=cache)
+    failing = after.diagnostics if after is not None else []
+    over = [d for d in failing if d.code == AllowlistBudget.code]
+    if fmt == "json":
+        write_output(json.dumps(report.to_dict(over_budget=over), ensure_ascii=False, indent=2) + "\n", None)
+    done, *left = report.summary(show_unfixed=show_unfixed)
+    click.echo("\n".join([done, *([pruned] if pruned else []), *left]), err=True)
+    if failing:
+        # The check's own words, so that the hook's output says what to do;
+        # a few, not a tree's worth before adoption.
+        for diag in failing[:_SHOW_FAILING]:
+            click.echo(f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
+        n = len(failing)
+        where = "these files" if targets is not None else "the project"
+        more = f", {n - _SHOW_FAILING} more not shown (`hwlint check` lists them)" if n > _SHOW_FAILING else ""
+        over_files = len({d.path for d in over})
+        if over_files:
+            click.echo(f"{over_files} allowlisted file{'s are' if over_files != 1 else ' is'} over budget after the "
+                       "fix: fix the violations reported (HWC302); budgets never grow on their own", err=True)
+        click.echo(f"`hwlint check` fails on {where}: {n} error{'s' if n != 1 else ''}{more}", err=True)
+    elif after is not None and report.unfixed:
+        click.echo("`hwlint check` passes: the classes left are in allowlisted files, within their budgets", err=True)
+    if failing or (show_diff and report.files):
+        sys.exit(EXIT_VIOLATIONS)
+
+
+def _warn_about_arguments(config: Config, result: CheckResult, paths: tuple[Path, ...],
+                          class_names: tuple[str, ...]) -> None:
+    """What check says of its paths, and a --class that names no class:
+    a typo must not read as "nothing to fix"."""
+    for outside in result.outside:
+        click.echo(f"hwlint: warning: {outside} is outside the project root {config.root}: not fixed", err=True)
+    for missing in result.missing:
+        click.echo(f"hwlint: warning: {missing} does not exist", err=True)
+    if paths and result.files_checked == 0 and not result.missing:
+        click.echo("hwlint: no test files among the given paths (see `include`/`exclude`)", err=True)
+    if class_names and result.files_checked:
+        known = {cls.name for ctx in result.contexts for cls in ctx.facts.classes}
+        for name in class_names:
+            if name not in known:
+                click.echo(f"hwlint: warning: no class {name} in the {result.files_checked} file"
+                           f"{'s' if result.files_checked != 1 else ''} checked: --class {name} fixes nothing", err=True)
+
+
+def _phase_files(config, name: str, paths: list[Path] | None) -> list[Path]:  # type: ignore[no-untyped-def]
+    """The test files (among `paths`, else the project's) of the phase `name`."""
+    from hwlint.facts.discover import discover
+    from hwlint.allowlist.phases import PhaseMap
+
+    phase_map = PhaseMap(config.phases, config.source)
+    wanted = phase_map.named(name, PHASE.flags[0])
+    return [config.root / rel for rel in discover(config, paths).files if phase_map.index_of(rel) == wanted]
+
+
+def _prune_after_fix(config: Config, files: list[Path], jobs: int | None, cache: bool | Path | None) -> str | None:
+    """Files that became clean leave the allowlist, and budgets drop. Returns
+    what the prune did, in one line."""
+    from hwlint.allowlist.edit import prune_allowlist
+    from hwlint.engine.check import run_check
+
+    result = run_check(config, files, jobs=jobs, cache=cache)
+    change = prune_allowlist(config, result, write=True, jobs=jobs)
+    return change.summary("prune") if change.changed else None

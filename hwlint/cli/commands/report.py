@@ -1,0 +1,130 @@
+"""`hwlint report`: the migration's figures for a terminal, a CI summary, a
+dashboard or a page."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import click
+
+from hwlint.cli.commands.console import parse_codes
+from hwlint.cli.commands.decorators import guarded, options, write_output
+from hwlint.engine.project import load_project
+from hwlint.cli.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, TODAY, cache_choice
+
+
+@contextlib.contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr, fed by run_check's `progress` hook, only
+    when stderr is a terminal: CI logs and pipes get no control characters.
+    Yields the hook, or None when there is no bar."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    state: dict[str, Any] = {}
+
+    def advance(done: int, total: int) -> None:
+        if "bar" not in state:
+            bar = click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True)
+            state["bar"] = bar.__enter__()
+        state["bar"].update(done)
+
+    try:
+        yield advance
+    finally:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)
+
+
+@click.command()
+@options(*REPORT)
+@guarded
+def report(
+    config_file: Path | None,
+    jobs: int | None,
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+    output: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+    fmt: str,
+    history: bool,
+    baseline: int | None,
+    today: str | None,
+    all_rows: bool,
+) -> None:
+    """Report the migration's progress: files allowlisted against the
+    baseline, test classes by classification, violations by rule, a
+    per-directory table, the migration phases' status and, with --history,
+    the burn-down. Long tables show their first rows and how many more
+    there are (--all-rows: every row; json always has every row).
+
+    Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
+    keys); html is one self-contained page. Always exits 0 unless it fails."""
+    import importlib
+
+    from hwlint.allowlist.model import load_allowlist
+    from hwlint.engine.check import run_check
+    from hwlint.allowlist.history import allowlist_history, largest_size
+    from hwlint.infra.git import GitError
+    from hwlint.report.figures import TABLE_ROWS, build_report, layout, report_time
+
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
+    day = None
+    if today is not None:
+        from hwlint.allowlist.phases import parse_day
+
+        day = parse_day(today, TODAY.flags[0])
+    elif config.phases:
+        from hwlint.allowlist.phases import today as judged_on
+
+        day = judged_on(report_time().date())
+    points = None
+    largest = None
+    # Phases are counted in the same pass over the list's versions.
+    groups: dict[str, Any] = {}
+    if config.phases:
+        from hwlint.allowlist.phases import PhaseMap
+
+        groups = {"group": PhaseMap(config.phases, config.source).index_of, "groups": len(config.phases)}
+    phase_points = None
+    if history:
+        # First, so that a repository problem is reported before the tree is linted.
+        points = phase_points = allowlist_history(config.root, config.allowlist, **groups)
+    elif config.phases:
+        # The phases' burn-down, read quietly like the baseline below: without
+        # git the phases lack their start and projection.
+        try:
+            phase_points = allowlist_history(config.root, config.allowlist, **groups)
+        except GitError:
+            phase_points = None
+        if phase_points:
+            largest = max(p.allowlisted for p in phase_points)
+    elif baseline is None and config.baseline is None:
+        # The baseline is the list's adoption, read from git (quietly: a
+        # report outside a repository falls back on the list's size).
+        largest = largest_size(config.root, config.allowlist)
+    with progress_bar("Checking test files") as hook:
+        # Without the allowlist: the allowlisted files' violations are the
+        # work left, and the report counts them.
+        result = run_check(
+            config,
+            None,
+            jobs=jobs,
+            select=parse_codes(select, SELECT),
+            extend_select=parse_codes(extend_select, EXTEND_SELECT) or (),
+            ignore=parse_codes(ignore, IGNORE),
+            use_allowlist=False,
+            progress=hook,
+            cache=cache,
+        )
+    allowlist = load_allowlist(config.root, config.allowlist)
+    figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest,
+                           phase_history=phase_points, today=day)
+    module = importlib.import_module(f"hwlint.output.report_{fmt}")
+    write_output(module.render(layout(figures, None if all_rows else TABLE_ROWS)), output)

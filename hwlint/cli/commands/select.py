@@ -1,0 +1,140 @@
+"""`hwlint select`: the tests a runner with given hardware should run,
+as files or pytest node ids, for `pytest $(hwlint select GENERIC CPU --format pytest)`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hwlint.cli.commands.decorators import guarded, options, write_output
+from hwlint.cli.commands.report import progress_bar
+from hwlint.engine.project import load_project
+from hwlint.core.diagnostics import UserError
+from hwlint.cli.options import SELECT_COMMAND, cache_choice
+
+
+def _here(root: Path, path: str) -> str:
+    """A root-relative path as seen from the current directory, which is
+    where the shell that runs `pytest $(...)` is."""
+    return Path(os.path.relpath(root / path)).as_posix()
+
+
+def render(selection: Any, fmt: str, root: Path) -> str:
+    if fmt == "files":
+        return "".join(_here(root, path) + "\n" for path in selection.files)
+    if fmt == "pytest":
+        waiting = [t for t in selection.known() if t.collected_as is None]
+        if waiting:
+            first = waiting[0]
+            raise UserError(
+                f"{first.path}: {first.class_name} is instantiated per device type, so pytest collects it as "
+                f"{first.class_name}<DEVICE> (e.g. {first.class_name}CUDA): pass --device to name the classes "
+                "this runner collects"
+                + (f" ({len(waiting) - 1} more like it)" if len(waiting) > 1 else "")
+            )
+        # An uncertain file is named whole (pytest runs all of it), in place of its classes.
+        lines = [f"{_here(root, t.path)}::{t.collected_as}" for t in selection.known()]
+        lines += [_here(root, path) for path in sorted(selection.uncertain)]
+        return "".join(line + "\n" for line in lines)
+    document = {
+        "root": str(root),
+        "members": list(selection.members),
+        "include_unclassified": selection.include_unclassified,
+        "device": selection.device,
+        "files": selection.files,
+        "tests": [
+            {
+                "path": t.path,
+                "class_name": t.class_name,
+                "classification": t.classification,
+                "inherited_from": t.inherited_from,
+                "instantiated": t.instantiated,
+                "collected_as": t.collected_as,
+                "node_id": t.node_id,
+                "imported_from": t.imported_from,
+            }
+            for t in selection.tests
+        ],
+        "uncertain": [
+            {
+                "path": path,
+                "reasons": [
+                    {"line": r.line, "column": r.column, "kind": r.kind, "class_name": r.class_name, "message": r.message}
+                    for r in reasons
+                ],
+            }
+            for path, reasons in sorted(selection.uncertain.items())
+        ],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+@click.command()
+@click.argument("members", nargs=-1, required=True)
+@options(*SELECT_COMMAND)
+@guarded
+def select(
+    members: tuple[str, ...],
+    fmt: str,
+    include_unclassified: bool,
+    device: str | None,
+    runtime: bool,
+    python: str | None,
+    timeout: float,
+    config_file: Path | None,
+    jobs: int | None,
+    output: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+) -> None:
+    """List the test files, or `path::Class` node ids, whose classification
+    (inheritance included) is one of MEMBERS.
+
+    A CPU runner asks for `GENERIC CPU`, a CUDA runner for `ACCELERATOR
+    CUDA`: classes instantiated per device type are named as pytest collects
+    them on that device (`TestFooCUDA`). A file where the runtime may collect
+    classes hwlint cannot see is listed whole, whatever MEMBERS, with a
+    warning naming why; `--runtime` asks the runtime itself. Exits 0 when something is selected, 1 when nothing is
+    (like grep), 2 on errors."""
+    from hwlint.engine.check import run_check
+    from hwlint.select.selection import canonical_members, default_device, select_tests
+
+    cache = cache_choice(no_cache, cache_dir, True)
+    config = load_project(config_file, cache=cache)
+    wanted = canonical_members(config, members)
+    if device is not None:
+        device = device.strip()
+        if not device.isidentifier():
+            raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
+    else:
+        device = default_device(wanted)
+    with progress_bar("Reading test files") as hook:
+        result = run_check(config, None, jobs=jobs, progress=hook, cache=cache)
+    if runtime:
+        from hwlint.select.runtime import collect
+        from hwlint.select.selection import select_runtime
+
+        paths = [ctx.path for ctx in result.contexts]
+        with progress_bar("Importing test modules") as hook:
+            collected = collect(config.root, paths, python=python or sys.executable, attribute=config.attribute,
+                                timeout=timeout, jobs=jobs, progress=hook)
+        selection = select_runtime(result, collected, wanted, include_unclassified=include_unclassified, device=device)
+    else:
+        selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
+    for warning in selection.warnings:
+        click.echo(f"hwlint: warning: {warning}", err=True)
+    for path, reasons in sorted(selection.uncertain.items()):
+        first = reasons[0]
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        click.echo(f"hwlint: warning: {path}:{first.line}: uncertain, selected whole: {first.message}{more}", err=True)
+    write_output(render(selection, fmt, config.root), output)
+    if not selection.tests and not selection.uncertain:
+        what = " or ".join(wanted) + (" or unclassified" if include_unclassified else "")
+        where = f" for device {device}" if device else ""
+        click.echo(f"hwlint: no test class is {what}{where}", err=True)
+        sys.exit(1)

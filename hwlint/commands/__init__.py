@@ -1,4 +1,0 @@
-"""Every command, one module each, imported only when run (hwlint.cli's
-LazyGroup). Their options are declared in hwlint.options. check_body and
-console need no click: the one-file `check` (hwlint.__main__) runs them
-without it."""

@@ -1,0 +1,1 @@
+"""The records every stage speaks, and the configuration: the bottom layer."""

@@ -1,0 +1,307 @@
+"""The check pipeline: discover → read → facts → resolve → rules → allowlist.
+
+Each stage lives in its own module; this one only runs them in order.
+Parsing many files is done in a process pool (hwlint.infra.pool, through
+hwlint.facts.collect.FactsSource); the cache is a layer around the stages
+(hwlint.engine.cached): facts of unchanged files are loaded, not parsed, and a
+whole-tree run whose inputs are all unchanged reuses the last run's
+diagnostics.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from hwlint.facts.collect import FactsSource, LazyFacts, Progress
+from hwlint.core.config import Config
+from hwlint.core.diagnostics import Diagnostic
+from hwlint.facts.discover import discover
+from hwlint.facts import ModuleFacts
+from hwlint.engine.judge import Judge
+from hwlint.facts.resolve import ModuleContext, Resolver
+from hwlint.rules import ALL_RULES, ParseError, PhaseOverdue, Rule, Violation, enabled_codes, parse_error
+
+if TYPE_CHECKING:
+    from datetime import date
+
+    from hwlint.allowlist.model import Allowlist, Entry
+    from hwlint.infra.cache import Cache
+
+__all__ = ["CheckResult", "Progress", "lint_files", "lint_module", "lint_variant", "run_check"]
+
+
+class CheckResult:
+    """What a run found, for the output stage and the allowlist commands."""
+
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic],
+        contexts: Sequence[ModuleContext],  # built on demand, one module at a time
+        files_checked: int,
+        allowlist: Allowlist | None,
+        enabled: frozenset[str],
+        config: Config,
+        whole_tree: bool = True,
+        outside: list[str] | None = None,
+        allowlist_counts: dict[str, int] | None = None,
+        missing: list[str] | None = None,
+        cache: bool | str | Path | Cache | None = None,
+    ) -> None:
+        self.diagnostics = diagnostics
+        self.contexts = contexts
+        self.files_checked = files_checked
+        self.allowlist = allowlist
+        self.enabled = enabled
+        self.config = config
+        self.whole_tree = whole_tree
+        self.outside = [] if outside is None else outside
+        self.missing = [] if missing is None else missing  # named, matching `include`, not found (HWC000 when on)
+        # The counted violations of each allowlisted file checked (and parsed) in this run.
+        self.allowlist_counts = {} if allowlist_counts is None else allowlist_counts
+        # run_check's `cache` argument: a consumer that checks again (prune,
+        # fix) uses the cache this run was told to use.
+        self.cache = cache
+
+    def recheck(self, *, jobs: int | None = None) -> "CheckResult":
+        """The same files checked again with the configured rules and no
+        allowlist (what budgets count), through the same cache: how the
+        allowlist's commands count a run made with other rules."""
+        paths = None if self.whole_tree else [self.config.root / ctx.path for ctx in self.contexts]
+        return run_check(self.config, paths, jobs=jobs, use_allowlist=False, cache=self.cache)
+
+
+def _diagnostic(rule: type[Rule], path: str, v: Violation) -> Diagnostic:
+    return Diagnostic(path, v.line, v.column, rule.code, rule.name, v.message, "error", v.class_name, v.fix, v.method)
+
+
+def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]:
+    """Run the enabled rules on one module; noqa applied."""
+    facts = ctx.facts
+    if facts.skip_file:
+        return []
+    found: list[Diagnostic] = []
+    if facts.error is not None:
+        if ParseError.code in enabled:
+            found.append(parse_error.diagnostic(facts.path, facts.error))
+        return found
+    for rule in ALL_RULES:
+        if rule.code not in enabled or rule.scope != "module":
+            continue
+        for v in rule().check(ctx):
+            if not facts.suppressed(v.line, rule.code):
+                found.append(_diagnostic(rule, facts.path, v))
+    return found
+
+
+class Resolved:
+    """The facts and the resolver of a run's files, made when first asked for."""
+
+    def __init__(self, config: Config, source: FactsSource, files: list[str]) -> None:
+        self.modules = LazyFacts(source.collect(files), source.rebuild)
+        self.resolver = Resolver(config, self.modules, source.load)
+
+    def context(self, path: str) -> ModuleContext:
+        return self.resolver.context(self.modules[path])
+
+
+class _Contexts(Sequence[ModuleContext]):
+    """CheckResult.contexts: each module's context, built when asked for, so
+    that a run over 20,000 files does not hold 20,000 modules' records."""
+
+    def __init__(self, paths: list[str], make: Callable[[], Resolved]) -> None:
+        self._paths = paths
+        self._make = make
+        self._resolved: Resolved | None = None
+
+    def _context(self, path: str) -> ModuleContext:
+        if self._resolved is None:
+            self._resolved = self._make()
+        return self._resolved.context(path)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
+        if isinstance(index, slice):
+            return [self._context(p) for p in self._paths[index]]
+        return self._context(self._paths[index])
+
+    def __iter__(self) -> Iterator[ModuleContext]:
+        for path in self._paths:
+            yield self._context(path)
+
+    def __repr__(self) -> str:
+        return f"<{len(self._paths)} module contexts>"
+
+    def resolver(self) -> Resolver:
+        if self._resolved is None:
+            self._resolved = self._make()
+        return self._resolved.resolver
+
+
+def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: frozenset[str],
+               judge: Judge) -> tuple[list[Diagnostic], set[str]]:
+    """(diagnostics before the allowlist, files that do not parse)."""
+    diagnostics: list[Diagnostic] = []
+    broken: set[str] = set()
+    for rel in files:
+        ctx = resolved.context(rel)
+        if ctx.facts.error is not None:
+            broken.add(rel)
+        diagnostics.extend(judge.without_ignored(ctx.path, lint_module(ctx, enabled)))
+    return diagnostics, broken
+
+
+def run_resolver(result: CheckResult) -> Resolver | None:
+    """The resolver of `result`'s run (its modules, and the files their
+    imports reached), or None for a result built by hand."""
+    contexts = result.contexts
+    return contexts.resolver() if isinstance(contexts, _Contexts) else None
+
+
+def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str],
+                 judge: Judge | None = None, changed: Mapping[str, ModuleFacts] | None = None) -> list[Diagnostic]:
+    """Lint a changed version of one of `result`'s modules as the run would
+    (noqa and per-file-ignores applied), its bases resolved through the
+    run's files, or through their `changed` versions: how `fix` tries a
+    classification before writing it."""
+    base = run_resolver(result)
+    load = base.module if base is not None else (lambda path: None)
+    resolver = Resolver(result.config, {**(changed or {}), facts.path: facts}, load)
+    judge = judge or Judge(result.config)
+    return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
+
+
+def _budget_history(config: Config, contexts: _Contexts, enabled: frozenset[str],
+                    judge: Judge) -> Callable[[str, Entry], list[Diagnostic] | None]:
+    """apply_allowlist's `earlier`: a file's counted violations as of the
+    commit that last changed its allowlist line (`git blame`), when its
+    budget was set; linted with the run's rules and its other files. None
+    without that history. Asked only of files over their budget."""
+    def earlier(path: str, entry: Entry) -> list[Diagnostic] | None:
+        # Imported here: a run with no file over its budget never needs git.
+        from hwlint.allowlist.model import counted
+        from hwlint.facts.collect import FactsOptions
+        from hwlint.facts import extract_source
+        from hwlint.infra.git import GitError, line_commit, show_file
+
+        commit = line_commit(config.root, config.allowlist, entry.line)
+        if commit is None:
+            return None
+        try:
+            text = show_file(config.root, commit, path)
+        except GitError:
+            return None
+        if text is None:
+            return None
+        facts = extract_source(path, text, **FactsOptions.of(config)._asdict())
+        if facts.error is not None:
+            return None
+        runs = contexts.resolver()
+        resolver = Resolver(config, {path: facts}, runs.module)
+        found = judge.without_ignored(path, lint_module(resolver.context(facts), enabled))
+        return [d for d in found if counted(d.code)]
+
+    return earlier
+
+
+def run_check(
+    config: Config,
+    paths: list[Path] | None = None,
+    *,
+    jobs: int | None = None,
+    select: tuple[str, ...] | None = None,
+    extend_select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] | None = None,
+    use_allowlist: bool = True,
+    progress: Progress | None = None,
+    cache: bool | str | Path | Cache | None = None,
+    today: date | None = None,
+) -> CheckResult:
+    """Check `paths` (default: the whole project).
+
+    `cache`: True (what `hwlint check` passes unless --no-cache) uses the
+    cache unless HWLINT_NO_CACHE says otherwise, in HWLINT_CACHE_DIR or
+    `.hwlint_cache/` at the root; None (the default) uses it only when a
+    folder is named that way; False: no cache; a path: that folder; a
+    Cache: that one (see hwlint.engine.cached.open_cache). `today`: the date
+    migration phases are judged on (default: $HWLINT_TODAY, else today)."""
+    from hwlint.engine import cached
+
+    enabled = enabled_codes(
+        tuple(select if select is not None else config.select) + tuple(extend_select),
+        tuple(ignore if ignore is not None else config.ignore),
+    )
+    store = cached.open_cache(config, cache)
+    found = discover(config, paths, cached.selector(config, store))
+    files = found.files
+    judge = Judge(config)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
+    try:
+        source: FactsSource
+        memo = None
+        outcome = None
+        if store is None:
+            source = FactsSource(config, jobs, progress)
+        else:
+            source = cached.CachedFactsSource(config, store, jobs, progress)
+            source.hash_files(files)
+            if found.whole_tree and files:
+                memo = cached.TreeMemo(store, config, enabled)
+                outcome = memo.get(source, files)
+        if outcome is not None:
+            if progress is not None:
+                progress(len(files), len(files))
+
+            def resolve_again() -> Resolved:
+                source.progress = None  # the run has ended: no more progress to show
+                resolved = Resolved(config, source, files)
+                for rel in files:  # resolve in the order a full run does
+                    resolved.context(rel)
+                return resolved
+
+            diagnostics, broken = outcome
+            contexts = _Contexts(files, resolve_again)
+        else:
+            resolved = Resolved(config, source, files)
+            diagnostics, broken = lint_files(config, resolved, files, enabled, judge)
+            if memo is not None:
+                memo.put(source, files, resolved.resolver.probed(), diagnostics, broken)  # type: ignore[arg-type]
+            contexts = _Contexts(files, lambda: resolved)
+        if store is not None:
+            if found.whole_tree and not store.memo_hit:
+                store.retain(set(files) | set(source.extras))  # type: ignore[attr-defined]  # deleted files leave the cache
+            store.save()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    for missing in found.missing:
+        if ParseError.code in enabled:
+            diagnostics.append(parse_error.missing(missing))
+    allowlist = None
+    counts: dict[str, int] = {}
+    if use_allowlist:
+        from hwlint.allowlist.model import apply_allowlist
+
+        allowlist = cached.load_allowlist(config, store)
+        checked = set(files)
+        unlinted: set[str] = set()
+        if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
+            base = str(config.root)
+            unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
+        diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled,
+                                              _budget_history(config, contexts, enabled, judge))
+        if config.phases and PhaseOverdue.code in enabled:
+            from hwlint.allowlist import phases
+
+            settings = config.source.name if config.source is not None else "the configuration"
+            diagnostics += phases.overdue_entries(allowlist, config.phases, today or phases.today(), checked,
+                                                    found.whole_tree, settings, config.source)
+    diagnostics.sort()
+    return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
+                       counts, found.missing, cache)

@@ -1,0 +1,176 @@
+"""Read and facts for many files: the `read → facts` stages over a tree.
+
+`FactsSource` gives the facts of the files asked for, parsing them here or,
+when there are many, in a process pool (hwlint.infra.pool). It knows nothing of a
+cache: hwlint.engine.cached layers one around it. Facts travel and are kept as
+compact blobs (facts.to_blob); `LazyFacts` builds the records of one module
+at a time, so that a run over 20,000 files does not hold 20,000 modules'
+records.
+"""
+
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
+
+import os
+from collections.abc import Mapping
+from typing import Callable, Iterator, NamedTuple
+
+from hwlint.core.config import Config
+from hwlint.facts import DEFAULT_ACCELERATORS, Accelerators, ModuleFacts, extract_file, extract_source, from_blob, to_blob
+from hwlint.facts.read import ReadError, decode, read_file
+
+Progress = Callable[[int, int], None]  # (files just done, files in all)
+Blob = bytes  # facts.to_blob(facts)
+
+# Below this many files to parse a process pool costs more than it saves
+# (start-up and imports in each worker against a few milliseconds of parsing).
+POOL_THRESHOLD = 16
+
+
+class FactsOptions(NamedTuple):
+    """Everything of the configuration that reaches the facts stage. Small
+    and picklable (it goes to worker processes); the cache keys facts by it
+    whole, so a setting that changes facts cannot be left out of the key."""
+
+    enum: str
+    attribute: str
+    accelerators: Accelerators
+
+    @classmethod
+    def of(cls, config: Config) -> "FactsOptions":
+        accelerators = DEFAULT_ACCELERATORS.extended(config.extend_accelerator_modules,
+                                                     config.extend_accelerator_flags, config.extend_devices)
+        return cls(config.enum, config.attribute, accelerators)
+
+
+def read_bytes(abspath: str) -> bytes | None:
+    try:
+        return read_file(abspath)
+    except OSError:
+        return None  # extract_file reads it again and says why it cannot
+
+
+def facts_of(rel: str, data: bytes | None, abspath: str, options: FactsOptions) -> ModuleFacts:
+    """extract_file, from bytes already read (None: read it)."""
+    kwargs = options._asdict()
+    if data is None:
+        return extract_file(rel, abspath, **kwargs)
+    source = decode(data)
+    if isinstance(source, ReadError):
+        return ModuleFacts(rel, error=source)
+    return extract_source(rel, source, **kwargs)
+
+
+def _extract_batch(paths: list[tuple[str, int]], root: str, options: FactsOptions,
+                   with_keys: bool) -> list[tuple[str, bytes | None, Blob]]:
+    """In a worker: (path, content hash of the bytes parsed, facts blob) per
+    file (no hash unless asked: then the file is read as extract_file reads it)."""
+    from hwlint.infra.hashing import digest
+    from hwlint.infra.pool import release_memory_after
+
+    out = []
+    for rel, size in paths:
+        abspath = os.path.join(root, rel)
+        data = read_bytes(abspath) if with_keys else None
+        key = digest(data, bulk=True) if data is not None else None
+        out.append((rel, key, to_blob(facts_of(rel, data, abspath, options))))
+        release_memory_after(size)
+    return out
+
+
+class FactsSource:
+    """The facts of a project's files, read from disk and parsed."""
+
+    def __init__(self, config: Config, jobs: int | None = None, progress: Progress | None = None) -> None:
+        self.config = config
+        self.options = FactsOptions.of(config)
+        self.root = str(config.root)
+        self.jobs = jobs or os.cpu_count() or 1
+        self.progress = progress
+        self.sizes: dict[str, int] = {}  # known file sizes, for the pool's planning
+
+    def abspath(self, rel: str) -> str:
+        return os.path.join(self.root, rel)
+
+    def parse(self, rel: str) -> ModuleFacts:
+        return facts_of(rel, None, self.abspath(rel), self.options)
+
+    def collect(self, files: list[str]) -> dict[str, Blob | ModuleFacts]:
+        """Facts of `files`, as records (parsed here) or blobs (from workers)."""
+        return self.parse_all(files, len(files))
+
+    def parse_all(self, files: list[str], total: int) -> dict[str, Blob | ModuleFacts]:
+        """Parse `files` (`total`: the run's file count, for progress)."""
+        values: dict[str, Blob | ModuleFacts] = {}
+        if self.jobs <= 1 or len(files) < POOL_THRESHOLD:
+            for rel in files:
+                values[rel] = self.parse_one(rel)
+                if self.progress is not None:
+                    self.progress(1, total)
+            return values
+        from hwlint.infra.pool import run_in_pool
+
+        for rel in files:
+            if rel not in self.sizes:  # not read yet: ask the file system
+                try:
+                    self.sizes[rel] = os.stat(self.abspath(rel)).st_size
+                except OSError:
+                    self.sizes[rel] = 0
+        for rel, key, blob in run_in_pool(_extract_batch, (self.root, self.options, self.with_keys),
+                                          [(rel, self.sizes[rel]) for rel in files], self.jobs, self.progress, total):
+            values[rel] = blob
+            self.parsed(rel, key, blob)
+        return values
+
+    # What the cache layer overrides: whether workers hash what they read,
+    # and what to do with each file parsed.
+    with_keys = False
+
+    def parse_one(self, rel: str) -> ModuleFacts:
+        return self.parse(rel)
+
+    def parsed(self, rel: str, key: bytes | None, blob: Blob) -> None:
+        pass
+
+    def load(self, rel: str) -> ModuleFacts | None:
+        """A non-test file a base class comes from (read on demand)."""
+        return self.parse(rel)
+
+    def rebuild(self, rel: str) -> ModuleFacts:
+        """Facts of a file whose blob turned out unusable."""
+        return self.parse(rel)
+
+
+class LazyFacts(Mapping[str, ModuleFacts]):
+    """path -> ModuleFacts, kept as compact blobs and built when asked for
+    (the last few are kept: bases are asked for again and again)."""
+
+    def __init__(self, values: dict[str, Blob | ModuleFacts], rebuild: Callable[[str], ModuleFacts]) -> None:
+        self._values = values
+        self._rebuild = rebuild
+        self._recent: dict[str, ModuleFacts] = {}
+
+    def __getitem__(self, path: str) -> ModuleFacts:
+        facts = self._recent.pop(path, None)
+        if facts is None:
+            value = self._values[path]
+            if isinstance(value, ModuleFacts):
+                facts = value
+            else:
+                try:
+                    facts = from_blob(value)
+                except Exception:  # a damaged cache entry: parse the file again
+                    facts = self._values[path] = self._rebuild(path)
+            if len(self._recent) >= 64:
+                del self._recent[next(iter(self._recent))]
+        self._recent[path] = facts
+        return facts
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)

@@ -1,0 +1,1 @@
+"""`hwlint fix`: plans from typed fixes, trials, libcst rewrites, verified writes."""

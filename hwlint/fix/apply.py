@@ -1,0 +1,588 @@
+"""Fix: insert the classification that `infer` found (HWC001), or replace
+a string declaration with the member it names (HWC002), with libcst; and
+HWC201's device-agnostic rewrites (hwlint.fix.rewrite), with `--unsafe`.
+
+libcst keeps every byte it is not asked to change (comments, quotes,
+encoding, BOM, newline style, indentation), so a fix adds the declaration or
+replaces the string and, when needed, adds the enum's import, and nothing
+else. Only files with something to fix are parsed with libcst, and libcst is
+imported here only: `hwlint check` never pays for it.
+
+A fixed file is written only if it parses and its facts show exactly the
+intended classification on exactly the intended classes and declarations;
+the write is atomic and happens only if the file did not change meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from hwlint.infra.atomic import write_bytes_atomic
+from hwlint.engine.check import CheckResult
+from hwlint.core.config import Config
+from hwlint.facts.collect import FactsOptions
+from hwlint.core.diagnostics import Diagnostic
+from hwlint.facts import ModuleFacts, Value, extract_source
+from hwlint.facts.read import ReadError, decode
+from hwlint.facts.resolve import canonical_member
+from hwlint.fix.plan import ClassFix, FilePlan, SiteRewrite, Unfixed, plan_fixes
+from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
+
+
+class FixError(Exception):
+    """A fix that cannot be made safely; the file is left as it is."""
+
+
+@dataclass
+class FileResult:
+    path: str
+    original: bytes
+    fixed: bytes | None  # None when the file could not be fixed
+    fixes: list[ClassFix]
+    error: str | None = None
+    rewritten: tuple[SiteRewrite, ...] = ()
+    # Planned rewrites the tree did not allow, each with why.
+    not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed is not None and self.fixed != self.original
+
+
+# -- rewriting -----------------------------------------------------------
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _declaration(attribute: str, enum: str, member: str) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name(attribute))], cst.Attribute(cst.Name(enum), cst.Name(member)))]
+    )
+
+
+def _leading_blanks(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    blanks = []
+    for line in lines:
+        if line.comment is not None:
+            break
+        blanks.append(line)
+    return blanks
+
+
+def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassDef:
+    """`cls` with `statement` after its docstring, before anything else."""
+    body = cls.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        # `class A(Base): pass` becomes an indented block: the one-line form
+        # cannot hold a second statement readably.
+        rest = cst.SimpleStatementLine(body=list(body.body), trailing_whitespace=body.trailing_whitespace)
+        return cls.with_changes(body=cst.IndentedBlock(body=[statement, rest]))
+    assert isinstance(body, cst.IndentedBlock)
+    stmts: list[cst.BaseStatement] = list(body.body)
+    index = 1 if stmts and _is_docstring(stmts[0]) else 0
+    if index < len(stmts):
+        following = stmts[index]
+        leading = list(getattr(following, "leading_lines", ()))
+        if index == 1:
+            # Mirror the blank lines the author left after the docstring.
+            statement = statement.with_changes(leading_lines=_leading_blanks(leading))
+        if not _leading_blanks(leading) and isinstance(following, (cst.FunctionDef, cst.ClassDef)):
+            following = following.with_changes(leading_lines=[cst.EmptyLine(indent=False), *leading])
+        stmts[index] = following
+    stmts.insert(index, statement)
+    return cls.with_changes(body=body.with_changes(body=stmts))
+
+
+class _Classes:
+    """Finds module-level classes in the order facts.py lists them."""
+
+    def __init__(self, fixes: Sequence[ClassFix], make: Callable[[str], cst.SimpleStatementLine]) -> None:
+        self.wanted = {(f.class_name, f.occurrence): f for f in fixes if not f.replaces}
+        self.seen: dict[str, int] = {}
+        self.done: set[tuple[str, int]] = set()
+        self.make = make
+
+    def block(self, stmts: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        return [self.statement(s) for s in stmts]
+
+    def suite(self, node: cst.BaseSuite) -> cst.BaseSuite:
+        if isinstance(node, cst.IndentedBlock):
+            return node.with_changes(body=self.block(node.body))
+        return node
+
+    def statement(self, stmt: cst.BaseStatement) -> cst.BaseStatement:
+        if isinstance(stmt, cst.ClassDef):
+            name = stmt.name.value
+            occurrence = self.seen.get(name, 0)
+            self.seen[name] = occurrence + 1
+            fix = self.wanted.get((name, occurrence))
+            if fix is not None:
+                self.done.add((name, occurrence))
+                return declare(stmt, self.make(fix.member))
+            return stmt
+        if isinstance(stmt, cst.If):
+            # The body first: occurrences count classes in source order.
+            body = self.suite(stmt.body)
+            orelse: cst.BaseStatement | cst.Else | None = stmt.orelse
+            if isinstance(orelse, cst.If):
+                orelse = self.statement(orelse)  # elif
+            elif isinstance(orelse, cst.Else):
+                orelse = orelse.with_changes(body=self.suite(orelse.body))
+            return stmt.with_changes(body=body, orelse=orelse)
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            body = self.suite(stmt.body)
+            handlers = [h.with_changes(body=self.suite(h.body)) for h in stmt.handlers]
+            orelse = stmt.orelse.with_changes(body=self.suite(stmt.orelse.body)) if stmt.orelse else None
+            final = stmt.finalbody.with_changes(body=self.suite(stmt.finalbody.body)) if stmt.finalbody else None
+            return stmt.with_changes(body=body, handlers=handlers, orelse=orelse, finalbody=final)
+        if isinstance(stmt, (cst.For, cst.While)):
+            body = self.suite(stmt.body)
+            orelse = stmt.orelse.with_changes(body=self.suite(stmt.orelse.body)) if stmt.orelse else None
+            return stmt.with_changes(body=body, orelse=orelse)
+        if isinstance(stmt, cst.With):
+            return stmt.with_changes(body=self.suite(stmt.body))
+        if isinstance(stmt, cst.Match):
+            return stmt.with_changes(cases=[c.with_changes(body=self.suite(c.body)) for c in stmt.cases])
+        return stmt
+
+
+class _Strings(cst.CSTTransformer):
+    """Replaces the string value of the declarations at the given positions
+    (facts' 1-based line and column of the assignment) with `Enum.NAME`.
+
+    Positions, not names, find them: a declaration may be in the class body
+    (also under if/try) or at module level after the class (also in a loop),
+    and facts.py and the diagnostics give each one's position."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, fixes: Sequence[ClassFix], enum: str) -> None:
+        super().__init__()
+        self.wanted = {(f.line, f.column): f for f in fixes}
+        self.enum = enum
+        self.done: set[tuple[int, int]] = set()
+
+    def _replace(self, original: cst.CSTNode, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        start = self.get_metadata(PositionProvider, original).start
+        key = (start.line, start.column + 1)
+        fix = self.wanted.get(key)
+        if fix is None or value is None:
+            return None
+        if not isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) or value.evaluated_value != fix.text:
+            raise FixError(f"the declaration of {fix.class_name} at line {fix.line} is not the string {fix.text!r}")
+        self.done.add(key)
+        # Parentheses around the string stay around the member.
+        return cst.Attribute(cst.Name(self.enum), cst.Name(fix.name), lpar=value.lpar, rpar=value.rpar)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        # Declarations are never in functions (facts.py does not look
+        # there), and method bodies are most of a test file.
+        return False
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        new = self._replace(original_node, updated_node.value)
+        return updated_node if new is None else updated_node.with_changes(value=new)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign, updated_node: cst.AnnAssign) -> cst.AnnAssign:
+        new = self._replace(original_node, updated_node.value)
+        return updated_node if new is None else updated_node.with_changes(value=new)
+
+
+def replace_strings(module: cst.Module, fixes: Sequence[ClassFix], enum: str) -> cst.Module:
+    """The module with each fix's string declaration replaced by `enum.NAME`,
+    or FixError when one is not where the facts said."""
+    if not fixes:
+        return module
+    # MetadataWrapper copies the module by default so that no node appears
+    # twice; a parsed module has no shared nodes, and copying costs time.
+    transformer = _Strings(fixes, enum)
+    fixed = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
+    missing = [f for f in fixes if (f.line, f.column) not in transformer.done]
+    if missing:
+        raise FixError(", ".join(f"the declaration of {f.class_name} at line {f.line} not found" for f in missing))
+    return fixed
+
+
+def _dotted(node: cst.BaseExpression | None) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else ""
+    return ""
+
+
+def _imports(stmt: cst.BaseStatement) -> list[cst.Import | cst.ImportFrom]:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return [s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom))]
+    return []
+
+
+def _append_alias(node: cst.ImportFrom, name: str) -> cst.ImportFrom:
+    assert not isinstance(node.names, cst.ImportStar)
+    names = list(node.names)
+    last = names[-1]
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if node.lpar is not None and isinstance(last.comma, cst.Comma):
+        # Parenthesized with a trailing comma: one name per line; the new
+        # name takes the old last one's comma (which leads to the `)`).
+        between = names[-2].comma if len(names) > 1 else cst.Comma(whitespace_after=node.lpar.whitespace_after)
+        names[-1] = last.with_changes(comma=between)
+        names.append(cst.ImportAlias(cst.Name(name), comma=last.comma))
+    else:
+        between = names[-2].comma if len(names) > 1 and node.lpar is not None else space
+        names[-1] = last.with_changes(comma=between)
+        names.append(cst.ImportAlias(cst.Name(name)))
+    return node.with_changes(names=names)
+
+
+def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.Module, str]:
+    """The module with `from import_from import enum` (merged into an existing
+    import of that module when there is one), and the name to use."""
+    body = list(module.body)
+    target: tuple[int, int] | None = None
+    last_import = -1
+    for index, stmt in enumerate(body):
+        imports = _imports(stmt)
+        if imports:
+            last_import = index
+        for position, imp in enumerate(imports):
+            if not isinstance(imp, cst.ImportFrom) or imp.relative:
+                continue
+            if isinstance(imp.names, cst.ImportStar):
+                if _dotted(imp.module) == import_from:
+                    return module, enum
+                continue
+            for alias in imp.names:
+                if _dotted(alias.name) == enum:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    return module, _dotted(local)  # type: ignore[arg-type]
+            if _dotted(imp.module) == import_from and target is None:
+                target = (index, position)
+    if target is not None:
+        index, position = target
+        line = body[index]
+        assert isinstance(line, cst.SimpleStatementLine)
+        parts = list(line.body)
+        parts[position] = _append_alias(parts[position], enum)  # type: ignore[arg-type]
+        body[index] = line.with_changes(body=parts)
+        return module.with_changes(body=body), enum
+    # Only the newline matters for one unindented line; module.config_for_parsing
+    # would also pass the module's indent, which libcst refuses when the
+    # file indents with a form feed (ValueError: invalid default_indent).
+    new = cst.parse_statement(f"from {import_from} import {enum}{module.default_newline}",
+                              config=cst.PartialParserConfig(default_newline=module.default_newline))
+    if last_import >= 0:
+        insert_at = last_import + 1
+    else:
+        insert_at = 1 if body and _is_docstring(body[0]) else 0
+    body.insert(insert_at, new)
+    return module.with_changes(body=body), enum
+
+
+def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
+    """The fixed bytes of a module, or FixError."""
+    module = parse_module(data, FixError)
+    try:
+        replacements = [f for f in fixes if f.replaces]
+        if replacements:
+            # Positions are those of the file as read: replace the strings
+            # before anything is inserted. The enum's name is what the
+            # import below will give (imports are not touched by this).
+            module = replace_strings(module, replacements, ensure_import(module, config.import_from, config.enum)[1])
+        module, enum_name = ensure_import(module, config.import_from, config.enum)
+        finder = _Classes(fixes, lambda member: _declaration(config.attribute, enum_name, member))
+        module = module.with_changes(body=finder.block(module.body))
+        fixed = module.bytes
+    except (RecursionError, MemoryError):
+        raise FixError("the file is too deeply nested to rewrite") from None
+    missing = [f"{f.class_name}" for f in fixes if not f.replaces and (f.class_name, f.occurrence) not in finder.done]
+    if missing:
+        raise FixError(f"class {', '.join(missing)} not found where expected")
+    return fixed
+
+
+def verify(path: str, fixed: bytes, fixes: Sequence[ClassFix], before: ModuleFacts, config: Config) -> None:
+    """The fixed file parses, each class fixed by a new declaration (only
+    those) now declares exactly its intended member, and each replaced
+    string declaration (only those) is now the valid member intended."""
+    text = decode(fixed)
+    if isinstance(text, ReadError):
+        raise FixError(f"the fixed file does not decode: {text.message}")
+    after = extract_source(path, text, enum=config.enum, attribute=config.attribute)
+    if after.error is not None:
+        raise FixError(f"the fixed file does not parse: {after.error.message}")
+    if [c.name for c in after.classes] != [c.name for c in before.classes]:
+        raise FixError("the fixed file's classes differ from the original's")
+    intended = {(f.class_name, f.occurrence): f.member for f in fixes if not f.replaces}
+    # A replaced declaration is at the position the original's facts give
+    # (a loop's is shared by the classes it assigns to).
+    replaced = {(f.line, f.column): f for f in fixes if f.replaces}
+    checked: set[tuple[int, int]] = set()
+    seen: dict[str, int] = {}
+    for old, new in zip(before.classes, after.classes):
+        occurrence = seen.get(new.name, 0)
+        seen[new.name] = occurrence + 1
+        checked.update((d.line, d.column) for d in old.declarations)
+        member = intended.get((new.name, occurrence))
+        if member is None:
+            # Lines move with the insertions: compare what is declared.
+            if len(new.declarations) != len(old.declarations):
+                raise FixError(f"the fix changed {new.name}, which it should not touch")
+            for d, now in zip(old.declarations, new.declarations):
+                fix = replaced.get((d.line, d.column))
+                if fix is None:
+                    if (now.value, now.where) != (d.value, d.where):
+                        raise FixError(f"the fix changed {new.name}, which it should not touch")
+                    continue
+                if d.value != Value("string", fix.text):
+                    raise FixError(f"the declaration of {new.name} at line {d.line} was not the string {fix.text!r}")
+                if (now.value, now.where) != (Value("member", fix.name), d.where) or canonical_member(now, config) != fix.member:
+                    raise FixError(f"the declaration of {new.name} at line {d.line} does not end up {config.enum}.{fix.name}")
+            continue
+        own = [canonical_member(d, config) for d in new.declarations if d.where == "body"]
+        if own != [member]:
+            raise FixError(f"{new.name} does not end up classified {member}")
+    unseen = [f for position, f in replaced.items() if position not in checked]
+    if unseen:
+        raise FixError(f"no declaration of {unseen[0].class_name} at line {unseen[0].line}")
+
+
+def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) -> FileResult:
+    path = root / plan.path
+    try:
+        original = path.read_bytes()
+    except OSError as exc:
+        return FileResult(plan.path, b"", None, plan.fixes, f"cannot read: {exc.strerror or exc}")
+    fixed = original
+    rewritten: tuple[SiteRewrite, ...] = ()
+    not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
+    try:
+        if plan.rewrites:
+            # Rewrites first: they find their sites by the positions of the
+            # file as read, and change columns, never lines.
+            fixed, rewritten, not_rewritten = rewrite_source(original, plan.rewrites)
+            if rewritten:
+                verify_rewrites(before, _facts_of(plan.path, fixed, config), rewritten)
+        if plan.fixes:
+            fixed = fix_source(fixed, plan.fixes, config)
+            verify(plan.path, fixed, plan.fixes, before, config)
+    except (FixError, RewriteError) as exc:
+        return FileResult(plan.path, original, None, plan.fixes, str(exc))
+    return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten)
+
+
+def _facts_of(path: str, data: bytes, config: Config) -> ModuleFacts:
+    text = decode(data)
+    if isinstance(text, ReadError):
+        raise RewriteError(f"the rewritten file does not decode: {text.message}")
+    return extract_source(path, text, **FactsOptions.of(config)._asdict())
+
+
+def write_fixed(root: Path, result: FileResult) -> str | None:
+    """Write a fixed file atomically; an error message, or None."""
+    if not result.changed:
+        return None
+    path = root / result.path
+    try:
+        if path.read_bytes() != result.original:
+            return "the file changed while it was being fixed: run hwlint fix again"
+        assert result.fixed is not None
+        write_bytes_atomic(path, result.fixed)
+    except OSError as exc:
+        return f"cannot write: {exc.strerror or exc}"
+    return None
+
+
+def unified_diff(result: FileResult) -> str:
+    before = decode(result.original)
+    after = decode(result.fixed or result.original)
+    if isinstance(before, ReadError) or isinstance(after, ReadError):
+        return ""
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True),
+            fromfile=f"a/{result.path}", tofile=f"b/{result.path}",
+        )
+    )
+
+
+@dataclass
+class FixReport:
+    """What a fix run did (or, without writing, would do)."""
+
+    files: list[FileResult] = field(default_factory=list)  # the files changed
+    unfixed: list[Unfixed] = field(default_factory=list)
+    written: bool = False
+
+    @property
+    def classified(self) -> dict[str, int]:
+        """Fixes (declarations added and strings replaced) per member."""
+        counts: dict[str, int] = {}
+        for result in self.files:
+            for f in result.fixes:
+                counts[f.member] = counts.get(f.member, 0) + 1
+        return dict(sorted(counts.items()))
+
+    @property
+    def rewritten(self) -> int:
+        """Hard-coded devices rewritten (HWC201)."""
+        return sum(len(result.rewritten) for result in self.files)
+
+    def to_dict(self, *, over_budget: Sequence[Diagnostic] = ()) -> dict[str, object]:
+        """`hwlint fix --format json`: what was (or would be) fixed, what is
+        left for a human, and the allowlisted files over budget."""
+        fixed = [{"path": r.path, "line": f.line, "class_name": f.class_name, "classification": f.member,
+                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.fixes]
+        return {
+            "written": self.written,
+            "classified": self.classified,
+            "fixed": sorted(fixed, key=lambda f: (f["path"], f["line"])),
+            "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
+            "over_budget": [d.to_dict() for d in over_budget],
+        }
+
+    def summary(self, *, show_unfixed: bool = False) -> list[str]:
+        """What was done, then what is left for a human, counted by reason
+        with an example each; each class too with `show_unfixed`, or when
+        there are few."""
+        replaced = sum(f.replaces for result in self.files for f in result.fixes)
+        declared = sum(self.classified.values()) - replaced
+        classes = f"{declared} class{'es' if declared != 1 else ''}"
+        strings = f"{replaced} string declaration{'s' if replaced != 1 else ''}"
+        if not replaced:
+            done = f"Classified {classes}" if self.written else f"Would classify {classes}"
+        elif not declared:
+            done = f"Fixed {strings}" if self.written else f"Would fix {strings}"
+        else:
+            done = f"Classified {classes} and fixed {strings}" if self.written else f"Would classify {classes} and fix {strings}"
+        if self.rewritten:
+            devices = f"{self.rewritten} hard-coded device{'s' if self.rewritten != 1 else ''}"
+            rewrote = f"rewrote {devices}" if self.written else f"rewrite {devices}"
+            done = f"{done} and {rewrote}" if declared or replaced else (
+                f"Rewrote {devices}" if self.written else f"Would rewrite {devices}")
+        files = len(self.files)
+        breakdown = ", ".join(f"{member} {n}" for member, n in self.classified.items())
+        lines = [
+            f"{done} in {files} file{'s' if files != 1 else ''}"
+            + (f" ({breakdown})" if breakdown else "") + "."
+        ]
+        if not self.unfixed:
+            return lines
+        n = len(self.unfixed)
+        ordered = sorted(self.unfixed, key=lambda u: (u.path, u.line))
+        groups: dict[str, list[Unfixed]] = {}
+        for u in ordered:
+            groups.setdefault(u.group, []).append(u)
+        things = "class" if all(u.code != "HWC201" for u in self.unfixed) else "finding"
+        plural = "es" if things == "class" else "s"
+        lines.append(f"{n} {things}{plural if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
+        width = len(str(max(len(g) for g in groups.values())))
+        for group, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            example = members[0]
+            lines.append(f"  {len(members):>{width}} {group} (e.g. {example.path}:{example.line} {example.class_name})")
+        if show_unfixed or n <= _LIST_AT_MOST:
+            lines.append(f"Each {things}:")
+            lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in ordered)
+        else:
+            lines.append("`hwlint fix --show-unfixed` lists each class; `--format json` prints them for scripts.")
+        return lines
+
+
+# Up to this many classes left for a human are listed without --show-unfixed.
+_LIST_AT_MOST = 10
+
+
+# Below this many files to rewrite, starting worker processes costs more than it saves.
+_POOL_THRESHOLD = 8
+
+
+def _fix_file_args(args: tuple[Path, FilePlan, ModuleFacts, Config]) -> FileResult:
+    return fix_file(*args)
+
+
+def apply_fixes(
+    config: Config,
+    result: CheckResult,
+    *,
+    unsafe: bool = False,
+    classes: Iterable[str] | None = None,
+    write: bool = True,
+    jobs: int | None = None,
+) -> FixReport:
+    """Fix the diagnostics of `result` that have a fix (HWC001, HWC002, and
+    HWC201's rewrites, which are unsafe), for `hwlint fix` and `hwlint check
+    --fix`; with `write=False`, compute the fixes only."""
+    plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
+    facts = {ctx.path: ctx.facts for ctx in result.contexts}
+    report = FixReport(unfixed=list(unfixed), written=write)
+    work = [(config.root, plan, facts[plan.path], config) for plan in plans]
+    jobs = jobs or os.cpu_count() or 1
+    with contextlib.ExitStack() as stack:
+        outcomes: Iterator[FileResult]
+        if jobs > 1 and len(work) >= _POOL_THRESHOLD:
+            # libcst is most of a fix's time: rewrite files in parallel; the
+            # writes stay in this process, each as soon as its file is done.
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs))
+            outcomes = pool.map(_fix_file_args, work, chunksize=2)
+        else:
+            outcomes = (fix_file(*args) for args in work)
+        for plan, outcome in zip(plans, outcomes):
+            _record(config, plan, outcome, report, write)
+    return report
+
+
+def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixReport, write: bool) -> None:
+    """Write one fixed file (when asked) and note what came of it."""
+    error = outcome.error
+    if error is None and write:
+        error = write_fixed(config.root, outcome)
+    if error is not None:
+        report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
+        report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {error}", "not-rewritten", code="HWC201")
+                              for r in plan.rewrites)
+        return
+    report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code="HWC201")
+                          for r, reason in outcome.not_rewritten)
+    if outcome.changed:
+        report.files.append(outcome)
+
+
+def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:
+    """Whole-file (original, replacement) for the first fixable message of
+    each file, keyed by (path, line, column, code, class name): `lintrunner
+    -a` writes the replacement, fixing every class and declaration of the
+    file at once. Safe fixes, and HWC201's rewrites: that rule is off unless
+    the project turns it on, and lintrunner shows each replacement as a diff
+    before `-a` applies it."""
+    plans, _ = plan_fixes(result, rewrite=True)
+    facts = {ctx.path: ctx.facts for ctx in result.contexts}
+    found: dict[tuple[str, int, int, str, str | None], tuple[str, str]] = {}
+    for plan in plans:
+        outcome = fix_file(result.config.root, plan, facts[plan.path], result.config)
+        if not outcome.changed or outcome.fixed is None:
+            continue
+        before, after = decode(outcome.original), decode(outcome.fixed)
+        if isinstance(before, ReadError) or isinstance(after, ReadError):
+            continue
+        # The class too: a declaration in a loop is reported for each class it assigns to.
+        first = min([(f.line, f.column, f.code, f.class_name) for f in plan.fixes]
+                    + [(r.line, r.column, "HWC201", r.class_name) for r in outcome.rewritten])
+        found[(plan.path, *first)] = (before, after)
+    return found

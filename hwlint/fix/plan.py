@@ -1,0 +1,256 @@
+"""What `hwlint fix` will do, before libcst is imported: the plans per
+file, from the typed fixes of the diagnostics, each tried first with the
+real rules (hwlint.fix.trial) so that a safe fix never surfaces violations.
+
+`hwlint fix` writes these plans (hwlint.fix.apply); `hwlint check` counts them
+for its "N fixable" line, so that the number it prints is what `fix` does
+for the errors it shows.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, NamedTuple
+
+from hwlint.engine.check import CheckResult
+from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
+from hwlint.facts import ModuleFacts
+from hwlint.rules.infer import REASONS
+from hwlint.rules.torch_api import BY_TARGET, Equivalent
+from hwlint.fix.trial import Declare, Surfaced, Trial
+
+
+class SiteRewrite(NamedTuple):
+    """One hard-coded device to rewrite: where the facts found it, what it is
+    (Site.kind and Site.name), and what the class offers in its place."""
+
+    line: int
+    column: int
+    kind: str  # "keyword", "method", "torch.device", "to", "module"
+    name: str  # the device string, the method, or the module function
+    class_name: str
+    instantiated: bool  # the class is passed to instantiate_device_type_tests: self.device_type exists
+    equivalent: Equivalent | None = None  # "module": the device-generic call
+
+
+class ClassFix(NamedTuple):
+    """A classification to write: added to the class (HWC001) or in place of
+    a string declaration (HWC002)."""
+
+    class_name: str
+    occurrence: int  # among module-level classes of this name, in source order
+    member: str  # the classification the class ends up with (aliases resolved)
+    applicability: str
+    evidence: str
+    line: int  # of the diagnostic: the class (HWC001) or the declaration (HWC002)
+    column: int = 0
+    code: str = "HWC001"
+    # A string replacement (HWC002): the enum attribute written in place of
+    # the string (the member, or the alias it named) and the string it replaces.
+    name: str = ""
+    text: str = ""
+
+    @property
+    def replaces(self) -> bool:
+        return bool(self.name)
+
+
+class Unfixed(NamedTuple):
+    """A class `fix` left for a human. `kind`: "surfaces" (the inferred
+    classification would surface violations, listed in `surfaced` as
+    codes, of `member`), "unsafe" (weaker evidence), "not-fixed" (the
+    rewrite failed), or the kind of a NotFixable (hwlint.rules.infer.REASONS)."""
+
+    path: str
+    line: int
+    class_name: str
+    reason: str
+    kind: str = ""
+    member: str | None = None
+    surfaced: tuple[str, ...] = ()
+    code: str = ""  # the rule (HWC201's findings are sites, not classes)
+
+    @property
+    def group(self) -> str:
+        """What the summary counts it under."""
+        if self.kind == "surfaces":
+            return (f"{self.member} would surface {', '.join(self.surfaced)}: "
+                    "fix those tests, or apply with --unsafe and fix them then")
+        if self.kind == "unsafe":
+            return f"unsafe fix to {self.member}: apply with --unsafe"
+        if self.kind == "not-fixed":
+            return "not fixed: the rewrite failed"
+        if self.kind == "unsafe-rewrite":
+            return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
+        return REASONS.get(self.kind, self.reason)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "class_name": self.class_name, "kind": self.kind,
+                "classification": self.member, "surfaced": list(self.surfaced), "reason": self.reason,
+                "code": self.code}
+
+
+class FilePlan:
+    """What to change in one file. A plain class, not a dataclass: `check`
+    builds plans to count them, where importing dataclasses costs a
+    measurable part of a one-file run."""
+
+    __slots__ = ("path", "fixes", "rewrites")
+
+    def __init__(self, path: str, fixes: list[ClassFix] | None = None,
+                 rewrites: list[SiteRewrite] | None = None) -> None:
+        self.path = path
+        self.fixes: list[ClassFix] = fixes if fixes is not None else []
+        self.rewrites: list[SiteRewrite] = rewrites if rewrites is not None else []  # HWC201
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FilePlan) and (self.path, self.fixes, self.rewrites) == (
+            other.path, other.fixes, other.rewrites)
+
+    def __repr__(self) -> str:
+        return f"FilePlan({self.path!r}, fixes={self.fixes!r}, rewrites={self.rewrites!r})"
+
+
+# -- planning ------------------------------------------------------------
+
+
+def plan_fixes(
+    result: CheckResult,
+    *,
+    unsafe: bool = False,
+    classes: Iterable[str] | None = None,
+    rewrite: bool = False,
+) -> tuple[list[FilePlan], list[Unfixed]]:
+    """What to fix, per file, from the typed `fix` of the diagnostics of the
+    fixable rules in `result`: a Fix adds a declaration or, when it names a
+    `member`, replaces a string; a Rewrite (unsafe, so only with `unsafe`
+    or `rewrite`) rewrites a hard-coded device; a NotFixable needs a human.
+
+    Every fix is tried first with the real rules (hwlint.fix.trial): one that
+    would surface violations (an instantiated class whose tests use
+    @onlyCUDA is not ACCELERATOR yet) is not safe, whatever its evidence,
+    and is left for a human with what it would surface; `unsafe` applies it
+    all the same."""
+    wanted = set(classes) if classes else None
+    occurrences: dict[tuple[str, str, int], int] = {}
+    # (path, line, column) of each declaration -> the occurrence of its class
+    declarations: dict[tuple[str, int, int], int] = {}
+    modules: dict[str, ModuleFacts] = {}
+    for ctx in result.contexts:
+        modules[ctx.path] = ctx.facts
+        seen: dict[str, int] = {}
+        for cls in ctx.facts.classes:
+            occurrence = seen.get(cls.name, 0)
+            occurrences[(ctx.path, cls.name, cls.line)] = occurrence
+            seen[cls.name] = occurrence + 1
+            for decl in cls.declarations:
+                declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
+    instantiated = {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts}
+    imports_torch = {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts}
+    plans: dict[str, FilePlan] = {}
+    unfixed: list[Unfixed] = []
+    replaced: set[tuple[str, int, int]] = set()
+    for diag in result.diagnostics:
+        # A fixable rule's finding carries its fix, and so does an HWC302
+        # that reports one beyond an allowlisted file's budget.
+        if diag.fix is None or diag.class_name is None:
+            continue
+        if wanted is not None and diag.class_name not in wanted:
+            continue
+        fix = diag.fix
+        if isinstance(fix, NotFixable):
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind, code=diag.code))
+            continue
+        if isinstance(fix, Rewrite):
+            if not (unsafe or rewrite):
+                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
+                                       f"unsafe rewrite of {fix.name} ({fix.evidence}): apply with --unsafe",
+                                       "unsafe-rewrite", code=diag.code))
+            elif fix.target in BY_TARGET and not imports_torch[diag.path]:
+                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`",
+                                       code=diag.code))
+            else:
+                plans.setdefault(diag.path, FilePlan(diag.path)).rewrites.append(SiteRewrite(
+                    diag.line, diag.column, fix.kind, fix.name, diag.class_name,
+                    diag.class_name in instantiated[diag.path], BY_TARGET.get(fix.target)))
+            continue
+        if not isinstance(fix, Fix):
+            continue
+        if fix.applicability == "unsafe" and not unsafe:
+            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
+                                   f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
+                                   "unsafe", fix.classification))
+            continue
+        if fix.member is None:
+            occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
+            planned = ClassFix(diag.class_name, occurrence, fix.classification, fix.applicability, fix.evidence,
+                               diag.line, diag.column, diag.code)
+        else:
+            position = (diag.path, diag.line, diag.column)
+            if position in replaced:
+                continue  # one declaration in a loop over several classes: replaced once
+            replaced.add(position)
+            planned = ClassFix(diag.class_name, declarations.get(position, 0), fix.classification, fix.applicability,
+                               fix.evidence, diag.line, diag.column, diag.code, fix.member, fix.string or "")
+        plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
+    if not unsafe:
+        unfixed.extend(_screen_all(Trial(result), modules, plans))
+    return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites], unfixed
+
+
+# A subclass in another file may itself be a base elsewhere: a few rounds
+# settle real trees; each round drops at least one fix.
+_MAX_ROUNDS = 8
+
+
+def _screen_all(trial: Trial, modules: dict[str, ModuleFacts], plans: dict[str, FilePlan]) -> list[Unfixed]:
+    """Keep in `plans` only the fixes that surface nothing, in their own
+    file or in subclasses in other files; the others are returned."""
+    left: list[Unfixed] = []
+    changed: dict[str, ModuleFacts] = {}
+    for path, plan in plans.items():
+        plan.fixes, dropped, changed[path] = _screen(trial, modules[path], plan.fixes)
+        left.extend(dropped)
+    for _ in range(_MAX_ROUNDS):
+        reached = trial.reached({path: facts for path, facts in changed.items() if plans[path].fixes})
+        if not reached:
+            break
+        judged: set[tuple[str, str]] = set()
+        for base_path, base_name, where, new in reached:
+            if (base_path, base_name) in judged:
+                continue  # several subclasses: the first one says why
+            judged.add((base_path, base_name))
+            plan = plans[base_path]
+            # The base's own fix; else the fixes of its file that it inherits.
+            culprits = [f for f in plan.fixes if f.class_name == base_name] or list(plan.fixes)
+            codes = tuple(sorted({d.code for d in new}))
+            for f in culprits:
+                text = Surfaced(Declare(f.class_name, f.occurrence, f.member), tuple(new)).describe(where)
+                left.append(Unfixed(base_path, f.line, f.class_name, f"not safe: {text} in {where.path}",
+                                    "surfaces", f.member, codes))
+            plan.fixes = [f for f in plan.fixes if f not in culprits]
+            plan.fixes, dropped, changed[base_path] = _screen(trial, modules[base_path], plan.fixes)
+            left.extend(dropped)
+    return left
+
+
+def _screen(trial: Trial, facts: ModuleFacts, fixes: list[ClassFix]) -> tuple[list[ClassFix], list[Unfixed], ModuleFacts]:
+    """The fixes that surface nothing in their file, the others as Unfixed
+    saying what they would surface, and the file's facts with the kept ones."""
+    def declare(f: ClassFix) -> Declare:
+        return Declare(f.class_name, f.occurrence, f.name if f.replaces else f.member, f.line, f.column, f.replaces)
+
+    by_change = {declare(f): f for f in fixes}
+    accepted, surfaced, state = trial.screen(facts, list(by_change))
+    left = []
+    for s in surfaced:
+        f = by_change[s.change]
+        codes = tuple(sorted({d.code for d in s.diagnostics}))
+        left.append(Unfixed(facts.path, f.line, f.class_name, f"not safe: {s.describe(facts)}", "surfaces", f.member, codes))
+    return [by_change[change] for change in accepted], left, state
+
+
+def fixable_count(result: CheckResult) -> int:
+    """How many classes a plain `hwlint fix` would classify: the safe fixes
+    of `result` that the trial keeps."""
+    plans, _ = plan_fixes(result)
+    return sum(len(plan.fixes) for plan in plans)

@@ -1,0 +1,378 @@
+"""HWC201's device-agnostic rewrites, with libcst.
+
+HWC201 finds hard-coded devices in GENERIC and ACCELERATOR test classes; for
+those in ACCELERATOR classes its diagnostics plan a rewrite (always unsafe:
+it changes what the test runs on). This module makes the rewrite at each
+planned place, and only there:
+
+- `device="cuda"` -> `device=device`, `torch.device("cuda")` ->
+  `torch.device(device)`, `.to("cuda")` -> `.to(device)`, `.cuda()` ->
+  `.to(device)`, inside a function that takes `device` (a test method, or a
+  function nested in one); in another method of an instantiated class (a
+  helper, `setUp`), `self.device_type` stands for the device;
+- `torch.cuda.synchronize()` -> `torch.accelerator.synchronize()` and the
+  other one-device calls that hwlint.rules.torch_api maps, anywhere in the class.
+
+What the facts cannot know is decided here, from the tree: which function
+encloses the site, whether it takes `device`, whether the call's arguments
+fit the replacement. A site that cannot be rewritten keeps its code, and
+the reason says why. The rewritten file is verified like every fix: it
+parses, and its facts show the rewritten sites gone and nothing else changed.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from hwlint.facts import ModuleFacts
+from hwlint.fix.plan import SiteRewrite
+
+
+class RewriteError(Exception):
+    """The file cannot be rewritten at all; it is left as it is."""
+
+
+class Outcome(NamedTuple):
+    fixed: bytes
+    done: tuple[SiteRewrite, ...]
+    # The sites left as they were, each with why.
+    skipped: tuple[tuple[SiteRewrite, str], ...]
+
+
+def _is_default_index(node: cst.BaseExpression) -> bool:
+    """`0`, or a device string naming index 0 or none (`"cuda"`, `"cuda:0"`)."""
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value == 0
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return isinstance(value, str) and (":" not in value or value.endswith(":0"))
+    return False
+
+
+def _dotted_expr(dotted: str) -> cst.BaseExpression:
+    head, *rest = dotted.split(".")
+    node: cst.BaseExpression = cst.Name(head)
+    for part in rest:
+        node = cst.Attribute(node, cst.Name(part))
+    return node
+
+
+def _with_commas(args: Sequence[cst.Arg], last_comma: cst.Comma | cst.MaybeSentinel) -> list[cst.Arg]:
+    """Arguments separated by `, `, the last one keeping `last_comma`."""
+    out = []
+    for index, arg in enumerate(args):
+        if index < len(args) - 1:
+            comma = arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        else:
+            comma = last_comma
+        out.append(arg.with_changes(comma=comma))
+    return out
+
+
+class _Scope(NamedTuple):
+    kind: str  # "class" or "function"
+    name: str
+    params: frozenset[str]
+    first: str | None  # the first positional parameter (self, cls)
+    decorators: frozenset[str]
+
+
+def _function_scope(node: cst.FunctionDef | cst.Lambda) -> _Scope:
+    params = node.params
+    positional = [*params.posonly_params, *params.params]
+    names = {p.name.value for p in (*positional, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    decorators: set[str] = set()
+    if isinstance(node, cst.FunctionDef):
+        for d in node.decorators:
+            expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if isinstance(expr, cst.Name):
+                decorators.add(expr.value)
+            elif isinstance(expr, cst.Attribute):
+                decorators.add(expr.attr.value)
+    name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+    first = positional[0].name.value if positional else None
+    return _Scope("function", name, frozenset(names), first, frozenset(decorators))
+
+
+def _is_dotted(expr: cst.BaseExpression) -> bool:
+    """`torch.cuda.synchronize`: names and attributes, no call in between."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name)
+
+
+class _Rewriter(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, sites: Sequence[SiteRewrite]) -> None:
+        super().__init__()
+        self.sites = {(s.line, s.column): s for s in sites}
+        self.scopes: list[_Scope] = []
+        self.done: list[SiteRewrite] = []
+        self.skipped: list[tuple[SiteRewrite, str]] = []
+
+    # -- where we are -------------------------------------------------------
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scopes.append(_Scope("class", node.name.value, frozenset(), None, frozenset()))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        self.scopes.pop()
+        return updated_node
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.append(_function_scope(node))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        self.scopes.pop()
+        return updated_node
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.scopes.append(_function_scope(node))
+
+    def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.BaseExpression:
+        self.scopes.pop()
+        return updated_node
+
+    def _site(self, node: cst.CSTNode) -> SiteRewrite | None:
+        start = self.get_metadata(PositionProvider, node).start
+        return self.sites.get((start.line, start.column + 1))
+
+    def device(self, site: SiteRewrite) -> cst.BaseExpression | str:
+        """What stands for the test's device here, or why nothing does."""
+        method: _Scope | None = None
+        for scope in reversed(self.scopes):
+            if scope.kind == "class":
+                break
+            if "device" in scope.params:
+                return cst.Name("device")
+            if "devices" in scope.params:
+                return f"{scope.name} takes `devices` (several devices): choose one by hand"
+            method = scope
+        if method is None:
+            return f"in the body of class {site.class_name}, which runs before a device is chosen"
+        if "staticmethod" in method.decorators or method.first is None:
+            return f"{method.name} is a static method: it has no `device` and no `self.device_type`"
+        if not site.instantiated:
+            return (f"{method.name} takes no `device`, and {site.class_name} is not passed to "
+                    "instantiate_device_type_tests, so it has no `device_type`")
+        return cst.Attribute(cst.Name(method.first), cst.Name("device_type"))
+
+    # -- the rewrites -------------------------------------------------------
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        call = updated_node
+        for index, arg in enumerate(original_node.args):
+            if arg.keyword is not None and arg.keyword.value == "device":
+                site = self._site(arg.value)
+                if site is not None and site.kind == "keyword":
+                    call = self._keyword(site, call, index)
+        func = original_node.func
+        if isinstance(func, cst.Attribute):
+            site = self._site(func.attr)
+            if site is not None and site.kind in ("method", "to"):
+                return self._method(site, call) if site.kind == "method" else self._to(site, call)
+        # `torch.cuda.current_stream().wait_stream(s)` starts where its inner
+        # call does: only a call of the dotted name itself is the site.
+        site = self._site(func) if _is_dotted(func) else None
+        if site is not None and site.kind == "torch.device":
+            return self._torch_device(site, call)
+        if site is not None and site.kind == "module":
+            return self._module(site, call)
+        return call
+
+    def _skip(self, site: SiteRewrite, reason: str, call: cst.Call) -> cst.Call:
+        self.skipped.append((site, reason))
+        return call
+
+    def _keyword(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
+        device = self.device(site)
+        if isinstance(device, str):
+            return self._skip(site, device, call)
+        args = list(call.args)
+        args[index] = args[index].with_changes(value=device)
+        self.done.append(site)
+        return call.with_changes(args=args)
+
+    def _method(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
+        """`.cuda(...)` -> `.to(device, ...)`: the device index goes (when it
+        is the default one, or the test's `device` already), `non_blocking`
+        and `memory_format` stay."""
+        kept: list[cst.Arg] = []
+        device = self.device(site)
+        for arg in call.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if arg.star:
+                return self._skip(site, f".{site.name}() with unpacked arguments: rewrite by hand", call)
+            if keyword in (None, "device") and (
+                _is_default_index(arg.value) or (isinstance(device, cst.Name) and arg.value.deep_equals(device))
+            ):
+                continue
+            if keyword in ("non_blocking", "memory_format"):
+                kept.append(arg)
+                continue
+            return self._skip(site, f".{site.name}() names a device other than the default one, or an argument .to() does not take", call)
+        if isinstance(device, str):
+            return self._skip(site, device, call)
+        func = call.func
+        assert isinstance(func, cst.Attribute)
+        last = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
+        args = _with_commas([cst.Arg(device), *kept], last)
+        self.done.append(site)
+        return call.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
+
+    def _to(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
+        device = self.device(site)
+        if isinstance(device, str):
+            return self._skip(site, device, call)
+        args = list(call.args)
+        args[0] = args[0].with_changes(value=device)
+        self.done.append(site)
+        return call.with_changes(args=args)
+
+    def _torch_device(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
+        args = list(call.args)
+        if len(args) > 2 or any(a.keyword is not None or a.star for a in args):
+            return self._skip(site, "torch.device() with arguments other than a device and its index: rewrite by hand", call)
+        if len(args) == 2:
+            if not _is_default_index(args[1].value):
+                return self._skip(site, "torch.device() names a device other than the default one", call)
+            args = _with_commas(args[:1], args[1].comma)
+        device = self.device(site)
+        if isinstance(device, str):
+            return self._skip(site, device, call)
+        args[0] = args[0].with_changes(value=device)
+        self.done.append(site)
+        return call.with_changes(args=args)
+
+    def _module(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
+        equivalent = site.equivalent
+        if equivalent is None:
+            return self._skip(site, f"{site.name} has no device-generic equivalent", call)
+        positional = [a for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        if any(a.star for a in call.args):
+            return self._skip(site, f"{site.name}() with unpacked arguments: rewrite by hand", call)
+        if len(positional) > equivalent.max_positional or not keywords <= set(equivalent.keywords):
+            return self._skip(site, f"{equivalent.target} does not take the arguments {site.name}() is given here", call)
+        self.done.append(site)
+        return call.with_changes(func=_dotted_expr(equivalent.target))
+
+
+def parse_module(data: bytes, error: type[Exception]) -> cst.Module:
+    """libcst's tree of a module, or `error` saying in one line why not."""
+    try:
+        module = cst.parse_module(data)
+        same = module.bytes == data
+    except cst.ParserSyntaxError as exc:
+        raise error(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
+    except (RecursionError, MemoryError):
+        raise error("libcst cannot parse the file: too deeply nested") from None
+    except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
+        raise error(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+    if not same:
+        # A rewrite keeps everything else byte for byte only if libcst does:
+        # it drops a form feed before a statement and turns bare `\r` line
+        # ends into `\n`, for two.
+        raise error(f"libcst cannot reproduce the file byte for byte ({_first_difference(data, module.bytes)}): "
+                    "it is left as it is")
+    return module
+
+
+def _first_difference(data: bytes, written: bytes) -> str:
+    """Where libcst's output first departs from the file, and what is there."""
+    at = next((i for i, (a, b) in enumerate(zip(data, written)) if a != b), min(len(data), len(written)))
+    line = data.count(b"\n", 0, at) + data[:at].replace(b"\r\n", b"").count(b"\r") + 1
+    near = data[max(0, at - 1):at + 1]
+    what = "a form feed before a statement" if b"\f" in near else "a bare `\\r` line end" if b"\r" in near else "a construct it does not keep"
+    return f"line {line}: {what}"
+
+
+def rewrite_source(data: bytes, sites: Sequence[SiteRewrite]) -> Outcome:
+    """The module with each site rewritten where the tree allows it; the
+    others stay, with the reason. RewriteError when libcst cannot parse it."""
+    module = parse_module(data, RewriteError)
+    rewriter = _Rewriter(sites)
+    try:
+        # A freshly parsed module shares no nodes: no need for the copy.
+        fixed = MetadataWrapper(module, unsafe_skip_copy=True).visit(rewriter)
+    except (RecursionError, MemoryError):
+        raise RewriteError("the file is too deeply nested to rewrite") from None
+    seen = {(s.line, s.column) for s in rewriter.done} | {(s.line, s.column) for s, _ in rewriter.skipped}
+    skipped = list(rewriter.skipped)
+    skipped += [(s, "not found where the facts put it") for s in sites if (s.line, s.column) not in seen]
+    return Outcome(fixed.bytes if rewriter.done else data, tuple(rewriter.done), tuple(skipped))
+
+
+def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[SiteRewrite]) -> None:
+    """The rewritten module parses, has the same classes, methods and
+    declarations, and its hard-coded devices are the original's minus the
+    rewritten ones (rewrites change columns, never lines: sites compare by
+    line and text); the only new accelerator uses are the rewritten calls'
+    replacements. RewriteError otherwise."""
+    if after.error is not None:
+        raise RewriteError(f"the rewritten file does not parse: {after.error.message}")
+    shape = [(c.name, c.methods, [(d.value, d.where) for d in c.declarations]) for c in before.classes]
+    if shape != [(c.name, c.methods, [(d.value, d.where) for d in c.declarations]) for c in after.classes]:
+        raise RewriteError("the rewrite changed the file's classes, methods or declarations")
+    gone = {(s.line, s.column) for s in done}
+    # A rewritten module call trades its probe (`torch.cuda.synchronize`)
+    # for the replacement's (`torch.accelerator.synchronize`) on its line.
+    calls = {(s.line, s.name) for s in done if s.kind == "module"}
+    new_lines = {line for line, _ in calls}
+    for old, new in zip(before.classes, after.classes):
+        expected = sorted((s.line, s.text) for s in old.devices if (s.line, s.column) not in gone)
+        if sorted((s.line, s.text) for s in new.devices) != expected:
+            raise RewriteError(f"the rewrite left {old.name}'s hard-coded devices other than intended")
+        added = _minus([(p.line, _callee(p.text)) for p in new.probes], [(p.line, _callee(p.text)) for p in old.probes])
+        unexpected = [p for p in added if p[0] not in new_lines or not p[1].startswith("torch.accelerator.")]
+        removed = _minus([(p.line, _callee(p.text)) for p in old.probes], [(p.line, _callee(p.text)) for p in new.probes])
+        # `.cuda()` on a torch expression is a use too (TEST_LINTER's rule):
+        # rewritten to `.to(device)`, that use is gone from its line.
+        # A probe is recorded at the line where its expression starts, which
+        # for `torch.Tensor([...\n]).cuda()` is above the `.cuda()` site: each
+        # removed use takes the nearest rewritten method of its name at or below it.
+        methods = sorted((s.line, s.name) for s in done if s.kind == "method")
+
+        def explained(p: tuple[int, str]) -> bool:
+            if p in calls:
+                return True
+            # A call chained on a rewritten one (`torch.cuda.current_stream().wait_stream(s)`)
+            # is a probe through it: it goes with it.
+            if any(p[0] == line and p[1].startswith(name + "(...).") for line, name in calls):
+                return True
+            site = next((m for m in methods if m[0] >= p[0] and p[1].endswith("." + m[1])), None)
+            if site is None:
+                return False
+            methods.remove(site)
+            return True
+
+        if unexpected or not all(explained(p) for p in sorted(removed)):
+            raise RewriteError(f"the rewrite changed {old.name}'s accelerator probes other than intended")
+
+
+def _callee(text: str) -> str:
+    """A probe's callee: its text without the call's parentheses
+    (`torch.cuda.synchronize()` and `torch.cuda.synchronize(...)` are
+    `torch.cuda.synchronize`)."""
+    for tail in ("(...)", "()"):
+        if text.endswith(tail):
+            return text[: -len(tail)]
+    return text
+
+
+def _minus(items: list[tuple[int, str]], other: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    rest = list(other)
+    out = []
+    for item in items:
+        if item in rest:
+            rest.remove(item)
+        else:
+            out.append(item)
+    return out

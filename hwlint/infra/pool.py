@@ -1,0 +1,129 @@
+"""Parallelism around a stage: run it over many files in a process pool
+(hwlint.facts.collect parses files with it).
+
+- Workers are forked (they start in a millisecond with everything imported)
+  and run with the garbage collector off (trees and facts have no cycles).
+- Largest files first, and never so many big files at once that their trees
+  would exceed a memory budget; a worker gives the memory of a big tree back
+  to the system after it.
+- Workers send facts back as compact blobs (marshal, zlib): the main process
+  keeps them in that form (hwlint.facts.collect.LazyFacts), so its memory grows by
+  about a kilobyte per file, not by the records of the whole tree.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import Any, Callable, Iterator, TypeVar
+
+# An ast tree takes about this many bytes of memory per byte of source.
+_TREE_BYTES_PER_SOURCE_BYTE = 110
+# CPython gives little of a freed tree's memory back to the system by itself
+# (glibc keeps the freed blocks): a worker keeps as much memory as the
+# largest tree it has parsed. After a file above this size, it asks glibc
+# to give the free memory back (malloc_trim), so that a worker keeps at most
+# ~15 MB, and the memory of big files is only taken while they are parsed
+# (at the cost of the system handing it out again: ~2% more CPU time).
+_TRIM_ABOVE = 128 * 1024
+# The trees of big files being parsed at once stay under this (estimated);
+# a bigger file is parsed alone.
+_TREE_BUDGET = 80 * 1024 * 1024
+# Small files go to workers in batches of about this much source.
+_BATCH_BYTES = 256 * 1024
+_release: Any = None
+
+R = TypeVar("R")
+Batch = list[tuple[str, int]]  # (path, size) of the files of one task
+
+
+def release_memory() -> None:
+    """Give the memory freed by the allocator back to the system (glibc)."""
+    global _release
+    if _release is None:
+        _release = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                _release = ctypes.CDLL("libc.so.6").malloc_trim
+            except (OSError, AttributeError):  # not glibc (musl...): nothing to do
+                pass
+    if _release:
+        _release(0)
+
+
+def release_memory_after(size: int) -> None:
+    """In a worker, after a file of `size` bytes: give a big tree's memory back."""
+    if size > _TRIM_ABOVE:
+        release_memory()
+
+
+def _task(work: Callable[..., list[R]], paths: Batch, args: tuple[Any, ...]) -> list[R]:
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # trees and facts are acyclic: the collector would only scan them
+    try:
+        return work(paths, *args)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def plan(sizes: list[tuple[str, int]]) -> list[tuple[list[tuple[str, int]], int]]:
+    """Work for the pool, largest first: each big file alone (with the
+    memory its tree will take), small files in batches (a worker keeps the
+    memory of their trees, bounded through _TRIM_ABOVE)."""
+    ordered = sorted(sizes, key=lambda item: (-item[1], item[0]))
+    tasks: list[tuple[list[tuple[str, int]], int]] = []
+    batch: list[tuple[str, int]] = []
+    batch_bytes = 0
+    for rel, size in ordered:
+        if size > _TRIM_ABOVE:
+            tasks.append(([(rel, size)], size * _TREE_BYTES_PER_SOURCE_BYTE))
+            continue
+        batch.append((rel, size))
+        batch_bytes += size
+        if batch_bytes >= _BATCH_BYTES or len(batch) >= 256:
+            tasks.append((batch, 0))
+            batch, batch_bytes = [], 0
+    if batch:
+        tasks.append((batch, 0))
+    return tasks
+
+
+def run_in_pool(work: Callable[..., list[R]], args: tuple[Any, ...], sizes: Batch, jobs: int,
+                progress: Callable[[int, int], None] | None, total: int) -> Iterator[R]:
+    """`work(batch, *args)` over the files of `sizes` in batches, in worker
+    processes; each result as its worker finishes. `work` is a module-level
+    function (workers are forked; it is sent by name)."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    pending = plan(sizes)
+    budget = max([_TREE_BUDGET] + [estimate for _, estimate in pending[:1]])
+    # fork: workers start in a millisecond with everything imported (and
+    # release_memory's library loaded); the main process has no threads yet.
+    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    release_memory()
+    in_flight: dict[Future[list[R]], int] = {}
+    used = 0
+    with ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=context) as pool:
+        while pending or in_flight:
+            while pending and len(in_flight) <= jobs:
+                # The largest task whose tree fits in what the budget has left.
+                pick = next((i for i, (_, estimate) in enumerate(pending) if used + estimate <= budget), None)
+                if pick is None:
+                    if in_flight:
+                        break
+                    pick = 0
+                paths, estimate = pending.pop(pick)
+                future = pool.submit(_task, work, paths, args)
+                in_flight[future] = estimate
+                used += estimate
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                used -= in_flight.pop(future)
+                results = future.result()
+                yield from results
+                if progress is not None:
+                    progress(len(results), total)

@@ -1,0 +1,1 @@
+"""hwlint inside other tools: the flake8 plugin."""

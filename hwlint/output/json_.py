@@ -1,0 +1,14 @@
+"""`json`: one array of diagnostics; `jsonl`: the same objects, one per line."""
+
+from __future__ import annotations
+
+import json
+
+from hwlint.engine.check import CheckResult
+
+
+def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "json") -> str:
+    items = [d.to_dict() for d in result.diagnostics]
+    if fmt == "jsonl":
+        return "".join(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n" for item in items)
+    return json.dumps(items, ensure_ascii=False, indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,171 @@
+"""`hwlint report --format html`: one self-contained page (inline CSS, the
+chart as inline SVG, no script, nothing fetched), to attach to a CI run or
+open from disk.
+
+The burn-down chart is drawn by pygal, the optional extra `hwlint[report]`,
+so that the core install stays light. Without pygal the page shows the
+burn-down as a table and says how to get the chart.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from html import escape
+from typing import Any, Sequence
+
+from hwlint.report.figures import Block, Chart, Code, Layout, Paragraph, Table
+
+_CSS = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0; background: #f6f8fa; }
+main { max-width: 960px; margin: 0 auto; padding: 24px; background: #fff; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 28px 0 8px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
+.meta { color: #59636e; margin: 0 0 16px; }
+.headline { font-size: 20px; margin: 8px 0; }
+.bar { height: 14px; background: #eaeef2; border-radius: 7px; overflow: hidden; max-width: 480px; }
+.bar > div { height: 100%; background: #1f883d; }
+table { border-collapse: collapse; margin: 8px 0; }
+th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; }
+th { background: #f6f8fa; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+code { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; }
+.more { color: #59636e; margin: 0 0 8px; }
+.note { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px; border-radius: 6px; }
+figure { margin: 8px 0; }
+figure svg { width: 100%; height: auto; }
+"""
+
+
+def _cells(row: Sequence[Any]) -> str:
+    cells = []
+    for value in row:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            cells.append(f'<td class="num">{value}</td>')
+        elif isinstance(value, Code):
+            cells.append(f"<td><code>{escape(value)}</code></td>")
+        else:
+            cells.append(f"<td>{escape(str(value))}</td>")
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _table(table: Table) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
+    body = "".join(_cells(row) for row in table.rows)
+    foot = f"<tfoot>{_cells(table.footer)}</tfoot>" if table.footer else ""
+    return f'<table id="{table.id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>{foot}</table>'
+
+
+def _inline(text: str) -> str:
+    """Escaped text, `backticks` as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
+
+
+def block(item: Block) -> str:
+    if isinstance(item, Paragraph):
+        return f"<p>{_inline(item.text)}</p>"
+    if isinstance(item, Chart):
+        svg = burndown_svg(list(item.history), item.until, item.title, item.plan)
+        if svg is None:
+            shown = "The table above shows the phases." if item.plan else "The commits below show the burn-down."
+            return f'<p class="note">The chart needs pygal: <code>pip install \'hwlint[report]\'</code>. {shown}</p>'
+        return f'<figure id="{item.id}">{svg}</figure>'
+    if not item.rows:
+        return f"<p>{escape(item.empty)}</p>"
+    shown = _table(item) + (f'<p class="more">{_inline(item.more)}</p>' if item.more else "")
+    if item.fold is not None:
+        return f"<details><summary>{escape(item.fold)}</summary>{shown}</details>"
+    return shown
+
+
+def _parse(iso: str) -> datetime:
+    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ")
+
+
+def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title: str = "Files allowlisted",
+                 plan: Sequence[tuple[str, int]] = ()) -> str | None:
+    """The burn-down as an inline <svg>, or None when pygal is not installed.
+    The last size holds until `until` (the report's time), so that the
+    newest commit's change is not hidden at the chart's right edge. A
+    phase's `plan` (date, files) is drawn as a dashed grey line to its due
+    date, with a legend."""
+    try:
+        import pygal
+        from pygal.style import Style
+    except ImportError:
+        return None
+    style = Style(
+        background="#ffffff",
+        plot_background="#ffffff",
+        foreground="#1f2328",
+        foreground_strong="#1f2328",
+        foreground_subtle="#d0d7de",
+        colors=("#cf222e", "#59636e"),
+        opacity=".25",  # the area under the line: light, so the line stands out
+        opacity_hover=".35",
+        stroke_width="3",  # the filled area's outline is the line itself
+        stroke_opacity="1",
+        font_family="system-ui, sans-serif",
+    )
+    chart = pygal.DateTimeLine(
+        style=style,
+        js=[],  # pygal's default links a tooltip script from the web: the page must work offline
+        disable_xml_declaration=True,
+        show_legend=bool(plan),
+        legend_at_bottom=True,
+        show_dots=len(history) <= 60,
+        fill=True,
+        width=900,
+        height=360,
+        title=title,
+        x_label_rotation=30,
+        x_value_formatter=lambda d: d.strftime("%Y-%m-%d"),
+        range=(0, max(1, max(p["allowlisted"] for p in history), *(n for _, n in plan))),
+        include_x_axis=True,
+        truncate_label=-1,
+    )
+    # A staircase: the size holds until the next commit changes it.
+    points: list[tuple[datetime, int]] = []
+    for point in sorted(history, key=lambda p: p["date"]):
+        when = _parse(point["date"])
+        if points:
+            points.append((when, points[-1][1]))
+        points.append((when, point["allowlisted"]))
+    if until is not None and _parse(until) > points[-1][0]:
+        points.append((_parse(until), points[-1][1]))
+    chart.add("files left" if plan else "files allowlisted", points)
+    if plan:
+        chart.add("plan: zero by the due date", [(datetime.strptime(day, "%Y-%m-%d"), n) for day, n in plan],
+                  fill=False, show_dots=False, stroke_style={"width": 2, "dasharray": "8, 6"})
+    svg: str = chart.render(is_unicode=True)
+    # pygal always embeds its tooltip configuration as a <script>; without
+    # its tooltip library (js=[] above) the script does nothing, and a page
+    # without scripts opens everywhere (CI artifact viewers block them).
+    return re.sub(r"<script\b[^>]*>.*?</script>", "", svg, flags=re.DOTALL)
+
+
+def render(report: Layout) -> str:
+    figures = report.figures
+    percent = report.percent
+    figure, meaning = report.headline
+    parts = [
+        "<h1>hwlint report</h1>",
+        f'<p class="meta"><code>{escape(figures["root"])}</code> · generated {escape(figures["generated_at"])} '
+        f"by hwlint {escape(figures['version'])}</p>",
+        f'<p class="headline"><strong>{escape(figure)}</strong>: {escape(meaning)}</p>',
+        f'<div class="bar" role="img" aria-label="{percent}% migrated"><div style="width: {percent}%"></div></div>',
+    ]
+    for section in report.sections:
+        parts.append(f'<section id="{section.id}"><h2>{escape(section.title)}</h2>')
+        if section.note:
+            parts.append(f"<p>{_inline(section.note)}</p>")
+        parts.extend(block(item) for item in section.blocks)
+        parts.append("</section>")
+    body = "\n".join(parts)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>hwlint report: {escape(figure)}</title>\n"
+        f"<style>{_CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
+    )

@@ -1,0 +1,1 @@
+"""`hwlint report`: progress figures toward an empty allowlist."""

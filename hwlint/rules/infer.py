@@ -1,0 +1,255 @@
+"""Infer a class's classification from what its module already says.
+
+Used for the suggestion in HWC001 messages, for the `fix` field of
+diagnostics, and by `hwlint fix`. Strong evidence gives a `safe` fix, weaker
+evidence an `unsafe` one, and no or contradicting evidence no fix at all,
+with the reason, so a human knows what to decide.
+"""
+
+# No `from __future__ import annotations`: typing.NamedTuple would compile
+# each string annotation (hwlint.facts says why).
+
+from typing import NamedTuple
+
+from hwlint.core.diagnostics import Fix
+from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, Site
+from hwlint.facts.resolve import ClassInfo, ModuleContext
+
+_DEVICE_DECORATORS = {
+    "onlyCPU": "CPU",
+    "onlyCUDA": "CUDA",
+    "onlyMPS": "MPS",
+    "onlyXPU": "XPU",
+}
+
+
+# Each kind of evidence (or of its absence), as `hwlint fix` counts what it
+# left: kind -> how its summary names it.
+REASONS = {
+    "instantiated": "instantiated per device",
+    "only-for": "instantiated with only_for one device",
+    "generic": "no device, no instantiation, no accelerator use",
+    "one-device": "every accelerator use in the class is one device (unsafe: --unsafe)",
+    "module-mentions": "GENERIC, but the module mentions an accelerator outside the class (unsafe: --unsafe)",
+    "only-for-several": "instantiated with only_for several or computed devices: ACCELERATOR (with except_for) or one device",
+    "only-for-unconfigured": "instantiated with only_for one device that is not a configured classification: add it to `classifications`",
+    "needs-accelerator": "its tests run only with an accelerator (a skip, a decorator or a base says so): ACCELERATOR (instantiated) or a device, never GENERIC",
+    "base-probes": "GENERIC, but a base class asks about an accelerator (unsafe: --unsafe)",
+    "some-tests-need-accelerator": "GENERIC, but some tests run only with an accelerator: move them to an ACCELERATOR class (unsafe: --unsafe)",
+    "device-not-instantiated": "tests take a device but the class is never instantiated: instantiate it or drop the parameter",
+    "device-mixin": "a mixin whose tests take a device: the classification of the classes that run its tests",
+    "mixed-accelerator-use": "the class probes or uses accelerators: GENERIC (drop the probes), ACCELERATOR or a device",
+    "not-configured": "the inferred classification is not a configured member",
+    # HWC002 (hwlint.rules.invalid_classification)
+    "string": "a string declaration naming a member",
+    "string-case": "a string declaration naming a member in another case (unsafe: --unsafe)",
+    "invalid-value": "an invalid declaration: write the member",
+    "declared-twice": "declared twice: keep one",
+}
+
+
+class Inference(NamedTuple):
+    member: str | None
+    applicability: str | None  # "safe", "unsafe", or None when there is no fix
+    evidence: str
+    kind: str = ""  # a key of REASONS
+
+    def as_fix(self) -> Fix | None:
+        if self.member is None or self.applicability is None:
+            return None
+        return Fix(self.applicability, self.member, self.evidence, kind=self.kind)
+
+
+def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
+    cls = info.facts
+    members = ctx.config.classifications
+    calls = [i for i in ctx.facts.instantiations if i.class_name == cls.name]
+    takes_device = [m.name for m in cls.methods if {"device", "devices"} & set(m.params)]
+    if calls:
+        only_fors = {i.only_for for i in calls}
+        if only_fors == {None}:
+            return _known("ACCELERATOR", "safe", "instantiated by instantiate_device_type_tests without only_for", members,
+                          "instantiated")
+        if len(only_fors) == 1:
+            (devices,) = only_fors
+            if devices and len(devices) == 1:
+                device = devices[0]
+                if device.upper() in members:
+                    return _known(device.upper(), "safe", f"instantiated with only_for={device!r}", members, "only-for")
+                # One device, named: not "several", and what to do is to configure it.
+                return Inference(None, None, f"instantiated with only_for={device!r} (one device), which is not a "
+                                 f"configured classification: add it to `classifications` (and the enum), or "
+                                 f"instantiate the class for every device (ACCELERATOR, with except_for)",
+                                 "only-for-unconfigured")
+        return Inference(None, None, "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
+                         "only-for-several")
+    if takes_device and all(base == "object" for base in cls.bases) and not cls.name.startswith("Test"):
+        # A mixin (PyTorch's `_TorchbindAOTITests`, `*TestsMixin`): its tests
+        # run in the classes that inherit or copy them, never in it. (A plain
+        # `class TestFoo:` is not one: pytest collects it.)
+        return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is a mixin, never "
+                         "instantiated: give it the classification of the classes that run its tests (ACCELERATOR "
+                         "when they are instantiated per device)", "device-mixin")
+    if takes_device:
+        return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)",
+                         "device-not-instantiated")
+    devices = _device_names(ctx)
+    # Weaker evidence: the class only makes sense on one device.
+    device_decorators = {_DEVICE_DECORATORS.get(d) for m in cls.methods for d in m.decorators} - {None}
+    probe_devices = {_probe_device(p.text, devices) for p in (*cls.probes, *cls.devices)} - {None}
+    # What the class's tests need to run at all, and what its bases (in any
+    # file) run on: a base that hard-codes `torch.device("npu")` makes every
+    # test of the class an NPU test, whatever its own body says.
+    needs = _Needs(ctx, info, devices)
+    hints = device_decorators | probe_devices | needs.devices
+    if len(hints) == 1:
+        (member,) = hints
+        assert member is not None
+        own = member in device_decorators or member in probe_devices
+        evidence = (None if own else needs.evidence(member)) or f"every accelerator use in the class is {member}"
+        if member in members:
+            return _known(member, "unsafe", evidence, members, "one-device")
+        if needs.first is not None:
+            return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
+                             "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured")
+    if cls.probes or cls.devices or device_decorators or len(hints) > 1:
+        return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
+                         "mixed-accelerator-use")
+    if needs.first is not None:
+        return Inference(None, None, f"its tests run only with an accelerator ({needs.where(needs.first)}): GENERIC "
+                         "would send them to CPU runners, where they skip; make the class ACCELERATOR (instantiated "
+                         "per device) or classify it as the device its runners have", "needs-accelerator")
+    if needs.partial is not None:
+        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but some of its tests run only with "
+                      f"an accelerator ({needs.where(needs.partial)}): on CPU runners they skip; move them to an "
+                      "ACCELERATOR class", members, "some-tests-need-accelerator")
+    if needs.asked is not None:
+        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but a base class asks about one "
+                      f"({needs.where(needs.asked)})", members, "base-probes")
+    mentions = ctx.facts.accelerator_lines
+    if mentions:
+        lines = ", ".join(str(n) for n in mentions[:3]) + (", ..." if len(mentions) > 3 else "")
+        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but the module mentions one outside it (line {lines})", members,
+                      "module-mentions")
+    return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members, "generic")
+
+
+# (file, class, site): where a need was found.
+_Found = tuple[str, ClassFacts, Site]
+
+
+class _Needs:
+    """What a class's tests need beyond its own accelerator use: its skip
+    guards and skip-unless decorators, and what its bases (resolved across
+    files, as the rules resolve them) hard-code, use, require or ask.
+
+    `first` is what makes every test of the class need an accelerator (a
+    decorator on the class or a base, a skip in setUp, a device from
+    get_devtype(), a base that uses one, a guard on each test); `devices`
+    the members those name. `partial` is a guard on some tests only (the
+    others run anywhere: a mixed class), `asked` a base's probe."""
+
+    def __init__(self, ctx: ModuleContext, info: ClassInfo, devices: tuple[str, ...]) -> None:
+        self.devices: set[str] = set()
+        self.first: _Found | None = None
+        self.partial: _Found | None = None
+        self.asked: _Found | None = None
+        self._named: dict[str, _Found] = {}
+        self._path, self._cls = ctx.path, info.facts
+        tests: set[str] = set()
+        guarded: dict[str, list[_Found]] = {}
+        for path, cls in ((ctx.path, info.facts), *info.ancestors):
+            tests.update(m.name for m in cls.methods)
+            for site in cls.requires:
+                if site.kind == "test":
+                    method = next((m for m in cls.methods if m.line >= site.line), None)
+                    if method is not None:
+                        guarded.setdefault(method.name, []).append((path, cls, site))
+                else:
+                    self._need((path, cls, site))
+            if cls is info.facts:
+                continue
+            asks = [s for s in (*cls.probes, *cls.devices) if _asks(s)]
+            if asks and self.asked is None:
+                self.asked = (path, cls, asks[0])
+            if not asks:
+                # A base that asks about accelerators before it uses one (a
+                # shared TestCase whose assertEqual moves tensors with
+                # `.cuda()` when they are on CUDA) runs anywhere; one that
+                # uses one without asking needs it.
+                for site in (*cls.devices, *cls.probes):
+                    self._need((path, cls, site), _probe_device(site.text, devices) or "")
+            for method in cls.methods:
+                for decorator in method.decorators:
+                    member = _DEVICE_DECORATORS.get(decorator)
+                    if member is not None:
+                        site = Site(method.line, method.column, f"@{decorator}", "test", member.lower())
+                        guarded.setdefault(method.name, []).append((path, cls, site))
+        if guarded and tests <= guarded.keys():
+            for found in guarded.values():
+                for one in found:
+                    self._need(one)
+        elif guarded:
+            self.partial = min((f for found in guarded.values() for f in found), key=lambda f: f[2].line)
+
+    def _need(self, found: _Found, device: str | None = None) -> None:
+        device = (found[2].name if device is None else device).upper()
+        if self.first is None:
+            self.first = found
+        if device:
+            self.devices.add(device)
+            self._named.setdefault(device, found)
+
+    def where(self, found: _Found) -> str:
+        path, cls, site = found
+        place = f"line {site.line}" if path == self._path else f"{path}:{site.line}"
+        owner = "" if cls is self._cls else f" in {cls.name}"
+        return f"{site.text}{owner}, {place}"
+
+    def evidence(self, member: str) -> str | None:
+        """Why the class is `member`'s, when its needs or its bases say so."""
+        found = self._named.get(member)
+        if found is None:
+            return None
+        return f"its tests need {member}: {self.where(found)}"
+
+
+def _asks(site: Site) -> bool:
+    """A probe that only asks (`torch.cuda.is_available()`, `TEST_CUDA`,
+    `torch.xpu.has_xetla()`), not one that takes the device there is
+    (`torch.accelerator.current_accelerator()`)."""
+    if "current_accelerator" in site.text:
+        return False
+    if site.kind in ("probe", "flag"):
+        return True
+    last = site.name.rsplit(".", 1)[-1]
+    return site.kind == "module" and last.startswith(("is_", "has_", "get_device_", "device_count"))
+
+
+def _device_names(ctx: ModuleContext) -> tuple[str, ...]:
+    """Device names that name one member: PyTorch's, and the project's own."""
+    return tuple(dict.fromkeys((*DEFAULT_ACCELERATORS.devices, *ctx.config.extend_devices)))
+
+
+def _known(member: str, applicability: str, evidence: str, members: tuple[str, ...], kind: str) -> Inference:
+    if member not in members:
+        return Inference(None, None, f"{evidence}, but {member} is not a configured classification", "not-configured")
+    return Inference(member, applicability, evidence, kind)
+
+
+def _probe_device(text: str, devices: tuple[str, ...] = ("cuda", "xpu", "mps")) -> str | None:
+    """The one device a probe or hard-coded use names (`torch.cuda...()`,
+    `TEST_CUDA`, `.cuda()`, `torch.empty(...).cuda()`, `device="cuda"`), if
+    any. Probes are calls only: a module patched or named as a type is no
+    evidence (hwlint.facts)."""
+    lowered = text.lower()
+    for device in devices:
+        if (
+            f"torch.{device}" in lowered
+            or lowered == f"test_{device}"
+            or f"backends.{device}" in lowered
+            or lowered.endswith(f".{device}()")
+            or f'"{device}' in lowered
+        ):
+            return device.upper()
+    return None

@@ -1,0 +1,1 @@
+"""`hwlint select`: which tests a runner of given hardware runs, statically or at run time."""

@@ -1,0 +1,108 @@
+"""Collect one test module the way unittest does, in the project's Python.
+
+Run by `hwlint select --runtime` (hwlint.select.runtime) as a script, one process
+per module: `python runtime_child.py ROOT PATH OUT ATTRIBUTE`. It imports the
+module, finds the `unittest.TestCase` classes among its names that have
+test methods (what `unittest.TestLoader.loadTestsFromModule` collects,
+imported classes and classes made at run time included), reads each one's
+classification, and writes JSON to OUT. Standard library only: the
+project's Python need not have hwlint installed.
+"""
+
+import faulthandler
+import importlib
+import json
+import os
+import sys
+import unittest
+
+
+def _classification(cls: type, attribute: str) -> "tuple[str | None, bool]":
+    """(member name or None, valid). PyTorch's own get_hw_classification
+    when the module uses PyTorch's helpers (a plain getattr, so inheritance
+    counts); the same getattr otherwise."""
+    helpers = sys.modules.get("torch.testing._internal.common_utils")
+    get = getattr(helpers, "get_hw_classification", None) if attribute == "hw_classification" else None
+    try:
+        value = get(cls) if get is not None else getattr(cls, attribute, None)
+    except TypeError:  # PyTorch's: not a HardwareClassification
+        return repr(getattr(cls, attribute, None))[:80], False
+    if value is None:
+        return None, True
+    name = getattr(value, "name", None)
+    return (name, True) if isinstance(name, str) else (repr(value)[:80], False)
+
+
+def collect(root: str, rel: str, attribute: str) -> dict:  # type: ignore[type-arg]
+    path = os.path.abspath(os.path.join(root, rel))
+    # As pytest imports it (its default "prepend" mode): inside a package
+    # (folders with __init__.py) by its dotted name, from the folder above
+    # the package, so that relative imports work. Then its own folder and
+    # those above it up to the root, as `python test/foo/test_x.py` and
+    # hwlint's resolver see sibling modules.
+    parts = [os.path.splitext(os.path.basename(path))[0]]
+    base = os.path.dirname(path)
+    while os.path.isfile(os.path.join(base, "__init__.py")) and os.path.dirname(base) != base:
+        parts.insert(0, os.path.basename(base))
+        base = os.path.dirname(base)
+    folders = [base]
+    folder = os.path.dirname(path)
+    top = os.path.abspath(root)
+    while True:
+        if folder not in folders:
+            folders.append(folder)
+        if folder == top or os.path.dirname(folder) == folder:
+            break
+        folder = os.path.dirname(folder)
+    sys.path[:0] = folders
+    sys.argv = [path]  # PyTorch's common_utils parses sys.argv when imported
+    try:
+        module = importlib.import_module(".".join(parts))
+    except BaseException as exc:  # SystemExit and unittest.SkipTest at import included
+        text = str(exc).strip().splitlines()
+        return {"classes": [], "error": f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")}
+    loader = unittest.TestLoader()
+    classes = []
+    for attr in dir(module):
+        obj = getattr(module, attr, None)
+        if not (isinstance(obj, type) and issubclass(obj, unittest.TestCase)):
+            continue
+        names = loader.getTestCaseNames(obj)
+        if not names and not hasattr(obj, "runTest"):
+            continue
+        member, valid = _classification(obj, attribute)
+        device_type = getattr(obj, "device_type", None)
+        # instantiate_device_type_tests names a class <Generic><DEVICE> and
+        # derives it from the generic class (and the device's test base).
+        generic = None
+        if isinstance(device_type, str) and attr.endswith(device_type.upper()):
+            stem = attr[: -len(device_type)]
+            if any(base.__name__ == stem for base in obj.__mro__[1:]):
+                generic = stem
+        classes.append({
+            "name": attr,
+            "classification": member,
+            "valid": valid,
+            "generic": generic,
+            "device_type": device_type if isinstance(device_type, str) else None,
+            "file": getattr(sys.modules.get(getattr(obj, "__module__", "")), "__file__", None),
+            "tests": len(names),
+        })
+    return {"classes": classes, "error": None}
+
+
+def main() -> None:
+    faulthandler.enable()  # a crash says what it was on stderr, which hwlint reports
+    root, rel, out, attribute = sys.argv[1:5]
+    record = collect(root, rel, attribute)
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump(record, fh)
+    # Skip interpreter teardown: atexit handlers and threads of test helpers
+    # (process groups, CUDA) can hang or crash after the work is done.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
