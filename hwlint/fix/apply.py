@@ -15,18 +15,17 @@ the write is atomic and happens only if the file did not change meanwhile.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.infra.atomic import write_bytes_atomic
+from hwlint.infra.pool import run_in_pool
 from hwlint.engine.check import CheckResult
 from hwlint.core.config import Config
 from hwlint.facts.collect import FactsOptions
@@ -511,10 +510,22 @@ _LIST_AT_MOST = 10
 
 # Below this many files to rewrite, starting worker processes costs more than it saves.
 _POOL_THRESHOLD = 8
+# libcst takes a good part of a second on a big file: small tasks spread
+# even a few files over the workers.
+_FILES_PER_TASK = 2
 
 
-def _fix_file_args(args: tuple[Path, FilePlan, ModuleFacts, Config]) -> FileResult:
-    return fix_file(*args)
+def _fix_batch(batch: list[tuple[str, int]], config: Config,
+               payloads: Mapping[str, tuple[FilePlan, ModuleFacts]]) -> list[FileResult]:
+    """The files of one task of the pool (hwlint.infra.pool), fixed."""
+    return [fix_file(config.root, *payloads[path], config) for path, _ in batch]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # fix_file says why it cannot read it
 
 
 def apply_fixes(
@@ -532,19 +543,21 @@ def apply_fixes(
     plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     report = FixReport(unfixed=list(unfixed), written=write)
-    work = [(config.root, plan, facts[plan.path], config) for plan in plans]
-    jobs = jobs or os.cpu_count() or 1
-    with contextlib.ExitStack() as stack:
-        outcomes: Iterator[FileResult]
-        if jobs > 1 and len(work) >= _POOL_THRESHOLD:
-            # libcst is most of a fix's time: rewrite files in parallel; the
-            # writes stay in this process, each as soon as its file is done.
-            pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs))
-            outcomes = pool.map(_fix_file_args, work, chunksize=2)
-        else:
-            outcomes = (fix_file(*args) for args in work)
-        for plan, outcome in zip(plans, outcomes):
-            _record(config, plan, outcome, report, write)
+    # libcst is most of a fix's time: files are rewritten in parallel. The
+    # writes stay in this process, in the order of the plans (the pool
+    # finishes files in any order; the report must not depend on --jobs),
+    # each as soon as its file and those before it are done.
+    outcomes = run_in_pool(_fix_batch, (config,), [(plan.path, _size(config.root / plan.path)) for plan in plans],
+                           jobs or os.cpu_count() or 1, None, len(plans),
+                           payloads={plan.path: (plan, facts[plan.path]) for plan in plans},
+                           batch_files=_FILES_PER_TASK, min_files=_POOL_THRESHOLD)
+    done: dict[str, FileResult] = {}
+    recorded = 0
+    for outcome in outcomes:
+        done[outcome.path] = outcome
+        while recorded < len(plans) and plans[recorded].path in done:
+            _record(config, plans[recorded], done.pop(plans[recorded].path), report, write)
+            recorded += 1
     return report
 
 

@@ -1,5 +1,5 @@
 """Parallelism around a stage: run it over many files in a process pool
-(hwlint.facts.collect parses files with it).
+(hwlint.facts.collect parses files with it, hwlint.fix.apply rewrites them).
 
 - Workers are forked (they start in a millisecond with everything imported)
   and run with the garbage collector off (trees and facts have no cycles).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 # An ast tree takes about this many bytes of memory per byte of source.
 _TREE_BYTES_PER_SOURCE_BYTE = 110
@@ -29,8 +29,12 @@ _TRIM_ABOVE = 128 * 1024
 # The trees of big files being parsed at once stay under this (estimated);
 # a bigger file is parsed alone.
 _TREE_BUDGET = 80 * 1024 * 1024
-# Small files go to workers in batches of about this much source.
+# Small files go to workers in batches of about this much source, and of
+# at most this many files (by default: a caller whose work per file is
+# slow asks for smaller batches, so that a few files still spread over
+# the workers).
 _BATCH_BYTES = 256 * 1024
+_BATCH_FILES = 256
 _release: Any = None
 
 R = TypeVar("R")
@@ -69,10 +73,11 @@ def _task(work: Callable[..., list[R]], paths: Batch, args: tuple[Any, ...]) -> 
             gc.enable()
 
 
-def plan(sizes: list[tuple[str, int]]) -> list[tuple[list[tuple[str, int]], int]]:
+def plan(sizes: list[tuple[str, int]], batch_files: int = _BATCH_FILES) -> list[tuple[list[tuple[str, int]], int]]:
     """Work for the pool, largest first: each big file alone (with the
-    memory its tree will take), small files in batches (a worker keeps the
-    memory of their trees, bounded through _TRIM_ABOVE)."""
+    memory its tree will take), small files in batches of at most
+    `batch_files` (a worker keeps the memory of their trees, bounded through
+    _TRIM_ABOVE)."""
     ordered = sorted(sizes, key=lambda item: (-item[1], item[0]))
     tasks: list[tuple[list[tuple[str, int]], int]] = []
     batch: list[tuple[str, int]] = []
@@ -83,7 +88,7 @@ def plan(sizes: list[tuple[str, int]]) -> list[tuple[list[tuple[str, int]], int]
             continue
         batch.append((rel, size))
         batch_bytes += size
-        if batch_bytes >= _BATCH_BYTES or len(batch) >= 256:
+        if batch_bytes >= _BATCH_BYTES or len(batch) >= batch_files:
             tasks.append((batch, 0))
             batch, batch_bytes = [], 0
     if batch:
@@ -91,15 +96,35 @@ def plan(sizes: list[tuple[str, int]]) -> list[tuple[list[tuple[str, int]], int]
     return tasks
 
 
+def _with_payloads(args: tuple[Any, ...], payloads: Mapping[str, Any] | None, batch: Batch) -> tuple[Any, ...]:
+    return args if payloads is None else (*args, {rel: payloads[rel] for rel, _ in batch})
+
+
 def run_in_pool(work: Callable[..., list[R]], args: tuple[Any, ...], sizes: Batch, jobs: int,
-                progress: Callable[[int, int], None] | None, total: int) -> Iterator[R]:
+                progress: Callable[[int, int], None] | None, total: int, *,
+                payloads: Mapping[str, Any] | None = None, batch_files: int = _BATCH_FILES,
+                min_files: int = 0) -> Iterator[R]:
     """`work(batch, *args)` over the files of `sizes` in batches, in worker
     processes; each result as its worker finishes. `work` is a module-level
-    function (workers are forked; it is sent by name)."""
+    function (workers are forked; it is sent by name).
+
+    With `payloads` (what each file's work needs beyond its path), a task
+    also gets its own files' payloads, `work(batch, *args, {path:
+    payload})`: a task carries only what its files need, not every file's.
+    With `jobs` 1, or fewer files than `min_files` (below which starting
+    workers costs more than it saves), there is no pool: one file at a
+    time, in the order of `sizes`, in this process."""
+    if jobs <= 1 or len(sizes) < min_files:
+        for item in sizes:
+            results = work([item], *_with_payloads(args, payloads, [item]))
+            yield from results
+            if progress is not None:
+                progress(len(results), total)
+        return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-    pending = plan(sizes)
+    pending = plan(sizes, batch_files)
     budget = max([_TREE_BUDGET] + [estimate for _, estimate in pending[:1]])
     # fork: workers start in a millisecond with everything imported (and
     # release_memory's library loaded); the main process has no threads yet.
@@ -117,7 +142,7 @@ def run_in_pool(work: Callable[..., list[R]], args: tuple[Any, ...], sizes: Batc
                         break
                     pick = 0
                 paths, estimate = pending.pop(pick)
-                future = pool.submit(_task, work, paths, args)
+                future = pool.submit(_task, work, paths, _with_payloads(args, payloads, paths))
                 in_flight[future] = estimate
                 used += estimate
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)

@@ -1,0 +1,53 @@
+"""One of each: the process pool, the git module, the "could be a TestCase"
+heuristic and the format registry, each used by every caller that needs one."""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from hwlint.infra.pool import plan, run_in_pool
+
+# -- the process pool ----------------------------------------------------------
+
+
+def _echo(batch: list[tuple[str, int]], tag: str,
+          payloads: Mapping[str, int] | None = None) -> list[tuple[str, str, int | None, int, tuple[str, ...]]]:
+    """(path, tag, payload, pid, paths whose payloads the task got) per file."""
+    seen = tuple(sorted(payloads)) if payloads is not None else ()
+    return [(rel, tag, payloads[rel] if payloads is not None else None, os.getpid(), seen) for rel, _ in batch]
+
+
+def test_pool_with_one_job_runs_here_in_order() -> None:
+    sizes = [("b.py", 10), ("a.py", 500), ("c.py", 20)]
+    done = []
+    out = list(run_in_pool(_echo, ("t",), sizes, 1, lambda n, total: done.append((n, total)), 3,
+                           payloads={"a.py": 1, "b.py": 2, "c.py": 3}))
+    assert [(rel, tag, payload) for rel, tag, payload, _, _ in out] == [("b.py", "t", 2), ("a.py", "t", 1),
+                                                                          ("c.py", "t", 3)]
+    assert {pid for _, _, _, pid, _ in out} == {os.getpid()}
+    assert [seen for *_, seen in out] == [("b.py",), ("a.py",), ("c.py",)]
+    assert done == [(1, 3)] * 3
+
+
+def test_pool_below_min_files_runs_here() -> None:
+    sizes = [(f"{n}.py", 10) for n in range(5)]
+    out = list(run_in_pool(_echo, ("t",), sizes, 4, None, 5, min_files=6))
+    assert [rel for rel, *_ in out] == [rel for rel, _ in sizes]
+    assert {pid for _, _, _, pid, _ in out} == {os.getpid()}
+
+
+def test_pool_sends_each_task_its_own_payloads() -> None:
+    sizes = [(f"{n:02}.py", 100 + n) for n in range(12)]
+    payloads = {rel: n for n, (rel, _) in enumerate(sizes)}
+    out = list(run_in_pool(_echo, ("t",), sizes, 2, None, 12, payloads=payloads, batch_files=2, min_files=8))
+    assert sorted((rel, payload) for rel, _, payload, _, _ in out) == sorted(payloads.items())
+    assert os.getpid() not in {pid for _, _, _, pid, _ in out}
+    for rel, _, _, _, seen in out:
+        assert rel in seen and len(seen) <= 2
+
+
+def test_plan_batch_files() -> None:
+    sizes = [(f"{n}.py", 10) for n in range(5)]
+    assert [len(batch) for batch, _ in plan(sizes)] == [5]
+    assert [len(batch) for batch, _ in plan(sizes, 2)] == [2, 2, 1]
