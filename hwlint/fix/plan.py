@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
 from hwlint.facts import ModuleFacts
+from hwlint.rules import MissingClassification
 from hwlint.rules.infer import REASONS
 from hwlint.rules.torch_api import BY_TARGET, Equivalent
 from hwlint.fix.trial import Declare, Surfaced, Trial
@@ -43,7 +44,7 @@ class ClassFix(NamedTuple):
     evidence: str
     line: int  # of the diagnostic: the class (HWC001) or the declaration (HWC002)
     column: int = 0
-    code: str = "HWC001"
+    code: str = MissingClassification.code
     # A string replacement (HWC002): the enum attribute written in place of
     # the string (the member, or the alias it named) and the string it replaces.
     name: str = ""

@@ -15,12 +15,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping, NamedTuple
 
-from hwlint.engine.check import CheckResult, lint_variant, run_resolver
+from hwlint.engine.api import CheckResult, Judge, lint_variant, run_resolver
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.facts import ClassFacts, Declaration, ModuleFacts, Value
-from hwlint.engine.judge import Judge
 from hwlint.rules import BY_CODE, enabled_codes
-from hwlint.rules.device_decorator import is_device_specific
 
 # A diagnostic's identity across two lints of one module: adding a
 # declaration moves no line in the facts, and may change messages.
@@ -56,8 +54,11 @@ class Surfaced(NamedTuple):
 
     def describe(self, module: ModuleFacts) -> str:
         """`ACCELERATOR, but 28 tests use @onlyCUDA (HWC103) and 5 take no device (HWC102)`."""
-        by_code = Counter(d.code for d in self.diagnostics)
-        parts = [_phrase(code, n, self.member, self.diagnostics, module) for code, n in sorted(by_code.items())]
+        by_code: dict[str, list[Diagnostic]] = {}
+        for d in self.diagnostics:
+            by_code.setdefault(d.code, []).append(d)
+        # Each rule phrases its own findings (Rule.surfaced).
+        parts = [BY_CODE[code].surfaced(found, self.member, module) for code, found in sorted(by_code.items())]
         text = f"{self.member}, but " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
         others = sorted({d.class_name for d in self.diagnostics if d.class_name and d.class_name != self.class_name})
         if others:
@@ -69,34 +70,6 @@ def _key(d: Diagnostic) -> _Key:
     return (d.code, d.line, d.column, d.class_name)
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-def _phrase(code: str, n: int, member: str, diagnostics: Iterable[Diagnostic], module: ModuleFacts) -> str:
-    """How a human reads `n` new diagnostics of one rule."""
-    if code == "HWC102":
-        verb = "takes no device" if n == 1 else "take no device"
-        if member != "ACCELERATOR":
-            verb = "takes a device" if n == 1 else "take a device"
-        return f"{_plural(n, 'test', 'tests')} {verb} (HWC102)"
-    if code == "HWC103":
-        # The decorators, from the facts of the methods reported.
-        lines = {d.line for d in diagnostics if d.code == code}
-        names = sorted({dec for cls in module.classes for m in cls.methods if m.line in lines
-                        for dec in m.decorators if is_device_specific(dec)})
-        used = "/".join(f"@{name}" for name in names) or "a device-specific @only* decorator"
-        return f"{_plural(n, 'test uses', 'tests use')} {used} (HWC103)"
-    if code == "HWC101":
-        if member == "ACCELERATOR":
-            return "it is never passed to instantiate_device_type_tests (HWC101)"
-        return "it is instantiated per device (HWC101)"
-    if code == "HWC104":
-        return "its instantiation uses only_for (HWC104)"
-    if code == "HWC105":
-        return f"{_plural(n, 'call', 'calls')} into an accelerator (HWC105)"
-    rule = BY_CODE.get(code)
-    return f"{n}× {code}" + (f" ({rule.name})" if rule is not None else "")
 
 
 def declared(facts: ModuleFacts, changes: Iterable[Declare]) -> ModuleFacts:

@@ -38,17 +38,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple
 
 from hwlint import __version__
-from hwlint.facts.collect import FactsSource
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.facts import ModuleFacts, extract_source
-from hwlint.engine.judge import Judge
+from hwlint.engine.api import Judge
 
-# Rules that judge the allowlist need the whole tree: never through flake8.
-_TREE_RULES = ("HWC3",)
 # Sibling files read to resolve bases, per process: (path, mtime, size) ->
 # facts. Bounded, for long-lived processes (editors run flake8 in one).
-_SIBLINGS: dict[tuple[str, int, int], ModuleFacts | None] = {}
+_SIBLINGS: dict[tuple[str, int, int], ModuleFacts] = {}
 _SIBLINGS_MAX = 4096
 
 
@@ -67,40 +64,35 @@ def _project(directory: str) -> _Project:
     if directory not in _PROJECTS:
         from hwlint.allowlist.model import load_allowlist
         from hwlint.facts.discover import Matcher
-        from hwlint.engine.project import load_project
-        from hwlint.rules import enabled_codes
+        from hwlint.engine.api import load_project
+        from hwlint.rules import ALLOWLIST_RULES, enabled_codes
 
         config = load_project(start=Path(directory))
-        enabled = frozenset(c for c in enabled_codes(config.select, config.ignore) if not c.startswith(_TREE_RULES))
+        # The allowlist's rules need the whole tree: never through flake8.
+        enabled = enabled_codes(config.select, config.ignore) - ALLOWLIST_RULES
         allowlist = load_allowlist(config.root, config.allowlist)
         _PROJECTS[directory] = _Project(config, Matcher(config).selected, enabled,
                                         Judge(config, frozenset(allowlist.entries)))
     return _PROJECTS[directory]
 
 
-class _FlakeSource(FactsSource):
-    """The file flake8 hands over, from its tree; siblings from disk (once per
-    process, for the bases they hold)."""
+def _sibling(config: Config, rel: str) -> ModuleFacts:
+    """A sibling's facts (for the bases it holds), once per process while
+    the file is unchanged."""
+    from hwlint.engine.api import read_facts
 
-    def __init__(self, config: Config, rel: str, facts: ModuleFacts) -> None:
-        super().__init__(config, jobs=1)
-        self.rel = rel
-        self.facts = facts
-
-    def parse(self, rel: str) -> ModuleFacts:
-        if rel == self.rel:
-            return self.facts
-        abspath = self.abspath(rel)
-        try:
-            stat = os.stat(abspath)
-        except OSError:
-            return super().parse(rel)
-        key = (abspath, stat.st_mtime_ns, stat.st_size)
-        if key not in _SIBLINGS:
-            if len(_SIBLINGS) >= _SIBLINGS_MAX:
-                _SIBLINGS.clear()
-            _SIBLINGS[key] = super().parse(rel)
-        return _SIBLINGS[key]  # type: ignore[return-value]
+    abspath = os.path.join(config.root, rel)
+    try:
+        stat = os.stat(abspath)
+    except OSError:
+        return read_facts(config, rel)
+    key = (abspath, stat.st_mtime_ns, stat.st_size)
+    found = _SIBLINGS.get(key)
+    if found is None:
+        if len(_SIBLINGS) >= _SIBLINGS_MAX:
+            _SIBLINGS.clear()
+        found = _SIBLINGS[key] = read_facts(config, rel)
+    return found
 
 
 def facts_from_tree(path: str, source: str, tree: ast.AST | None, config: Config) -> ModuleFacts:
@@ -122,7 +114,7 @@ def check_file(filename: str, lines: list[str], tree: ast.AST | None = None) -> 
     """hwlint's per-file diagnostics for one file as flake8 sees it: the
     check pipeline on one file, judged as `hwlint check` judges it (no
     budgets: an allowlisted file is exempt)."""
-    from hwlint.engine.check import Resolved, lint_files
+    from hwlint.engine.api import lint_file
     from hwlint.facts.discover import relative_to_root
 
     abspath = Path(os.path.abspath(filename if filename not in ("-", "stdin") else "stdin"))
@@ -131,8 +123,8 @@ def check_file(filename: str, lines: list[str], tree: ast.AST | None = None) -> 
     rel = relative_to_root(abspath, config.root)
     if rel is None or not project.selected(rel):
         return []
-    source = _FlakeSource(config, rel, facts_from_tree(rel, "".join(lines), tree, config))
-    found, _ = lint_files(config, Resolved(config, source, [rel]), [rel], project.enabled, project.judge)
+    facts = facts_from_tree(rel, "".join(lines), tree, config)
+    found = lint_file(config, facts, project.enabled, project.judge, lambda sibling: _sibling(config, sibling))
     return [d for d in found if not project.judge.exempt(rel, d.code)]
 
 

@@ -19,7 +19,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 from hwlint.core.config import Config, find_git_root
 
 # Annotations of one kind that GitHub shows per step.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 
 
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "json") -> str:

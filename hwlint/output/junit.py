@@ -17,7 +17,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.output.github import repo_prefix
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Mapping, Optional
 
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 
 # (path, line, column, code, class name) of a message -> (original, replacement)
 Replacements = Mapping[tuple[str, int, int, str, Optional[str]], tuple[str, str]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 from hwlint.rules import BY_CODE
 
 

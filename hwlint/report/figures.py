@@ -55,9 +55,10 @@ from datetime import date, datetime, timezone
 from typing import Any, Iterable, Union
 
 from hwlint import __version__
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 from hwlint.core.diagnostics import UserError
 from hwlint.allowlist.model import counted
+from hwlint.rules import ALLOWLIST_RULES
 from hwlint.allowlist.history import MIN_PROJECTION_DAYS, HistoryPoint, project_zero, projection_gap
 
 TOP_FILES = 10
@@ -171,12 +172,12 @@ def build_report(
     for path in listed:
         directory(path)["allowlisted"] += 1
 
-    violations = Counter(d.code for d in result.diagnostics if not d.code.startswith("HWC3"))
+    violations = Counter(d.code for d in result.diagnostics if d.code not in ALLOWLIST_RULES)
     # What `hwlint check` would fail on outside the list: an allowlisted file
     # is exempt from the counted codes only (allowlist.apply_allowlist).
     failing = {
         d.path for d in result.diagnostics
-        if not d.code.startswith("HWC3") and (d.path not in listed_set or not counted(d.code))
+        if d.code not in ALLOWLIST_RULES and (d.path not in listed_set or not counted(d.code))
     }
     classes_total = sum(by_member.values()) + unclassified
     classified = classes_total - unclassified

@@ -43,6 +43,10 @@ ALL_RULES: tuple[type[Rule], ...] = (
 )
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 FIXABLE: tuple[str, ...] = tuple(rule.code for rule in ALL_RULES if rule.fixable)
+# What budgets count (the module rules), and what needs the whole tree and
+# the allowlist: the groups come from the rules' `scope`, never from codes.
+COUNTED: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.scope == "module")
+ALLOWLIST_RULES: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.scope == "allowlist")
 
 
 def _selects(entry: str, rule: type[Rule]) -> bool:
@@ -83,4 +87,4 @@ def enabled_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset
     return frozenset(codes)
 
 
-__all__ = ["ALL_RULES", "BY_CODE", "FIXABLE", "Example", "Rule", "Violation", "enabled_codes", "is_code"]
+__all__ = ["ALLOWLIST_RULES", "ALL_RULES", "BY_CODE", "COUNTED", "FIXABLE", "Example", "Rule", "Violation", "enabled_codes", "is_code"]

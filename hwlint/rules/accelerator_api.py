@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, plural
+
+if TYPE_CHECKING:
+    from hwlint.core.diagnostics import Diagnostic
+    from hwlint.facts import ModuleFacts
 
 
 class AcceleratorApi(Rule):
@@ -112,6 +116,10 @@ class AcceleratorApi(Rule):
                       "uses an accelerator (torch.backends.cuda.sdp_kernel())", "uses an accelerator (torch.ops.xla.add())"),
         ),
     )
+
+    @classmethod
+    def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
+        return f"{plural(len(diagnostics), 'call', 'calls')} into an accelerator ({cls.code})"
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         for info in ctx.test_classes():

@@ -53,7 +53,7 @@ class AllowlistBudget(Rule):
     code = "HWC302"
     name = "allowlist-budget"
     summary = "Allowlisted file has more violations than its budget"
-    scope = "engine"
+    scope = "allowlist"
     VALID = (
         Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 2\n"),
     )

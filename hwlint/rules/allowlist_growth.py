@@ -36,7 +36,7 @@ class AllowlistGrowth(Rule):
     code = "HWC303"
     name = "allowlist-growth"
     summary = "The allowlist gained an entry or a budget grew compared to a git ref"
-    scope = "engine"
+    scope = "allowlist"
     # The examples run in a git repository whose one commit holds
     # `base_allowlist`; `allowlist` is the working tree's list, compared
     # with `--base HEAD`.

@@ -34,7 +34,7 @@ class AllowlistStale(Rule):
     code = "HWC301"
     name = "allowlist-stale"
     summary = "Allowlisted file is clean now, or gone"
-    scope = "engine"
+    scope = "allowlist"
     VALID = (
         Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n"),
     )

@@ -34,7 +34,7 @@ class AllowlistSyntax(Rule):
     code = "HWC304"
     name = "allowlist-syntax"
     summary = "Malformed, duplicate, unsorted, absolute or conflicted allowlist line"
-    scope = "engine"
+    scope = "allowlist"
     VALID = (
         Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="# comment\n\ntest/test_example.py 1\n"),
     )

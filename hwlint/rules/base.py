@@ -9,9 +9,10 @@ check, a pure function of a module's resolved facts.
 # No `from __future__ import annotations`: typing.NamedTuple would compile
 # each string annotation (hwlint.facts says why).
 
-from typing import Any, ClassVar, Iterator, NamedTuple
+from typing import Any, ClassVar, Iterator, Literal, NamedTuple, Sequence
 
-from hwlint.core.diagnostics import FixInfo
+from hwlint.core.diagnostics import Diagnostic, FixInfo
+from hwlint.facts import ModuleFacts
 from hwlint.facts.resolve import ClassInfo, ModuleContext
 
 
@@ -52,14 +53,24 @@ class Example(NamedTuple):
     base_allowlist: str | None = None
 
 
+Scope = Literal["module", "file", "allowlist"]
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
     default: ClassVar[bool] = True
-    # "module": check() runs on each module; "engine": reported by a stage
-    # (reading, allowlist) rather than by check().
-    scope: ClassVar[str] = "module"
+    # "module": check() runs on each module's facts, and an allowlisted
+    # file's budget counts its violations; "file": reported by the reading
+    # stage (a file that cannot be read has nothing to count); "allowlist":
+    # judged on the allowlist against the whole tree (never per file, so
+    # never through flake8, and never counted against a budget).
+    scope: ClassVar[Scope] = "module"
     # Whether `hwlint fix` can fix this rule's violations: each then carries
     # a Fix or a NotFixable. The one place that says which codes are fixable.
     fixable: ClassVar[bool] = False
@@ -68,6 +79,13 @@ class Rule:
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         return iter(())
+
+    @classmethod
+    def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
+        """How `hwlint fix` names these new findings of this rule when
+        declaring `member` would surface them (`3 tests use @onlyCUDA
+        (HWC103)`). A rule that `fix` can surface phrases its own."""
+        return f"{len(diagnostics)}× {cls.code} ({cls.name})"
 
     @classmethod
     def explanation(cls) -> str:

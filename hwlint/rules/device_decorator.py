@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, plural
+
+if TYPE_CHECKING:
+    from hwlint.core.diagnostics import Diagnostic
+    from hwlint.facts import ModuleFacts
 
 # The one @only* decorator that does not tie a test to some devices.
 DEVICE_NEUTRAL = frozenset({"onlyAccelerator"})
@@ -86,6 +90,15 @@ class DeviceDecorator(Rule):
                       "TestA.test_a is ACCELERATOR but decorated @onlyOn, which limits it to some devices"),
         ),
     )
+
+    @classmethod
+    def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
+        # The decorators, from the facts of the methods reported.
+        lines = {d.line for d in diagnostics}
+        names = sorted({dec for c in module.classes for m in c.methods if m.line in lines
+                        for dec in m.decorators if is_device_specific(dec)})
+        used = "/".join(f"@{name}" for name in names) or "a device-specific @only* decorator"
+        return f"{plural(len(diagnostics), 'test uses', 'tests use')} {used} ({cls.code})"
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         allowed = frozenset(ctx.config.allowed_only_decorators)

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, plural
+
+if TYPE_CHECKING:
+    from hwlint.core.diagnostics import Diagnostic
+    from hwlint.facts import ModuleFacts
 
 _DEVICE_PARAMS = frozenset({"device", "devices"})
 
@@ -61,6 +65,15 @@ class DeviceParam(Rule):
             messages=('TestA.test_a takes no device but the class is ACCELERATOR (inherited from Base',),
         ),
     )
+
+    @classmethod
+    def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
+        n = len(diagnostics)
+        if member == "ACCELERATOR":
+            verb = "takes no device" if n == 1 else "take no device"
+        else:
+            verb = "takes a device" if n == 1 else "take a device"
+        return f"{plural(n, 'test', 'tests')} {verb} ({cls.code})"
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         for info in ctx.test_classes():

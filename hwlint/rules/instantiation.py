@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, plural
+
+if TYPE_CHECKING:
+    from hwlint.core.diagnostics import Diagnostic
+    from hwlint.facts import ModuleFacts
 
 
 class Instantiation(Rule):
@@ -67,6 +71,12 @@ class Instantiation(Rule):
             messages=('ACCELERATOR test class TestA is never passed to instantiate_device_type_tests',),
         ),
     )
+
+    @classmethod
+    def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
+        if member == "ACCELERATOR":
+            return f"it is never passed to instantiate_device_type_tests ({cls.code})"
+        return f"it is instantiated per device ({cls.code})"
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         by_name = {info.facts.name: info for info in ctx.test_classes()}

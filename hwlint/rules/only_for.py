@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, plural
+
+if TYPE_CHECKING:
+    from hwlint.core.diagnostics import Diagnostic
+    from hwlint.facts import ModuleFacts
 
 
 class OnlyFor(Rule):
@@ -46,6 +50,10 @@ class OnlyFor(Rule):
             messages=('ACCELERATOR test class TestA is instantiated with only_for',),
         ),
     )
+
+    @classmethod
+    def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
+        return f"its instantiation uses only_for ({cls.code})"
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         members = {info.facts.name: info.classification for info in ctx.test_classes()}

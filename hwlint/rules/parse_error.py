@@ -29,7 +29,7 @@ class ParseError(Rule):
     code = "HWC000"
     name = "parse-error"
     summary = "File cannot be read, decoded or parsed"
-    scope = "engine"
+    scope = "file"
     VALID = (Example("x = 1\n"),)
     INVALID = (
         Example(

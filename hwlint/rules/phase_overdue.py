@@ -65,7 +65,7 @@ class PhaseOverdue(Rule):
     code = "HWC305"
     name = "phase-overdue"
     summary = "Allowlisted file under a migration phase whose due date has passed"
-    scope = "engine"
+    scope = "allowlist"
     VALID = (
         Example(_UNCLASSIFIED, files=_settings("2999-12-31"), allowlist="test/test_example.py 1\n"),
         # Outside every phase's paths: no deadline.

@@ -19,7 +19,7 @@ import click
 
 from hwlint.cli.commands.console import EXIT_VIOLATIONS
 from hwlint.cli.commands.decorators import guarded, options, write_output
-from hwlint.engine.project import load_project
+from hwlint.engine.api import load_project
 from hwlint.cli.options import (ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CACHE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, QUIET,
                             cache_choice, dry_run)
 from hwlint.core.diagnostics import UserError
@@ -73,7 +73,7 @@ def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, n
     With PATHS, only the entries of the files checked (and of files that no
     longer exist) are judged."""
     from hwlint.allowlist.edit import prune_allowlist
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
@@ -91,7 +91,7 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
     with violations at its current count as its budget. Refuses when a list
     exists (prune shrinks it, sync rebuilds it)."""
     from hwlint.allowlist.edit import init_allowlist
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
@@ -101,7 +101,9 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
 
         raise UserError(f"nothing to adopt: {explain_empty(config)}")
     change = init_allowlist(config, result, jobs=jobs)
-    broken = sorted({d.path for d in result.diagnostics if d.code == "HWC000"})
+    from hwlint.rules import ParseError
+
+    broken = sorted({d.path for d in result.diagnostics if d.code == ParseError.code})
     files, violations = change.entries_after, sum(a.new or 0 for a in change.actions)
     where = change.where
     if files:
@@ -129,7 +131,7 @@ def sync(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
     applied) unless --allow-growth. Repairs a broken or conflicted list
     without growing it."""
     from hwlint.allowlist.edit import sync_allowlist
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
@@ -182,7 +184,7 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, no_cache
     test_linter_allowlist.json (a JSON array of root-relative paths), each
     with its current number of violations as its budget."""
     from hwlint.allowlist.edit import import_allowlist, read_json_allowlist
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
 
     paths = read_json_allowlist(file)
     cache = cache_choice(no_cache, cache_dir, True)

@@ -14,7 +14,7 @@ from hwlint.cli.commands.console import EXIT_CLEAN, EXIT_VIOLATIONS, Echo, parse
 from hwlint.cli.options import EXTEND_SELECT, IGNORE, SELECT, TODAY, cache_choice
 
 if TYPE_CHECKING:
-    from hwlint.engine.check import CheckResult
+    from hwlint.engine.api import CheckResult
 
 
 def check(
@@ -38,11 +38,11 @@ def check(
 ) -> int:
     """Check test classes under `paths` (default: the whole project); the
     exit code. The keywords are hwlint.cli.options.CHECK's destinations."""
-    from hwlint.engine.project import load_project
+    from hwlint.engine.api import load_project
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(Path(config_file) if config_file else None, cache=cache)
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
     from hwlint.output import renderer
 
     given = [Path(p) for p in paths]

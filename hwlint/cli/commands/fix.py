@@ -11,11 +11,11 @@ import click
 
 from hwlint.cli.commands.console import EXIT_VIOLATIONS, parse_codes
 from hwlint.cli.commands.decorators import guarded, options, write_output
-from hwlint.engine.project import load_project
+from hwlint.engine.api import load_project
 from hwlint.cli.options import FIX_COMMAND, PHASE, SELECT, cache_choice
 
 if TYPE_CHECKING:
-    from hwlint.engine.check import CheckResult
+    from hwlint.engine.api import CheckResult
     from hwlint.core.config import Config
     from hwlint.core.diagnostics import Diagnostic
 
@@ -51,7 +51,7 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     not fail it), 1 when it fails (its errors are printed); with --diff, 1
     when there is something to change. As with every fixer, pre-commit
     fails the hook when a file changed."""
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
     from hwlint.fix.apply import apply_fixes, unified_diff
     from hwlint.rules import FIXABLE, AllowlistBudget, enabled_codes
 
@@ -146,7 +146,7 @@ def _prune_after_fix(config: Config, files: list[Path], jobs: int | None, cache:
     """Files that became clean leave the allowlist, and budgets drop. Returns
     what the prune did, in one line."""
     from hwlint.allowlist.edit import prune_allowlist
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
 
     result = run_check(config, files, jobs=jobs, cache=cache)
     change = prune_allowlist(config, result, write=True, jobs=jobs)

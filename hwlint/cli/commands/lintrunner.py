@@ -27,8 +27,8 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None, no_cache: bool,
 
     code = "HWLINT"
     try:
-        from hwlint.engine.check import run_check
-        from hwlint.engine.project import load_project
+        from hwlint.engine.api import run_check
+        from hwlint.engine.api import load_project
         from hwlint.cli.commands.check_body import lintrunner_replacements
         from hwlint.output.lintrunner import render
 

@@ -13,7 +13,7 @@ import click
 
 from hwlint.cli.commands.decorators import guarded, options, write_output
 from hwlint.cli.commands.report import progress_bar
-from hwlint.engine.project import load_project
+from hwlint.engine.api import load_project
 from hwlint.core.diagnostics import UserError
 from hwlint.cli.options import SELECT_COMMAND, cache_choice
 
@@ -101,7 +101,7 @@ def select(
     classes hwlint cannot see is listed whole, whatever MEMBERS, with a
     warning naming why; `--runtime` asks the runtime itself. Exits 0 when something is selected, 1 when nothing is
     (like grep), 2 on errors."""
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
     from hwlint.select.selection import canonical_members, default_device, select_tests
 
     cache = cache_choice(no_cache, cache_dir, True)
