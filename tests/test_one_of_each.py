@@ -4,8 +4,14 @@ heuristic and the format registry, each used by every caller that needs one."""
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 from typing import Mapping
 
+import pytest
+
+import hwlint
+from hwlint.infra.git import GitError, NotARepository, check_repository, read_blobs, tracks_under
 from hwlint.infra.pool import plan, run_in_pool
 
 # -- the process pool ----------------------------------------------------------
@@ -51,3 +57,54 @@ def test_plan_batch_files() -> None:
     sizes = [(f"{n}.py", 10) for n in range(5)]
     assert [len(batch) for batch, _ in plan(sizes)] == [5]
     assert [len(batch) for batch, _ in plan(sizes, 2)] == [2, 2, 1]
+
+
+# -- the git module --------------------------------------------------------------
+
+
+def _repo(root: Path) -> Path:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@b"}
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "list.txt").write_text("a\nb\n")
+    for args in (("init", "-q"), ("add", "sub/list.txt"), ("commit", "-q", "-m", "one")):
+        subprocess.run(["git", "-C", str(root), *args], env=env, check=True, capture_output=True)
+    return root
+
+
+def test_every_git_process_starts_in_the_git_module() -> None:
+    package = Path(hwlint.__file__).parent
+    for path in package.rglob("*.py"):
+        if path.name == "git.py" and path.parent.name == "infra":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert '"git"' not in text and "'git'" not in text, path
+
+
+def test_read_blobs(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    assert read_blobs(root, []) == []
+    assert read_blobs(root / "sub", ["HEAD:./list.txt", "HEAD:./gone.txt", "HEAD:sub"]) == [b"a\nb\n", None, None]
+
+
+def test_check_repository(tmp_path: Path) -> None:
+    check_repository(_repo(tmp_path / "repo"))
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(NotARepository) as caught:
+        check_repository(tmp_path / "plain")
+    assert caught.value.reason is None and isinstance(caught.value, GitError)
+
+
+def test_git_missing_names_what_needs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(GitError, match=r"^git is not installed \(or not on PATH\): --history needs it$"):
+        read_blobs(tmp_path, ["HEAD:x"], "--history")
+    assert not tracks_under(tmp_path, "sub/")
+
+
+def test_tracks_under(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    assert tracks_under(root, "sub/")
+    assert not tracks_under(root, "other/")
+    (tmp_path / "plain").mkdir()
+    assert not tracks_under(tmp_path / "plain", "sub/")

@@ -13,14 +13,12 @@ parsed.
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from hwlint.infra.git import GitError, run_git
+from hwlint.infra.git import GitError, NotARepository, check_repository, read_blobs, run_git
 
 _CONFLICT = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
 
@@ -152,58 +150,13 @@ def count_versions_by_group(blobs: list[bytes | None], group: Callable[[str], in
     return counts
 
 
-def _read_blobs(root: Path, specs: list[str]) -> list[bytes | None]:
-    """The contents of `rev:path` for each spec, in order, through one
-    `git cat-file --batch` (None where the path does not exist at that rev)."""
-    if not specs:
-        return []
-    try:
-        proc = subprocess.run(
-            # --buffer: one write per buffer-full, not per object.
-            ["git", "-C", str(root), "cat-file", "--batch", "--buffer"],
-            input="".join(spec + "\n" for spec in specs).encode("utf-8"),
-            capture_output=True,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed (or not on PATH): --history needs it") from None
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git cat-file --batch: {message[-1] if message else f'exit {proc.returncode}'}")
-    out = proc.stdout
-    blobs: list[bytes | None] = []
-    pos = 0
-    for _ in specs:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        # "<oid> blob <size>" then the content and a newline; otherwise
-        # "<spec> missing" (or "ambiguous"), with no content.
-        if len(header) == 3 and header[1] == b"blob":
-            size = int(header[2])
-            blobs.append(out[pos : pos + size])
-            pos += size + 1
-        elif len(header) == 3 and header[2].isdigit():  # a tree or other object: skip its body
-            blobs.append(None)
-            pos += int(header[2]) + 1
-        else:
-            blobs.append(None)
-    return blobs
-
-
 def _check_repository(root: Path) -> None:
     try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--git-dir"],
-            capture_output=True, text=True, errors="replace",
-            env={**os.environ, "LC_ALL": "C"},  # English messages, to tell the cases apart
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed (or not on PATH): --history needs it") from None
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        if not lines or "not a git repository" in proc.stderr:
-            raise GitError(f"--history reads the allowlist's git history, but {root} is not in a git repository")
-        raise GitError(f"--history: git cannot read the repository at {root}: {lines[-1]}")  # e.g. dubious ownership
+        check_repository(root, "--history")
+    except NotARepository as exc:
+        if exc.reason is None:
+            raise GitError(f"--history reads the allowlist's git history, but {root} is not in a git repository") from None
+        raise GitError(f"--history: git cannot read the repository at {root}: {exc.reason}") from None
 
 
 def allowlist_history(root: Path, allowlist: str, group: Callable[[str], int | None] | None = None,
@@ -234,7 +187,7 @@ def allowlist_history(root: Path, allowlist: str, group: Callable[[str], int | N
     commits.reverse()
     # `./path` makes git read the path relative to the project root, which
     # may be a folder inside the repository.
-    blobs = _read_blobs(root, [f"{sha}:./{allowlist}" for sha, _ in commits])
+    blobs = read_blobs(root, [f"{sha}:./{allowlist}" for sha, _ in commits], "--history")
     counted = count_versions_by_group(blobs, group, groups)
     return [HistoryPoint(sha, stamp, size, tally) for (sha, stamp), (size, tally) in zip(commits, counted)]
 

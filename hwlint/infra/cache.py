@@ -345,14 +345,10 @@ def tracked_by_git(folder: Path) -> bool:
         return False  # no index: nothing is tracked
     if data[:4] == b"DIRC" and data[4:8] in (b"\0\0\0\2", b"\0\0\0\3") and not split:
         return _in_index(data, prefix)
-    import subprocess
+    # Here, not at the top: a one-file check must not pay for subprocess.
+    from hwlint.infra.git import tracks_under
 
-    try:
-        out = subprocess.run(["git", "-C", str(top), "ls-files", "-z", "--", prefix.decode("utf-8", "surrogateescape")],
-                             capture_output=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return out.returncode == 0 and bool(out.stdout)
+    return tracks_under(top, prefix.decode("utf-8", "surrogateescape"))
 
 
 def _in_index(data: bytes, prefix: bytes) -> bool:
