@@ -318,7 +318,8 @@ def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
         import tomli as tomllib
     try:
         # tomllib.load does this decode itself, and lets its error escape.
-        return tomllib.loads(data.decode("utf-8"))
+        table: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+        return table
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:

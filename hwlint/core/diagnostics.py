@@ -3,7 +3,7 @@
 # No `from __future__ import annotations`: typing.NamedTuple would compile
 # each string annotation (hwlint.facts says why).
 
-from typing import Any, NamedTuple, Union
+from typing import Any, Callable, NamedTuple, Union
 
 
 class Fix(NamedTuple):
@@ -68,7 +68,7 @@ FixInfo = Union[Fix, Rewrite, NotFixable, None]
 
 # marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
 # plain tuples led by the type's name.
-_BY_NAME: dict[str, Any] = {t.__name__: t for t in (Fix, Rewrite, NotFixable)}
+_BY_NAME: dict[str, Callable[..., FixInfo]] = {t.__name__: t for t in (Fix, Rewrite, NotFixable)}
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
@@ -78,7 +78,7 @@ def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
 def fix_from_plain(plain: tuple[Any, ...] | None) -> FixInfo:
     if plain is None:
         return None
-    return _BY_NAME[plain[0]](*plain[1:])  # type: ignore[no-any-return]
+    return _BY_NAME[plain[0]](*plain[1:])
 
 
 def is_safe_fix(fix: FixInfo) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 from hwlint.allowlist.model import Allowlist, allowlist_from_bytes, allowlist_from_tuple, allowlist_to_tuple, read_allowlist_bytes
 from hwlint.infra.cache import Cache, chosen_folder, memo_name, namespace_key, table_get, table_put, tracked_by_git
@@ -139,7 +139,8 @@ def settings_reader(cache: bool | str | Path | None) -> TableReader:
         if folder is not None:
             known, table = table_get(folder, path.name, data)
             if known:
-                return table  # type: ignore[no-any-return]
+                # The table as table_from_bytes made it, from the same bytes.
+                return cast("dict[str, Any] | None", table)
         table = table_from_bytes(path, data)
         if folder is not None:
             table_put(folder, path.name, data, table)

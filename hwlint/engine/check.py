@@ -14,7 +14,7 @@ import gc
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, overload
 
 from hwlint.facts.collect import FactsSource, LazyFacts, Progress
 from hwlint.core.config import Config
@@ -125,7 +125,13 @@ class _Contexts(Sequence[ModuleContext]):
     def __len__(self) -> int:
         return len(self._paths)
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
+    @overload
+    def __getitem__(self, index: int) -> ModuleContext: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ModuleContext]: ...
+
+    def __getitem__(self, index: int | slice) -> ModuleContext | list[ModuleContext]:
         if isinstance(index, slice):
             return [self._context(p) for p in self._paths[index]]
         return self._context(self._paths[index])
@@ -244,16 +250,16 @@ def run_check(
     gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
     try:
         source: FactsSource
-        memo = None
+        memo: tuple[cached.TreeMemo, cached.CachedFactsSource] | None = None
         outcome = None
         if store is None:
             source = FactsSource(config, jobs, progress)
         else:
-            source = cached.CachedFactsSource(config, store, jobs, progress)
-            source.hash_files(files)
+            source = in_cache = cached.CachedFactsSource(config, store, jobs, progress)
+            in_cache.hash_files(files)
             if found.whole_tree and files:
-                memo = cached.TreeMemo(store, config, enabled)
-                outcome = memo.get(source, files)
+                memo = (cached.TreeMemo(store, config, enabled), in_cache)
+                outcome = memo[0].get(in_cache, files)
         if outcome is not None:
             if progress is not None:
                 progress(len(files), len(files))
@@ -271,11 +277,11 @@ def run_check(
             resolved = Resolved(config, source, files)
             diagnostics, broken = lint_files(config, resolved, files, enabled, judge)
             if memo is not None:
-                memo.put(source, files, resolved.resolver.probed(), diagnostics, broken)  # type: ignore[arg-type]
+                memo[0].put(memo[1], files, resolved.resolver.probed(), diagnostics, broken)
             contexts = _Contexts(files, lambda: resolved)
         if store is not None:
-            if found.whole_tree and not store.memo_hit:
-                store.retain(set(files) | set(source.extras))  # type: ignore[attr-defined]  # deleted files leave the cache
+            if found.whole_tree and not store.memo_hit and isinstance(source, cached.CachedFactsSource):
+                store.retain(set(files) | set(source.extras))  # deleted files leave the cache
             store.save()
     finally:
         if gc_was_enabled:

@@ -56,7 +56,8 @@ def pattern_spec(patterns: Iterable[str], setting: str | None = None) -> pathspe
     spec = import_pathspec().GitIgnoreSpec
     patterns = list(patterns)
     try:
-        return spec.from_lines(patterns)
+        spec_of_all: pathspec.GitIgnoreSpec = spec.from_lines(patterns)
+        return spec_of_all
     except (ValueError, re.error):  # a bare `!`, a trailing backslash; a range such as [z-a]
         pass
     valid = []
@@ -69,7 +70,8 @@ def pattern_spec(patterns: Iterable[str], setting: str | None = None) -> pathspe
                                 "correct or remove it") from None
             continue
         valid.append(pattern)
-    return spec.from_lines(valid)
+    spec_of_valid: pathspec.GitIgnoreSpec = spec.from_lines(valid)
+    return spec_of_valid
 
 
 class Discovery:

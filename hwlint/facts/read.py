@@ -64,7 +64,7 @@ def _detect_encoding(data: bytes) -> str | ReadError:
             return _decode_error(data, bad, "utf-8")
         # detect_encoding gives no line: point at the cookie, which may be on line 2.
         return ReadError(exc.lineno or _cookie_line(data), 1, f"cannot decode: {exc.msg}")
-    return encoding  # type: ignore[no-any-return]
+    return encoding
 
 
 # Python ends a line at \r\n, \r or \n (universal newlines). These two are
@@ -111,7 +111,7 @@ def read_file(path: str) -> bytes:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)")
         os.set_blocking(fh.fileno(), True)  # a regular file: read it as any file is read
-        return fh.readall()  # type: ignore[no-any-return]
+        return fh.readall()
 
 
 def read_source(path: str) -> str | ReadError:

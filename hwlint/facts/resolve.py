@@ -13,7 +13,7 @@ demand, once.
 # each string annotation (hwlint.facts says why).
 
 import os
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable, Iterator, Mapping, NamedTuple
 
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, Declaration, ModuleFacts
@@ -66,7 +66,7 @@ _Resolved = tuple[bool, "str | None", "str | None", "tuple[tuple[str, ClassFacts
 
 
 class Resolver:
-    def __init__(self, config: Config, modules: dict[str, ModuleFacts], load: Loader) -> None:
+    def __init__(self, config: Config, modules: Mapping[str, ModuleFacts], load: Loader) -> None:
         self.config = config
         self.root = str(config.root)
         self.modules = modules

@@ -64,6 +64,7 @@ def _with_commas(args: Sequence[cst.Arg], last_comma: cst.Comma | cst.MaybeSenti
     """Arguments separated by `, `, the last one keeping `last_comma`."""
     out = []
     for index, arg in enumerate(args):
+        comma: cst.Comma | cst.MaybeSentinel
         if index < len(args) - 1:
             comma = arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         else:

@@ -135,7 +135,7 @@ class Trial:
         the new diagnostics there), for each base that a module with new
         diagnostics inherits from."""
         resolver = run_resolver(self.result)
-        found = []
+        found: list[tuple[str, str, ModuleFacts, list[Diagnostic]]] = []
         for path, bases in sorted(self.subclasses_elsewhere(changed).items()):
             facts = resolver.module(path) if resolver is not None else None
             if facts is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 try:
     from _sha1 import sha1 as _sha1
 except ImportError:  # pragma: no cover - an interpreter built without it
-    _sha1 = None  # type: ignore[assignment]
+    _sha1 = None
 
 DIGEST_SIZE = 20  # SHA-1
 
@@ -18,4 +18,5 @@ def digest(data: bytes, bulk: bool = False) -> bytes:
         import hashlib
 
         return hashlib.sha1(data).digest()
-    return _sha1(data).digest()  # type: ignore[no-any-return]
+    digest: bytes = _sha1(data).digest()
+    return digest

@@ -13,7 +13,8 @@ def _style(text: str, color: bool, **kwargs: object) -> str:
         return text
     import click
 
-    return click.style(text, **kwargs)  # type: ignore[arg-type]
+    # The callers pass click.style's own keywords (fg, bold, dim).
+    return click.style(text, **kwargs)  # type: ignore[arg-type]  # kwargs typed loosely on purpose
 
 
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "",

@@ -87,4 +87,32 @@ def enabled_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset
     return frozenset(codes)
 
 
-__all__ = ["ALLOWLIST_RULES", "ALL_RULES", "BY_CODE", "COUNTED", "FIXABLE", "Example", "Rule", "Violation", "enabled_codes", "is_code"]
+__all__ = [
+    "ALLOWLIST_RULES",
+    "ALL_RULES",
+    "BY_CODE",
+    "COUNTED",
+    "FIXABLE",
+    "Example",
+    "Rule",
+    "Violation",
+    "enabled_codes",
+    "is_code",
+    "AcceleratorApi",
+    "AllowlistBudget",
+    "AllowlistGrowth",
+    "AllowlistStale",
+    "AllowlistSyntax",
+    "DeviceDecorator",
+    "DeviceParam",
+    "DeviceSpecificInstantiation",
+    "Duplicate",
+    "HardcodedDevice",
+    "Instantiation",
+    "InvalidClassification",
+    "MissingClassification",
+    "OnlyFor",
+    "ParseError",
+    "PhaseOverdue",
+    "UncertainFile",
+]

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
+
+if TYPE_CHECKING:
+    from hwlint.facts import ClassFacts
+    from hwlint.facts import Instantiation as InstantiationFacts
 
 
 class Duplicate(Rule):
@@ -53,7 +57,7 @@ class Duplicate(Rule):
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
-        seen: dict[str, list] = {}
+        seen: dict[str, list[ClassFacts]] = {}
         for info in ctx.test_classes():
             cls = info.facts
             earlier = [c for c in seen.get(cls.name, ()) if not c.branch.excludes(cls.branch)]
@@ -65,15 +69,15 @@ class Duplicate(Rule):
                     cls.name,
                 )
             seen.setdefault(cls.name, []).append(cls)
-        calls: dict[str, list] = {}
+        calls: dict[str, list[InstantiationFacts]] = {}
         for call in ctx.facts.instantiations:
             if call.class_name is None:
                 continue
-            earlier = [c for c in calls.get(call.class_name, ()) if not c.branch.excludes(call.branch)]
-            if earlier:
+            before = [c for c in calls.get(call.class_name, ()) if not c.branch.excludes(call.branch)]
+            if before:
                 yield Violation(
                     call.line, call.column,
-                    f"{call.class_name} is instantiated twice (first at line {earlier[0].line}): keep one call",
+                    f"{call.class_name} is instantiated twice (first at line {before[0].line}): keep one call",
                     call.class_name,
                 )
             calls.setdefault(call.class_name, []).append(call)

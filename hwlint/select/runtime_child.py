@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import unittest
+from typing import Any
 
 
 def _classification(cls: type, attribute: str) -> "tuple[str | None, bool]":
@@ -33,7 +34,7 @@ def _classification(cls: type, attribute: str) -> "tuple[str | None, bool]":
     return (name, True) if isinstance(name, str) else (repr(value)[:80], False)
 
 
-def collect(root: str, rel: str, attribute: str) -> dict:  # type: ignore[type-arg]
+def collect(root: str, rel: str, attribute: str) -> dict[str, Any]:
     path = os.path.abspath(os.path.join(root, rel))
     # As pytest imports it (its default "prepend" mode): inside a package
     # (folders with __init__.py) by its dotted name, from the folder above

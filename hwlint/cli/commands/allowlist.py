@@ -245,7 +245,7 @@ def show(config_file: Path | None, phase: str | None, fmt: str, output: Path | N
         entries = [e for e in entries if index_of[e.path] == wanted]
     if fmt == "json":
         rows = [{"path": e.path, "budget": e.budget, "line": e.line,
-                 "phase": None if index_of[e.path] is None else config.phases[index_of[e.path]].name} for e in entries]
+                 "phase": _phase_name(config, index_of[e.path])} for e in entries]
         text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
     else:
         text = "".join(f"{e.path} {e.budget}\n" for e in entries)
@@ -255,3 +255,7 @@ def show(config_file: Path | None, phase: str | None, fmt: str, output: Path | N
         n = len(entries)
         click.echo(f"{n} file{'s' if n != 1 else ''} left in phase {chosen.name!r} (due {chosen.due.isoformat()}).",
                    err=True)
+
+
+def _phase_name(config: Any, index: int | None) -> str | None:
+    return None if index is None else str(config.phases[index].name)

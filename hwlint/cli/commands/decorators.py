@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 import click
 
@@ -60,7 +60,7 @@ def guarded(func: F) -> F:
         except (Exception, KeyboardInterrupt) as exc:
             sys.exit(error_exit(exc, click.echo))
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)  # functools.wraps keeps the signature; mypy cannot see it
 
 
 def write_output(text: str, output: Path | None) -> None:

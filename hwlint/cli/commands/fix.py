@@ -132,7 +132,7 @@ def _warn_about_arguments(config: Config, result: CheckResult, paths: tuple[Path
                            f"{'s' if result.files_checked != 1 else ''} checked: --class {name} fixes nothing", err=True)
 
 
-def _phase_files(config, name: str, paths: list[Path] | None) -> list[Path]:  # type: ignore[no-untyped-def]
+def _phase_files(config: Config, name: str, paths: list[Path] | None) -> list[Path]:
     """The test files (among `paths`, else the project's) of the phase `name`."""
     from hwlint.facts.discover import discover
     from hwlint.allowlist.phases import PhaseMap
