@@ -108,3 +108,25 @@ def test_tracks_under(tmp_path: Path) -> None:
     assert not tracks_under(root, "other/")
     (tmp_path / "plain").mkdir()
     assert not tracks_under(tmp_path / "plain", "sub/")
+
+
+# -- the "could be a TestCase" heuristic -------------------------------------------
+
+
+@pytest.mark.parametrize("base, maybe", [
+    ("TestCase", True), ("NNTestCase", True), ("common_utils.DistributedTestBase", True), ("", True),
+    ("nn.Module", False), ("Enum", False), ("test.Mixin", False), ("object", False),
+])
+def test_base_may_be_testcase(base: str, maybe: bool) -> None:
+    from hwlint.rules.uncertain import base_may_be_testcase
+
+    assert base_may_be_testcase(base) is maybe
+
+
+def test_select_judges_by_the_rules_heuristic() -> None:
+    import inspect
+
+    from hwlint.select import selection
+
+    source = inspect.getsource(selection)
+    assert "base_may_be_testcase(" in source and '"Test" in' not in source

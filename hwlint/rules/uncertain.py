@@ -75,10 +75,17 @@ def looks_like_class(name: str) -> bool:
     return "Test" in name and not name.isupper()
 
 
+def base_may_be_testcase(base: str) -> bool:
+    """Whether a base class hwlint cannot follow may be a TestCase: named
+    like one (`TestCase`, `NNTestCase`, `common.DistributedTestBase`) or not
+    a plain name (""); `nn.Module` and `Enum` are not. HWC112 and `hwlint
+    select` (which follows the bases it can) both judge by this."""
+    return not base or "Test" in base.rsplit(".", 1)[-1]
+
+
 def may_be_testcase(info: ClassInfo) -> bool:
-    """A base named like a TestCase (`TestCase`, `NNTestCase`,
-    `DistributedTestBase`) or not a plain name; `nn.Module` and `Enum` are not."""
-    return any(not base or "Test" in base.rsplit(".", 1)[-1] for base in info.facts.bases)
+    """A class with a base that may be a TestCase (base_may_be_testcase)."""
+    return any(base_may_be_testcase(base) for base in info.facts.bases)
 
 
 def _arg(dynamic: Dynamic, index: int | None) -> str | None:

@@ -34,7 +34,7 @@ from hwlint.facts.collect import FactsSource
 from hwlint.facts import ClassFacts, Instantiation
 from hwlint.facts.resolve import ClassInfo, Resolver
 from hwlint.select.runtime import RuntimeModule
-from hwlint.rules.uncertain import Reason, analyse
+from hwlint.rules.uncertain import Reason, analyse, base_may_be_testcase
 
 # Device types PyTorch knows by name; any other device a runner names is a
 # PrivateUse1 backend (npu, openreg, ...), which `only_for="privateuse1"` covers.
@@ -208,10 +208,10 @@ class _Imported:
 
     def is_testcase(self, path: str, name: str, depth: int = 0) -> bool:
         """Whether the class may derive from unittest's TestCase, which is what
-        unittest collects: a base hwlint cannot find counts when its name says
-        Test (`TestCase`, `NNTestCase`, `DistributedTestBase`) or is not a
-        plain name; a mixin with no such base is not collected. A class
-        with no base named `Test*` is pytest's own kind of test class."""
+        unittest collects: a base hwlint cannot find counts as HWC112 counts
+        it (hwlint.rules.uncertain.base_may_be_testcase); a mixin with no
+        such base is not collected. A class with no base named `Test*` is
+        pytest's own kind of test class."""
         found = self.resolver().find_class(path, name)
         if found is None or depth > 32:
             return True
@@ -219,11 +219,9 @@ class _Imported:
         if not facts.bases and depth == 0 and facts.name.startswith("Test"):
             return True  # a plain `class TestFoo:` is a pytest test class
         for dotted in facts.bases:
-            if not dotted:
-                return True
-            base = self.resolver().find_base(where, dotted)
+            base = self.resolver().find_base(where, dotted) if dotted else None
             if base is None:
-                if "Test" in dotted.rsplit(".", 1)[-1]:
+                if base_may_be_testcase(dotted):
                     return True
                 continue
             if base[1].name != name or base[0] != where:
