@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import Any, Callable, Collection, NamedTuple, Sequence
 
 from hwlint.core.diagnostics import Diagnostic, UserError
-from hwlint.rules import COUNTED, AllowlistBudget, AllowlistStale, AllowlistSyntax, allowlist_budget, allowlist_stale
+from hwlint.rules import COUNTED, allowlist_budget, allowlist_stale
+from hwlint.rules.allowlist_budget import AllowlistBudget
+from hwlint.rules.allowlist_stale import AllowlistStale
+from hwlint.rules.allowlist_syntax import AllowlistSyntax
 from hwlint.rules import allowlist_syntax as syntax
 
 # A budget of more than 18 digits is a typo, not a count (and one of over

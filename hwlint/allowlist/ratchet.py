@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Mapping
 from hwlint.allowlist.model import Allowlist, load_allowlist, parse_allowlist
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.infra.git import GitError, run_git, show_file
-from hwlint.rules import AllowlistSyntax, allowlist_growth
+from hwlint.rules import allowlist_growth
+from hwlint.rules.allowlist_syntax import AllowlistSyntax
 
 if TYPE_CHECKING:
     from hwlint.core.config import Config

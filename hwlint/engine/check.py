@@ -23,7 +23,9 @@ from hwlint.facts.discover import discover
 from hwlint.facts import ModuleFacts
 from hwlint.engine.judge import Judge
 from hwlint.facts.resolve import ModuleContext, Resolver
-from hwlint.rules import ALL_RULES, ParseError, PhaseOverdue, Rule, Violation, enabled_codes, parse_error
+from hwlint.rules import ALL_RULES, Rule, Violation, enabled_codes, parse_error
+from hwlint.rules.parse_error import ParseError
+from hwlint.rules.phase_overdue import PhaseOverdue
 
 if TYPE_CHECKING:
     from datetime import date

@@ -14,7 +14,7 @@ from typing import Iterable, NamedTuple
 from hwlint.engine.api import CheckResult
 from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
 from hwlint.facts import ModuleFacts
-from hwlint.rules import MissingClassification
+from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.infer import REASONS
 from hwlint.rules.torch_api import BY_TARGET, Equivalent
 from hwlint.fix.trial import Declare, Surfaced, Trial

@@ -1,46 +1,38 @@
-"""The rule registry: every rule, in code order. Adding a rule is adding a
-module here and one line below."""
+"""The rule registry: every rule, in code order, found in this package.
+
+A rule is a `Rule` subclass in a module of its own here (fixit's model):
+adding one is adding its module. Its examples become tests
+(tests/test_rule_examples.py), `hwlint rule CODE` prints its explanation,
+and the documentation site makes its page, all from the module. The other
+modules here (`base`, `infer`, `uncertain`, `torch_api`) are what rules
+share.
+"""
 
 from __future__ import annotations
 
-from hwlint.rules.accelerator_api import AcceleratorApi
-from hwlint.rules.allowlist_budget import AllowlistBudget
-from hwlint.rules.allowlist_growth import AllowlistGrowth
-from hwlint.rules.allowlist_stale import AllowlistStale
-from hwlint.rules.allowlist_syntax import AllowlistSyntax
-from hwlint.rules.base import Example, Rule, Violation
-from hwlint.rules.device_decorator import DeviceDecorator
-from hwlint.rules.device_param import DeviceParam
-from hwlint.rules.device_specific_instantiation import DeviceSpecificInstantiation
-from hwlint.rules.duplicate import Duplicate
-from hwlint.rules.hardcoded_device import HardcodedDevice
-from hwlint.rules.instantiation import Instantiation
-from hwlint.rules.invalid_classification import InvalidClassification
-from hwlint.rules.missing_classification import MissingClassification
-from hwlint.rules.only_for import OnlyFor
-from hwlint.rules.parse_error import ParseError
-from hwlint.rules.uncertain_file import UncertainFile
-from hwlint.rules.phase_overdue import PhaseOverdue
+import importlib
+import os
 
-ALL_RULES: tuple[type[Rule], ...] = (
-    ParseError,
-    MissingClassification,
-    InvalidClassification,
-    Instantiation,
-    DeviceParam,
-    DeviceDecorator,
-    OnlyFor,
-    AcceleratorApi,
-    Duplicate,
-    DeviceSpecificInstantiation,
-    UncertainFile,
-    HardcodedDevice,
-    AllowlistStale,
-    AllowlistBudget,
-    AllowlistGrowth,
-    AllowlistSyntax,
-    PhaseOverdue,
-)
+from hwlint.rules.base import Example, Rule, Violation
+
+
+def _discover() -> tuple[type[Rule], ...]:
+    """Every Rule subclass defined in a module of this package, by code."""
+    found: dict[str, type[Rule]] = {}
+    for entry in sorted(os.listdir(os.path.dirname(__file__))):
+        if not entry.endswith(".py") or entry.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{entry[:-3]}")
+        for value in vars(module).values():
+            if (isinstance(value, type) and issubclass(value, Rule) and value is not Rule
+                    and value.__module__ == module.__name__):
+                if value.code in found:
+                    raise RuntimeError(f"{value.code} is defined twice: {found[value.code].__module__}, {module.__name__}")
+                found[value.code] = value
+    return tuple(found[code] for code in sorted(found))
+
+
+ALL_RULES: tuple[type[Rule], ...] = _discover()
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 FIXABLE: tuple[str, ...] = tuple(rule.code for rule in ALL_RULES if rule.fixable)
 # What budgets count (the module rules), and what needs the whole tree and
@@ -87,32 +79,5 @@ def enabled_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset
     return frozenset(codes)
 
 
-__all__ = [
-    "ALLOWLIST_RULES",
-    "ALL_RULES",
-    "BY_CODE",
-    "COUNTED",
-    "FIXABLE",
-    "Example",
-    "Rule",
-    "Violation",
-    "enabled_codes",
-    "is_code",
-    "AcceleratorApi",
-    "AllowlistBudget",
-    "AllowlistGrowth",
-    "AllowlistStale",
-    "AllowlistSyntax",
-    "DeviceDecorator",
-    "DeviceParam",
-    "DeviceSpecificInstantiation",
-    "Duplicate",
-    "HardcodedDevice",
-    "Instantiation",
-    "InvalidClassification",
-    "MissingClassification",
-    "OnlyFor",
-    "ParseError",
-    "PhaseOverdue",
-    "UncertainFile",
-]
+__all__ = ["ALLOWLIST_RULES", "ALL_RULES", "BY_CODE", "COUNTED", "FIXABLE", "Example", "Rule", "Violation",
+           "enabled_codes", "is_code"]

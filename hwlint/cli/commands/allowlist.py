@@ -101,7 +101,7 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
 
         raise UserError(f"nothing to adopt: {explain_empty(config)}")
     change = init_allowlist(config, result, jobs=jobs)
-    from hwlint.rules import ParseError
+    from hwlint.rules.parse_error import ParseError
 
     broken = sorted({d.path for d in result.diagnostics if d.code == ParseError.code})
     files, violations = change.entries_after, sum(a.new or 0 for a in change.actions)
@@ -149,7 +149,7 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
     sees the rename."""
     from hwlint.allowlist.edit import configured_rules
     from hwlint.allowlist.ratchet import check_ratchet
-    from hwlint.rules import AllowlistSyntax
+    from hwlint.rules.allowlist_syntax import AllowlistSyntax
 
     config = load_project(config_file, cache=None)
     result = check_ratchet(config, base_ref, syntax=AllowlistSyntax.code in configured_rules(config))

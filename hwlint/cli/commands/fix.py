@@ -53,7 +53,8 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     fails the hook when a file changed."""
     from hwlint.engine.api import run_check
     from hwlint.fix.apply import apply_fixes, unified_diff
-    from hwlint.rules import FIXABLE, AllowlistBudget, enabled_codes
+    from hwlint.rules import FIXABLE, enabled_codes
+    from hwlint.rules.allowlist_budget import AllowlistBudget
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
