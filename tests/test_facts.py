@@ -12,9 +12,9 @@ from hwlint.facts import (
     Method,
     Site,
     Value,
-    _vocabulary,
     extract_source,
 )
+from hwlint.facts.vocabulary import vocabulary_for
 
 
 def facts(source: str):
@@ -267,10 +267,10 @@ def test_default_vocabulary_keeps_its_hand_picked_tokens() -> None:
     """The substrings that pick candidate lines are what makes a large file
     cheap: PyTorch's own set must stay the short hand-picked one, and a
     backend's additions must not drop any of it."""
-    default = _vocabulary(DEFAULT_ACCELERATORS).tokens
+    default = vocabulary_for(DEFAULT_ACCELERATORS).tokens
     assert default == ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu",
                        "TEST_", "torch.npu", ".npu(", '"npu', "'npu")
-    extended = _vocabulary(DEFAULT_ACCELERATORS.extended(modules=["torch.openreg", "torch_npu.npu"],
+    extended = vocabulary_for(DEFAULT_ACCELERATORS.extended(modules=["torch.openreg", "torch_npu.npu"],
                                                          flags=["TEST_OPENREG"], devices=["openreg"])).tokens
     # TEST_OPENREG needs no token of its own: "TEST_" finds it.
     assert extended[:13] == default

@@ -1,0 +1,770 @@
+"""The extractor: one module's source parsed once with the standard
+library's `ast`, walked once, and reduced to a ModuleFacts; the tree is
+dropped."""
+
+import ast
+import bisect
+import gc
+import re
+import warnings
+from typing import Iterable, Iterator, Sequence
+
+from hwlint.facts.dynamic import dynamic_sites
+from hwlint.facts.prescan import accelerator_lines, is_skipped, noqa_comments, split_lines
+from hwlint.facts.read import ReadError, read_source
+from hwlint.facts.records import Branch, ClassFacts, Declaration, Import, Instantiation, Method, ModuleFacts, Site, Value
+from hwlint.facts.vocabulary import (
+    DEFAULT_ACCELERATORS,
+    INSTANTIATE,
+    Accelerators,
+    LazyPattern,
+    Vocabulary,
+    dotted_name,
+    vocabulary_for,
+)
+
+# Calls into a device module that only ask a question: probes, not hard-coded use.
+_QUESTIONS = frozenset({"is_available", "device_count", "is_built", "is_bf16_supported"})
+
+
+def _strings(node: ast.expr) -> tuple[str, ...]:
+    """A literal device list (`"cuda"`, `("cpu", "cuda")`) as a tuple; () when not literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return (node.value,)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    ):
+        return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+    return ()
+
+
+class _Extractor:
+    def __init__(self, lines: Sequence[str], attribute: str, text: str | None = None,
+                 accelerators: Accelerators = DEFAULT_ACCELERATORS) -> None:
+        self.lines = lines
+        self.attribute = attribute
+        self.vocabulary = vocabulary_for(accelerators)
+        # The module with "\n" line ends, when the caller has it at hand.
+        self._text = text
+        # Sorted numbers of the lines where the vocabulary's text matches in the
+        # whole module, computed when the first class needs them.
+        self._hits: list[int] | None = None
+        self._devtype: list[int] | None = None
+        self.module_mentions: list[int] = []
+        self.classes: list[ClassFacts] = []
+        self.instantiations: list[Instantiation] = []
+        self.imports: list[Import] = []
+        self.module_declarations: list[tuple[str, Declaration]] = []
+
+    def column(self, line: int, col_offset: int) -> int:
+        """1-based character column; ast gives UTF-8 byte offsets."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return col_offset + 1
+        return len(text.encode("utf-8")[:col_offset].decode("utf-8", errors="ignore")) + 1
+
+    # -- module level -----------------------------------------------------
+
+    def hits(self) -> list[int]:
+        """Lines mentioning an accelerator, found once per module on demand."""
+        if self._hits is None:
+            text = self._text if self._text is not None else "\n".join(self.lines)
+            self._hits = accelerator_lines(text, self.lines, self.vocabulary)
+        return self._hits
+
+    def devtype_lines(self) -> list[int]:
+        """Lines calling get_devtype() (PyTorch's FSDP/DTensor tests take
+        their device from it: the accelerator there is), found once."""
+        if self._devtype is None:
+            text = self._text if self._text is not None else "\n".join(self.lines)
+            found: list[int] = []
+            at = text.find("get_devtype(")
+            while at != -1:
+                line = text.count("\n", 0, at) + 1
+                if not found or found[-1] != line:
+                    found.append(line)
+                at = text.find("get_devtype(", at + 1)
+            self._devtype = found
+        return self._devtype
+
+    def note_module_mention(self, first: int, last: int) -> None:
+        for hits in (self.hits(), self.devtype_lines()):
+            index = bisect.bisect_left(hits, first)
+            if index < len(hits) and hits[index] <= last:
+                self.module_mentions.append(hits[index])
+                return
+
+    def block(self, body: Iterable[ast.stmt], branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
+        for stmt in body:
+            kind = type(stmt)
+            if kind not in _NOT_MENTIONS and not _is_instantiation(stmt):
+                self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno)
+            elif kind is ast.If or kind is ast.While:
+                test = stmt.test  # type: ignore[attr-defined]
+                self.note_module_mention(test.lineno, test.end_lineno or test.lineno)
+            if kind is ast.ClassDef:
+                self.classes.append(self.klass(stmt, branch))  # type: ignore[arg-type]
+            elif kind is ast.Expr:
+                self.maybe_instantiation(stmt.value, branch, loops)  # type: ignore[attr-defined]
+            elif kind is ast.Assign:
+                self.assignment(stmt, branch, loops)  # type: ignore[arg-type]
+            elif kind is ast.ImportFrom:
+                for alias in stmt.names:  # type: ignore[attr-defined]
+                    self.imports.append(
+                        Import(stmt.module or "", stmt.level, alias.name, alias.asname or alias.name)  # type: ignore[attr-defined]
+                    )
+            elif kind is ast.Import:
+                for alias in stmt.names:  # type: ignore[attr-defined]
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.imports.append(Import(alias.name if alias.asname else local, 0, None, local))
+            elif kind is ast.If:
+                key = (stmt.lineno, stmt.col_offset)
+                self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
+                self.block(stmt.orelse, Branch(branch.path + (key + (1,),)), loops)  # type: ignore[attr-defined]
+            elif kind is ast.Try or kind.__name__ == "TryStar":
+                key = (stmt.lineno, stmt.col_offset)
+                self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
+                for arm, handler in enumerate(stmt.handlers, start=1):  # type: ignore[attr-defined]
+                    self.block(handler.body, Branch(branch.path + (key + (arm,),)), loops)
+                self.block(stmt.orelse, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
+                self.block(stmt.finalbody, branch, loops)  # type: ignore[attr-defined]
+            elif kind in (ast.For, ast.AsyncFor):
+                inner = dict(loops)
+                target, it = stmt.target, stmt.iter  # type: ignore[attr-defined]
+                if isinstance(target, ast.Name) and isinstance(it, (ast.Tuple, ast.List)):
+                    names = tuple(e.id for e in it.elts if isinstance(e, ast.Name))
+                    if len(names) == len(it.elts):
+                        inner[target.id] = names
+                self.block(stmt.body, branch, inner)  # type: ignore[attr-defined]
+                self.block(stmt.orelse, branch, loops)  # type: ignore[attr-defined]
+            elif kind in (ast.While, ast.With, ast.AsyncWith):
+                self.block(stmt.body, branch, loops)  # type: ignore[attr-defined]
+                self.block(getattr(stmt, "orelse", ()), branch, loops)
+            elif kind is ast.Match:
+                key = (stmt.lineno, stmt.col_offset)
+                for arm, case in enumerate(stmt.cases):  # type: ignore[attr-defined]
+                    self.block(case.body, Branch(branch.path + (key + (arm,),)), loops)
+
+    def assignment(self, stmt: ast.Assign, branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
+        for target in stmt.targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == self.attribute
+                and isinstance(target.value, ast.Name)
+            ):
+                decl = Declaration(
+                    stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "module"
+                )
+                for name in loops.get(target.value.id, (target.value.id,)):
+                    self.module_declarations.append((name, decl))
+        self.maybe_instantiation(stmt.value, branch, loops)
+
+    def maybe_instantiation(self, node: ast.expr, branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
+        if not isinstance(node, ast.Call):
+            return
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name != INSTANTIATE:
+            return
+        target: ast.expr | None = node.args[0] if node.args else None
+        only_for = except_for = None
+        allow_mps = allow_xpu = False
+        for kw in node.keywords:
+            if kw.arg == "generic_test_class":
+                target = kw.value
+            elif kw.arg == "only_for":
+                only_for = _strings(kw.value)
+            elif kw.arg == "except_for":
+                except_for = _strings(kw.value)
+            elif kw.arg in ("allow_mps", "allow_xpu"):
+                # Anything but a literal False may allow it at run time.
+                allowed = not (isinstance(kw.value, ast.Constant) and not kw.value.value)
+                if kw.arg == "allow_mps":
+                    allow_mps = allowed
+                else:
+                    allow_xpu = allowed
+        names: tuple[str | None, ...] = (None,)
+        if isinstance(target, ast.Name):
+            names = loops.get(target.id, (target.id,))
+        for class_name in names:
+            self.instantiations.append(
+                Instantiation(
+                    node.lineno,
+                    self.column(node.lineno, node.col_offset),
+                    class_name,
+                    only_for,
+                    except_for,
+                    allow_mps,
+                    allow_xpu,
+                    branch,
+                )
+            )
+
+    # -- classes ----------------------------------------------------------
+
+    def klass(self, node: ast.ClassDef, branch: Branch) -> ClassFacts:
+        methods: list[Method] = []
+        declarations: list[Declaration] = []
+        requires: list[Site] = []
+        for decorator in node.decorator_list:
+            self.requirement(decorator, requires, "class")
+        self.class_body(node.body, methods, declarations, requires)
+        body = node.body
+        has_doc = bool(
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        )
+        first = body[1] if has_doc and len(body) > 1 else body[0]
+        end = node.end_lineno or node.lineno
+        probes: tuple[Site, ...] = ()
+        devices: tuple[Site, ...] = ()
+        start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        hits = self.hits()
+        hit_lines = hits[bisect.bisect_left(hits, start) : bisect.bisect_right(hits, end)]
+        if hit_lines:
+            probes, devices = self.accelerator_sites(node, hit_lines)
+        devtype = self.devtype_lines()
+        for line in devtype[bisect.bisect_left(devtype, start) : bisect.bisect_right(devtype, end)]:
+            at = self.lines[line - 1].find("get_devtype(")
+            requires.append(Site(line, self.column(line, len(self.lines[line - 1][:at].encode("utf-8"))),
+                                 "get_devtype()", "devtype", ""))
+        return ClassFacts(
+            name=node.name,
+            line=node.lineno,
+            column=self.column(node.lineno, node.col_offset),
+            end_line=end,
+            bases=tuple(dotted_name(b) for b in node.bases),
+            methods=tuple(methods),
+            declarations=tuple(declarations),
+            probes=probes,
+            devices=devices,
+            decorators=tuple(_decorator_name(d) for d in node.decorator_list),
+            branch=branch,
+            body_line=first.lineno,
+            has_docstring=has_doc,
+            requires=tuple(sorted(requires, key=_site_key)),
+        )
+
+    def class_body(self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration],
+                   requires: list[Site]) -> None:
+        for stmt in body:
+            kind = type(stmt)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                name = stmt.name  # type: ignore[attr-defined]
+                if name.startswith("test"):
+                    methods.append(self.method(stmt, requires))  # type: ignore[arg-type]
+                elif name in ("setUp", "setUpClass"):
+                    self.setup_skips(stmt.body, requires)  # type: ignore[attr-defined]
+            elif kind is ast.Assign:
+                for target in stmt.targets:  # type: ignore[attr-defined]
+                    if isinstance(target, ast.Name) and target.id == self.attribute:
+                        declarations.append(
+                            Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "body")  # type: ignore[attr-defined]
+                        )
+            elif kind is ast.AnnAssign:
+                target = stmt.target  # type: ignore[attr-defined]
+                if isinstance(target, ast.Name) and target.id == self.attribute:
+                    value = _value(stmt.value) if stmt.value is not None else Value("missing", "")  # type: ignore[attr-defined]
+                    declarations.append(Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), value, "body"))
+            elif kind is ast.If:
+                self.class_body(stmt.body, methods, declarations, requires)  # type: ignore[attr-defined]
+                self.class_body(stmt.orelse, methods, declarations, requires)  # type: ignore[attr-defined]
+            elif kind is ast.Try:
+                for part in (stmt.body, stmt.orelse, stmt.finalbody):  # type: ignore[attr-defined]
+                    self.class_body(part, methods, declarations, requires)
+                for handler in stmt.handlers:  # type: ignore[attr-defined]
+                    self.class_body(handler.body, methods, declarations, requires)
+
+    def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, requires: list[Site]) -> Method:
+        args = node.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args)]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        params += [a.arg for a in args.kwonlyargs]
+        for decorator in node.decorator_list:
+            self.requirement(decorator, requires, "test")
+        return Method(
+            node.name,
+            node.lineno,
+            self.column(node.lineno, node.col_offset),
+            tuple(params),
+            tuple(_decorator_name(d) for d in node.decorator_list),
+        )
+
+    def requirement(self, decorator: ast.expr, requires: list[Site], kind: str) -> None:
+        """A decorator that skips its test or class unless an accelerator is there."""
+        name = _decorator_name(decorator)
+        if not name:
+            return
+        device: str | None
+        lowered = name.lower()
+        if "skip" not in lowered and "requires" not in lowered:
+            return  # most decorators (@dtypes, @parametrize, @slowTest): no regex
+        if lowered in ("skipif", "skipunless"):
+            if not isinstance(decorator, ast.Call) or not decorator.args:
+                return
+            device = _guard_device(decorator.args[0], lowered == "skipif")
+        else:
+            device = _required_device(name)
+        if device is not None:
+            requires.append(Site(decorator.lineno, self.column(decorator.lineno, decorator.col_offset),
+                                 _decorator_text(decorator), kind, device))
+
+    def setup_skips(self, body: Iterable[ast.stmt], requires: list[Site]) -> None:
+        """`if not torch.cuda.is_available(): self.skipTest(...)` (or `raise
+        unittest.SkipTest(...)`) at the top level of setUp/setUpClass: every
+        test of the class skips without the accelerator."""
+        for stmt in body:
+            if not isinstance(stmt, ast.If) or not any(_is_skip(s) for s in stmt.body):
+                continue
+            device = _guard_device(stmt.test, True)
+            if device is not None:
+                requires.append(Site(stmt.lineno, self.column(stmt.lineno, stmt.col_offset),
+                                     "setUp: if " + _short(stmt.test) + ": skip", "setup", device))
+
+    def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
+        # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
+        # is two calls into CUDA that start at the same place, and TEST_LINTER
+        # counts both.
+        probes: dict[tuple[int, int, int, int], Site] = {}
+        devices: dict[tuple[int, int], Site] = {}
+        vocabulary = self.vocabulary
+        for sub in _walk_lines(node, hit_lines):
+            kind = type(sub)
+            if kind is ast.Name:
+                if sub.id in vocabulary.flags:  # type: ignore[attr-defined]
+                    line, col = sub.lineno, sub.col_offset  # type: ignore[attr-defined]
+                    probes[(line, col, line, col)] = Site(line, self.column(line, col), sub.id, "flag")  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                probe = self.accelerator_call(sub)  # type: ignore[arg-type]
+                if probe is not None:
+                    probes[(sub.lineno, sub.col_offset, sub.end_lineno or 0, sub.end_col_offset or 0)] = probe  # type: ignore[attr-defined]
+                site = self.device_use(sub)  # type: ignore[arg-type]
+                if site is not None:
+                    devices[(site.line, site.column)] = site
+        return tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key))
+
+    def accelerator_call(self, call: ast.Call) -> Site | None:
+        """A call into an accelerator, as TEST_LINTER sees one (a callee
+        rooted at `torch` with a segment such as `cuda`), or into one of the
+        configured modules. A module only named, not called (a patch target,
+        an annotation, an isinstance type), is not one."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return None
+        chain = _callee(func)
+        if chain is None:
+            return None
+        prefix, text, plain = chain
+        vocabulary = self.vocabulary
+        found = any(prefix.startswith(m + ".") for m in vocabulary.device_modules)
+        if not found and prefix.split(".", 1)[0] == "torch":
+            if plain:
+                found = not vocabulary.segments.isdisjoint(prefix.split("."))
+            else:
+                # TEST_LINTER splits the callee's source on dots, arguments
+                # included (`torch.randn(2, device=torch.cuda.current_device()).sum()`
+                # counts): the same test, on the same text.
+                parts = ast.unparse(func).split(".")
+                found = parts[0] == "torch" and not vocabulary.segments.isdisjoint(parts)
+                if found and vocabulary.segments.isdisjoint(_attributes(func)):
+                    # The accelerator is in an argument: show it.
+                    text = ast.unparse(call)
+                    text = text if len(text) <= 80 else text[:77] + "..."
+        if not found:
+            return None
+        what = "probe" if _is_question(func.attr) else "use"
+        return Site(call.lineno, self.column(call.lineno, call.col_offset), text, what)
+
+    def device_use(self, call: ast.Call) -> Site | None:
+        func = call.func
+        vocabulary = self.vocabulary
+        where = (call.lineno, self.column(call.lineno, call.col_offset))
+        for kw in call.keywords:
+            if kw.arg == "device" and _is_device_string(kw.value, vocabulary):
+                value = kw.value.value  # type: ignore[attr-defined]
+                return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{value}"', "keyword", value)
+        if isinstance(func, ast.Attribute):
+            if func.end_lineno is not None and func.end_col_offset is not None:
+                # Point at the method name, not at the start of a long chain.
+                attr_at = func.end_col_offset - len(func.attr)
+                method_at = (func.end_lineno, self.column(func.end_lineno, attr_at))
+            else:
+                method_at = where
+            dotted = dotted_name(func)
+            in_module = any(dotted.startswith(m + ".") for m in vocabulary.device_modules)
+            if func.attr in vocabulary.methods and not in_module and not dotted.startswith("torch."):
+                return Site(*method_at, f".{func.attr}()", "method", func.attr)
+            if dotted in ("torch.device",) or func.attr == "to":
+                if call.args and _is_device_string(call.args[0], vocabulary):
+                    value = call.args[0].value  # type: ignore[attr-defined]
+                    if dotted == "torch.device":
+                        return Site(*where, f'torch.device("{value}")', "torch.device", value)
+                    return Site(*method_at, f'.to("{value}")', "to", value)
+            if in_module and func.attr not in _QUESTIONS:
+                return Site(*where, f"{dotted}()", "module", dotted)
+        return None
+
+
+def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
+    """Like ast.walk, but only into nodes spanning one of `lines`: a big
+    class mentions CUDA on a few lines, and walking all of it would cost more
+    than parsing it did."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            low = getattr(child, "lineno", None)
+            if low is not None:
+                # A decorated function or class starts at its first decorator
+                # (ast's lineno is the `def` line).
+                decorators = getattr(child, "decorator_list", None)
+                if decorators:
+                    low = decorators[0].lineno
+                high = getattr(child, "end_lineno", None) or low
+                index = bisect.bisect_left(lines, low)
+                if index == len(lines) or lines[index] > high:
+                    continue
+            stack.append(child)
+
+
+# Statements whose accelerator mentions are not module-level uses: classes
+# (their own facts), imports, and compound statements (their bodies are
+# looked at statement by statement; an if/while test separately).
+_NOT_MENTIONS = frozenset({
+    ast.ClassDef, ast.Import, ast.ImportFrom, ast.If, ast.Try, ast.For, ast.AsyncFor,
+    ast.While, ast.With, ast.AsyncWith, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []),
+})
+
+
+def _is_instantiation(stmt: ast.stmt) -> bool:
+    """`instantiate_device_type_tests(..., only_for="cuda")`: naming devices
+    there is how device classes are made, not a use of one."""
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == INSTANTIATE
+
+
+def _callee(func: ast.Attribute) -> tuple[str, str, bool] | None:
+    """A callee chain rooted at a name: its dotted prefix up to the first call
+    or subscript, its text for messages (`torch.empty(...).cuda()`), and
+    whether it is a plain dotted name. None for other callees (`f().x`)."""
+    parts: list[str] = []
+    node: ast.expr = func
+    plain = True
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append("." + node.attr)
+            node = node.value
+        elif isinstance(node, ast.Call):
+            parts.append("(...)")
+            node = node.func
+            plain = False
+        elif isinstance(node, ast.Subscript):
+            parts.append("[...]")
+            node = node.value
+            plain = False
+        elif isinstance(node, ast.Name):
+            parts.append(node.id)
+            break
+        else:
+            return None
+    parts.reverse()
+    prefix = parts[0]
+    for part in parts[1:]:
+        if not part.startswith("."):
+            break
+        prefix += part
+    return prefix, "".join(parts) + "()", plain
+
+
+def _attributes(node: ast.expr) -> Iterator[str]:
+    """The attribute names along a callee chain (`torch.empty(4).cuda`: empty, cuda)."""
+    while True:
+        if isinstance(node, ast.Attribute):
+            yield node.attr
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            return
+
+
+# Calls that ask about an accelerator rather than run on it.
+_ASKING = frozenset({"device_count", "current_accelerator", "current_device", "get_device_name",
+                     "get_device_capability", "get_device_properties", "get_arch_list"})
+
+
+def _is_question(name: str) -> bool:
+    return name in _ASKING or name.startswith(("is_", "has_"))
+
+
+# Names of decorators that skip unless an accelerator is there (PyTorch's
+# common_distributed, common_utils and inductor helpers, torch_npu's and
+# torch-xpu-ops' own): what in the name says which one.
+_REQUIRES = LazyPattern(
+    r"^(?:requires_|skip_?if_?no_?|skip_?unless_?(?:torch_)?|skip_?if_?unsupport_?(?:multi_?)?)"
+    r"(cuda|gpu|npu|xpu|mps|accelerator|multi_?gpu|multi_?npu|nccl|xccl|hccl)(?:_and_\w+)?$",
+    re.IGNORECASE,
+)
+_REQUIRED = {"cuda": "cuda", "nccl": "cuda", "npu": "npu", "multinpu": "npu", "hccl": "npu", "xpu": "xpu",
+             "xccl": "xpu", "mps": "mps", "gpu": "", "accelerator": "", "multigpu": ""}
+# `skip_if_lt_x_gpu(n)` counts the accelerators there are, whichever they are.
+_REQUIRES_ANY = frozenset({"skip_if_lt_x_gpu", "skip_if_no_gpu", "skip_but_pass_in_sandcastle_if_lt_x_gpu"})
+# Flags that say an accelerator is there (`TEST_CUDA`, `TEST_MULTIGPU`,
+# inductor's `HAS_GPU`), and which. TEST_MULTIGPU is CUDA's in common_cuda,
+# but the out-of-tree copies of PyTorch's tests redefine it for their own
+# device: any accelerator.
+_FLAG = LazyPattern(r"^(?:TEST|HAS)_(?:MULTI_?)?(CUDA|CUDNN|GPU|XPU|MPS|NPU|PRIVATEUSE1|ACCELERATOR)(?:_\w+)?$")
+_FLAG_DEVICE = {"CUDA": "cuda", "CUDNN": "cuda", "GPU": "", "XPU": "xpu", "MPS": "mps", "NPU": "npu",
+                "PRIVATEUSE1": "privateuse1", "ACCELERATOR": ""}
+
+
+def _required_device(name: str) -> str | None:
+    """The device a skip-unless decorator needs ("" for any accelerator), or None."""
+    if name in _REQUIRES_ANY:
+        return ""
+    match = _REQUIRES.match(name)
+    if match is None:
+        return None
+    return _REQUIRED[match.group(1).lower().replace("_", "")]
+
+
+def _present(node: ast.expr) -> str | None:
+    """The accelerator whose presence `node` asserts (`TEST_CUDA`,
+    `torch.cuda.is_available()`, `torch.cuda.device_count() >= 2`), "" for
+    any, None when it asserts none."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left, op = node.left, node.ops[0]
+        if isinstance(op, (ast.Gt, ast.GtE)) and _counts(left) is not None:
+            return _counts(left)
+        return None
+    if isinstance(node, ast.Call) and not node.args:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "is_available":
+            return _module_device(dotted_name(func.value))
+        return None
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    match = _FLAG.match(name) if name else None
+    return _FLAG_DEVICE[match.group(1)] if match else None
+
+
+def _absent(node: ast.expr) -> str | None:
+    """The accelerator whose absence `node` asserts (`not TEST_CUDA`,
+    `torch.cuda.device_count() < 2`), "" for any, None when it asserts none."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _present(node.operand)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        op = node.ops[0]
+        if isinstance(op, (ast.Lt, ast.LtE, ast.Eq)):
+            return _counts(node.left)
+    return None
+
+
+def _counts(node: ast.expr) -> str | None:
+    """`torch.cuda.device_count()`: the accelerator counted, or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "device_count":
+        return _module_device(dotted_name(node.func.value))
+    return None
+
+
+def _module_device(dotted: str) -> str | None:
+    """`torch.cuda` -> "cuda", `torch.accelerator` -> "", `torch_npu.npu` -> "npu"."""
+    parts = dotted.split(".")
+    if len(parts) < 2 or not parts[0].startswith("torch"):
+        return None
+    last = parts[-1]
+    if last == "accelerator":
+        return ""
+    if last in ("cuda", "xpu", "mps", "npu", "hpu"):
+        return last
+    return None
+
+
+def _guard_device(cond: ast.expr, skip_if: bool) -> str | None:
+    """The accelerator a skip condition needs: `skipIf(cond)` (skip_if) skips
+    when cond holds, `skipUnless(cond)` when it does not. "" for any
+    accelerator; None when the condition needs none (it skips for other
+    reasons, or only on some accelerator)."""
+    if isinstance(cond, ast.BoolOp):
+        # skipIf(a or b) skips whenever a does; skipUnless(a and b) unless a.
+        # skipIf(a and b) needs every one of them to skip: without CUDA and
+        # without XPU, some accelerator at least.
+        one = isinstance(cond.op, ast.Or) == skip_if
+        found = [_guard_device(v, skip_if) for v in cond.values]
+        if one:
+            named = [d for d in found if d is not None]
+            return named[0] if named else None
+        if any(d is None for d in found):
+            return None
+        return found[0] if len(set(found)) == 1 else ""
+    return _absent(cond) if skip_if else _present(cond)
+
+
+def _is_skip(stmt: ast.stmt) -> bool:
+    """`self.skipTest(...)`, `raise unittest.SkipTest(...)`."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        return isinstance(func, ast.Attribute) and func.attr == "skipTest"
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        return dotted_name(exc).rsplit(".", 1)[-1] == "SkipTest"
+    return False
+
+
+def _decorator_text(node: ast.expr) -> str:
+    """`@skipIf(not TEST_CUDA, ...)`: the decorator, its reason left out."""
+    if not isinstance(node, ast.Call):
+        return "@" + _short(node)
+    args = node.args[:1]
+    rest = len(node.args) > 1 or bool(node.keywords)
+    inner = ", ".join(_short(a) for a in args) + (", ..." if rest and args else "..." if rest else "")
+    return f"@{_short(node.func)}({inner})"
+
+
+def _short(node: ast.expr) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # unparse has no contract for odd trees; the text is only for messages
+        return "<expression>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _site_key(site: Site) -> tuple[int, int]:
+    return (site.line, site.column)
+
+
+def _is_device_string(node: ast.expr, vocabulary: Vocabulary) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(vocabulary.device_string.match(node.value))
+
+
+def _decorator_name(node: ast.expr) -> str:
+    """`onlyCUDA` for `@onlyCUDA`, `@common_device_type.onlyCUDA`,
+    `@onlyOn("cuda")` and `@self.x[0].onlyCUDA` (as TEST_LINTER names them)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _value(node: ast.expr) -> Value:
+    if isinstance(node, ast.Attribute):
+        dotted = dotted_name(node)
+        if dotted:
+            return Value("dotted", dotted)  # resolved against the imports in _finish
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return Value("string", node.value)
+    try:
+        text = ast.unparse(node)
+    except Exception:  # unparse has no contract for odd trees; the text is only for messages
+        text = "<expression>"
+    return Value("other", text[:80])
+
+
+def _finish(extractor: _Extractor, enum: str) -> tuple[ClassFacts, ...]:
+    """Resolve `Enum.MEMBER` values against the module's imports, and attach
+    module-level `TestFoo.attr = ...` assignments to their classes."""
+    enum_names = {enum} | {i.asname for i in extractor.imports if i.name == enum}
+
+    def member(value: Value) -> Value:
+        if value.kind != "dotted":
+            return value
+        prefix, _, attr = value.text.rpartition(".")
+        if prefix and (prefix in enum_names or prefix.rsplit(".", 1)[-1] == enum):
+            return Value("member", attr)
+        return Value("other", value.text)
+
+    extra: dict[str, list[Declaration]] = {}
+    for name, decl in extractor.module_declarations:
+        extra.setdefault(name, []).append(decl)
+    classes = []
+    for cls in extractor.classes:
+        decls = [d._replace(value=member(d.value)) for d in (*cls.declarations, *extra.get(cls.name, ()))]
+        classes.append(cls._replace(declarations=tuple(decls)) if decls or cls.declarations else cls)
+    return tuple(classes)
+
+
+def extract_source(path: str, source: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification",
+                   accelerators: Accelerators = DEFAULT_ACCELERATORS) -> ModuleFacts:
+    """Reduce one module's source to facts. Never raises on bad source: a
+    module Python would refuse is a ModuleFacts with `error` set."""
+    lines = split_lines(source)
+    if is_skipped(source):
+        return ModuleFacts(path, skip_file=True, lines=len(lines))
+    noqa = noqa_comments(source, lines)
+    gc_was_enabled = gc.isenabled()
+    # Parsing allocates millions of nodes and no cycles: the collector would
+    # only spend time scanning them.
+    gc.disable()
+    try:
+        with warnings.catch_warnings():
+            # Invalid escape sequences and the like are the file owner's
+            # business (SyntaxWarning); they must not reach the terminal.
+            warnings.simplefilter("ignore")
+            try:
+                # Not the real path: for some errors CPython re-reads the line
+                # from the named file as raw UTF-8, which shifts columns after
+                # a BOM or a coding cookie and depends on the working folder.
+                tree = ast.parse(source, filename="<hwlint>")
+            except SyntaxError as exc:
+                line = exc.lineno or 1
+                column = exc.offset or 1
+                return ModuleFacts(path, error=ReadError(line, max(column, 1), f"syntax error: {exc.msg}"), noqa=noqa, lines=len(lines))
+            except (ValueError, TypeError) as exc:  # e.g. NUL bytes on Python < 3.12
+                return ModuleFacts(path, error=ReadError(1, 1, f"cannot parse: {exc}"), noqa=noqa, lines=len(lines))
+            except (RecursionError, MemoryError):
+                return ModuleFacts(path, error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"), noqa=noqa, lines=len(lines))
+        facts = facts_from_tree(path, source, tree, lines=lines, enum=enum, attribute=attribute,
+                                accelerators=accelerators)
+        del tree
+        return facts._replace(noqa=noqa) if noqa else facts
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def facts_from_tree(
+    path: str,
+    source: str,
+    tree: ast.Module,
+    *,
+    lines: list[str] | None = None,
+    enum: str = "HardwareClassification",
+    attribute: str = "hw_classification",
+    accelerators: Accelerators = DEFAULT_ACCELERATORS,
+) -> ModuleFacts:
+    """Facts from an already parsed module (the flake8 plugin gets the tree
+    from flake8). `noqa` is left empty: the caller reads comments its way."""
+    lines = lines if lines is not None else split_lines(source)
+    extractor = _Extractor(lines, attribute, source if "\r" not in source else None, accelerators)
+    try:
+        extractor.block(tree.body, Branch(), {})
+    except RecursionError:
+        return ModuleFacts(path, error=ReadError(1, 1, "cannot analyse: too deeply nested"), lines=len(lines))
+    return ModuleFacts(
+        path,
+        classes=_finish(extractor, enum),
+        instantiations=tuple(extractor.instantiations),
+        imports=tuple(extractor.imports),
+        lines=len(lines),
+        accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
+        dynamic=dynamic_sites(tree, source, extractor.column, attribute, {c.name for c in extractor.classes}),
+    )
+
+
+def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification",
+                 accelerators: Accelerators = DEFAULT_ACCELERATORS) -> ModuleFacts:
+    """Facts of the file at `abspath`, reported as `path`; a file that cannot
+    be read is a ModuleFacts with `error` set."""
+    source = read_source(abspath)
+    if isinstance(source, ReadError):
+        return ModuleFacts(path, error=source)
+    return extract_source(path, source, enum=enum, attribute=attribute, accelerators=accelerators)

@@ -1,0 +1,67 @@
+"""The text pre-scan: what is found in a module's text without parsing it
+(its lines, `# hwlint: skip-file`, `# noqa` comments, the lines that mention
+an accelerator)."""
+
+import re
+from typing import Sequence
+
+from hwlint.facts.vocabulary import DEFAULT_ACCELERATORS, LazyPattern, Vocabulary, vocabulary_for
+
+# Lines end where Python's tokenizer says they do (str.splitlines would also
+# split on form feeds and other characters Python treats as whitespace).
+_NEWLINE = LazyPattern(r"\r\n|\r|\n")
+_NOQA = LazyPattern(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+_SKIP_FILE = LazyPattern(r"#\s*hwlint:\s*skip-file\b")
+
+
+def split_lines(source: str) -> list[str]:
+    """The module's lines, split where Python's tokenizer splits them."""
+    if "\r" not in source:
+        return source.split("\n")  # the same lines, several times faster
+    return _NEWLINE.split(source)
+
+
+def is_skipped(source: str) -> bool:
+    """Whether the module says `# hwlint: skip-file`."""
+    return "skip-file" in source and _SKIP_FILE.search(source) is not None
+
+
+def noqa_comments(source: str, lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
+    """The `# noqa` comments by line: the codes each names, None for every code."""
+    found: dict[int, frozenset[str] | None] = {}
+    if "noqa" not in source.lower():
+        return found
+    for number, line in enumerate(lines, start=1):
+        if "noqa" not in line.lower():
+            continue
+        match = _NOQA.search(line)
+        if match:
+            codes = match.group("codes")
+            found[number] = frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else None
+    return found
+
+
+def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | None = None) -> list[int]:
+    """Sorted 1-based numbers of the lines that mention an accelerator.
+
+    `text` is the module with `\n` line ends (the source itself when it has
+    no `\r`), `lines` its lines."""
+    vocabulary = vocabulary or vocabulary_for(DEFAULT_ACCELERATORS)
+    pattern = vocabulary.text
+    positions: list[int] = []
+    for token in vocabulary.tokens:
+        at = text.find(token)
+        while at != -1:
+            positions.append(at)
+            at = text.find(token, at + 1)
+    if not positions:
+        return []
+    positions.sort()
+    found: list[int] = []
+    line, previous = 1, 0
+    for at in positions:
+        line += text.count("\n", previous, at)
+        previous = at
+        if (not found or found[-1] != line) and pattern.search(lines[line - 1]):
+            found.append(line)
+    return found

@@ -1,0 +1,147 @@
+"""The records a module's facts are made of: plain NamedTuples of str, int,
+bool, None and tuples, small and picklable (facts.codec stores them)."""
+
+# No `from __future__ import annotations` here: typing.NamedTuple compiles each
+# string annotation into a ForwardRef, a third of this module's import time.
+
+from typing import NamedTuple
+
+from hwlint.facts.read import ReadError
+
+
+class Value(NamedTuple):
+    """The right-hand side of a classification declaration."""
+
+    kind: str  # "member" (Enum.X), "string", "missing" (annotation only), "other"
+    text: str  # the member name, the string, or the expression's source
+
+
+class Declaration(NamedTuple):
+    line: int
+    column: int
+    value: Value
+    where: str  # "body" (in the class) or "module" (TestFoo.attr = ... after it)
+
+
+class Method(NamedTuple):
+    name: str
+    line: int
+    column: int
+    params: tuple[str, ...]
+    decorators: tuple[str, ...]  # last component of each decorator's name
+
+
+class Site(NamedTuple):
+    """A place in the source: an accelerator probe or a hard-coded device."""
+
+    line: int
+    column: int
+    text: str
+    # What is there. For probes, what the code does: "probe" (asks about
+    # the accelerator: `torch.cuda.is_available()`), "use" (runs on it:
+    # `torch.empty(4).cuda()`, `torch.cuda.synchronize()`), "flag"
+    # (`TEST_CUDA`). For hard-coded devices (HWC201's rewrites): "keyword"
+    # (`device="cuda"`), "method" (`.cuda()`), "torch.device", "to"
+    # (`.to("cuda")`) or "module" (`torch.cuda.synchronize()`), and `name` is
+    # the device string, the method, or the module function's dotted name.
+    kind: str = ""
+    name: str = ""
+
+
+class Branch(NamedTuple):
+    """Where a statement sits among if/try/match arms, to tell apart
+    definitions that can both run from alternatives of which one runs."""
+
+    path: tuple[tuple[int, int, int], ...] = ()  # (line, column, arm) per enclosing statement
+
+    def excludes(self, other: "Branch") -> bool:
+        for mine, theirs in zip(self.path, other.path):
+            if mine[:2] != theirs[:2]:
+                return False
+            if mine[2] != theirs[2]:
+                return True
+        return False
+
+
+class ClassFacts(NamedTuple):
+    name: str
+    line: int
+    column: int
+    end_line: int
+    bases: tuple[str, ...]  # dotted source of each base; "" when not a plain name
+    methods: tuple[Method, ...]  # its own test methods
+    declarations: tuple[Declaration, ...]
+    probes: tuple[Site, ...]
+    devices: tuple[Site, ...]  # hard-coded device uses
+    decorators: tuple[str, ...]
+    branch: Branch = Branch()
+    body_line: int = 0  # first statement of the body (after the docstring), for fixes
+    has_docstring: bool = False
+    # Where the class's tests need an accelerator to run at all (hwlint.rules.infer:
+    # such a class is no GENERIC): a decorator on the class or a test
+    # (`@skip_if_lt_x_gpu(2)`, `@requires_nccl()`, `@skipIf(not TEST_CUDA, ...)`),
+    # a skip in setUp/setUpClass when there is none, a device from
+    # `get_devtype()`. kind: where it is: "class" (a decorator on the class),
+    # "test" (on a test method: the next method in `methods`), "setup" or
+    # "devtype"; name: the device needed ("cuda", "npu", ...) or "" for any
+    # accelerator.
+    requires: tuple[Site, ...] = ()
+
+
+class Instantiation(NamedTuple):
+    line: int
+    column: int
+    class_name: str | None
+    only_for: tuple[str, ...] | None  # None: not given; () : given but not literal
+    except_for: tuple[str, ...] | None
+    allow_mps: bool
+    allow_xpu: bool
+    branch: Branch = Branch()
+
+
+class Import(NamedTuple):
+    module: str  # the module named, without leading dots
+    level: int  # leading dots of a relative import
+    name: str | None  # the imported name, None for `import module`
+    asname: str  # the local name it is bound to
+
+
+class Dynamic(NamedTuple):
+    """A statement that may make, publish or change test classes at run
+    time, where hwlint cannot see the result (hwlint.rules.uncertain judges it)."""
+
+    line: int
+    column: int
+    # "call": `[Name =] f(...)` at module level, bound to a name or published
+    #   (target "globals()"); "publish": classes put in the module's
+    #   namespace by globals()/setattr on the module; "setattr": an attribute
+    #   set on a class (`setattr(C, name, f)`, `C.test_x = f`), args[0] the
+    #   attribute's name when literal; "classification": the attribute set on
+    #   a name that is not a class of the module (a loop variable).
+    kind: str
+    func: str  # the called function's last name; "" when none
+    target: str  # the name bound or the class named; "" when not a plain name
+    args: tuple[str | None, ...]  # positional arguments: a plain name or a string's value; None otherwise
+
+
+class ModuleFacts(NamedTuple):
+    path: str
+    error: ReadError | None = None
+    skip_file: bool = False
+    # None: every code. Never mutated: the default {} is shared.
+    noqa: dict[int, frozenset[str] | None] = {}
+    classes: tuple[ClassFacts, ...] = ()
+    instantiations: tuple[Instantiation, ...] = ()
+    imports: tuple[Import, ...] = ()
+    lines: int = 0
+    # Lines outside classes and imports that mention an accelerator (a
+    # module-level `device = torch.device("xpu")` a class may use): weaker
+    # evidence for `hwlint fix` that a class without its own is GENERIC.
+    accelerator_lines: tuple[int, ...] = ()
+    dynamic: tuple[Dynamic, ...] = ()
+
+    def suppressed(self, line: int, code: str) -> bool:
+        if line not in self.noqa:
+            return False
+        codes = self.noqa[line]
+        return codes is None or any(code.startswith(c) for c in codes)
