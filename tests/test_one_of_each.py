@@ -130,3 +130,24 @@ def test_select_judges_by_the_rules_heuristic() -> None:
 
     source = inspect.getsource(selection)
     assert "base_may_be_testcase(" in source and '"Test" in' not in source
+
+
+# -- the format registry ------------------------------------------------------------
+
+
+def test_one_registry_knows_both_kinds_of_format() -> None:
+    import importlib
+
+    from hwlint import output
+    from hwlint.cli import options
+
+    assert output.CHECK_FORMATS == ("text", "json", "jsonl", "lintrunner", "github", "sarif", "junit")
+    assert output.REPORT_FORMATS == ("text", "markdown", "json", "html")
+    assert options.CHECK_FORMATS is output.CHECK_FORMATS and options.REPORT_FORMATS is output.REPORT_FORMATS
+    assert [o.choices for o in options.CHECK if o.dest == "fmt"] == [output.CHECK_FORMATS]
+    assert [o.choices for o in options.REPORT if o.dest == "fmt"] == [output.REPORT_FORMATS]
+    for fmt in output.REPORT_FORMATS:
+        assert output.renderer(fmt, "report") is importlib.import_module(f"hwlint.output.report_{fmt}").render
+    assert output.renderer("jsonl") is output.renderer("json", "check") is importlib.import_module("hwlint.output.json_").render
+    with pytest.raises(KeyError):
+        output.renderer("markdown", "check")

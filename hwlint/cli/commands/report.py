@@ -65,12 +65,11 @@ def report(
 
     Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
     keys); html is one self-contained page. Always exits 0 unless it fails."""
-    import importlib
-
     from hwlint.allowlist.model import load_allowlist
     from hwlint.engine.check import run_check
     from hwlint.allowlist.history import allowlist_history, largest_size
     from hwlint.infra.git import GitError
+    from hwlint.output import renderer
     from hwlint.report.figures import TABLE_ROWS, build_report, layout, report_time
 
     cache = cache_choice(no_cache, cache_dir, True)
@@ -126,5 +125,4 @@ def report(
     allowlist = load_allowlist(config.root, config.allowlist)
     figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest,
                            phase_history=phase_points, today=day)
-    module = importlib.import_module(f"hwlint.output.report_{fmt}")
-    write_output(module.render(layout(figures, None if all_rows else TABLE_ROWS)), output)
+    write_output(renderer(fmt, "report")(layout(figures, None if all_rows else TABLE_ROWS)), output)
