@@ -16,7 +16,7 @@ from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal, Mapping, Sequence
 
 from hwlint.allowlist.model import DEFAULT_HEADER, Allowlist, Record, counted, load_allowlist
 from hwlint.core.diagnostics import Diagnostic, UserError
@@ -82,6 +82,13 @@ def tree_counts(config: Config, result: CheckResult, *, jobs: int | None = None)
 # Plans: pure functions from (list, counts) to the new list and what changed.
 
 
+ActionKind = Literal["remove", "lower", "move", "add", "raise", "merge", "drop", "sort"]
+# How a summary counts each kind, in this order ("sort" is said apart).
+_DONE: tuple[tuple[ActionKind, str], ...] = (
+    ("add", "added"), ("raise", "raised"), ("remove", "removed"), ("lower", "lowered"), ("move", "moved"),
+    ("merge", "merged"), ("drop", "dropped"))
+
+
 @dataclass(frozen=True)
 class Action:
     """One change to the list, said the way a user reads it.
@@ -91,7 +98,7 @@ class Action:
     `refused` growth is an add or raise that was not applied.
     """
 
-    kind: str
+    kind: ActionKind
     path: str | None
     line: int | None = None  # the line in the list as it was read
     old: int | None = None
@@ -468,10 +475,8 @@ class AllowlistChange:
             if command == "sync":
                 text += " To adopt hwlint, create it from the tree as it is: `hwlint allowlist init`."
             return text + self._refused_summary()
-        counts = Counter(a.kind for a in self.actions)
-        parts = [f"{counts[k]} {word}" for k, word in (
-            ("add", "added"), ("raise", "raised"), ("remove", "removed"), ("lower", "lowered"),
-            ("move", "moved"), ("merge", "merged"), ("drop", "dropped")) if counts[k]]
+        counts: Counter[str] = Counter(a.kind for a in self.actions)
+        parts = [f"{counts[k]} {word}" for k, word in _DONE if counts[k]]
         if counts["sort"]:
             parts.append("re-sorted")
         left = f"{self.entries_after} entr{'y' if self.entries_after == 1 else 'ies'}"
