@@ -47,7 +47,8 @@ def run_git(root: Path, *args: str, check: bool = True) -> str:
     proc = _git(root, args, "this command", text=True, encoding="utf-8", errors="replace")
     if check and proc.returncode != 0:
         raise _failed(" ".join(args), proc)
-    return proc.stdout  # type: ignore[no-any-return]
+    stdout: str = proc.stdout
+    return stdout
 
 
 def show_file(root: Path, ref: str, path: str) -> str | None:
@@ -55,7 +56,8 @@ def show_file(root: Path, ref: str, path: str) -> str | None:
     proc = _git(root, ("show", f"{ref}:./{path}"), "this command")
     if proc.returncode != 0:
         return None
-    return proc.stdout.decode("utf-8", errors="replace")  # type: ignore[no-any-return]
+    data: bytes = proc.stdout
+    return data.decode("utf-8", errors="replace")
 
 
 def check_repository(root: Path, needed_by: str = "this command") -> None:

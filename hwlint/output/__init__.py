@@ -41,4 +41,5 @@ def renderer(name: str, kind: str = "check") -> Renderer | ReportRenderer:
     """The `render` function of format `name` of `kind` ("check": of a
     CheckResult; "report": of a report's Layout)."""
     module = importlib.import_module(f"hwlint.output.{_MODULES[kind][name]}")
-    return module.render  # type: ignore[no-any-return]
+    render: Renderer | ReportRenderer = module.render
+    return render

@@ -91,7 +91,7 @@ def may_be_testcase(info: ClassInfo) -> bool:
 def _arg(dynamic: Dynamic, index: int | None) -> str | None:
     if index is None or index >= len(dynamic.args):
         return None
-    return dynamic.args[index]  # type: ignore[no-any-return]
+    return dynamic.args[index]
 
 
 def _generated_name(template: str | None, dynamic: Dynamic) -> str | None:
