@@ -49,6 +49,17 @@ class Phase(NamedTuple):
     start: "date | None" = None
 
 
+class Runner(NamedTuple):
+    """A CI runner (`[[tool.hwlint.runners]]`): the classifications it runs
+    (canonical members, aliases resolved), the device type its per-device
+    classes are collected for, and how many shards split its tests."""
+
+    name: str
+    members: tuple[str, ...]
+    device: str
+    shards: int = 1
+
+
 class Config(NamedTuple):
     root: Path
     source: Path | None = None  # the file the settings came from, for messages
@@ -84,6 +95,7 @@ class Config(NamedTuple):
     # class they make is seen, not a reason to call its file uncertain.
     generators: Mapping[str, Generator] = {}
     phases: tuple[Phase, ...] = ()
+    runners: tuple[Runner, ...] = ()
 
     @property
     def allowlist_path(self) -> Path:
@@ -221,6 +233,65 @@ def _phases(source: Path, value: Any) -> tuple[Phase, ...]:
     return tuple(phases)
 
 
+_RUNNER_KEYS = ("name", "members", "device", "shards")
+
+
+def _runners(source: Path, value: Any) -> list[tuple[str, str, list[str], str, int]]:
+    """`[[tool.hwlint.runners]]`, each table's shape checked; the members are
+    checked against the classifications once those are known (_runner_members).
+    Gives (where, name, members as written, device, shards) per runner."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise _err(source, f"[tool.hwlint] runners must be an array of tables ([[tool.hwlint.runners]]), got {value!r}")
+    out: list[tuple[str, str, list[str], str, int]] = []
+    for number, table in enumerate(value, start=1):
+        name = table.get("name")
+        where = f"[[tool.hwlint.runners]] #{number}"
+        if not isinstance(name, str) or not name.strip():
+            raise _err(source, f"{where}: name must be a non-empty string, got {name!r}")
+        where = f"{where} ({name})"
+        for key in table:
+            if key not in _RUNNER_KEYS:
+                raise _err(source, f"{where}: unknown key {key!r} (known keys: {', '.join(sorted(_RUNNER_KEYS))})")
+        if any(seen == name for _, seen, _, _, _ in out):
+            raise _err(source, f"{where}: another runner is named {name!r}: runner names must be unique")
+        for key in ("members", "device"):
+            if key not in table:
+                raise _err(source, f"{where}: {key} is required")
+        members = table["members"]
+        if not isinstance(members, list) or not members or not all(isinstance(m, str) and m for m in members):
+            raise _err(source, f"{where}: members must be a non-empty list of classifications, got {members!r}")
+        device = table["device"]
+        # The device becomes part of class names (TestFoo -> TestFooCUDA) and of CI job names.
+        if not isinstance(device, str) or not device.isidentifier():
+            raise _err(source, f"{where}: device must be a device type such as cpu, cuda or xpu, got {device!r}")
+        shards = table.get("shards", 1)
+        if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
+            raise _err(source, f"{where}: shards must be an integer >= 1, got {shards!r}")
+        out.append((where, name, list(members), device.lower(), shards))
+    return out
+
+
+def _runner_members(source: Path, raw: list[tuple[str, str, list[str], str, int]], classifications: tuple[str, ...],
+                    aliases: Mapping[str, str]) -> tuple[Runner, ...]:
+    """The runners with their members canonical: case-insensitive, aliases
+    resolved, as `hwlint select MEMBER...` takes them."""
+    known = {m.upper(): m for m in classifications}
+    for alias, target in aliases.items():
+        known.setdefault(alias.upper(), target)
+    runners = []
+    for where, name, written, device, shards in raw:
+        members: list[str] = []
+        for item in written:
+            member = known.get(item.strip().upper())
+            if member is None:
+                valid = ", ".join(classifications) + (f" (aliases: {', '.join(sorted(aliases))})" if aliases else "")
+                raise _err(source, f"{where}: members: {item!r} is not a configured classification: expected one of {valid}")
+            if member not in members:
+                members.append(member)
+        runners.append(Runner(name, tuple(members), device, shards))
+    return tuple(runners)
+
+
 def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
                    is_code: Callable[[str], bool] | None = None) -> Config:
     """Turn a `[tool.hwlint]` table into a Config, or raise UserError naming
@@ -277,6 +348,8 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
             values[name] = _generators(source, value)
         elif name == "phases":
             values[name] = _phases(source, value)
+        elif name == "runners":
+            values[name] = _runners(source, value)
         elif name == "per_file_ignores":
             if not isinstance(value, dict):
                 raise _err(source, f"[tool.hwlint] per-file-ignores must be a table, got {value!r}")
@@ -305,6 +378,12 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
             raise _err(source, f"[tool.hwlint] aliases: {alias} is already one of classifications")
         if target not in classifications:
             raise _err(source, f"[tool.hwlint] aliases: {alias} = {target!r} is not one of classifications")
+    if "runners" in values:
+        values["runners"] = _runner_members(source, values["runners"], classifications, values.get("aliases", {}))
+        if values["runners"] and "select" not in values:
+            # HWC401 (no-runner) is on by default once there are runners to
+            # judge against; an explicit `select` is the user's word.
+            values["select"] = (*Config._field_defaults["select"], "HWC4")
     allowlist = values.get("allowlist")
     if allowlist is not None and (os.path.isabs(allowlist) or ".." in Path(allowlist).parts):
         raise _err(source, f"[tool.hwlint] allowlist must be a path inside the project root, got {allowlist!r}")
