@@ -133,10 +133,20 @@ PYTHON = Option(("--python",), "python", "text",
                 metavar="EXE")
 TIMEOUT = Option(("--timeout",), "timeout", "seconds", "--runtime: give up on a module whose import takes longer.",
                  default=300.0, show_default=True, metavar="SECONDS")
+# CI runners ([[tool.hwlint.runners]], hwlint.select.matrix)
+RUNNER = Option(("--runner",), "runner", "text",
+                "Select for this configured runner ([[tool.hwlint.runners]]): its members and device, "
+                "in place of MEMBERS and --device.", metavar="NAME")
+MATRIX = Option(("--matrix",), "matrix", "flag",
+                "Print a CI matrix as JSON ({\"include\": [...]}, one entry per runner and shard, with its node ids), "
+                "for GitHub Actions' strategy.matrix; shards are balanced by test count.")
+DURATIONS = Option(("--durations",), "durations", "file",
+                   "--matrix: balance the shards by the test times in this JUnit XML of an earlier run "
+                   "(tests it does not know get its median time).", metavar="FILE")
 SELECT_COMMAND = (
     FORMAT.with_choices(SELECT_FORMATS, "files",
                         "files: test files; pytest: `path::Class` node ids; json: both, with each class's details."),
-    INCLUDE_UNCLASSIFIED, DEVICE, RUNTIME, PYTHON, TIMEOUT, CONFIG, JOBS, OUTPUT, *CACHE,
+    INCLUDE_UNCLASSIFIED, DEVICE, RUNNER, MATRIX, DURATIONS, RUNTIME, PYTHON, TIMEOUT, CONFIG, JOBS, OUTPUT, *CACHE,
 )
 
 # hwlint fix

@@ -50,6 +50,10 @@ class Selected:
     instantiated: bool  # passed to instantiate_device_type_tests
     collected_as: str | None  # the class pytest collects; None: instantiated, but no device given
     imported_from: str | None = None  # the file that defines it, when the module imports it
+    # Its test methods, own and inherited, each name once: what a shard of
+    # `select --matrix` weighs it by. Parametrized expansions are not in the
+    # facts, so a method counts once.
+    methods: int = 1
 
     @property
     def node_id(self) -> str | None:
@@ -74,6 +78,15 @@ class Selection:
     def known(self) -> list[Selected]:
         """The selected classes outside uncertain files."""
         return [t for t in self.tests if t.path not in self.uncertain]
+
+
+def test_methods(info: ClassInfo) -> int:
+    """The test methods a class runs: its own and its bases', each name once
+    (an override replaces the base's), at least 1."""
+    names = {m.name for m in info.facts.methods}
+    for _, base in info.ancestors:
+        names.update(m.name for m in base.methods)
+    return max(1, len(names))
 
 
 def canonical_members(config: Config, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -279,7 +292,7 @@ def select_tests(
             return  # defined twice (if/else): pytest collects one class
         seen.add(key)
         selection.tests.append(Selected(path, name, member, inherited_from or info.inherited_from, bool(instantiations),
-                                        collected, imported_from))
+                                        collected, imported_from, test_methods(info)))
 
     for ctx in result.contexts:
         if ctx.facts.error is not None:
@@ -345,6 +358,7 @@ def select_runtime(
     device = device.lower() if device else None
     selection = Selection(members, include_unclassified, device, warnings=static.warnings)
     wanted = set(members)
+    counts = {(t.path, t.class_name): t.methods for t in static.tests}
     for ctx in result.contexts:
         path = ctx.path
         module = collected.get(path)
@@ -364,5 +378,6 @@ def select_runtime(
                 continue  # made for another device of this machine
             name = cls.generic or cls.name
             origin = cls.file if cls.file != path else None
-            selection.tests.append(Selected(path, name, member, None, cls.generic is not None, cls.name, origin))
+            methods = counts.get((path, name), 1)
+            selection.tests.append(Selected(path, name, member, None, cls.generic is not None, cls.name, origin, methods))
     return selection

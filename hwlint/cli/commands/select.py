@@ -74,8 +74,26 @@ def render(selection: Any, fmt: str, root: Path) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+def matrix_document(shards: list[Any], root: Path) -> str:
+    """`--matrix`: GitHub Actions' `strategy.matrix` (`{"include": [...]}`),
+    one entry per runner and shard, paths as `--format pytest` gives them."""
+    include = []
+    for shard in shards:
+        tests = [_here(root, u.path) + (f"::{u.class_name}" if u.class_name else "") for u in shard.units]
+        include.append({
+            "runner": shard.runner.name,
+            "shard": shard.number,
+            "shards": shard.runner.shards,
+            "device": shard.runner.device,
+            "members": list(shard.runner.members),
+            "tests": tests,
+            "files": sorted({_here(root, u.path) for u in shard.units}),
+        })
+    return json.dumps({"include": include}, indent=2, ensure_ascii=False) + "\n"
+
+
 @click.command()
-@click.argument("members", nargs=-1, required=True)
+@click.argument("members", nargs=-1)
 @options(*SELECT_COMMAND)
 @guarded
 def select(
@@ -83,6 +101,9 @@ def select(
     fmt: str,
     include_unclassified: bool,
     device: str | None,
+    runner: str | None,
+    matrix: bool,
+    durations: Path | None,
     runtime: bool,
     python: str | None,
     timeout: float,
@@ -99,42 +120,95 @@ def select(
     CUDA`: classes instantiated per device type are named as pytest collects
     them on that device (`TestFooCUDA`). A file where the runtime may collect
     classes hwlint cannot see is listed whole, whatever MEMBERS, with a
-    warning naming why; `--runtime` asks the runtime itself. Exits 0 when something is selected, 1 when nothing is
-    (like grep), 2 on errors."""
+    warning naming why; `--runtime` asks the runtime itself. `--runner NAME`
+    selects for a configured runner; `--matrix` prints every runner's
+    selection split into shards, as a CI matrix. Exits 0 when something is
+    selected, 1 when nothing is (like grep), 2 on errors."""
     from hwlint.engine.api import run_check
-    from hwlint.select.selection import canonical_members, default_device, select_tests
+    from hwlint.select.selection import canonical_members, default_device, select_runtime, select_tests
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
-    wanted = canonical_members(config, members)
-    if device is not None:
-        device = device.strip()
-        if not device.isidentifier():
-            raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
+    if matrix and (members or runner or device):
+        raise UserError("--matrix selects for every configured runner: give no MEMBERS, --runner or --device")
+    if durations is not None and not matrix:
+        raise UserError("--durations balances the shards of --matrix: give --matrix too")
+    if runner is not None and (members or device):
+        raise UserError(f"--runner {runner} sets the members and the device: give no MEMBERS or --device with it")
+    if not members and runner is None and not matrix:
+        raise UserError("name the classifications to select (e.g. `hwlint select GENERIC CPU`), or --runner NAME, "
+                        "or --matrix")
+    from hwlint.select.matrix import balance, find_runner, read_durations, units, weigh_by_durations
+
+    if matrix:
+        if not config.runners:
+            raise UserError(f"--matrix: no runners are configured: add [[tool.hwlint.runners]] to "
+                            f"{config.source or config.root / 'pyproject.toml'}")
+        runners = list(config.runners)
+    elif runner is not None:
+        runners = [find_runner(config, runner)]
     else:
-        device = default_device(wanted)
+        runners = []
+    cases = read_durations(durations) if durations is not None else None
+    if runners and runner is not None:
+        wanted, device = runners[0].members, runners[0].device
+    elif not runners:
+        wanted = canonical_members(config, members)
+        if device is not None:
+            device = device.strip()
+            if not device.isidentifier():
+                raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
+        else:
+            device = default_device(wanted)
     with progress_bar("Reading test files") as hook:
         result = run_check(config, None, jobs=jobs, progress=hook, cache=cache)
+    collected = None
     if runtime:
         from hwlint.select.runtime import collect
-        from hwlint.select.selection import select_runtime
 
         paths = [ctx.path for ctx in result.contexts]
         with progress_bar("Importing test modules") as hook:
             collected = collect(config.root, paths, python=python or sys.executable, attribute=config.attribute,
                                 timeout=timeout, jobs=jobs, progress=hook)
-        selection = select_runtime(result, collected, wanted, include_unclassified=include_unclassified, device=device)
-    else:
-        selection = select_tests(result, wanted, include_unclassified=include_unclassified, device=device)
-    for warning in selection.warnings:
-        click.echo(f"hwlint: warning: {warning}", err=True)
-    for path, reasons in sorted(selection.uncertain.items()):
-        first = reasons[0]
-        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
-        click.echo(f"hwlint: warning: {path}:{first.line}: uncertain, selected whole: {first.message}{more}", err=True)
+
+    def choose(members: tuple[str, ...], device: str | None) -> Any:
+        if collected is not None:
+            return select_runtime(result, collected, members, include_unclassified=include_unclassified, device=device)
+        return select_tests(result, members, include_unclassified=include_unclassified, device=device)
+
+    if matrix:
+        shards = []
+        warned: set[str] = set()
+        for each in runners:
+            selection = choose(each.members, each.device)
+            _warn(selection, warned)
+            found = units(result, selection)
+            if cases is not None:
+                found, unknown = weigh_by_durations(found, cases)
+                if unknown:
+                    click.echo(f"hwlint: warning: {each.name}: {unknown} of {len(found)} selected node ids are not "
+                               f"in {durations}: each of their tests counts the median time", err=True)
+            shards += balance(each, found)
+        write_output(matrix_document(shards, config.root), output)
+        return
+    selection = choose(wanted, device)
+    _warn(selection, set())
     write_output(render(selection, fmt, config.root), output)
     if not selection.tests and not selection.uncertain:
         what = " or ".join(wanted) + (" or unclassified" if include_unclassified else "")
         where = f" for device {device}" if device else ""
         click.echo(f"hwlint: no test class is {what}{where}", err=True)
         sys.exit(1)
+
+
+def _warn(selection: Any, warned: set[str]) -> None:
+    """The selection's warnings on stderr, each once (a matrix selects once per runner)."""
+    lines = [f"hwlint: warning: {warning}" for warning in selection.warnings]
+    for path, reasons in sorted(selection.uncertain.items()):
+        first = reasons[0]
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        lines.append(f"hwlint: warning: {path}:{first.line}: uncertain, selected whole: {first.message}{more}")
+    for line in lines:
+        if line not in warned:
+            warned.add(line)
+            click.echo(line, err=True)
