@@ -26,7 +26,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.infra.atomic import write_bytes_atomic
 from hwlint.infra.pool import run_in_pool
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 from hwlint.core.config import Config
 from hwlint.facts.collect import FactsOptions
 from hwlint.core.diagnostics import Diagnostic
@@ -35,6 +35,7 @@ from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
 from hwlint.fix.plan import ClassFix, FilePlan, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
+from hwlint.rules.hardcoded_device import HardcodedDevice
 
 
 class FixError(Exception):
@@ -271,7 +272,7 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
             for alias in imp.names:
                 if _dotted(alias.name) == enum:
                     local = alias.asname.name if alias.asname is not None else alias.name
-                    return module, _dotted(local)  # type: ignore[arg-type]
+                    return module, _dotted(local)
             if _dotted(imp.module) == import_from and target is None:
                 target = (index, position)
     if target is not None:
@@ -489,7 +490,8 @@ class FixReport:
         groups: dict[str, list[Unfixed]] = {}
         for u in ordered:
             groups.setdefault(u.group, []).append(u)
-        things = "class" if all(u.code != "HWC201" for u in self.unfixed) else "finding"
+        # A rewrite is of a site, not of a class.
+        things = "class" if all(u.code != HardcodedDevice.code for u in self.unfixed) else "finding"
         plural = "es" if things == "class" else "s"
         lines.append(f"{n} {things}{plural if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
         width = len(str(max(len(g) for g in groups.values())))
@@ -568,10 +570,10 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         error = write_fixed(config.root, outcome)
     if error is not None:
         report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
-        report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {error}", "not-rewritten", code="HWC201")
+        report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {error}", "not-rewritten", code=HardcodedDevice.code)
                               for r in plan.rewrites)
         return
-    report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code="HWC201")
+    report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code=HardcodedDevice.code)
                           for r, reason in outcome.not_rewritten)
     if outcome.changed:
         report.files.append(outcome)
@@ -595,7 +597,8 @@ def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, st
         if isinstance(before, ReadError) or isinstance(after, ReadError):
             continue
         # The class too: a declaration in a loop is reported for each class it assigns to.
-        first = min([(f.line, f.column, f.code, f.class_name) for f in plan.fixes]
-                    + [(r.line, r.column, "HWC201", r.class_name) for r in outcome.rewritten])
-        found[(plan.path, *first)] = (before, after)
+        line, column, code, class_name = min([(f.line, f.column, f.code, f.class_name) for f in plan.fixes]
+                                             + [(r.line, r.column, HardcodedDevice.code, r.class_name)
+                                                for r in outcome.rewritten])
+        found[(plan.path, line, column, code, class_name)] = (before, after)
     return found

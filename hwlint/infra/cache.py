@@ -174,7 +174,7 @@ class Cache:
         entry = self._shard(_shard_of(path)).get(path)
         if type(entry) is tuple and len(entry) == 2 and entry[0] == key and type(entry[1]) is bytes:
             self.hits += 1
-            return entry[1]  # type: ignore[no-any-return]
+            return entry[1]
         self.misses += 1
         return None
 
