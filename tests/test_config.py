@@ -227,7 +227,7 @@ def test_unknown_key_message_lists_the_known_keys(tmp_path: Path) -> None:
     assert "'includes'" in str(caught.value)
     assert "known keys: aliases, allowed-only-decorators, allowlist, attribute, baseline, classifications, enum, exclude, " \
            "extend-accelerator-flags, extend-accelerator-modules, extend-devices, generators, ignore, " \
-           "import-from, include, inheritance, lintrunner-code, oldest-torch, per-file-ignores, phases, select" in str(caught.value)
+           "import-from, include, inheritance, lintrunner-code, oldest-torch, per-file-ignores, phases, runners, select" in str(caught.value)
 
 
 @pytest.mark.parametrize(
