@@ -195,6 +195,7 @@ def build_report(
 
         phases = phase_statuses(config.phases, listed, phase_history, today or (now or report_time()).date(),
                                  config.source)
+    runners, orphans = _runner_coverage(result)
     work_left = bool(listed or failing or unclassified)
     return {
         "version": __version__,
@@ -232,7 +233,41 @@ def build_report(
         # the words the other formats print; null when there is a date, or
         # no history was read.
         "projection_note": gap,
+        # Runner coverage ([[tool.hwlint.runners]]): what each runner runs,
+        # and the classified classes none runs (HWC401's findings); empty
+        # lists without runners.
+        "runners": runners,
+        "orphans": orphans,
     }
+
+
+def _runner_coverage(result: CheckResult) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per configured runner, the test classes whose effective
+    classification is among its members and their test methods (as HWC401
+    and `select --matrix` count them); and the classified classes no runner
+    selects, in path order."""
+    from hwlint.rules.no_runner import runners_of, test_methods
+
+    runners = result.config.runners
+    if not runners:
+        return [], []
+    totals = {runner.name: [0, 0] for runner in runners}
+    orphans = []
+    for ctx in result.contexts:
+        for info in ctx.test_classes():
+            member = info.classification
+            if member is None:
+                continue
+            chosen = runners_of(member, runners)
+            for runner in chosen:
+                totals[runner.name][0] += 1
+                totals[runner.name][1] += test_methods(info)
+            if not chosen:
+                orphans.append({"path": ctx.path, "class_name": info.facts.name, "classification": member})
+    rows = [{"name": r.name, "device": r.device, "members": list(r.members), "classes": totals[r.name][0],
+             "tests": totals[r.name][1], "shards": r.shards} for r in runners]
+    orphans.sort(key=lambda o: (o["path"], o["class_name"]))
+    return rows, orphans
 
 
 def rule_name(code: str) -> str:
@@ -437,6 +472,34 @@ def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
     return (Section("phases", "Phases", (table, *charts), note=PHASE_RULES),)
 
 
+def _runners_section(f: dict[str, Any]) -> tuple[Section, ...]:
+    """Runner coverage: what each configured runner runs, then the classes
+    no runner runs (HWC401)."""
+    if not f.get("runners"):
+        return ()
+    table = Table(
+        "runners",
+        ("runner", "device", "members", "classes", "tests", "shards"),
+        tuple((r["name"], Code(r["device"]), ", ".join(r["members"]), r["classes"], r["tests"], r["shards"])
+              for r in f["runners"]),
+        noun=("runner", "runners"),
+    )
+    orphans = Table(
+        "orphans",
+        ("file", "class", "classification"),
+        tuple((Code(o["path"]), o["class_name"], o["classification"]) for o in f["orphans"]),
+        empty="None: every classified test class has a runner.",
+        noun=("orphaned class", "orphaned classes"),
+    )
+    n = len(f["orphans"])
+    said = Paragraph((f"1 classified test class no runner selects (HWC401): it never runs in CI." if n == 1 else
+                      f"{n} classified test classes no runner selects (HWC401): they never run in CI.") if n else
+                     "Every classified test class is selected by a runner.")
+    note = ("Classes whose effective classification is among the runner's members; tests: their test methods "
+            "(a parametrized method counts once).")
+    return (Section("runners", "Runner coverage", (table, said, orphans), note=note),)
+
+
 def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
     """The sections every format shows, in order, from the figures. Each
     table shows its first `rows` rows and says how many more there are
@@ -517,6 +580,7 @@ def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
         Section("summary", "Summary", (summary,), note=BASELINE_SOURCES[f["baseline_source"]]),
         Section("burndown", "Burn-down", burndown),
         *_phases_section(f),
+        *_runners_section(f),
         Section("classes", "Test classes by classification", (classes,), note="Effective classification: the class's own, else the one it inherits."),
         Section("violations", "Violations by rule", (violation_table,), note="Allowlisted files included: this is the work left."),
         Section("dirs", "Directories by remaining work", (directories,)),

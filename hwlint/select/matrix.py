@@ -20,6 +20,7 @@ from typing import Mapping, NamedTuple, Sequence
 from hwlint.core.config import Config, Runner
 from hwlint.core.diagnostics import UserError
 from hwlint.engine.check import CheckResult
+from hwlint.rules.no_runner import test_methods
 from hwlint.select.selection import Selection
 
 
@@ -68,12 +69,7 @@ def units(result: CheckResult, selection: Selection) -> list[Unit]:
     per_file: dict[str, int] = {}
     for ctx in result.contexts:
         if ctx.path in selection.uncertain:
-            names: set[str] = set()
-            for info in ctx.test_classes():
-                names.update(f"{info.facts.name}.{m.name}" for m in info.facts.methods)
-                for _, base in info.ancestors:
-                    names.update(f"{info.facts.name}.{m.name}" for m in base.methods)
-            per_file[ctx.path] = len(names)
+            per_file[ctx.path] = sum(test_methods(info) for info in ctx.test_classes())
     for path in sorted(selection.uncertain):
         out.append(Unit(path, path, None, float(max(1, per_file.get(path, 1)))))
     return out

@@ -34,6 +34,7 @@ from hwlint.facts.collect import FactsSource
 from hwlint.facts import ClassFacts, Instantiation
 from hwlint.facts.resolve import ClassInfo, Resolver
 from hwlint.select.runtime import RuntimeModule
+from hwlint.rules.no_runner import test_methods
 from hwlint.rules.uncertain import Reason, analyse, base_may_be_testcase
 
 # Device types PyTorch knows by name; any other device a runner names is a
@@ -78,15 +79,6 @@ class Selection:
     def known(self) -> list[Selected]:
         """The selected classes outside uncertain files."""
         return [t for t in self.tests if t.path not in self.uncertain]
-
-
-def test_methods(info: ClassInfo) -> int:
-    """The test methods a class runs: its own and its bases', each name once
-    (an override replaces the base's), at least 1."""
-    names = {m.name for m in info.facts.methods}
-    for _, base in info.ancestors:
-        names.update(m.name for m in base.methods)
-    return max(1, len(names))
 
 
 def canonical_members(config: Config, names: tuple[str, ...]) -> tuple[str, ...]:
