@@ -142,7 +142,8 @@ MATRIX = Option(("--matrix",), "matrix", "flag",
                 "for GitHub Actions' strategy.matrix; shards are balanced by test count.")
 DURATIONS = Option(("--durations",), "durations", "file",
                    "--matrix: balance the shards by the test times in this JUnit XML of an earlier run "
-                   "(tests it does not know get its median time).", metavar="FILE")
+                   "(repeatable: one per report; tests they do not know get their median time).", metavar="FILE",
+                   multiple=True)
 SELECT_COMMAND = (
     FORMAT.with_choices(SELECT_FORMATS, "files",
                         "files: test files; pytest: `path::Class` node ids; json: both, with each class's details."),

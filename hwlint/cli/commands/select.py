@@ -103,7 +103,7 @@ def select(
     device: str | None,
     runner: str | None,
     matrix: bool,
-    durations: Path | None,
+    durations: tuple[Path, ...],
     runtime: bool,
     python: str | None,
     timeout: float,
@@ -131,7 +131,7 @@ def select(
     config = load_project(config_file, cache=cache)
     if matrix and (members or runner or device):
         raise UserError("--matrix selects for every configured runner: give no MEMBERS, --runner or --device")
-    if durations is not None and not matrix:
+    if durations and not matrix:
         raise UserError("--durations balances the shards of --matrix: give --matrix too")
     if runner is not None and (members or device):
         raise UserError(f"--runner {runner} sets the members and the device: give no MEMBERS or --device with it")
@@ -149,7 +149,7 @@ def select(
         runners = [find_runner(config, runner)]
     else:
         runners = []
-    cases = read_durations(durations) if durations is not None else None
+    cases = [case for report in durations for case in read_durations(report)] if durations else None
     if runners and runner is not None:
         wanted, device = runners[0].members, runners[0].device
     elif not runners:
@@ -187,7 +187,7 @@ def select(
                 found, unknown = weigh_by_durations(found, cases)
                 if unknown:
                     click.echo(f"hwlint: warning: {each.name}: {unknown} of {len(found)} selected node ids are not "
-                               f"in {durations}: each of their tests counts the median time", err=True)
+                               f"in {', '.join(map(str, durations))}: each of their tests counts the median time", err=True)
             shards += balance(each, found)
         write_output(matrix_document(shards, config.root), output)
         return
