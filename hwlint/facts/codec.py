@@ -28,7 +28,7 @@ import marshal
 import types
 import typing
 import zlib
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeGuard
 
 from hwlint.facts.records import ModuleFacts
 
@@ -44,7 +44,7 @@ _UNIONS = (typing.Union, types.UnionType)
 _PLAIN_TYPES = (str, int, bool, float, type(None))
 
 
-def _is_record(tp: object) -> bool:
+def _is_record(tp: object) -> TypeGuard[type[NamedTuple]]:
     # get_origin first: on Python 3.10, isinstance(tuple[int, ...], type) holds.
     return typing.get_origin(tp) is None and isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
 
@@ -85,8 +85,8 @@ def _records(root: type[NamedTuple]) -> list[type[NamedTuple]]:
     def visit(tp: object) -> None:
         if _is_record(tp):
             if tp not in found:
-                found.append(tp)  # type: ignore[arg-type]  # _is_record checked it is a NamedTuple class
-                for _, field in _fields(tp):  # type: ignore[arg-type]  # as above
+                found.append(tp)
+                for _, field in _fields(tp):
                     visit(field)
         else:
             for arg in typing.get_args(tp):

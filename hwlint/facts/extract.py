@@ -7,7 +7,7 @@ import bisect
 import gc
 import re
 import warnings
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence, cast
 
 from hwlint.facts.dynamic import dynamic_sites
 from hwlint.facts.prescan import accelerator_lines, is_skipped, noqa_comments, split_lines
@@ -31,10 +31,10 @@ def _strings(node: ast.expr) -> tuple[str, ...]:
     """A literal device list (`"cuda"`, `("cpu", "cuda")`) as a tuple; () when not literal."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return (node.value,)
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
-    ):
-        return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        if len(values) == len(node.elts):
+            return tuple(values)
     return ()
 
 
@@ -99,50 +99,52 @@ class _Extractor:
             kind = type(stmt)
             if kind not in _NOT_MENTIONS and not _is_instantiation(stmt):
                 self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno)
-            elif kind is ast.If or kind is ast.While:
-                test = stmt.test  # type: ignore[attr-defined]
+            elif isinstance(stmt, (ast.If, ast.While)):
+                test = stmt.test
                 self.note_module_mention(test.lineno, test.end_lineno or test.lineno)
-            if kind is ast.ClassDef:
-                self.classes.append(self.klass(stmt, branch))  # type: ignore[arg-type]
-            elif kind is ast.Expr:
-                self.maybe_instantiation(stmt.value, branch, loops)  # type: ignore[attr-defined]
-            elif kind is ast.Assign:
-                self.assignment(stmt, branch, loops)  # type: ignore[arg-type]
-            elif kind is ast.ImportFrom:
-                for alias in stmt.names:  # type: ignore[attr-defined]
+            if isinstance(stmt, ast.ClassDef):
+                self.classes.append(self.klass(stmt, branch))
+            elif isinstance(stmt, ast.Expr):
+                self.maybe_instantiation(stmt.value, branch, loops)
+            elif isinstance(stmt, ast.Assign):
+                self.assignment(stmt, branch, loops)
+            elif isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
                     self.imports.append(
-                        Import(stmt.module or "", stmt.level, alias.name, alias.asname or alias.name)  # type: ignore[attr-defined]
+                        Import(stmt.module or "", stmt.level, alias.name, alias.asname or alias.name)
                     )
-            elif kind is ast.Import:
-                for alias in stmt.names:  # type: ignore[attr-defined]
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
                     local = alias.asname or alias.name.split(".")[0]
                     self.imports.append(Import(alias.name if alias.asname else local, 0, None, local))
-            elif kind is ast.If:
+            elif isinstance(stmt, ast.If):
                 key = (stmt.lineno, stmt.col_offset)
-                self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
-                self.block(stmt.orelse, Branch(branch.path + (key + (1,),)), loops)  # type: ignore[attr-defined]
-            elif kind is ast.Try or kind.__name__ == "TryStar":
-                key = (stmt.lineno, stmt.col_offset)
-                self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
-                for arm, handler in enumerate(stmt.handlers, start=1):  # type: ignore[attr-defined]
+                self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)
+                self.block(stmt.orelse, Branch(branch.path + (key + (1,),)), loops)
+            elif isinstance(stmt, ast.Try) or kind.__name__ == "TryStar":
+                # ast.TryStar (`except*`, Python 3.11+) has Try's fields.
+                tried = cast(ast.Try, stmt)
+                key = (tried.lineno, tried.col_offset)
+                self.block(tried.body, Branch(branch.path + (key + (0,),)), loops)
+                for arm, handler in enumerate(tried.handlers, start=1):
                     self.block(handler.body, Branch(branch.path + (key + (arm,),)), loops)
-                self.block(stmt.orelse, Branch(branch.path + (key + (0,),)), loops)  # type: ignore[attr-defined]
-                self.block(stmt.finalbody, branch, loops)  # type: ignore[attr-defined]
-            elif kind in (ast.For, ast.AsyncFor):
+                self.block(tried.orelse, Branch(branch.path + (key + (0,),)), loops)
+                self.block(tried.finalbody, branch, loops)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor)):
                 inner = dict(loops)
-                target, it = stmt.target, stmt.iter  # type: ignore[attr-defined]
+                target, it = stmt.target, stmt.iter
                 if isinstance(target, ast.Name) and isinstance(it, (ast.Tuple, ast.List)):
                     names = tuple(e.id for e in it.elts if isinstance(e, ast.Name))
                     if len(names) == len(it.elts):
                         inner[target.id] = names
-                self.block(stmt.body, branch, inner)  # type: ignore[attr-defined]
-                self.block(stmt.orelse, branch, loops)  # type: ignore[attr-defined]
-            elif kind in (ast.While, ast.With, ast.AsyncWith):
-                self.block(stmt.body, branch, loops)  # type: ignore[attr-defined]
+                self.block(stmt.body, branch, inner)
+                self.block(stmt.orelse, branch, loops)
+            elif isinstance(stmt, (ast.While, ast.With, ast.AsyncWith)):
+                self.block(stmt.body, branch, loops)
                 self.block(getattr(stmt, "orelse", ()), branch, loops)
-            elif kind is ast.Match:
+            elif isinstance(stmt, ast.Match):
                 key = (stmt.lineno, stmt.col_offset)
-                for arm, case in enumerate(stmt.cases):  # type: ignore[attr-defined]
+                for arm, case in enumerate(stmt.cases):
                     self.block(case.body, Branch(branch.path + (key + (arm,),)), loops)
 
     def assignment(self, stmt: ast.Assign, branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
@@ -250,31 +252,30 @@ class _Extractor:
     def class_body(self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration],
                    requires: list[Site]) -> None:
         for stmt in body:
-            kind = type(stmt)
-            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                name = stmt.name  # type: ignore[attr-defined]
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = stmt.name
                 if name.startswith("test"):
-                    methods.append(self.method(stmt, requires))  # type: ignore[arg-type]
+                    methods.append(self.method(stmt, requires))
                 elif name in ("setUp", "setUpClass"):
-                    self.setup_skips(stmt.body, requires)  # type: ignore[attr-defined]
-            elif kind is ast.Assign:
-                for target in stmt.targets:  # type: ignore[attr-defined]
+                    self.setup_skips(stmt.body, requires)
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
                     if isinstance(target, ast.Name) and target.id == self.attribute:
                         declarations.append(
-                            Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "body")  # type: ignore[attr-defined]
+                            Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "body")
                         )
-            elif kind is ast.AnnAssign:
-                target = stmt.target  # type: ignore[attr-defined]
-                if isinstance(target, ast.Name) and target.id == self.attribute:
-                    value = _value(stmt.value) if stmt.value is not None else Value("missing", "")  # type: ignore[attr-defined]
+            elif isinstance(stmt, ast.AnnAssign):
+                annotated = stmt.target
+                if isinstance(annotated, ast.Name) and annotated.id == self.attribute:
+                    value = _value(stmt.value) if stmt.value is not None else Value("missing", "")
                     declarations.append(Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), value, "body"))
-            elif kind is ast.If:
-                self.class_body(stmt.body, methods, declarations, requires)  # type: ignore[attr-defined]
-                self.class_body(stmt.orelse, methods, declarations, requires)  # type: ignore[attr-defined]
-            elif kind is ast.Try:
-                for part in (stmt.body, stmt.orelse, stmt.finalbody):  # type: ignore[attr-defined]
+            elif isinstance(stmt, ast.If):
+                self.class_body(stmt.body, methods, declarations, requires)
+                self.class_body(stmt.orelse, methods, declarations, requires)
+            elif type(stmt) is ast.Try:  # not TryStar, as before
+                for part in (stmt.body, stmt.orelse, stmt.finalbody):
                     self.class_body(part, methods, declarations, requires)
-                for handler in stmt.handlers:  # type: ignore[attr-defined]
+                for handler in stmt.handlers:
                     self.class_body(handler.body, methods, declarations, requires)
 
     def method(self, node: ast.FunctionDef | ast.AsyncFunctionDef, requires: list[Site]) -> Method:
@@ -332,16 +333,15 @@ class _Extractor:
         devices: dict[tuple[int, int], Site] = {}
         vocabulary = self.vocabulary
         for sub in _walk_lines(node, hit_lines):
-            kind = type(sub)
-            if kind is ast.Name:
-                if sub.id in vocabulary.flags:  # type: ignore[attr-defined]
-                    line, col = sub.lineno, sub.col_offset  # type: ignore[attr-defined]
-                    probes[(line, col, line, col)] = Site(line, self.column(line, col), sub.id, "flag")  # type: ignore[attr-defined]
-            elif kind is ast.Call:
-                probe = self.accelerator_call(sub)  # type: ignore[arg-type]
+            if isinstance(sub, ast.Name):
+                if sub.id in vocabulary.flags:
+                    line, col = sub.lineno, sub.col_offset
+                    probes[(line, col, line, col)] = Site(line, self.column(line, col), sub.id, "flag")
+            elif isinstance(sub, ast.Call):
+                probe = self.accelerator_call(sub)
                 if probe is not None:
-                    probes[(sub.lineno, sub.col_offset, sub.end_lineno or 0, sub.end_col_offset or 0)] = probe  # type: ignore[attr-defined]
-                site = self.device_use(sub)  # type: ignore[arg-type]
+                    probes[(sub.lineno, sub.col_offset, sub.end_lineno or 0, sub.end_col_offset or 0)] = probe
+                site = self.device_use(sub)
                 if site is not None:
                     devices[(site.line, site.column)] = site
         return tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key))
@@ -383,8 +383,8 @@ class _Extractor:
         vocabulary = self.vocabulary
         where = (call.lineno, self.column(call.lineno, call.col_offset))
         for kw in call.keywords:
-            if kw.arg == "device" and _is_device_string(kw.value, vocabulary):
-                value = kw.value.value  # type: ignore[attr-defined]
+            value = _device_string(kw.value, vocabulary) if kw.arg == "device" else None
+            if value is not None:
                 return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{value}"', "keyword", value)
         if isinstance(func, ast.Attribute):
             if func.end_lineno is not None and func.end_col_offset is not None:
@@ -398,8 +398,8 @@ class _Extractor:
             if func.attr in vocabulary.methods and not in_module and not dotted.startswith("torch."):
                 return Site(*method_at, f".{func.attr}()", "method", func.attr)
             if dotted in ("torch.device",) or func.attr == "to":
-                if call.args and _is_device_string(call.args[0], vocabulary):
-                    value = call.args[0].value  # type: ignore[attr-defined]
+                value = _device_string(call.args[0], vocabulary) if call.args else None
+                if value is not None:
                     if dotted == "torch.device":
                         return Site(*where, f'torch.device("{value}")', "torch.device", value)
                     return Site(*method_at, f'.to("{value}")', "to", value)
@@ -641,8 +641,11 @@ def _site_key(site: Site) -> tuple[int, int]:
     return (site.line, site.column)
 
 
-def _is_device_string(node: ast.expr, vocabulary: Vocabulary) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(vocabulary.device_string.match(node.value))
+def _device_string(node: ast.expr, vocabulary: Vocabulary) -> str | None:
+    """The device a literal names (`"cuda"`, `"cuda:1"`), or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and vocabulary.device_string.match(node.value):
+        return node.value
+    return None
 
 
 def _decorator_name(node: ast.expr) -> str:
