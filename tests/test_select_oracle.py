@@ -399,3 +399,202 @@ def test_pytorch_filter_runs_what_select_chose(suite: Path, torch_python: str) -
     ran = set(re.findall(r"\(__main__\.(\w+)\.", done.stderr))
     chosen = run_cli("select", "CPU", "--format", "pytest", cwd=suite).stdout.split()
     assert ran == {node.split("::")[1] for node in chosen if node.startswith("test/test_plain.py::")} == {"TestCpuOnlyCPU"}
+
+
+# -- runners of a device this machine lacks ---------------------------------
+#
+# A CUDA or XPU runner collects classes a CPU machine does not make
+# (TestOpsCUDA). PyTorch lets a project add device test bases through
+# TORCH_TEST_DEVICES; the oracle below does that for CUDA with a base whose
+# setUpClass skips (collection only), and for XPU sets what a machine with an
+# XPU has (TEST_XPU, so XPUTestBase joins the calls that pass allow_xpu).
+# `select --runtime` for a runner of that device must list what the oracle
+# collects, and the static `select --runner` the same classes.
+
+DEVICE_RUNNERS = """
+[[tool.hwlint.runners]]
+name = "linux-cuda"
+members = ["ACCELERATOR", "CUDA"]
+device = "cuda"
+shards = 2
+
+[[tool.hwlint.runners]]
+name = "linux-xpu"
+members = ["ACCELERATOR", "XPU"]
+device = "xpu"
+"""
+
+DEVICE_SUITE = {
+    "test/test_devices.py": """\
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import HardwareClassification, TestCase
+
+
+class TestOps(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_ones(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestOps, globals())
+
+
+class TestOpsWithXpu(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_zeros(self, device):
+        pass
+
+    def test_full(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestOpsWithXpu, globals(), allow_xpu=True)
+
+
+class TestNotOnCuda(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR
+
+    def test_sparse(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestNotOnCuda, globals(), except_for="cuda", allow_xpu=True)
+
+
+class TestCudaOnly(TestCase):
+    hw_classification = HardwareClassification.CUDA
+
+    def test_cudnn(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestCudaOnly, globals(), only_for="cuda")
+
+
+class TestXpuOnly(TestCase):
+    hw_classification = HardwareClassification.XPU
+
+    def test_onednn(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestXpuOnly, globals(), only_for="xpu", allow_xpu=True)
+
+
+class TestCudaStreams(TestCase):
+    hw_classification = HardwareClassification.CUDA
+
+    def test_stream(self):
+        pass
+
+
+class TestMath(TestCase):
+    hw_classification = HardwareClassification.GENERIC
+
+    def test_add(self):
+        pass
+""",
+}
+
+FAKE_CUDA = """\
+import unittest
+
+
+class CollectOnlyCUDA(DeviceTypeTestBase):  # noqa: F821 (from common_device_type's globals)
+    device_type = "cuda"
+
+    @classmethod
+    def setUpClass(cls):
+        raise unittest.SkipTest("collection only")
+
+
+TEST_CLASS = CollectOnlyCUDA
+"""
+
+AS_ON_AN_XPU_MACHINE = r"""
+import unittest
+import torch.testing._internal.common_device_type as cdt
+
+
+class CollectOnlyXPU(cdt.XPUTestBase):
+    @classmethod
+    def get_primary_device(cls):
+        return "xpu:0"
+
+    @classmethod
+    def setUpClass(cls):
+        raise unittest.SkipTest("collection only")
+
+
+cdt.XPUTestBase = CollectOnlyXPU
+cdt.TEST_XPU = True
+"""
+
+
+@pytest.fixture(scope="module")
+def device_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = write_project(tmp_path_factory.mktemp("devices") / "proj", {**DEVICE_SUITE, "fake_cuda.py": FAKE_CUDA},
+                         {"include": ["test/**/test_*.py"]})
+    with (root / "pyproject.toml").open("a") as settings:
+        settings.write(DEVICE_RUNNERS)
+    return root
+
+
+def device_oracle(torch_python: str, root: Path, device: str) -> set[tuple[str, str | None]]:
+    """(class, member) of every class unittest collects from test_devices.py
+    as a runner of `device` would."""
+    env = dict(os.environ)
+    prelude = ""
+    if device == "cuda":
+        env["TORCH_TEST_DEVICES"] = str(root / "fake_cuda.py")
+    else:
+        prelude = AS_ON_AN_XPU_MACHINE
+    done = subprocess.run([torch_python, "-c", prelude + ORACLE], input="test_devices", cwd=root, capture_output=True,
+                          text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {(name, member) for name, member in json.loads(done.stdout)["test/test_devices.py"]}
+
+
+def runner_view(collected: set[tuple[str, str | None]], members: set[str], device: str) -> set[str]:
+    """What a runner with `members` and `device` runs of what was collected:
+    its members, and of the per-device classes only its device's."""
+    others = tuple(d.upper() for d in ("cpu", "cuda", "xpu", "mps") if d != device)
+    return {name for name, member in collected if member in members and not name.endswith(others)}
+
+
+@pytest.mark.parametrize(("runner", "device", "members", "expected"), [
+    ("linux-cuda", "cuda", {"ACCELERATOR", "CUDA"},
+     {"TestOpsCUDA", "TestOpsWithXpuCUDA", "TestCudaOnlyCUDA", "TestCudaStreams"}),
+    ("linux-xpu", "xpu", {"ACCELERATOR", "XPU"},
+     {"TestOpsWithXpuXPU", "TestNotOnCudaXPU", "TestXpuOnlyXPU"}),
+])
+def test_a_runner_of_a_missing_device_gets_what_it_collects(device_suite: Path, torch_python: str, runner: str,
+                                                           device: str, members: set[str], expected: set[str]) -> None:
+    collected = device_oracle(torch_python, device_suite, device)
+    # The oracle made the device's classes although this machine lacks the device.
+    assert runner_view(collected, members, device) == expected
+    done = run_cli("select", "--runner", runner, "--runtime", "--python", torch_python, "--format", "json",
+                   cwd=device_suite)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["uncertain"] == [] and found["device"] == device
+    assert {t["collected_as"] for t in found["tests"]} == expected
+    assert all(t["classification"] in members for t in found["tests"])
+    # The static view names the same classes, without importing anything.
+    static = run_cli("select", "--runner", runner, "--format", "pytest", cwd=device_suite)
+    assert static.returncode == 0, static.stderr
+    assert {line.split("::")[1] for line in static.stdout.split()} == expected
+
+
+def test_a_runtime_matrix_partitions_what_each_runner_collects(device_suite: Path, torch_python: str) -> None:
+    done = run_cli("select", "--matrix", "--runtime", "--python", torch_python, cwd=device_suite)
+    assert done.returncode == 0, done.stderr
+    entries = json.loads(done.stdout)["include"]
+    assert [(e["runner"], e["shard"]) for e in entries] == [("linux-cuda", 1), ("linux-cuda", 2), ("linux-xpu", 1)]
+    cuda = [test for e in entries[:2] for test in e["tests"]]
+    assert sorted(cuda) == sorted(f"test/test_devices.py::{name}" for name in
+                                  ("TestOpsCUDA", "TestOpsWithXpuCUDA", "TestCudaOnlyCUDA", "TestCudaStreams"))
+    # Balanced by test methods: TestOpsWithXpuCUDA has 2, the others 1 each.
+    assert sorted(len(e["tests"]) for e in entries[:2]) == [2, 2]

@@ -60,13 +60,16 @@ def _end_group(pid: int) -> None:
         pass
 
 
-def collect_module(root: Path, path: str, *, python: str, attribute: str, timeout: float) -> RuntimeModule:
-    """Import `path` (root-relative) in a child process and collect it."""
+def collect_module(root: Path, path: str, *, python: str, attribute: str, timeout: float,
+                   device: str | None = None) -> RuntimeModule:
+    """Import `path` (root-relative) in a child process and collect it; with
+    `device`, as a runner of that device type would, whether or not this
+    machine has one (runtime_child.add_collection_only_device)."""
     with tempfile.TemporaryDirectory(prefix="hwlint-runtime-") as scratch:
         out = os.path.join(scratch, "collected.json")
         try:
             child = subprocess.Popen(
-                [python, str(CHILD), str(root), path, out, attribute],
+                [python, str(CHILD), str(root), path, out, attribute, *([device] if device else [])],
                 cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 start_new_session=True,  # its own process group: a timeout ends its children too
             )
@@ -115,8 +118,9 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
 
 
 def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float, jobs: int | None = None,
-            progress: Callable[[int, int], None] | None = None) -> dict[str, RuntimeModule]:
-    """Every module in `paths`, `jobs` children at a time (default: all cores)."""
+            progress: Callable[[int, int], None] | None = None, device: str | None = None) -> dict[str, RuntimeModule]:
+    """Every module in `paths`, `jobs` children at a time (default: all cores);
+    with `device`, as a runner of that device type collects them."""
     workers = max(1, jobs or os.cpu_count() or 1)
     found: dict[str, RuntimeModule] = {}
     # SIGTERM (a CI job cancelled) ends hwlint by an exception, so that the children end too.
@@ -124,7 +128,8 @@ def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeou
     previous = signal.signal(signal.SIGTERM, _exit_on_signal) if terminate else None
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout)
+            futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout,
+                                   device=device)
                        for path in paths]
             try:
                 for future in futures:

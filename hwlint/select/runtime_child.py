@@ -1,7 +1,7 @@
 """Collect one test module the way unittest does, in the project's Python.
 
 Run by `hwlint select --runtime` (hwlint.select.runtime) as a script, one process
-per module: `python runtime_child.py ROOT PATH OUT ATTRIBUTE`. It imports the
+per module: `python runtime_child.py ROOT PATH OUT ATTRIBUTE [DEVICE]`. It imports the
 module, finds the `unittest.TestCase` classes among its names that have
 test methods (what `unittest.TestLoader.loadTestsFromModule` collects,
 imported classes and classes made at run time included), reads each one's
@@ -32,6 +32,47 @@ def _classification(cls: type, attribute: str) -> "tuple[str | None, bool]":
         return None, True
     name = getattr(value, "name", None)
     return (name, True) if isinstance(name, str) else (repr(value)[:80], False)
+
+
+def add_collection_only_device(device: str) -> None:
+    """Make `instantiate_device_type_tests` create the classes of `device`
+    although this machine lacks it, so that a CPU machine sees what a CUDA or
+    XPU runner collects. The device's test base joins PyTorch's list of
+    device test bases, as a `TORCH_TEST_DEVICES` file does, with a
+    `setUpClass` that skips: the classes are collected, never run. XPU and
+    MPS stay behind `allow_xpu`/`allow_mps` as on their runners: the base
+    is what PyTorch adds when the device is there (TEST_XPU, TEST_MPS). A
+    machine that has the device, or a project without PyTorch's helpers,
+    is left as it is."""
+    try:
+        # By name: the project's Python has torch, hwlint's type checker need not.
+        cdt = importlib.import_module("torch.testing._internal.common_device_type")
+    except Exception:  # no torch, or its helpers fail here: the module's own import will say so
+        return
+    bases = cdt.device_type_test_bases
+    if any(getattr(base, "device_type", None) == device for base in bases):
+        return
+
+    def collection_only(parent: type) -> type:
+        def skip(cls: type) -> None:
+            raise unittest.SkipTest("hwlint: collection only, the machine has no " + device)
+
+        def primary(cls: type) -> str:
+            return device + ":0"
+
+        # PyTorch asks the base for its primary device while it makes the
+        # classes (the real bases learn it in setUpClass, which must skip here).
+        return type("CollectOnly" + device.upper() + "TestBase", (parent,),
+                    {"device_type": device, "setUpClass": classmethod(skip), "get_primary_device": classmethod(primary)})
+
+    gated = {"xpu": ("TEST_XPU", "XPUTestBase"), "mps": ("TEST_MPS", "MPSTestBase")}
+    if device in gated and hasattr(cdt, gated[device][1]):
+        flag, name = gated[device]
+        setattr(cdt, name, collection_only(getattr(cdt, name)))
+        setattr(cdt, flag, True)
+        return
+    parent = cdt.CUDATestBase if device == "cuda" else cdt.DeviceTypeTestBase
+    bases.append(collection_only(parent))
 
 
 def collect(root: str, rel: str, attribute: str) -> dict[str, Any]:
@@ -95,6 +136,8 @@ def collect(root: str, rel: str, attribute: str) -> dict[str, Any]:
 def main() -> None:
     faulthandler.enable()  # a crash says what it was on stderr, which hwlint reports
     root, rel, out, attribute = sys.argv[1:5]
+    if len(sys.argv) > 5 and sys.argv[5] != "cpu":
+        add_collection_only_device(sys.argv[5])
     record = collect(root, rel, attribute)
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(record, fh)

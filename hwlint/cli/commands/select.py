@@ -162,19 +162,23 @@ def select(
             device = default_device(wanted)
     with progress_bar("Reading test files") as hook:
         result = run_check(config, None, jobs=jobs, progress=hook, cache=cache)
-    collected = None
-    if runtime:
-        from hwlint.select.runtime import collect
-
-        paths = [ctx.path for ctx in result.contexts]
-        with progress_bar("Importing test modules") as hook:
-            collected = collect(config.root, paths, python=python or sys.executable, attribute=config.attribute,
-                                timeout=timeout, jobs=jobs, progress=hook)
+    # --runtime: each module imported once per device type asked for, as a
+    # runner of that type collects it (on any machine: collection-only bases).
+    collected: dict[str | None, Any] = {}
 
     def choose(members: tuple[str, ...], device: str | None) -> Any:
-        if collected is not None:
-            return select_runtime(result, collected, members, include_unclassified=include_unclassified, device=device)
-        return select_tests(result, members, include_unclassified=include_unclassified, device=device)
+        if not runtime:
+            return select_tests(result, members, include_unclassified=include_unclassified, device=device)
+        if device not in collected:
+            from hwlint.select.runtime import collect
+
+            paths = [ctx.path for ctx in result.contexts]
+            with progress_bar(f"Importing test modules{f' for {device}' if device else ''}") as hook:
+                collected[device] = collect(config.root, paths, python=python or sys.executable,
+                                            attribute=config.attribute, timeout=timeout, jobs=jobs, progress=hook,
+                                            device=device)
+        return select_runtime(result, collected[device], members, include_unclassified=include_unclassified,
+                              device=device)
 
     if matrix:
         shards = []
