@@ -16,7 +16,7 @@ Changing it (prune, sync, import: the ratchet's local half) is in
 """
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile
-# each string annotation (hwlint.facts says why).
+# each string annotation (hwlint.facts.records says why).
 
 import re
 from pathlib import Path

@@ -1,7 +1,7 @@
 """The one record every stage after the rules speaks: a diagnostic."""
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile
-# each string annotation (hwlint.facts says why).
+# each string annotation (hwlint.facts.records says why).
 
 from typing import Any, Callable, NamedTuple, Union
 

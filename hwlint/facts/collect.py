@@ -9,7 +9,7 @@ records.
 """
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile
-# each string annotation (hwlint.facts says why).
+# each string annotation (hwlint.facts.records says why).
 
 import os
 from collections.abc import Mapping

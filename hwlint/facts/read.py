@@ -1,7 +1,7 @@
 """Reading a file: bytes to text, the way Python itself would decode it."""
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile
-# each string annotation (hwlint.facts says why).
+# each string annotation (hwlint.facts.records says why).
 
 import codecs
 import errno

@@ -10,7 +10,7 @@ demand, once.
 """
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile
-# each string annotation (hwlint.facts says why).
+# each string annotation (hwlint.facts.records says why).
 
 import os
 from typing import Callable, Iterator, Mapping, NamedTuple

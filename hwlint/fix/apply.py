@@ -280,7 +280,9 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
         line = body[index]
         assert isinstance(line, cst.SimpleStatementLine)
         parts = list(line.body)
-        parts[position] = _append_alias(parts[position], enum)  # type: ignore[arg-type]
+        statement = parts[position]
+        assert isinstance(statement, cst.ImportFrom)  # found as one above
+        parts[position] = _append_alias(statement, enum)
         body[index] = line.with_changes(body=parts)
         return module.with_changes(body=body), enum
     # Only the newline matters for one unindented line; module.config_for_parsing

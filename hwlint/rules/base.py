@@ -7,7 +7,7 @@ check, a pure function of a module's resolved facts.
 """
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile
-# each string annotation (hwlint.facts says why).
+# each string annotation (hwlint.facts.records says why).
 
 from typing import Any, ClassVar, Iterator, Literal, NamedTuple, Sequence
 

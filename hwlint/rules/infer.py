@@ -7,7 +7,7 @@ with the reason, so a human knows what to decide.
 """
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile
-# each string annotation (hwlint.facts says why).
+# each string annotation (hwlint.facts.records says why).
 
 from typing import NamedTuple
 
