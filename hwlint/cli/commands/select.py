@@ -140,19 +140,15 @@ def select(
                         "or --matrix")
     from hwlint.select.matrix import balance, find_runner, read_durations, units, weigh_by_durations
 
+    wanted: tuple[str, ...] = ()  # the members asked for; each runner's own with --matrix
     if matrix:
         if not config.runners:
             raise UserError(f"--matrix: no runners are configured: add [[tool.hwlint.runners]] to "
                             f"{config.source or config.root / 'pyproject.toml'}")
-        runners = list(config.runners)
     elif runner is not None:
-        runners = [find_runner(config, runner)]
+        chosen = find_runner(config, runner)
+        wanted, device = chosen.members, chosen.device
     else:
-        runners = []
-    cases = [case for report in durations for case in read_durations(report)] if durations else None
-    if runners and runner is not None:
-        wanted, device = runners[0].members, runners[0].device
-    elif not runners:
         wanted = canonical_members(config, members)
         if device is not None:
             device = device.strip()
@@ -160,6 +156,7 @@ def select(
                 raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
         else:
             device = default_device(wanted)
+    cases = [case for report in durations for case in read_durations(report)] if durations else None
     with progress_bar("Reading test files") as hook:
         result = run_check(config, None, jobs=jobs, progress=hook, cache=cache)
     # --runtime: each module imported once per device type asked for, as a
@@ -183,7 +180,7 @@ def select(
     if matrix:
         shards = []
         warned: set[str] = set()
-        for each in runners:
+        for each in config.runners:
             selection = choose(each.members, each.device)
             _warn(selection, warned)
             found = units(result, selection)
