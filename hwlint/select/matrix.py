@@ -19,7 +19,7 @@ from typing import Mapping, NamedTuple, Sequence
 
 from hwlint.core.config import Config, Runner
 from hwlint.core.diagnostics import UserError
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult
 from hwlint.rules.no_runner import test_methods
 from hwlint.select.selection import Selection
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from hwlint.engine.check import CheckResult
+from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import UserError
 from hwlint.facts.collect import FactsSource
@@ -148,10 +148,11 @@ class _Imported:
 
     def resolver(self) -> Resolver:
         if self._resolver is None:
+            # The run's own resolver (its modules, and the files it reached);
+            # a result built by hand has none: resolve over its contexts.
             config = self.result.config
-
-            self._resolver = Resolver(config, {path: ctx.facts for path, ctx in self.checked.items()},
-                                      FactsSource(config, jobs=1).load)
+            self._resolver = run_resolver(self.result) or Resolver(
+                config, {path: ctx.facts for path, ctx in self.checked.items()}, FactsSource(config, jobs=1).load)
         return self._resolver
 
     def find(self, path: str, name: str) -> ClassInfo | None:

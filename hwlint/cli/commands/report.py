@@ -12,7 +12,7 @@ import click
 
 from hwlint.cli.commands.console import parse_codes
 from hwlint.cli.commands.decorators import guarded, options, write_output
-from hwlint.engine.project import load_project
+from hwlint.engine.api import load_project
 from hwlint.cli.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, TODAY, cache_choice
 
 
@@ -66,7 +66,7 @@ def report(
     Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
     keys); html is one self-contained page. Always exits 0 unless it fails."""
     from hwlint.allowlist.model import load_allowlist
-    from hwlint.engine.check import run_check
+    from hwlint.engine.api import run_check
     from hwlint.allowlist.history import allowlist_history, largest_size
     from hwlint.infra.git import GitError
     from hwlint.output import renderer
