@@ -23,8 +23,10 @@ from hwlint.facts.vocabulary import (
     vocabulary_for,
 )
 
-# Calls into a device module that only ask a question: probes, not hard-coded use.
-_QUESTIONS = frozenset({"is_available", "device_count", "is_built", "is_bf16_supported"})
+# Calls into a device module that only ask a question: probes, not hard-coded
+# use. (`device_count()` is not one: distributed tests size their world with
+# it, and torch.accelerator has it.)
+_QUESTIONS = frozenset({"is_available", "is_built", "is_bf16_supported"})
 
 
 def _strings(node: ast.expr) -> tuple[str, ...]:
@@ -44,12 +46,16 @@ class _Extractor:
         self.lines = lines
         self.attribute = attribute
         self.vocabulary = vocabulary_for(accelerators)
+        self.device_names = frozenset(accelerators.devices)
         # The module with "\n" line ends, when the caller has it at hand.
         self._text = text
         # Sorted numbers of the lines where the vocabulary's text matches in the
         # whole module, computed when the first class needs them.
         self._hits: list[int] | None = None
         self._devtype: list[int] | None = None
+        self._distributed: list[int] | None = None
+        # The current class's decorators that name one collective backend.
+        self._backend_decorators: list[Site] = []
         self.module_mentions: list[int] = []
         self.classes: list[ClassFacts] = []
         self.instantiations: list[Instantiation] = []
@@ -86,6 +92,16 @@ class _Extractor:
                 at = text.find("get_devtype(", at + 1)
             self._devtype = found
         return self._devtype
+
+    def distributed_lines(self) -> list[int]:
+        """Lines that may hold what distributed tests hard-code and the
+        accelerator pattern does not see (`"nccl"`, `f"cuda:{rank}"`),
+        found once per module by str.find, on demand."""
+        if self._distributed is None:
+            text = self._text if self._text is not None else "\n".join(self.lines)
+            tokens = ('ccl"', "ccl'", *(f"{d}:{{" for d in self.device_names))
+            self._distributed = _lines_with(text, tokens)
+        return self._distributed
 
     def note_module_mention(self, first: int, last: int) -> None:
         for hits in (self.hits(), self.devtype_lines()):
@@ -208,6 +224,7 @@ class _Extractor:
         methods: list[Method] = []
         declarations: list[Declaration] = []
         requires: list[Site] = []
+        self._backend_decorators = []
         for decorator in node.decorator_list:
             self.requirement(decorator, requires, "class")
         self.class_body(node.body, methods, declarations, requires)
@@ -222,11 +239,18 @@ class _Extractor:
         end = node.end_lineno or node.lineno
         probes: tuple[Site, ...] = ()
         devices: tuple[Site, ...] = ()
+        distributed: tuple[Site, ...] = ()
         start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         hits = self.hits()
         hit_lines = hits[bisect.bisect_left(hits, start) : bisect.bisect_right(hits, end)]
+        dist = self.distributed_lines()
+        dist_lines = dist[bisect.bisect_left(dist, start) : bisect.bisect_right(dist, end)]
+        if dist_lines:
+            hit_lines = sorted(set(hit_lines).union(dist_lines))
         if hit_lines:
-            probes, devices = self.accelerator_sites(node, hit_lines)
+            probes, devices, distributed = self.accelerator_sites(node, hit_lines)
+        if self._backend_decorators:
+            distributed = tuple(sorted({*distributed, *self._backend_decorators}, key=_site_key))
         devtype = self.devtype_lines()
         for line in devtype[bisect.bisect_left(devtype, start) : bisect.bisect_right(devtype, end)]:
             at = self.lines[line - 1].find("get_devtype(")
@@ -247,6 +271,7 @@ class _Extractor:
             body_line=first.lineno,
             has_docstring=has_doc,
             requires=tuple(sorted(requires, key=_site_key)),
+            distributed=distributed,
         )
 
     def class_body(self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration],
@@ -312,6 +337,13 @@ class _Extractor:
         if device is not None:
             requires.append(Site(decorator.lineno, self.column(decorator.lineno, decorator.col_offset),
                                  _decorator_text(decorator), kind, device))
+        if _BACKEND_DECORATOR.match(name):
+            self._backend_decorators.append(self.backend_decorator(decorator, name))
+
+    def backend_decorator(self, decorator: ast.expr, name: str) -> Site:
+        """`@requires_nccl()`: a hard-coded device (HWC201), named by the decorator."""
+        line = decorator.lineno
+        return Site(line, self.column(line, decorator.col_offset), _decorator_text(decorator), "decorator", name)
 
     def setup_skips(self, body: Iterable[ast.stmt], requires: list[Site]) -> None:
         """`if not torch.cuda.is_available(): self.skipTest(...)` (or `raise
@@ -325,12 +357,14 @@ class _Extractor:
                 requires.append(Site(stmt.lineno, self.column(stmt.lineno, stmt.col_offset),
                                      "setUp: if " + _short(stmt.test) + ": skip", "setup", device))
 
-    def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]) -> tuple[tuple[Site, ...], tuple[Site, ...]]:
+    def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]
+                          ) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
         # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
         # is two calls into CUDA that start at the same place, and TEST_LINTER
         # counts both.
         probes: dict[tuple[int, int, int, int], Site] = {}
         devices: dict[tuple[int, int], Site] = {}
+        distributed: dict[tuple[int, int], Site] = {}
         vocabulary = self.vocabulary
         for sub in _walk_lines(node, hit_lines):
             if isinstance(sub, ast.Name):
@@ -343,8 +377,13 @@ class _Extractor:
                     probes[(sub.lineno, sub.col_offset, sub.end_lineno or 0, sub.end_col_offset or 0)] = probe
                 site = self.device_use(sub)
                 if site is not None:
-                    devices[(site.line, site.column)] = site
-        return tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key))
+                    (distributed if _is_distributed(site) else devices)[(site.line, site.column)] = site
+            elif isinstance(sub, ast.JoinedStr):
+                site = self.device_fstring(sub)
+                if site is not None:
+                    distributed[(site.line, site.column)] = site
+        return (tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key)),
+                tuple(sorted(distributed.values(), key=_site_key)))
 
     def accelerator_call(self, call: ast.Call) -> Site | None:
         """A call into an accelerator, as TEST_LINTER sees one (a callee
@@ -378,6 +417,37 @@ class _Extractor:
         what = "probe" if _is_question(func.attr) else "use"
         return Site(call.lineno, self.column(call.lineno, call.col_offset), text, what)
 
+    def device_fstring(self, node: ast.JoinedStr) -> Site | None:
+        """`f"cuda:{rank}"`: a device string whose index is computed."""
+        values = node.values
+        if len(values) < 2 or not isinstance(values[1], ast.FormattedValue):
+            return None
+        first = values[0]
+        if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
+            return None
+        device = first.value[:-1]
+        if not first.value.endswith(":") or device not in self.device_names:
+            return None
+        return Site(node.lineno, self.column(node.lineno, node.col_offset), f'f"{device}:{{...}}"', "fstring", device)
+
+    def backend_use(self, call: ast.Call) -> Site | None:
+        """A collective backend of one device family: `backend="nccl"`, or
+        `init_process_group("nccl")`; kind "backend-options" when the call
+        also passes backend-specific `pg_options`."""
+        found: ast.expr | None = None
+        for kw in call.keywords:
+            if kw.arg == "backend":
+                found = kw.value
+        if found is None and call.args:
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "init_process_group":
+                found = call.args[0]
+        if not (isinstance(found, ast.Constant) and isinstance(found.value, str) and found.value in _BACKENDS):
+            return None
+        kind = "backend-options" if any(kw.arg == "pg_options" for kw in call.keywords) else "backend"
+        return Site(found.lineno, self.column(found.lineno, found.col_offset), f'backend "{found.value}"', kind, found.value)
+
     def device_use(self, call: ast.Call) -> Site | None:
         func = call.func
         vocabulary = self.vocabulary
@@ -386,6 +456,9 @@ class _Extractor:
             value = _device_string(kw.value, vocabulary) if kw.arg == "device" else None
             if value is not None:
                 return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{value}"', "keyword", value)
+        backend = self.backend_use(call)
+        if backend is not None:
+            return backend
         if isinstance(func, ast.Attribute):
             if func.end_lineno is not None and func.end_col_offset is not None:
                 # Point at the method name, not at the start of a long chain.
@@ -406,6 +479,28 @@ class _Extractor:
             if in_module and func.attr not in _QUESTIONS:
                 return Site(*where, f"{dotted}()", "module", dotted)
         return None
+
+
+# One device family's collective backends (HWC201 in distributed tests).
+_BACKENDS = frozenset({"nccl", "xccl", "hccl"})
+# `@requires_nccl()`, `@skip_if_no_nccl`, `@requires_nccl_version(...)`.
+_BACKEND_DECORATOR = LazyPattern(r"^(?:requires_|skip_if_no_)(?:nccl|xccl|hccl)(?:_version)?$")
+
+
+def _is_distributed(site: Site) -> bool:
+    """A hard-coded device that ClassFacts keeps apart, in `distributed`."""
+    return site.kind in ("backend", "backend-options") or (site.kind == "module" and site.name.endswith(".device_count"))
+
+
+def _lines_with(text: str, tokens: Sequence[str]) -> list[int]:
+    """Sorted numbers of the lines of `text` that contain one of `tokens`."""
+    found: set[int] = set()
+    for token in tokens:
+        at = text.find(token)
+        while at != -1:
+            found.add(text.count("\n", 0, at) + 1)
+            at = text.find(token, at + 1)
+    return sorted(found)
 
 
 def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:

@@ -86,6 +86,14 @@ class ClassFacts(NamedTuple):
     # "devtype"; name: the device needed ("cuda", "npu", ...) or "" for any
     # accelerator.
     requires: tuple[Site, ...] = ()
+    # Hard-coded devices of distributed tests, for HWC201 only (what
+    # hwlint.rules.infer weighs stays `devices`): a collective backend of one
+    # device family (kind "backend", `init_process_group("nccl")`;
+    # "backend-options" when backend-specific pg_options come with it), a
+    # decorator that requires one ("decorator", `@requires_nccl()`), a
+    # device string with a computed index ("fstring", `f"cuda:{rank}"`),
+    # `torch.cuda.device_count()` ("module").
+    distributed: tuple[Site, ...] = ()
 
 
 class Instantiation(NamedTuple):

@@ -36,6 +36,7 @@ from hwlint.facts.resolve import canonical_member
 from hwlint.fix.plan import ClassFix, FilePlan, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
 from hwlint.rules.hardcoded_device import HardcodedDevice
+from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE
 
 
 class FixError(Exception):
@@ -379,15 +380,68 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
         if plan.rewrites:
             # Rewrites first: they find their sites by the positions of the
             # file as read, and change columns, never lines.
-            fixed, rewritten, not_rewritten = rewrite_source(original, plan.rewrites)
+            rewrites = _decorator_names(original, plan.rewrites)
+            fixed, rewritten, not_rewritten = rewrite_source(original, rewrites)
             if rewritten:
                 verify_rewrites(before, _facts_of(plan.path, fixed, config), rewritten)
         if plan.fixes:
             fixed = fix_source(fixed, plan.fixes, config)
             verify(plan.path, fixed, plan.fixes, before, config)
+        # Last: the import may add a line, and the fixes above find their
+        # places by the lines of the file as read.
+        fixed = _import_decorators(fixed, rewritten)
     except (FixError, RewriteError) as exc:
         return FileResult(plan.path, original, None, plan.fixes, str(exc))
     return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten)
+
+
+def _decorator_names(original: bytes, rewrites: list[SiteRewrite]) -> list[SiteRewrite]:
+    """The rewrites, with a backend decorator's replacement under the name
+    the file imports it as (`requires_accelerator_dist_backend`, or its alias)."""
+    decorators = [r for r in rewrites if r.kind == "decorator" and r.equivalent is not None]
+    if not decorators:
+        return rewrites
+    name = decorators[0].equivalent.target if decorators[0].equivalent is not None else REQUIRES_BACKEND
+    local = ensure_import(parse_module(original, FixError), REQUIRES_BACKEND_MODULE, name)[1]
+    if local == name:
+        return rewrites
+    return [r._replace(equivalent=r.equivalent._replace(target=local)) if r in decorators and r.equivalent else r
+            for r in rewrites]
+
+
+def _import_decorators(fixed: bytes, rewritten: Sequence[SiteRewrite]) -> bytes:
+    """`fixed` with the rewritten backend decorators imported from
+    common_distributed the way `fix` imports the enum (merged into an
+    import of that module, else after the last import). The one change is
+    checked: the module's tree, its imports of that name left out, is the
+    tree it had."""
+    names = {r.equivalent.target for r in rewritten if r.kind == "decorator" and r.equivalent is not None}
+    if not names:
+        return fixed
+    module = parse_module(fixed, RewriteError)
+    for name in sorted(names):
+        module = ensure_import(module, REQUIRES_BACKEND_MODULE, name)[0]
+    data = module.bytes
+    if data != fixed and _without_imports(data, names) != _without_imports(fixed, names):
+        raise RewriteError(f"adding the import of {', '.join(sorted(names))} changed more than the imports")
+    return data
+
+
+def _without_imports(data: bytes, names: set[str]) -> str:
+    """The module's tree (no positions) with `names` left out of its
+    `from ... import` statements at module level."""
+    import ast
+
+    tree = ast.parse(data)
+    body: list[ast.stmt] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == REQUIRES_BACKEND_MODULE:
+            stmt.names = [a for a in stmt.names if a.name not in names]
+            if not stmt.names:
+                continue
+        body.append(stmt)
+    tree.body = body
+    return ast.dump(tree)
 
 
 def _facts_of(path: str, data: bytes, config: Config) -> ModuleFacts:

@@ -16,7 +16,8 @@ from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
 from hwlint.facts import ModuleFacts
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.infer import REASONS
-from hwlint.rules.torch_api import BY_TARGET, Equivalent
+from hwlint.facts import Import
+from hwlint.rules.torch_api import BY_TARGET, GET_DEFAULT_BACKEND, REQUIRES_BACKEND, Equivalent
 from hwlint.fix.trial import Declare, Surfaced, Trial
 
 
@@ -26,11 +27,15 @@ class SiteRewrite(NamedTuple):
 
     line: int
     column: int
-    kind: str  # "keyword", "method", "torch.device", "to", "module"
-    name: str  # the device string, the method, or the module function
+    kind: str  # "keyword", "method", "torch.device", "to", "module", "fstring", "backend", "decorator"
+    name: str  # the device string, the method, the module function, the backend or the decorator
     class_name: str
     instantiated: bool  # the class is passed to instantiate_device_type_tests: self.device_type exists
-    equivalent: Equivalent | None = None  # "module": the device-generic call
+    # "module": the device-generic call; "backend": get_default_backend_for_device
+    # under the file's own name for torch.distributed; "decorator": the
+    # decorator's name (hwlint.fix.apply imports it).
+    equivalent: Equivalent | None = None
+    imports_torch: bool = False  # `torch` is bound: torch.accelerator.current_accelerator() can stand for the device
 
 
 class ClassFix(NamedTuple):
@@ -170,9 +175,13 @@ def plan_fixes(
                 unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`",
                                        code=diag.code))
             else:
+                found = _equivalent(fix, modules[diag.path].imports)
+                if isinstance(found, str):
+                    unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, found, code=diag.code))
+                    continue
                 plans.setdefault(diag.path, FilePlan(diag.path)).rewrites.append(SiteRewrite(
                     diag.line, diag.column, fix.kind, fix.name, diag.class_name,
-                    diag.class_name in instantiated[diag.path], BY_TARGET.get(fix.target)))
+                    diag.class_name in instantiated[diag.path], found, imports_torch[diag.path]))
             continue
         if not isinstance(fix, Fix):
             continue
@@ -196,6 +205,35 @@ def plan_fixes(
     if not unsafe:
         unfixed.extend(_screen_all(Trial(result), modules, plans))
     return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites], unfixed
+
+
+def _equivalent(fix: Rewrite, imports: tuple[Import, ...]) -> Equivalent | None | str:
+    """What the rewriter writes for `fix` in a file with `imports`, or why
+    nothing can be written there."""
+    if fix.target == GET_DEFAULT_BACKEND:
+        alias = distributed_alias(imports)
+        if alias is None:
+            return f"{GET_DEFAULT_BACKEND} needs torch.distributed imported (`import torch.distributed as dist`)"
+        return Equivalent(f"{alias}.get_default_backend_for_device", fix.since or "")
+    if fix.target.endswith("." + REQUIRES_BACKEND):
+        return Equivalent(REQUIRES_BACKEND, fix.since or "")
+    return BY_TARGET.get(fix.target)
+
+
+def distributed_alias(imports: tuple[Import, ...]) -> str | None:
+    """The name a module binds torch.distributed (or its distributed_c10d,
+    which has get_default_backend_for_device too) to: `dist` for `import
+    torch.distributed as dist`, `torch.distributed` after `import torch`."""
+    for imp in imports:
+        if imp.level:
+            continue
+        if imp.name is None and imp.module in ("torch.distributed", "torch.distributed.distributed_c10d"):
+            return imp.asname
+        if (imp.module, imp.name) in (("torch", "distributed"), ("torch.distributed", "distributed_c10d")):
+            return imp.asname
+    if any(imp.asname == "torch" and imp.level == 0 for imp in imports):
+        return "torch.distributed"
+    return None
 
 
 # A subclass in another file may itself be a base elsewhere: a few rounds

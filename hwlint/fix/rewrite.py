@@ -11,7 +11,15 @@ planned place, and only there:
   function nested in one); in another method of an instantiated class (a
   helper, `setUp`), `self.device_type` stands for the device;
 - `torch.cuda.synchronize()` -> `torch.accelerator.synchronize()` and the
-  other one-device calls that hwlint.rules.torch_api maps, anywhere in the class.
+  other one-device calls that hwlint.rules.torch_api maps, anywhere in the class;
+- in distributed tests, `"nccl"` (a backend) ->
+  `dist.get_default_backend_for_device(device)` (the test's device, else
+  `torch.accelerator.current_accelerator()`), `@requires_nccl()` ->
+  `@requires_accelerator_dist_backend()` (hwlint.fix.apply adds the import),
+  `f"cuda:{rank}"` -> `f"{self.device_type}:{rank}"` and
+  `torch.device("cuda", rank)` -> `torch.device(self.device_type, rank)`
+  (the test's `device` names an index already: only its type can take
+  another).
 
 What the facts cannot know is decided here, from the tree: which function
 encloses the site, whether it takes `device`, whether the call's arguments
@@ -27,7 +35,7 @@ from typing import NamedTuple, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hwlint.facts import ModuleFacts
+from hwlint.facts import ClassFacts, Method, ModuleFacts, Site
 from hwlint.fix.plan import SiteRewrite
 
 
@@ -165,6 +173,21 @@ class _Rewriter(cst.CSTTransformer):
                     "instantiate_device_type_tests, so it has no `device_type`")
         return cst.Attribute(cst.Name(method.first), cst.Name("device_type"))
 
+    def device_type(self, site: SiteRewrite) -> cst.BaseExpression | str:
+        """The class's device type (`self.device_type`) here, or why there is none."""
+        method: _Scope | None = None
+        for scope in reversed(self.scopes):
+            if scope.kind == "class":
+                break
+            method = scope
+        if method is None:
+            return f"in the body of class {site.class_name}, which runs before a device is chosen"
+        if "staticmethod" in method.decorators or method.first is None:
+            return f"{method.name} is a static method: it has no `self.device_type`"
+        if not site.instantiated:
+            return f"{site.class_name} is not passed to instantiate_device_type_tests, so it has no `device_type`"
+        return cst.Attribute(cst.Name(method.first), cst.Name("device_type"))
+
     # -- the rewrites -------------------------------------------------------
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -174,6 +197,10 @@ class _Rewriter(cst.CSTTransformer):
                 site = self._site(arg.value)
                 if site is not None and site.kind == "keyword":
                     call = self._keyword(site, call, index)
+            elif (arg.keyword is None and index == 0) or (arg.keyword is not None and arg.keyword.value == "backend"):
+                site = self._site(arg.value)
+                if site is not None and site.kind == "backend":
+                    call = self._backend(site, call, index)
         func = original_node.func
         if isinstance(func, cst.Attribute):
             site = self._site(func.attr)
@@ -187,6 +214,55 @@ class _Rewriter(cst.CSTTransformer):
         if site is not None and site.kind == "module":
             return self._module(site, call)
         return call
+
+    def _backend(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
+        """`"nccl"` -> `dist.get_default_backend_for_device(device)`."""
+        if site.equivalent is None:
+            return self._skip(site, f'backend "{site.name}" has no device-generic equivalent', call)
+        device = self.device(site)
+        if isinstance(device, str):
+            if not site.imports_torch:
+                return self._skip(site, f"{device}, and the file does not `import torch`", call)
+            # Outside a test of an instantiated class: the accelerator there is.
+            device = cst.Call(_dotted_expr("torch.accelerator.current_accelerator"))
+        args = list(call.args)
+        replacement = cst.Call(_dotted_expr(site.equivalent.target), args=[cst.Arg(device)])
+        args[index] = args[index].with_changes(value=replacement)
+        self.done.append(site)
+        return call.with_changes(args=args)
+
+    def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
+        site = self._site(original_node.decorator)
+        if site is None or site.kind != "decorator":
+            return updated_node
+        expr = updated_node.decorator
+        if isinstance(expr, cst.Call) and expr.args:
+            self.skipped.append((site, f"@{site.name}(...) with arguments: rewrite by hand"))
+            return updated_node
+        if site.equivalent is None:
+            self.skipped.append((site, f"@{site.name} has no device-generic equivalent"))
+            return updated_node
+        self.done.append(site)
+        return updated_node.with_changes(decorator=cst.Call(cst.Name(site.equivalent.target)))
+
+    def leave_FormattedString(self, original_node: cst.FormattedString,
+                              updated_node: cst.FormattedString) -> cst.BaseExpression:
+        """`f"cuda:{rank}"` -> `f"{self.device_type}:{rank}"`."""
+        site = self._site(original_node)
+        if site is None or site.kind != "fstring":
+            return updated_node
+        parts = list(updated_node.parts)
+        first = parts[0] if parts else None
+        if not isinstance(first, cst.FormattedStringText) or first.value != site.name + ":":
+            self.skipped.append((site, f'the f-string does not start with "{site.name}:"'))
+            return updated_node
+        device_type = self.device_type(site)
+        if isinstance(device_type, str):
+            self.skipped.append((site, device_type))
+            return updated_node
+        parts[:1] = [cst.FormattedStringExpression(device_type), cst.FormattedStringText(":")]
+        self.done.append(site)
+        return updated_node.with_changes(parts=parts)
 
     def _skip(self, site: SiteRewrite, reason: str, call: cst.Call) -> cst.Call:
         self.skipped.append((site, reason))
@@ -242,8 +318,18 @@ class _Rewriter(cst.CSTTransformer):
         if len(args) > 2 or any(a.keyword is not None or a.star for a in args):
             return self._skip(site, "torch.device() with arguments other than a device and its index: rewrite by hand", call)
         if len(args) == 2:
-            if not _is_default_index(args[1].value):
+            index = args[1].value
+            if isinstance(index, (cst.Integer, cst.SimpleString)) and not _is_default_index(index):
                 return self._skip(site, "torch.device() names a device other than the default one", call)
+            if not _is_default_index(index):
+                # A computed index (`torch.device("cuda", rank)`): the test's
+                # `device` has one already; the class's device type takes it.
+                device_type = self.device_type(site)
+                if isinstance(device_type, str):
+                    return self._skip(site, device_type, call)
+                args[0] = args[0].with_changes(value=device_type)
+                self.done.append(site)
+                return call.with_changes(args=args)
             args = _with_commas(args[:1], args[1].comma)
         device = self.device(site)
         if isinstance(device, str):
@@ -319,18 +405,21 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
     replacements. RewriteError otherwise."""
     if after.error is not None:
         raise RewriteError(f"the rewritten file does not parse: {after.error.message}")
-    shape = [(c.name, c.methods, [(d.value, d.where) for d in c.declarations]) for c in before.classes]
+    shape = [(c.name, _renamed(c, done), [(d.value, d.where) for d in c.declarations]) for c in before.classes]
     if shape != [(c.name, c.methods, [(d.value, d.where) for d in c.declarations]) for c in after.classes]:
         raise RewriteError("the rewrite changed the file's classes, methods or declarations")
     gone = {(s.line, s.column) for s in done}
     # A rewritten module call trades its probe (`torch.cuda.synchronize`)
     # for the replacement's (`torch.accelerator.synchronize`) on its line.
     calls = {(s.line, s.name) for s in done if s.kind == "module"}
-    new_lines = {line for line, _ in calls}
+    # A backend rewritten outside a test may ask torch.accelerator for the device.
+    new_lines = {line for line, _ in calls} | {s.line for s in done if s.kind == "backend"}
     for old, new in zip(before.classes, after.classes):
-        expected = sorted((s.line, s.text) for s in old.devices if (s.line, s.column) not in gone)
-        if sorted((s.line, s.text) for s in new.devices) != expected:
-            raise RewriteError(f"the rewrite left {old.name}'s hard-coded devices other than intended")
+        for field in ("devices", "distributed"):
+            was: tuple[Site, ...] = getattr(old, field)
+            expected = sorted((s.line, s.text) for s in was if (s.line, s.column) not in gone)
+            if sorted((s.line, s.text) for s in getattr(new, field)) != expected:
+                raise RewriteError(f"the rewrite left {old.name}'s hard-coded devices other than intended")
         added = _minus([(p.line, _callee(p.text)) for p in new.probes], [(p.line, _callee(p.text)) for p in old.probes])
         unexpected = [p for p in added if p[0] not in new_lines or not p[1].startswith("torch.accelerator.")]
         removed = _minus([(p.line, _callee(p.text)) for p in old.probes], [(p.line, _callee(p.text)) for p in new.probes])
@@ -356,6 +445,25 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
 
         if unexpected or not all(explained(p) for p in sorted(removed)):
             raise RewriteError(f"the rewrite changed {old.name}'s accelerator probes other than intended")
+
+
+def _renamed(cls: ClassFacts, done: Sequence[SiteRewrite]) -> tuple[Method, ...]:
+    """The class's test methods as they read once its backend decorators
+    (`@requires_nccl()`) are rewritten: a decorator site sits between the
+    previous method's line and its own."""
+    sites = sorted((s.line, s.name, s.equivalent.target) for s in done
+                   if s.kind == "decorator" and s.equivalent is not None and cls.line <= s.line <= cls.end_line)
+    if not sites:
+        return cls.methods
+    methods = []
+    previous = cls.line
+    for method in cls.methods:
+        names = {name: target for line, name, target in sites if previous <= line <= method.line}
+        if names:
+            method = method._replace(decorators=tuple(names.get(d, d) for d in method.decorators))
+        methods.append(method)
+        previous = method.line
+    return tuple(methods)
 
 
 def _callee(text: str) -> str:

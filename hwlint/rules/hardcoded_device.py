@@ -127,7 +127,7 @@ class HardcodedDevice(Rule):
         for info in ctx.test_classes():
             if info.classification not in ("GENERIC", "ACCELERATOR"):
                 continue
-            for site in info.facts.devices:
+            for site in sorted((*info.facts.devices, *info.facts.distributed), key=lambda s: (s.line, s.column)):
                 fix = _fix(site, info, modules, ctx.config.oldest_torch)
                 yield Violation(site.line, site.column, _message(info, site, fix), info.facts.name, fix)
 
@@ -136,6 +136,13 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
     if info.classification == "GENERIC":
         return NotFixable(f"{info.facts.name} is GENERIC but uses a device: it is misclassified "
                           "(ACCELERATOR, or the device's member), or the device use must go")
+    if site.kind in ("backend", "backend-options", "decorator"):
+        from hwlint.rules.torch_api import NoEquivalent, distributed_equivalent  # off by default, as below
+
+        dist = distributed_equivalent(site.kind, site.name, oldest_torch)
+        if isinstance(dist, NoEquivalent):
+            return NotFixable(dist.reason)
+        return Rewrite("unsafe", site.kind, site.name, dist.target, dist.since)
     if site.kind == "module":
         from hwlint.rules.torch_api import NoEquivalent, equivalent  # off by default: a check without it does not import it
 
@@ -154,8 +161,14 @@ def _message(info: ClassInfo, site: Site, fix: FixInfo) -> str:
     head = f"{info.classification} test class {info.facts.name} hard-codes a device ({site.text})"
     if info.classification == "GENERIC":
         return f"{head}: it is misclassified (ACCELERATOR, or the device's member), or the device use must go"
+    if isinstance(fix, Rewrite) and fix.kind == "decorator":
+        return f"{head}: use @{fix.target.rsplit('.', 1)[-1]}() (PyTorch {fix.since})"
+    if isinstance(fix, Rewrite) and fix.kind == "backend":
+        return f"{head}: use {fix.target}(device) (PyTorch {fix.since})"
     if isinstance(fix, Rewrite) and fix.target != "device":
         return f"{head}: use {fix.target}() (PyTorch {fix.since})"
+    if isinstance(fix, Rewrite) and fix.kind == "fstring":
+        return f"{head}: use self.device_type"
     if isinstance(fix, Rewrite):
         return f"{head}: use the `device` argument (or self.device_type outside test methods)"
     assert isinstance(fix, NotFixable)

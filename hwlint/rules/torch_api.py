@@ -64,6 +64,41 @@ EQUIVALENTS: dict[str, Equivalent] = {
     "Event": Equivalent("torch.Event", _TORCH_2_6, 0, ("enable_timing", "blocking", "interprocess")),
 }
 
+# Distributed tests (HWC201 in test/distributed): what stands for one device
+# family's collective backend, keyed by the hard-coded thing (Site.kind:
+# "backend" strings, "decorator" names). get_default_backend_for_device came
+# with PR pytorch/pytorch#140536 (merged for 2.6; documented in
+# distributed.html since). requires_accelerator_dist_backend and
+# ACCELERATOR_DIST_BACKENDS are test helpers of
+# torch.testing._internal.common_distributed, present in torch 2.14 and
+# used by the XPU ports of PyTorch's distributed tests in 2025; no release
+# note pins their first release down, so hwlint asks for 2.9, the first
+# release after those ports, rather than guess an older one.
+_TORCH_2_9_TEST_HELPERS = _TORCH_2_9
+GET_DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"
+REQUIRES_BACKEND_MODULE = "torch.testing._internal.common_distributed"
+REQUIRES_BACKEND = "requires_accelerator_dist_backend"
+DISTRIBUTED: dict[str, Equivalent] = {
+    '"nccl"': Equivalent(GET_DEFAULT_BACKEND, _TORCH_2_6),
+    '"xccl"': Equivalent(GET_DEFAULT_BACKEND, _TORCH_2_6),
+    '"hccl"': Equivalent(GET_DEFAULT_BACKEND, _TORCH_2_6),
+    "requires_nccl": Equivalent(f"{REQUIRES_BACKEND_MODULE}.{REQUIRES_BACKEND}", _TORCH_2_9_TEST_HELPERS),
+    "requires_xccl": Equivalent(f"{REQUIRES_BACKEND_MODULE}.{REQUIRES_BACKEND}", _TORCH_2_9_TEST_HELPERS),
+    "skip_if_no_nccl": Equivalent(f"{REQUIRES_BACKEND_MODULE}.{REQUIRES_BACKEND}", _TORCH_2_9_TEST_HELPERS),
+}
+# The collective backends of one device family, and that family.
+BACKENDS = {"nccl": "cuda", "xccl": "xpu", "hccl": "npu"}
+
+# Backend-specific test helpers with no device-generic form, and why.
+DISTRIBUTED_SPECIFIC: dict[str, str] = {
+    "requires_nccl_version": "an NCCL version requirement is NCCL-only",
+    "requires_hccl": ("requires_accelerator_dist_backend knows \"hccl\" as Habana's (TEST_HPU); "
+                      "Ascend's HCCL is a PrivateUse1 backend it does not see"),
+    "skip_if_no_hccl": ("requires_accelerator_dist_backend knows \"hccl\" as Habana's (TEST_HPU); "
+                        "Ascend's HCCL is a PrivateUse1 backend it does not see"),
+    "pg_options": "process-group options are backend-specific (ProcessGroupNCCL.Options and the like)",
+}
+
 BY_TARGET: dict[str, Equivalent] = {e.target: e for e in EQUIVALENTS.values()}
 
 # Functions with no device-generic equivalent, and why (matched on the name
@@ -121,3 +156,22 @@ def equivalent(dotted: str, module: str, oldest_torch: str) -> Equivalent | NoEq
     if head in _TENSOR_TYPES:
         return NoEquivalent(f"{dotted}: legacy typed tensors have no device-generic form; use torch.tensor(..., device=device)")
     return NoEquivalent(f"{dotted} has no known device-generic equivalent")
+
+
+def distributed_equivalent(kind: str, name: str, oldest_torch: str) -> Equivalent | NoEquivalent:
+    """What replaces a one-device backend string (kind "backend", name
+    "nccl") or backend decorator (kind "decorator", name "requires_nccl")
+    in a project that supports PyTorch `oldest_torch` and later."""
+    key = f'"{name}"' if kind == "backend" else name
+    if kind == "backend-options":
+        return NoEquivalent(f'backend "{name}" with pg_options: {DISTRIBUTED_SPECIFIC["pg_options"]}')
+    if key in DISTRIBUTED_SPECIFIC:
+        return NoEquivalent(f"@{name}: {DISTRIBUTED_SPECIFIC[key]}")
+    found = DISTRIBUTED.get(key)
+    if found is None:
+        return NoEquivalent(f"{key} has no known device-generic equivalent")
+    if torch_version(found.since) > torch_version(oldest_torch):
+        return NoEquivalent(
+            f"{found.target} needs PyTorch {found.since}, and the project supports {oldest_torch} (oldest-torch)"
+        )
+    return found
