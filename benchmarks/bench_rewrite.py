@@ -45,6 +45,10 @@ PATTERNS = {
     "to": '.to("<dev>")',
     "torch.device": 'torch.device("<dev>")',
     "module": "torch.<dev>.<fn>()",
+    "fstring": 'f"<dev>:{i}"',
+    "backend": 'backend "<ccl>"',
+    "backend-options": 'backend "<ccl>", pg_options',
+    "decorator": "@requires_<ccl>()",
 }
 
 
@@ -84,7 +88,7 @@ def accelerator_sites(result: CheckResult) -> dict[tuple[str, int, int], str]:
     for ctx in result.contexts:
         for info in ctx.test_classes():
             if info.classification == "ACCELERATOR":
-                for site in info.facts.devices:
+                for site in (*info.facts.devices, *info.facts.distributed):
                     sites[(ctx.path, site.line, site.column)] = site.kind
     return sites
 

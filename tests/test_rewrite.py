@@ -51,6 +51,8 @@ def rewrite(tmp_path: Path, body: str, settings: dict | None = None, tail: str =
     ('d = torch.device("cuda", 0)', "d = torch.device(device)"),
     ("torch.cuda.synchronize()", "torch.accelerator.synchronize()"),
     ("torch.xpu.synchronize(device)", "torch.accelerator.synchronize(device)"),
+    # torch.accelerator takes the device positionally only.
+    ("torch.cuda.synchronize(device=device)", "torch.accelerator.synchronize(device)"),
     ("s = torch.cuda.current_stream()", "s = torch.accelerator.current_stream()"),
     ("i = torch.cuda.current_device()", "i = torch.accelerator.current_device_index()"),
     ("torch.cuda.set_device(0)", "torch.accelerator.set_device_index(0)"),
@@ -90,7 +92,7 @@ def test_what_cannot_be_rewritten_stays_with_the_reason(tmp_path: Path) -> None:
         "    @staticmethod\n    def make():\n        return torch.ones(2).cuda()\n\n"
         "    def test_a(self, device):\n"
         "        y = torch.ones(2).cuda(1)\n"
-        "        torch.cuda.synchronize(device=device)\n"
+        "        torch.cuda.current_device(device)\n"
         "        torch.cuda.get_device_capability()\n"
         "        torch.cuda.tunable.enable()\n"
         "        torch.cuda.memory_allocated()\n"
@@ -104,7 +106,7 @@ def test_what_cannot_be_rewritten_stays_with_the_reason(tmp_path: Path) -> None:
         ":8: TestA: not rewritten: in the body of class TestA, which runs before a device is chosen",
         ":12: TestA: not rewritten: make is a static method",
         ":15: TestA: not rewritten: .cuda() names a device other than the default one",
-        ":16: TestA: not rewritten: torch.accelerator.synchronize does not take the arguments torch.cuda.synchronize() is given here",
+        ":16: TestA: not rewritten: torch.accelerator.current_device_index does not take the arguments torch.cuda.current_device() is given here",
         ":17: TestA: torch.cuda.get_device_capability: the compute capability is specific to one device's architecture",
         ":18: TestA: torch.cuda.tunable.enable: TunableOp is a CUDA/ROCm feature",
         ":19: TestA: torch.accelerator.memory_allocated needs PyTorch 2.9, and the project supports 2.7 (oldest-torch)",

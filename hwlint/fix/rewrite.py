@@ -60,6 +60,17 @@ def _is_default_index(node: cst.BaseExpression) -> bool:
     return False
 
 
+def _is_computed_index(node: cst.BaseExpression) -> bool:
+    """A device index computed at run time (`rank`, `self.rank % n`), not
+    a literal (`1`, `"cuda:1"`: a second device) nor a device (`device`)."""
+    if isinstance(node, (cst.Integer, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return False
+    name = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else ""
+    if name in ("device", "devices") or name.endswith("_device"):
+        return False  # a device, not its index
+    return isinstance(node, (cst.Name, cst.Attribute, cst.BinaryOperation, cst.Subscript))
+
+
 def _dotted_expr(dotted: str) -> cst.BaseExpression:
     head, *rest = dotted.split(".")
     node: cst.BaseExpression = cst.Name(head)
@@ -174,7 +185,16 @@ class _Rewriter(cst.CSTTransformer):
         return cst.Attribute(cst.Name(method.first), cst.Name("device_type"))
 
     def device_type(self, site: SiteRewrite) -> cst.BaseExpression | str:
-        """The class's device type (`self.device_type`) here, or why there is none."""
+        """The class's device type (`self.device_type`) here; else, with
+        `torch` imported, the type of the accelerator there is (a helper of
+        a class not instantiated per device, a static method); else why
+        there is none."""
+        found = self._device_type(site)
+        if isinstance(found, str) and site.imports_torch:
+            return cst.Attribute(cst.Call(_dotted_expr("torch.accelerator.current_accelerator")), cst.Name("type"))
+        return found
+
+    def _device_type(self, site: SiteRewrite) -> cst.BaseExpression | str:
         method: _Scope | None = None
         for scope in reversed(self.scopes):
             if scope.kind == "class":
@@ -195,6 +215,12 @@ class _Rewriter(cst.CSTTransformer):
         for index, arg in enumerate(original_node.args):
             if arg.keyword is not None and arg.keyword.value == "device":
                 site = self._site(arg.value)
+                func = original_node.func
+                if (site is not None and site.kind == "keyword" and isinstance(func, cst.Attribute)
+                        and func.attr.value == site.name.partition(":")[0]):
+                    # `.cuda(device="cuda:0")`: the method goes too, or it
+                    # would name the device once the string is gone.
+                    return self._method(site, call)
                 if site is not None and site.kind == "keyword":
                     call = self._keyword(site, call, index)
             elif (arg.keyword is None and index == 0) or (arg.keyword is not None and arg.keyword.value == "backend"):
@@ -294,6 +320,15 @@ class _Rewriter(cst.CSTTransformer):
             if keyword in ("non_blocking", "memory_format"):
                 kept.append(arg)
                 continue
+            if keyword in (None, "device") and _is_computed_index(arg.value) and site.imports_torch:
+                # `.cuda(rank)` (distributed tests: a device per process):
+                # the class's device type with that index.
+                device_type = self.device_type(site)
+                if isinstance(device_type, str):
+                    return self._skip(site, device_type, call)
+                device = cst.Call(_dotted_expr("torch.device"), args=[cst.Arg(device_type, comma=cst.Comma(
+                    whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(arg.value)])
+                continue
             return self._skip(site, f".{site.name}() names a device other than the default one, or an argument .to() does not take", call)
         if isinstance(device, str):
             return self._skip(site, device, call)
@@ -301,6 +336,10 @@ class _Rewriter(cst.CSTTransformer):
         assert isinstance(func, cst.Attribute)
         last = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
         args = _with_commas([cst.Arg(device), *kept], last)
+        if call.args:
+            # A call split over lines keeps its last line break (rewrites
+            # change columns, never lines).
+            args[-1] = args[-1].with_changes(whitespace_after_arg=call.args[-1].whitespace_after_arg)
         self.done.append(site)
         return call.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
 
@@ -346,6 +385,13 @@ class _Rewriter(cst.CSTTransformer):
         keywords = {a.keyword.value for a in call.args if a.keyword is not None}
         if any(a.star for a in call.args):
             return self._skip(site, f"{site.name}() with unpacked arguments: rewrite by hand", call)
+        if (keywords == {"device"} and "device" not in equivalent.keywords and not positional
+                and equivalent.max_positional >= 1):
+            # `torch.cuda.synchronize(device=d)`: torch.accelerator takes
+            # its device positionally only (`device=None, /`).
+            (arg,) = call.args
+            call = call.with_changes(args=[arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)])
+            positional, keywords = list(call.args), set()
         if len(positional) > equivalent.max_positional or not keywords <= set(equivalent.keywords):
             return self._skip(site, f"{equivalent.target} does not take the arguments {site.name}() is given here", call)
         self.done.append(site)
@@ -413,7 +459,7 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
     # for the replacement's (`torch.accelerator.synchronize`) on its line.
     calls = {(s.line, s.name) for s in done if s.kind == "module"}
     # A backend rewritten outside a test may ask torch.accelerator for the device.
-    new_lines = {line for line, _ in calls} | {s.line for s in done if s.kind == "backend"}
+    new_lines = {line for line, _ in calls} | {s.line for s in done if s.kind in ("backend", "fstring", "torch.device", "method")}
     for old, new in zip(before.classes, after.classes):
         for field in ("devices", "distributed"):
             was: tuple[Site, ...] = getattr(old, field)
