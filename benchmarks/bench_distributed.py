@@ -56,7 +56,7 @@ from hwlint.facts import Site  # noqa: E402
 from hwlint.fix.apply import apply_fixes  # noqa: E402
 
 TARGET = 0.80
-ORDER = ('backend "<ccl>"', 'backend "<ccl>", pg_options', "@requires_<ccl>()", "torch.<dev>.set_device()",
+ORDER = ('backend "<ccl>"', 'backend "<ccl>", pg_options', "@requires_<ccl>()", "ProcessGroup<CCL>, <CCL>_* env", "torch.<dev>.set_device()",
          "torch.<dev>.device_count()", 'f"<dev>:{i}"', 'torch.device("<dev>", i)', 'device="<dev>"', ".<dev>()",
          '.to("<dev>")', 'torch.device("<dev>")', "torch.<dev>.<fn>()")
 
@@ -69,7 +69,8 @@ def pattern(site: Site) -> str:
         return 'torch.device("<dev>", i)'
     return {"keyword": 'device="<dev>"', "method": ".<dev>()", "to": '.to("<dev>")',
             "torch.device": 'torch.device("<dev>")', "fstring": 'f"<dev>:{i}"', "backend": 'backend "<ccl>"',
-            "backend-options": 'backend "<ccl>", pg_options', "decorator": "@requires_<ccl>()"}[site.kind]
+            "backend-options": 'backend "<ccl>", pg_options', "decorator": "@requires_<ccl>()",
+            "backend-feature": "ProcessGroup<CCL>, <CCL>_* env"}[site.kind]
 
 
 def sites_by_class(result: CheckResult, member: str) -> dict[tuple[str, int, int], str]:

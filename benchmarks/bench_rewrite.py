@@ -49,6 +49,7 @@ PATTERNS = {
     "backend": 'backend "<ccl>"',
     "backend-options": 'backend "<ccl>", pg_options',
     "decorator": "@requires_<ccl>()",
+    "backend-feature": "ProcessGroup<CCL>, <CCL>_* env",
 }
 
 

@@ -99,7 +99,7 @@ class _Extractor:
         found once per module by str.find, on demand."""
         if self._distributed is None:
             text = self._text if self._text is not None else "\n".join(self.lines)
-            tokens = ('ccl"', "ccl'", *(f"{d}:{{" for d in self.device_names))
+            tokens = ('ccl"', "ccl'", "CCL", *(f"{d}:{{" for d in self.device_names))
             self._distributed = _lines_with(text, tokens)
         return self._distributed
 
@@ -371,6 +371,17 @@ class _Extractor:
                 if sub.id in vocabulary.flags:
                     line, col = sub.lineno, sub.col_offset
                     probes[(line, col, line, col)] = Site(line, self.column(line, col), sub.id, "flag")
+                elif sub.id in _BACKEND_CLASSES:
+                    feature = self.backend_feature(sub, sub.id)
+                    distributed[(feature.line, feature.column)] = feature
+            elif isinstance(sub, ast.Attribute):
+                if sub.attr in _BACKEND_CLASSES:
+                    feature = self.backend_feature(sub, sub.attr)
+                    distributed[(feature.line, feature.column)] = feature
+            elif isinstance(sub, ast.Constant):
+                if isinstance(sub.value, str) and _BACKEND_ENV.match(sub.value):
+                    feature = self.backend_feature(sub, sub.value)
+                    distributed[(feature.line, feature.column)] = feature
             elif isinstance(sub, ast.Call):
                 probe = self.accelerator_call(sub)
                 if probe is not None:
@@ -416,6 +427,12 @@ class _Extractor:
             return None
         what = "probe" if _is_question(func.attr) else "use"
         return Site(call.lineno, self.column(call.lineno, call.col_offset), text, what)
+
+    def backend_feature(self, node: ast.expr, name: str) -> Site:
+        """What only one collective backend has: its process group class
+        (`ProcessGroupNCCL`), its environment variables (`"NCCL_DEBUG"`)."""
+        line = node.lineno
+        return Site(line, self.column(line, node.col_offset), name, "backend-feature", name)
 
     def device_fstring(self, node: ast.JoinedStr) -> Site | None:
         """`f"cuda:{rank}"`: a device string whose index is computed."""
@@ -483,6 +500,9 @@ class _Extractor:
 
 # One device family's collective backends (HWC201 in distributed tests).
 _BACKENDS = frozenset({"nccl", "xccl", "hccl"})
+# What only one collective backend has.
+_BACKEND_CLASSES = frozenset({"ProcessGroupNCCL", "ProcessGroupXCCL", "ProcessGroupHCCL"})
+_BACKEND_ENV = LazyPattern(r"^(?:TORCH_)?(?:NCCL|XCCL|HCCL)_[A-Z0-9_]+$")
 # `@requires_nccl()`, `@skip_if_no_nccl`, `@requires_nccl_version(...)`.
 _BACKEND_DECORATOR = LazyPattern(r"^(?:requires_|skip_if_no_)(?:nccl|xccl|hccl)(?:_version)?$")
 

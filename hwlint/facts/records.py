@@ -92,7 +92,8 @@ class ClassFacts(NamedTuple):
     # "backend-options" when backend-specific pg_options come with it), a
     # decorator that requires one ("decorator", `@requires_nccl()`), a
     # device string with a computed index ("fstring", `f"cuda:{rank}"`),
-    # `torch.cuda.device_count()` ("module").
+    # `torch.cuda.device_count()` ("module"), what only one backend has
+    # ("backend-feature": `ProcessGroupNCCL`, `"NCCL_DEBUG"`; name: that).
     distributed: tuple[Site, ...] = ()
 
 

@@ -127,15 +127,42 @@ class HardcodedDevice(Rule):
         for info in ctx.test_classes():
             if info.classification not in ("GENERIC", "ACCELERATOR"):
                 continue
+            features = _backend_features(info)
             for site in sorted((*info.facts.devices, *info.facts.distributed), key=lambda s: (s.line, s.column)):
                 fix = _fix(site, info, modules, ctx.config.oldest_torch)
+                feature = features.get(_test_of(info, site)) if site.kind in ("backend", "decorator") else None
+                if isinstance(fix, Rewrite) and feature is not None:
+                    fix = NotFixable(f"the test uses {feature.name} (line {feature.line}), which only one backend has: "
+                                     "it is a test of that backend")
                 yield Violation(site.line, site.column, _message(info, site, fix), info.facts.name, fix)
+
+
+def _test_of(info: ClassInfo, site: Site) -> int:
+    """The line of the test method a site is in (or decorates), 0 when none:
+    the last test defined at or above it, or for a decorator the next one."""
+    lines = [m.line for m in info.facts.methods]
+    if site.kind == "decorator":
+        return next((line for line in lines if line > site.line), 0)
+    return max((line for line in lines if line <= site.line), default=0)
+
+
+def _backend_features(info: ClassInfo) -> dict[int, Site]:
+    """What only one collective backend has (`ProcessGroupNCCL`, `"NCCL_DEBUG"`),
+    by the test that uses it: that test's backend and decorator stay."""
+    found: dict[int, Site] = {}
+    for site in info.facts.distributed:
+        if site.kind == "backend-feature":
+            found.setdefault(_test_of(info, site), site)
+    found.pop(0, None)
+    return found
 
 
 def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: str) -> FixInfo:
     if info.classification == "GENERIC":
         return NotFixable(f"{info.facts.name} is GENERIC but uses a device: it is misclassified "
                           "(ACCELERATOR, or the device's member), or the device use must go")
+    if site.kind == "backend-feature":
+        return NotFixable(f"{site.name} belongs to one collective backend: a test of that backend")
     if site.kind in ("backend", "backend-options", "decorator"):
         from hwlint.rules.torch_api import NoEquivalent, distributed_equivalent  # off by default, as below
 
@@ -168,7 +195,7 @@ def _message(info: ClassInfo, site: Site, fix: FixInfo) -> str:
     if isinstance(fix, Rewrite) and fix.target != "device":
         return f"{head}: use {fix.target}() (PyTorch {fix.since})"
     if isinstance(fix, Rewrite) and fix.kind == "fstring":
-        return f"{head}: use self.device_type"
+        return f'{head}: use f"{{self.device_type}}:..."'
     if isinstance(fix, Rewrite):
         return f"{head}: use the `device` argument (or self.device_type outside test methods)"
     assert isinstance(fix, NotFixable)
