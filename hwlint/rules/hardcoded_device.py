@@ -13,7 +13,11 @@ class HardcodedDevice(Rule):
     ## What it does
     Reports a GENERIC or ACCELERATOR test class that hard-codes a device:
     `device="cuda"`, `torch.device("xpu")`, `.to("cuda")`, `.cuda()`,
-    `torch.cuda.synchronize()` and other calls into one device's module.
+    `torch.cuda.synchronize()` and other calls into one device's module;
+    in distributed tests, a collective backend of one device family
+    (`init_process_group("nccl")`, `backend="xccl"`), `@requires_nccl()`,
+    `f"cuda:{rank}"`, `torch.cuda.device_count()`, and what only one
+    backend has (`ProcessGroupNCCL`, `NCCL_*` environment variables).
 
     ## Why is this bad?
     An ACCELERATOR test receives the device it runs on as `device`; a
@@ -46,8 +50,13 @@ class HardcodedDevice(Rule):
     module become their `torch.accelerator` equivalents (hwlint.rules.torch_api
     has the table), none newer than `oldest-torch`. Calls with no generic
     equivalent (`torch.cuda.tunable.*`, `get_device_capability()`, CUDA
-    graphs) are left, and the reason names the API. GENERIC classes get no
-    rewrite: the message says the class is misclassified.
+    graphs) are left, and the reason names the API. In distributed tests:
+    `"nccl"` becomes `dist.get_default_backend_for_device(device)` (2.6),
+    `@requires_nccl()` `@requires_accelerator_dist_backend()` (2.9, imported
+    from common_distributed), `f"cuda:{rank}"` and `torch.device("cuda",
+    rank)` take `self.device_type`; `pg_options`, `@requires_nccl_version`
+    and tests that use `ProcessGroupNCCL` or `NCCL_*` are left. GENERIC
+    classes get no rewrite: the message says the class is misclassified.
 
     ## Options
     `oldest-torch` (default "2.7"): the oldest PyTorch the tests must run
@@ -119,6 +128,33 @@ class HardcodedDevice(Rule):
             ),
             messages=('hard-codes a device (device="openreg:0")', 'hard-codes a device (.openreg())', 'hard-codes a device (torch.openreg.synchronize())'),
             settings={"extend-devices": ["openreg"], "extend-accelerator-modules": ["torch.openreg"]},
+        ),
+    )
+
+    INVALID += (
+        Example(
+            "import torch\nimport torch.distributed as dist\n\nclass TestD(MultiProcessTestCase):\n"
+            "    hw_classification = HardwareClassification.ACCELERATOR\n"
+            "    @requires_nccl()\n    def test_a(self, device):\n"
+            "        dist.init_process_group('nccl', rank=self.rank)\n        torch.cuda.set_device(self.rank)\n"
+            "        t = torch.ones(2, device=f'cuda:{self.rank}')\n\n"
+            "instantiate_device_type_tests(TestD, globals())\n",
+            expect=((6, 6), (8, 33), (9, 9), (10, 34)),
+            messages=("use @requires_accelerator_dist_backend() (PyTorch 2.9)",
+                      "use torch.distributed.get_default_backend_for_device(device) (PyTorch 2.6)",
+                      "use torch.accelerator.set_device_index() (PyTorch 2.7)", 'use f"{self.device_type}:..."'),
+            unsafe_fixed=(
+                "import torch\nimport torch.distributed as dist\n"
+                "from torch.testing._internal.common_distributed import requires_accelerator_dist_backend\n\n"
+                "class TestD(MultiProcessTestCase):\n"
+                "    hw_classification = HardwareClassification.ACCELERATOR\n"
+                "    @requires_accelerator_dist_backend()\n    def test_a(self, device):\n"
+                "        dist.init_process_group(dist.get_default_backend_for_device(device), rank=self.rank)\n"
+                "        torch.accelerator.set_device_index(self.rank)\n"
+                "        t = torch.ones(2, device=f'{self.device_type}:{self.rank}')\n\n"
+                "instantiate_device_type_tests(TestD, globals())\n"
+            ),
+            settings={"oldest-torch": "2.9"},
         ),
     )
 
