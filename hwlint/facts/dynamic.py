@@ -2,10 +2,11 @@
 or change test classes at run time (records.Dynamic)."""
 
 import ast
-from typing import Callable, Iterable
+import bisect
+from typing import Callable, Iterable, Iterator
 
 from hwlint.facts.records import Dynamic
-from hwlint.facts.vocabulary import INSTANTIATE, dotted_name
+from hwlint.facts.vocabulary import INSTANTIATE, LazyPattern, dotted_name
 
 # What the runtime may collect that the class statements do not show:
 # classes made by calls and published into the module, test methods added
@@ -134,14 +135,84 @@ class _DynamicFinder:
                 for case in stmt.cases:
                     self.block(case.body, loops)
 
-    def setattrs_in_functions(self, tree: ast.Module) -> None:
+    def setattrs_in_functions(self, tree: ast.Module, lines: list[int]) -> None:
         """setattr(cls, name, fn) in a function the module calls at import
-        (PyTorch's generate_tests(cls) helpers)."""
+        (PyTorch's generate_tests(cls) helpers): the calls named `setattr`
+        in the module's top-level functions and classes. Only the nodes
+        spanning one of `lines` (those where `setattr` may be written) are
+        looked at: walking every function of a module that mentions setattr
+        once cost a third as much as parsing it."""
         for stmt in tree.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                for node in ast.walk(stmt):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _spans(stmt, lines):
+                for node in _walk_lines(stmt, lines):
                     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
                         self.call(node, "")
+
+
+def _spans(node: ast.AST, lines: list[int]) -> bool:
+    """Whether `node` (a decorated one from its first decorator) spans one
+    of `lines` (sorted); a node without a position spans them all."""
+    low: int | None = getattr(node, "lineno", None)
+    if low is None:
+        return True
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        low = decorators[0].lineno  # ast gives a decorated def or class its `def` line
+    high: int = getattr(node, "end_lineno", None) or low
+    index = bisect.bisect_left(lines, low)
+    return index < len(lines) and lines[index] <= high
+
+
+def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
+    """The nodes under `node` (itself included) that span one of `lines`:
+    ast.walk, pruned. The children of a node are found through its
+    `_fields` (ast.iter_child_nodes is a generator over a generator, most of
+    a walk's cost). Inside an f-string the walk is not pruned: before
+    Python 3.12 the positions of its parts are not always right."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        current = pop()
+        if type(current) is ast.JoinedStr:
+            yield from ast.walk(current)
+            continue
+        yield current
+        for name in current._fields:
+            value = getattr(current, name, None)
+            # A node without fields (`Load`, an operator) holds no call.
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and item._fields and _spans(item, lines):
+                        push(item)
+            elif isinstance(value, ast.AST) and value._fields and _spans(value, lines):
+                push(value)
+
+
+def _lines_of(source: str, token: str) -> list[int]:
+    """Sorted numbers of the lines where `token` may be written as a name:
+    those holding it, and in a module with non-ASCII text, also those with a
+    non-ASCII character (Python reads an identifier such as `ｓetattr` as
+    `setattr`: NFKC)."""
+    text = source if "\r" not in source else source.replace("\r\n", "\n").replace("\r", "\n")
+    positions: list[int] = []
+    at = text.find(token)
+    while at != -1:
+        positions.append(at)
+        at = text.find(token, at + len(token))
+    if not text.isascii():
+        positions.extend(m.start() for m in _NON_ASCII.compiled().finditer(text))
+        positions.sort()
+    found: list[int] = []
+    line, previous = 1, 0
+    for at in positions:
+        line += text.count("\n", previous, at)
+        previous = at
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
+_NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
 
 
 def dynamic_sites(tree: ast.Module, source: str, column: Column, attribute: str,
@@ -152,5 +223,5 @@ def dynamic_sites(tree: ast.Module, source: str, column: Column, attribute: str,
     finder = _DynamicFinder(column, attribute, classes)
     finder.block(tree.body, {})
     if "setattr" in source:
-        finder.setattrs_in_functions(tree)
+        finder.setattrs_in_functions(tree, _lines_of(source, "setattr"))
     return tuple(sorted(dict.fromkeys(finder.found), key=lambda d: (d.line, d.column)))

@@ -3,7 +3,7 @@
 an accelerator)."""
 
 import re
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from hwlint.facts.vocabulary import DEFAULT_ACCELERATORS, LazyPattern, Vocabulary, vocabulary_for
 
@@ -29,11 +29,25 @@ def is_skipped(source: str) -> bool:
 def noqa_comments(source: str, lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
     """The `# noqa` comments by line: the codes each names, None for every code."""
     found: dict[int, frozenset[str] | None] = {}
-    if "noqa" not in source.lower():
+    lowered = source.lower()
+    if "noqa" not in lowered:
         return found
-    for number, line in enumerate(lines, start=1):
-        if "noqa" not in line.lower():
-            continue
+    if source.isascii() and "\r" not in source:
+        # The lines holding "noqa", from its places in the text (lowering
+        # ASCII keeps every character where it is): not every line lowered.
+        numbers: list[int] = []
+        number, previous = 1, 0
+        at = lowered.find("noqa")
+        while at != -1:
+            number += lowered.count("\n", previous, at)
+            previous = at
+            if not numbers or numbers[-1] != number:
+                numbers.append(number)
+            at = lowered.find("noqa", at + 4)
+        candidates: Iterable[tuple[int, str]] = ((n, lines[n - 1]) for n in numbers)
+    else:
+        candidates = ((n, line) for n, line in enumerate(lines, start=1) if "noqa" in line.lower())
+    for number, line in candidates:
         match = _NOQA.search(line)
         if match:
             codes = match.group("codes")
@@ -58,10 +72,12 @@ def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | 
         return []
     positions.sort()
     found: list[int] = []
-    line, previous = 1, 0
+    line, previous, checked = 1, 0, 0
     for at in positions:
         line += text.count("\n", previous, at)
         previous = at
-        if (not found or found[-1] != line) and pattern.search(lines[line - 1]):
-            found.append(line)
+        if line != checked:  # a line with several tokens is matched once
+            checked = line
+            if pattern.search(lines[line - 1]):
+                found.append(line)
     return found
