@@ -5,7 +5,7 @@ an accelerator)."""
 import re
 from typing import Iterable, Sequence
 
-from hwlint.facts.vocabulary import DEFAULT_ACCELERATORS, LazyPattern, Vocabulary, vocabulary_for
+from hwlint.facts.vocabulary import ANCHOR, DEFAULT_ACCELERATORS, LazyPattern, Vocabulary, vocabulary_for
 
 # Lines end where Python's tokenizer says they do (str.splitlines would also
 # split on form feeds and other characters Python treats as whitespace).
@@ -63,11 +63,24 @@ def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | 
     vocabulary = vocabulary or vocabulary_for(DEFAULT_ACCELERATORS)
     pattern = vocabulary.text
     positions: list[int] = []
-    for token in vocabulary.tokens:
+    for token in vocabulary.scanned:
         at = text.find(token)
         while at != -1:
             positions.append(at)
             at = text.find(token, at + 1)
+    anchored = vocabulary.anchored
+    if anchored:
+        # One pass for "pu": each hit is tried against the tokens with the
+        # character before it ("input" is tried against '"npu', ...).
+        at = text.find(ANCHOR, 1)
+        while at != -1:
+            tokens = anchored.get(text[at - 1])
+            if tokens is not None:
+                for token, offset in tokens:
+                    if at >= offset and text.startswith(token, at - offset):
+                        positions.append(at - offset)
+                        break  # one position is enough for the line
+            at = text.find(ANCHOR, at + 1)
     if not positions:
         return []
     positions.sort()

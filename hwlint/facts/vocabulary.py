@@ -75,6 +75,10 @@ class Accelerators(NamedTuple):
 DEFAULT_ACCELERATORS = Accelerators()
 
 
+# The accelerator tokens searched for together (Vocabulary.anchored).
+ANCHOR = "pu"
+
+
 class Vocabulary:
     """An Accelerators compiled for matching: sets, and the regexes (on first use)."""
 
@@ -113,6 +117,23 @@ class Vocabulary:
         # A token that contains another finds nothing more (lines are what count).
         self.tokens = tuple(t for t in dict.fromkeys(tokens)
                             if not any(o != t and o in t for o in tokens))
+        # Each str.find is a pass over the whole module, and a short token
+        # made of common letters ("ipu") is among the slowest: the tokens
+        # holding "pu" after their first character ("xpu", "hpu", "ipu",
+        # '"npu', ...) are found in one pass for "pu", each hit tried
+        # against the tokens whose character before "pu" it has
+        # (`anchored`: that character -> (token, where "pu" is in it)); the
+        # rest (`scanned`) are searched for one by one.
+        anchored: dict[str, list[tuple[str, int]]] = {}
+        scanned: list[str] = []
+        for token in self.tokens:
+            at = token.find(ANCHOR)
+            if at >= 1:
+                anchored.setdefault(token[at - 1], []).append((token, at))
+            else:
+                scanned.append(token)
+        self.scanned = tuple(scanned)
+        self.anchored = {c: tuple(found) for c, found in anchored.items()}
 
 
 _VOCABULARIES: dict[Accelerators, Vocabulary] = {}
