@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import argparse
 import collections
+import difflib
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -130,7 +132,20 @@ def wanted(path: Path, parts: tuple[str, ...]) -> bool:
     return any(p in parts for p in path.parts[:-1]) or any(p in path.name for p in parts)
 
 
-def measure(tree: Path, parts: tuple[str, ...], oldest_torch: str | None, classify: str) -> dict[str, object]:
+class Measure(NamedTuple):
+    files: int
+    classified: dict[str, int]
+    rows: dict[str, list[int]]  # pattern -> [sites, with a device-generic rewrite, rewritten and verified]
+    generic: collections.Counter[str]  # pattern -> sites in GENERIC classes
+    reasons: collections.Counter[str]
+    new: collections.Counter[tuple[str, int, str, str | None]]
+    broken: list[str]
+    again: int
+    failed: list[str]
+    oldest: str
+
+
+def measure(tree: Path, parts: tuple[str, ...], oldest_torch: str | None, classify: str) -> Measure:
     with tempfile.TemporaryDirectory(prefix="hwlint-bench-distributed-") as tmp:
         root = Path(tmp) / "tree"
         copied = 0
@@ -159,7 +174,13 @@ def measure(tree: Path, parts: tuple[str, ...], oldest_torch: str | None, classi
         reasons.update(u.reason for u in report.unfixed if u.code == "HWC201" and u.reason.startswith("not rewritten: "))
         failed = [f"{f.path}: {f.error}" for f in report.files if getattr(f, "error", None)]
         after = run_check(config, None, select=("ALL",), use_allowlist=False)
-        new = findings(after) - findings(before)
+        # An import added for `@requires_accelerator_dist_backend()` moves
+        # the lines below it: compare the findings where they are now.
+        moved = {f.path: line_map(f.original, f.fixed) for f in report.files if f.fixed and f.changed}
+        was: collections.Counter[tuple[str, int, str, str | None]] = collections.Counter()
+        for (path, line, code, cls), n in findings(before).items():
+            was[(path, moved[path].get(line, line) if path in moved else line, code, cls)] += n
+        new = findings(after) - was
         broken = [d.path for d in after.diagnostics if d.code == "HWC000"
                   and all(b.path != d.path or b.code != "HWC000" for b in before.diagnostics)]
         again = apply_fixes(config, after, unsafe=True, classes=None, write=False, jobs=None)
@@ -169,9 +190,18 @@ def measure(tree: Path, parts: tuple[str, ...], oldest_torch: str | None, classi
         row[0] += 1
         row[1] += key in planned
         row[2] += key in rewritten
-    return {"files": copied, "classified": classified, "rows": rows, "generic": collections.Counter(generic.values()),
-            "reasons": reasons, "new": new, "broken": broken, "again": again.rewritten, "failed": failed,
-            "oldest": config.oldest_torch}
+    return Measure(copied, classified, rows, collections.Counter(generic.values()), reasons, new, broken,
+                   again.rewritten, failed, config.oldest_torch)
+
+
+def line_map(before: bytes, after: bytes) -> dict[int, int]:
+    """Where each unchanged line of `before` is in `after` (1-based)."""
+    old, new = before.splitlines(), after.splitlines()
+    found: dict[int, int] = {}
+    for block in difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+        for i in range(block.size):
+            found[block.a + i + 1] = block.b + i + 1
+    return found
 
 
 def table(title: str, rows: dict[str, list[int]]) -> tuple[int, int, int]:
@@ -202,22 +232,21 @@ def main() -> int:
     ok = True
     for tree in args.trees:
         m = measure(tree, tuple(args.parts), args.oldest_torch, args.classify)
-        rows = m["rows"]
-        assert isinstance(rows, dict)
-        print(f"\n== {tree}: {m['files']} files, classified ({args.classify}) {m['classified']}, oldest-torch {m['oldest']}")
+        print(f"\n== {tree}: {m.files} files, classified ({args.classify}) {m.classified}, oldest-torch {m.oldest}")
         table("HWC201 sites in ACCELERATOR classes (generic: a device-generic rewrite; rewritten: made and verified)",
-              rows)
-        print(f"  in GENERIC classes (misclassified, never rewritten): {dict(m['generic'])}")  # type: ignore[call-overload]  # a Counter
-        for label, row in rows.items():
+              m.rows)
+        print(f"  in GENERIC classes (misclassified, never rewritten): {dict(m.generic)}")
+        for label, row in m.rows.items():
             total = everything.setdefault(label, [0, 0, 0])
             everything[label] = [a + b for a, b in zip(total, row)]
-        reasons.update(m["reasons"])  # type: ignore[arg-type]  # a Counter
-        new, broken, again, failed = m["new"], m["broken"], m["again"], m["failed"]
-        print(f"  after: {len(broken)} files no longer parse, {sum(new.values())} new findings, "  # type: ignore[attr-defined]  # a Counter
-              f"a second run would rewrite {again}; {len(failed)} files not written")  # type: ignore[arg-type]  # a list
-        for line in failed[:5]:  # type: ignore[index]  # a list
+        reasons.update(m.reasons)
+        print(f"  after: {len(m.broken)} files no longer parse, {sum(m.new.values())} new findings, "
+              f"a second run would rewrite {m.again}; {len(m.failed)} files not written")
+        for line in m.failed[:5]:
             print(f"    {line}")
-        ok = ok and not broken and not new and again == 0
+        for key in list(m.new)[:5]:
+            print(f"    new: {key}")
+        ok = ok and not m.broken and not m.new and m.again == 0
     _, with_generic, done = table("== all trees", everything)
     if reasons:
         print("\nNo rewrite, by reason:")

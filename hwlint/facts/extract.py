@@ -379,8 +379,9 @@ class _Extractor:
                     feature = self.backend_feature(sub, sub.attr)
                     distributed[(feature.line, feature.column)] = feature
             elif isinstance(sub, ast.Constant):
-                if isinstance(sub.value, str) and _BACKEND_ENV.match(sub.value):
-                    feature = self.backend_feature(sub, sub.value)
+                value = sub.value
+                if isinstance(value, str) and "CCL_" in value and _BACKEND_ENV.match(value):
+                    feature = self.backend_feature(sub, value)
                     distributed[(feature.line, feature.column)] = feature
             elif isinstance(sub, ast.Call):
                 probe = self.accelerator_call(sub)
@@ -514,13 +515,24 @@ def _is_distributed(site: Site) -> bool:
 
 def _lines_with(text: str, tokens: Sequence[str]) -> list[int]:
     """Sorted numbers of the lines of `text` that contain one of `tokens`."""
-    found: set[int] = set()
+    positions: list[int] = []
     for token in tokens:
         at = text.find(token)
         while at != -1:
-            found.add(text.count("\n", 0, at) + 1)
+            positions.append(at)
             at = text.find(token, at + 1)
-    return sorted(found)
+    if not positions:
+        return []
+    positions.sort()
+    found: list[int] = []
+    line, counted = 1, 0
+    for at in positions:
+        # Newlines counted once, from the previous hit on.
+        line += text.count("\n", counted, at)
+        counted = at
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
 
 
 def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:

@@ -129,9 +129,6 @@ class HardcodedDevice(Rule):
             messages=('hard-codes a device (device="openreg:0")', 'hard-codes a device (.openreg())', 'hard-codes a device (torch.openreg.synchronize())'),
             settings={"extend-devices": ["openreg"], "extend-accelerator-modules": ["torch.openreg"]},
         ),
-    )
-
-    INVALID += (
         Example(
             "import torch\nimport torch.distributed as dist\n\nclass TestD(MultiProcessTestCase):\n"
             "    hw_classification = HardwareClassification.ACCELERATOR\n"
