@@ -6,12 +6,18 @@ HWC201` as a user runs them."""
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwlint.core.config import load_config
 
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import extract_source
+from hwlint.fix.apply import apply_fixes
 from hwlint.rules.torch_api import DISTRIBUTED
 from tests.conftest import lint, run_cli, write_project
 
@@ -220,3 +226,68 @@ def test_readme_distributed_rows_are_the_code_s() -> None:
     table = re.split(r"<!-- distributed-table[^>]*-->\n", README.read_text(), maxsplit=1)[1].split("\n\n", 1)[0]
     rows = re.findall(r"^\| `([^`]+)` \| `([\w.]+)` \| ([\d.]+) \|$", table, re.M)
     assert rows == [(key, e.target, e.since) for key, e in DISTRIBUTED.items()]
+
+
+# Property: over generated distributed test classes, each site becomes what
+# its place allows, every other line stays byte for byte, and a second run
+# changes nothing. (statement, template; {d} the device, {t} the device type)
+DIST_SITES = [
+    ('dist.init_process_group("nccl", rank=r)', "dist.init_process_group(dist.get_default_backend_for_device({d}), rank=r)"),
+    ("g = dist.new_group([0, 1], backend='xccl')", "g = dist.new_group([0, 1], backend=dist.get_default_backend_for_device({d}))"),
+    ('t = torch.ones(2, device=f"cuda:{r}")', 't = torch.ones(2, device=f"{{{t}}}:{{r}}")'),
+    ('e = torch.device("npu", r)', "e = torch.device({t}, r)"),
+    ("y = x.xpu(r)", "y = x.to(torch.device({t}, r))"),
+    ("torch.cuda.set_device(r)", "torch.accelerator.set_device_index(r)"),
+    ("n = torch.cuda.device_count()", "n = torch.accelerator.device_count()"),
+]
+DIST_UNCHANGED = ['b = "gloo"', "dist.init_process_group(backend=b)", "y = x.cuda(1)", 'e = torch.device("cuda", 1)',
+                  'os.environ["MASTER_PORT"] = "29500"', "pass"]
+ACCELERATOR_THERE = "torch.accelerator.current_accelerator()"
+
+
+@st.composite
+def dist_statement(draw: st.DrawFn, where: str) -> tuple[str, str]:
+    comment = draw(st.sampled_from(["", "  # rank's device", "  # noqa: E501"]))
+    if draw(st.booleans()):
+        before, template = draw(st.sampled_from(DIST_SITES))
+        device = {"device": "device", "method": "self.device_type", "static": ACCELERATOR_THERE}[where]
+        device_type = {"device": "self.device_type", "method": "self.device_type",
+                       "static": ACCELERATOR_THERE + ".type"}[where]
+        after = template.format(d=device, t=device_type)
+    else:
+        before = after = draw(st.sampled_from(DIST_UNCHANGED))
+    return before + comment, after + comment
+
+
+@st.composite
+def dist_modules(draw: st.DrawFn) -> tuple[str, str]:
+    head = ("import os\nimport torch\nimport torch.distributed as dist\n"
+            "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+            "class TestGen(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n")
+    before, after = [head], [head]
+    for index in range(draw(st.integers(1, 3))):
+        where = draw(st.sampled_from(["device", "method", "static"]))
+        signature = {"device": f"    def test_{index}(self, device, r=0, x=None):\n",
+                     "method": f"    def _helper_{index}(self, r, x):\n",
+                     "static": f"    @staticmethod\n    def _static_{index}(r, x):\n"}[where]
+        before.append("\n" + signature)
+        after.append("\n" + signature)
+        for b, a in draw(st.lists(dist_statement(where), min_size=1, max_size=4)):
+            before.append(f"        {b}\n")
+            after.append(f"        {a}\n")
+    tail = "\n    def test_last(self, device):\n        pass\n\n\ninstantiate_device_type_tests(TestGen, globals())\n"
+    return "".join(before) + tail, "".join(after) + tail
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dist_modules())
+def test_distributed_rewrites_change_only_their_sites(case: tuple[str, str]) -> None:
+    source, expected = case
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_project(Path(tmp) / "proj", {"test/test_gen.py": source},
+                             {"select": ["HWC201"], "allowlist": "none.txt"})
+        config = load_config(start=root)
+        report = apply_fixes(config, lint(root, select=("HWC201",)), unsafe=True, write=True, jobs=1)
+        assert (root / "test/test_gen.py").read_text() == expected, report.summary()
+        again = apply_fixes(config, lint(root, select=("HWC201",)), unsafe=True, write=False, jobs=1)
+        assert again.rewritten == 0 and not again.files
