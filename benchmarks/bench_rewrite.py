@@ -134,16 +134,16 @@ def main() -> int:
         again = apply_fixes(config, after, unsafe=True, classes=None, write=False, jobs=None)
 
     print(f"\nHWC201 sites in ACCELERATOR classes (oldest-torch {config.oldest_torch}):")
-    print(f"  {'pattern':<24}{'sites':>7}{'generic':>9}{'rewritten':>11}{'share':>8}")
+    print(f"  {'pattern':<32}{'sites':>7}{'generic':>9}{'rewritten':>11}{'share':>8}")
     total = [0, 0, 0]
     for kind, label in PATTERNS.items():
         keys = [k for k, v in sites.items() if v == kind]
         row = [len(keys), sum(k in planned for k in keys), sum(k in rewritten for k in keys)]
         total = [a + b for a, b in zip(total, row)]
         share = f"{row[2] / row[1]:.0%}" if row[1] else "-"
-        print(f"  {label:<24}{row[0]:>7}{row[1]:>9}{row[2]:>11}{share:>8}")
+        print(f"  {label:<32}{row[0]:>7}{row[1]:>9}{row[2]:>11}{share:>8}")
     share_all = total[2] / total[1] if total[1] else 1.0
-    print(f"  {'all':<24}{total[0]:>7}{total[1]:>9}{total[2]:>11}{share_all:>8.0%}")
+    print(f"  {'all':<32}{total[0]:>7}{total[1]:>9}{total[2]:>11}{share_all:>8.0%}")
     print("  (generic: the rule plans a device-generic rewrite; rewritten: made and verified)")
     if not_planned:
         print("\nNo device-generic rewrite (the rule's reason):")
