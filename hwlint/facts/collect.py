@@ -141,25 +141,28 @@ class FactsSource:
         return self.parse(rel)
 
 
-# How many modules' records LazyFacts keeps built (the most recently asked
-# for). A check goes over every module several times (the rules, the fixable
-# count's trials, the subclasses of each class), and building them again on
-# each pass cost more than the rules themselves (~0.1 s a pass at 2,000
-# files). A module's records take ~7 KB: at most ~30 MB, held after the
-# workers have finished (when their trees, which set the peak, are gone).
-# A bigger tree decodes again on each pass, as with a smaller bound.
+# A check goes over every module several times (the rules, the fixable
+# count's trials, the subclasses of each class), and building the records
+# again on each pass cost more than the rules themselves (~0.1 s a pass at
+# 2,000 files). A tree of up to KEEP_BUILT modules keeps every module's
+# records once built (~7 KB each: at most ~30 MB); a bigger one keeps the
+# last KEEP_RECENT (bases are asked for again and again) and builds the
+# others again on each pass, so that its memory stays what it was (at
+# 20,000 files the peak is within a few MB of the 150 MB target).
 KEEP_BUILT = 4096
+KEEP_RECENT = 64
 
 
 class LazyFacts(Mapping[str, ModuleFacts]):
     """path -> ModuleFacts, kept as compact blobs and built when asked for
-    (the last KEEP_BUILT are kept: bases are asked for again and again, and
-    every module on each pass over the tree)."""
+    (all of them in a tree of up to KEEP_BUILT modules, else the last
+    KEEP_RECENT)."""
 
     def __init__(self, values: dict[str, Blob | ModuleFacts], rebuild: Callable[[str], ModuleFacts]) -> None:
         self._values = values
         self._rebuild = rebuild
         self._recent: dict[str, ModuleFacts] = {}
+        self._keep = KEEP_BUILT if len(values) <= KEEP_BUILT else KEEP_RECENT
 
     def __getitem__(self, path: str) -> ModuleFacts:
         facts = self._recent.pop(path, None)
@@ -172,7 +175,7 @@ class LazyFacts(Mapping[str, ModuleFacts]):
                     facts = from_blob(value)
                 except Exception:  # a damaged cache entry: parse the file again
                     facts = self._values[path] = self._rebuild(path)
-            if len(self._recent) >= KEEP_BUILT:
+            if len(self._recent) >= self._keep:
                 del self._recent[next(iter(self._recent))]
         self._recent[path] = facts
         return facts
