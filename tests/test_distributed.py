@@ -6,20 +6,18 @@ HWC201` as a user runs them."""
 from __future__ import annotations
 
 import re
-import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlint.core.config import load_config
 
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import extract_source
-from hwlint.fix.apply import apply_fixes
 from hwlint.rules.torch_api import DISTRIBUTED
 from tests.conftest import lint, run_cli, write_project
+from tests.test_rewrite_properties import assert_rewrites_to
 
 IMPORTS = (
     "import torch\n"
@@ -282,12 +280,4 @@ def dist_modules(draw: st.DrawFn) -> tuple[str, str]:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dist_modules())
 def test_distributed_rewrites_change_only_their_sites(case: tuple[str, str]) -> None:
-    source, expected = case
-    with tempfile.TemporaryDirectory() as tmp:
-        root = write_project(Path(tmp) / "proj", {"test/test_gen.py": source},
-                             {"select": ["HWC201"], "allowlist": "none.txt"})
-        config = load_config(start=root)
-        report = apply_fixes(config, lint(root, select=("HWC201",)), unsafe=True, write=True, jobs=1)
-        assert (root / "test/test_gen.py").read_text() == expected, report.summary()
-        again = apply_fixes(config, lint(root, select=("HWC201",)), unsafe=True, write=False, jobs=1)
-        assert again.rewritten == 0 and not again.files
+    assert_rewrites_to(*case)

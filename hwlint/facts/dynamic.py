@@ -5,6 +5,7 @@ import ast
 import bisect
 from typing import Callable, Iterable, Iterator
 
+from hwlint.facts.prescan import line_numbers, places
 from hwlint.facts.records import Dynamic
 from hwlint.facts.vocabulary import INSTANTIATE, LazyPattern, dotted_name
 
@@ -194,22 +195,11 @@ def _lines_of(source: str, token: str) -> list[int]:
     non-ASCII character (Python reads an identifier such as `ｓetattr` as
     `setattr`: NFKC)."""
     text = source if "\r" not in source else source.replace("\r\n", "\n").replace("\r", "\n")
-    positions: list[int] = []
-    at = text.find(token)
-    while at != -1:
-        positions.append(at)
-        at = text.find(token, at + len(token))
+    positions = places(text, token)
     if not text.isascii():
         positions.extend(m.start() for m in _NON_ASCII.compiled().finditer(text))
         positions.sort()
-    found: list[int] = []
-    line, previous = 1, 0
-    for at in positions:
-        line += text.count("\n", previous, at)
-        previous = at
-        if not found or found[-1] != line:
-            found.append(line)
-    return found
+    return line_numbers(text, positions)
 
 
 _NON_ASCII = LazyPattern(r"[^\x00-\x7f]")

@@ -10,7 +10,7 @@ import warnings
 from typing import Iterable, Iterator, Sequence, cast
 
 from hwlint.facts.dynamic import dynamic_sites
-from hwlint.facts.prescan import accelerator_lines, is_skipped, noqa_comments, split_lines
+from hwlint.facts.prescan import accelerator_lines, is_skipped, line_numbers, noqa_comments, places, split_lines
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, Import, Instantiation, Method, ModuleFacts, Site, Value
 from hwlint.facts.vocabulary import (
@@ -515,24 +515,7 @@ def _is_distributed(site: Site) -> bool:
 
 def _lines_with(text: str, tokens: Sequence[str]) -> list[int]:
     """Sorted numbers of the lines of `text` that contain one of `tokens`."""
-    positions: list[int] = []
-    for token in tokens:
-        at = text.find(token)
-        while at != -1:
-            positions.append(at)
-            at = text.find(token, at + 1)
-    if not positions:
-        return []
-    positions.sort()
-    found: list[int] = []
-    line, counted = 1, 0
-    for at in positions:
-        # Newlines counted once, from the previous hit on.
-        line += text.count("\n", counted, at)
-        counted = at
-        if not found or found[-1] != line:
-            found.append(line)
-    return found
+    return line_numbers(text, sorted(at for token in tokens for at in places(text, token)))
 
 
 def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:

@@ -26,6 +26,30 @@ def is_skipped(source: str) -> bool:
     return "skip-file" in source and _SKIP_FILE.search(source) is not None
 
 
+def places(text: str, token: str) -> list[int]:
+    """Where `token` starts in `text`, in order."""
+    found: list[int] = []
+    at = text.find(token)
+    while at != -1:
+        found.append(at)
+        at = text.find(token, at + 1)
+    return found
+
+
+def line_numbers(text: str, positions: Iterable[int]) -> list[int]:
+    """The numbers of the lines (`\\n`-separated) that hold these places of
+    `text`, given in order: each once, ascending. Newlines are counted once,
+    from one place to the next, not from the start each time."""
+    found: list[int] = []
+    line, counted = 1, 0
+    for at in positions:
+        line += text.count("\n", counted, at)
+        counted = at
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
 def noqa_comments(source: str, lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
     """The `# noqa` comments by line: the codes each names, None for every code."""
     found: dict[int, frozenset[str] | None] = {}
@@ -35,15 +59,7 @@ def noqa_comments(source: str, lines: Sequence[str]) -> dict[int, frozenset[str]
     if source.isascii() and "\r" not in source:
         # The lines holding "noqa", from its places in the text (lowering
         # ASCII keeps every character where it is): not every line lowered.
-        numbers: list[int] = []
-        number, previous = 1, 0
-        at = lowered.find("noqa")
-        while at != -1:
-            number += lowered.count("\n", previous, at)
-            previous = at
-            if not numbers or numbers[-1] != number:
-                numbers.append(number)
-            at = lowered.find("noqa", at + 4)
+        numbers = line_numbers(lowered, places(lowered, "noqa"))
         candidates: Iterable[tuple[int, str]] = ((n, lines[n - 1]) for n in numbers)
     else:
         candidates = ((n, line) for n, line in enumerate(lines, start=1) if "noqa" in line.lower())
