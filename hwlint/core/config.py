@@ -12,7 +12,7 @@ import keyword
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from hwlint.core.diagnostics import UserError
 
@@ -193,28 +193,41 @@ def _date(source: Path, where: str, key: str, value: Any) -> "date":
     raise _err(source, f"{where} {key} must be a TOML date like 2027-03-31{hint}, got {value!r}")
 
 
+def _named_tables(source: Path, key: str, noun: str, known: Iterable[str], required: Iterable[str],
+                  value: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """The tables of `[[tool.hwlint.<key>]]` (phases, runners), each with how
+    messages name it (`[[tool.hwlint.runners]] #2 (linux-cuda)`) and its
+    name, after the checks they share: an array of tables, a non-empty name,
+    no unknown key, names unique, the `required` keys present."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise _err(source, f"[tool.hwlint] {key} must be an array of tables ([[tool.hwlint.{key}]]), got {value!r}")
+    known = tuple(known)
+    names: set[str] = set()
+    for number, table in enumerate(value, start=1):
+        name = table.get("name")
+        where = f"[[tool.hwlint.{key}]] #{number}"
+        if not isinstance(name, str) or not name.strip():
+            raise _err(source, f"{where}: name must be a non-empty string, got {name!r}")
+        where = f"{where} ({name})"
+        for entry in table:
+            if entry not in known:
+                raise _err(source, f"{where}: unknown key {entry!r} (known keys: {', '.join(sorted(known))})")
+        if name in names:
+            raise _err(source, f"{where}: another {noun} is named {name!r}: {noun} names must be unique")
+        names.add(name)
+        for entry in required:
+            if entry not in table:
+                raise _err(source, f"{where}: {entry} is required")
+        yield where, name, table
+
+
 def _phases(source: Path, value: Any) -> tuple[Phase, ...]:
     """`[[tool.hwlint.phases]]`: each table validated, names unique, and no
     pattern in two phases (which phase a file belongs to would then be an
     accident of order)."""
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise _err(source, f"[tool.hwlint] phases must be an array of tables ([[tool.hwlint.phases]]), got {value!r}")
     phases: list[Phase] = []
     owner_of: dict[str, str] = {}  # pattern -> phase
-    for number, table in enumerate(value, start=1):
-        name = table.get("name")
-        where = f"[[tool.hwlint.phases]] #{number}"
-        if not isinstance(name, str) or not name.strip():
-            raise _err(source, f"{where}: name must be a non-empty string, got {name!r}")
-        where = f"{where} ({name})"
-        for key in table:
-            if key not in _PHASE_KEYS:
-                raise _err(source, f"{where}: unknown key {key!r} (known keys: {', '.join(sorted(_PHASE_KEYS))})")
-        if any(p.name == name for p in phases):
-            raise _err(source, f"{where}: another phase is named {name!r}: phase names must be unique")
-        for key in ("paths", "due"):
-            if key not in table:
-                raise _err(source, f"{where}: {key} is required")
+    for where, name, table in _named_tables(source, "phases", "phase", _PHASE_KEYS, ("paths", "due"), value):
         paths = table["paths"]
         if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):
             raise _err(source, f"{where} paths must be a non-empty list of non-empty strings (gitignore-style, "
@@ -240,23 +253,8 @@ def _runners(source: Path, value: Any) -> list[tuple[str, str, list[str], str, i
     """`[[tool.hwlint.runners]]`, each table's shape checked; the members are
     checked against the classifications once those are known (_runner_members).
     Gives (where, name, members as written, device, shards) per runner."""
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise _err(source, f"[tool.hwlint] runners must be an array of tables ([[tool.hwlint.runners]]), got {value!r}")
     out: list[tuple[str, str, list[str], str, int]] = []
-    for number, table in enumerate(value, start=1):
-        name = table.get("name")
-        where = f"[[tool.hwlint.runners]] #{number}"
-        if not isinstance(name, str) or not name.strip():
-            raise _err(source, f"{where}: name must be a non-empty string, got {name!r}")
-        where = f"{where} ({name})"
-        for key in table:
-            if key not in _RUNNER_KEYS:
-                raise _err(source, f"{where}: unknown key {key!r} (known keys: {', '.join(sorted(_RUNNER_KEYS))})")
-        if any(seen == name for _, seen, _, _, _ in out):
-            raise _err(source, f"{where}: another runner is named {name!r}: runner names must be unique")
-        for key in ("members", "device"):
-            if key not in table:
-                raise _err(source, f"{where}: {key} is required")
+    for where, name, table in _named_tables(source, "runners", "runner", _RUNNER_KEYS, ("members", "device"), value):
         members = table["members"]
         if not isinstance(members, list) or not members or not all(isinstance(m, str) and m for m in members):
             raise _err(source, f"{where}: members must be a non-empty list of classifications, got {members!r}")
