@@ -665,3 +665,24 @@ def test_tracked_by_git_reads_the_index(tmp_path: Path, version: str) -> None:
     _git(root, "worktree", "add", "-q", str(worktree))
     assert tracked_by_git(worktree / "sub" / ".hwlint_cache")  # .git is a file there
     assert not tracked_by_git(worktree / ".hwlint_cache")
+
+
+def test_warm_text_run_remembers_the_fixable_count(tmp_path: Path) -> None:
+    """The text format's "N fixable" line tries each safe fix with the rules,
+    which costs more than a warm check: a whole-tree run whose inputs and
+    diagnostics are unchanged reuses the count (no trial module imported),
+    and any change to a file or to the allowlist counts again."""
+    root = _tree(tmp_path, {"test/test_c.py": UNCLASSIFIED.replace("TestB", "TestC")})
+    cold, cold_out = _imported(root, "check")
+    assert "hwlint.fix.trial" in cold and "2 fixable with `hwlint fix`." in cold_out
+    warm, warm_out = _imported(root, "check")
+    assert warm_out == cold_out
+    assert not any(m.startswith("hwlint.fix") for m in warm)
+    (root / "test/test_c.py").write_text(GENERIC.replace("TestA", "TestC"))  # classified now: one fixable left
+    edited, edited_out = _imported(root, "check")
+    assert "hwlint.fix.trial" in edited and "1 fixable with `hwlint fix`." in edited_out
+    assert edited_out == _cli(root, "check", "--no-cache").stdout
+    (root / "allowlist.txt").write_text("test/test_b.py 1\n")  # its finding is allowlisted now: none fixable
+    listed, listed_out = _imported(root, "check")
+    assert "fixable" not in listed_out and "HWC001" not in listed_out
+    assert listed_out == _cli(root, "check", "--no-cache").stdout

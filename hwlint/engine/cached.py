@@ -272,6 +272,13 @@ class TreeMemo:
         self.store = store
         settings = tuple((name, repr(getattr(config, name))) for name in config._fields if name not in ("root", "source"))
         self.name = memo_name(("whole-tree", tuple(sorted(enabled)), settings, Diagnostic.__slots__))
+        # Every input of this run's resolution (settings, rules, files and
+        # their contents, base files, import probes), once the memo was found
+        # valid or written: what `derived` keys values computed from the run by.
+        self.fingerprint: str | None = None
+
+    def _fingerprint(self, inputs: tuple[Any, ...]) -> None:
+        self.fingerprint = memo_name((self.name, inputs))
 
     def get(self, source: CachedFactsSource, files: list[str]) -> tuple[list[Diagnostic], set[str]] | None:
         """(diagnostics, files that do not parse) of the last run, if still true."""
@@ -285,6 +292,7 @@ class TreeMemo:
         except Exception:
             return None
         self.store.memo_hit = True
+        self._fingerprint((memo["files"], memo["extras"], memo["probes"]))
         return found
 
     @staticmethod
@@ -307,10 +315,35 @@ class TreeMemo:
             diagnostics: list[Diagnostic], broken: set[str]) -> None:
         if not all(source.keys.get(rel) is not None for rel in files):
             return
+        inputs = (tuple((rel, source.keys[rel]) for rel in files), tuple(sorted(source.extras.items())),
+                  tuple(sorted(probes.items())))
         self.store.memo_put(self.name, {
-            "files": tuple((rel, source.keys[rel]) for rel in files),
-            "extras": tuple(sorted(source.extras.items())),
-            "probes": tuple(sorted(probes.items())),
+            "files": inputs[0],
+            "extras": inputs[1],
+            "probes": inputs[2],
             "diagnostics": tuple(_encode_diagnostic(d) for d in diagnostics),
             "broken": tuple(sorted(broken)),
         })
+        self._fingerprint(inputs)
+
+    def derived(self, diagnostics: list[Diagnostic]) -> Callable[[str, Callable[[], int]], int] | None:
+        """A memo for what consumers compute from this run's result (the
+        text format's "N fixable"), keyed by the run's inputs and its final
+        diagnostics (the allowlist applied); None when the run has no
+        fingerprint (not a whole tree, a file unread)."""
+        fingerprint = self.fingerprint
+        if fingerprint is None:
+            return None
+        key = (fingerprint, digest(repr([_encode_diagnostic(d) for d in diagnostics]).encode("utf-8", "surrogatepass")))
+        store = self.store
+
+        def remember(name: str, compute: Callable[[], int]) -> int:
+            return memoize(store, f"derived-{name}", key, compute, decode=_integer)
+
+        return remember
+
+
+def _integer(value: Any) -> int:
+    if type(value) is not int:
+        raise TypeError("not an int")
+    return value

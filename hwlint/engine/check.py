@@ -52,6 +52,7 @@ class CheckResult:
         allowlist_counts: dict[str, int] | None = None,
         missing: list[str] | None = None,
         cache: bool | str | Path | Cache | None = None,
+        memo: Callable[[str, Callable[[], int]], int] | None = None,
     ) -> None:
         self.diagnostics = diagnostics
         self.contexts = contexts
@@ -67,6 +68,13 @@ class CheckResult:
         # run_check's `cache` argument: a consumer that checks again (prune,
         # fix) uses the cache this run was told to use.
         self.cache = cache
+        self._memo = memo
+
+    def remember(self, name: str, compute: Callable[[], int]) -> int:
+        """`compute()`, a figure derived from this result, or the value it had
+        for the last run with the same inputs and diagnostics (the cache's
+        whole-tree memo: hwlint.engine.cached.TreeMemo.derived)."""
+        return compute() if self._memo is None else self._memo(name, compute)
 
     def recheck(self, *, jobs: int | None = None) -> "CheckResult":
         """The same files checked again with the configured rules and no
@@ -312,4 +320,4 @@ def run_check(
                                                     found.whole_tree, settings, config.source)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
-                       counts, found.missing, cache)
+                       counts, found.missing, cache, memo[0].derived(diagnostics) if memo is not None else None)

@@ -124,6 +124,10 @@ def fixable_count(result: CheckResult) -> int:
 
     if not any(is_safe_fix(d.fix) for d in result.diagnostics):
         return 0
-    from hwlint.fix.plan import fixable_count as count
+    def count() -> int:
+        from hwlint.fix.plan import fixable_count as trials
 
-    return count(result)
+        return trials(result)
+
+    # The trials cost more than a warm check itself: remembered with the run.
+    return result.remember("fixable", count)
