@@ -366,32 +366,37 @@ class _Extractor:
         devices: dict[tuple[int, int], Site] = {}
         distributed: dict[tuple[int, int], Site] = {}
         vocabulary = self.vocabulary
+        flags = vocabulary.flags
         for sub in _walk_lines(node, hit_lines):
-            if isinstance(sub, ast.Name):
-                if sub.id in vocabulary.flags:
+            kind = type(sub)
+            if kind is ast.Call:
+                call = cast(ast.Call, sub)
+                probe = self.accelerator_call(call)
+                if probe is not None:
+                    probes[(call.lineno, call.col_offset, call.end_lineno or 0, call.end_col_offset or 0)] = probe
+                site = self.device_use(call)
+                if site is not None:
+                    (distributed if _is_distributed(site) else devices)[(site.line, site.column)] = site
+            elif kind is ast.Name:
+                name = cast(ast.Name, sub).id
+                if name in flags:
                     line, col = sub.lineno, sub.col_offset
-                    probes[(line, col, line, col)] = Site(line, self.column(line, col), sub.id, "flag")
-                elif sub.id in _BACKEND_CLASSES:
-                    feature = self.backend_feature(sub, sub.id)
+                    probes[(line, col, line, col)] = Site(line, self.column(line, col), name, "flag")
+                elif name in _BACKEND_CLASSES:
+                    feature = self.backend_feature(sub, name)
                     distributed[(feature.line, feature.column)] = feature
-            elif isinstance(sub, ast.Attribute):
-                if sub.attr in _BACKEND_CLASSES:
-                    feature = self.backend_feature(sub, sub.attr)
+            elif kind is ast.Attribute:
+                attr = cast(ast.Attribute, sub).attr
+                if attr in _BACKEND_CLASSES:
+                    feature = self.backend_feature(sub, attr)
                     distributed[(feature.line, feature.column)] = feature
-            elif isinstance(sub, ast.Constant):
-                value = sub.value
+            elif kind is ast.Constant:
+                value = cast(ast.Constant, sub).value
                 if isinstance(value, str) and "CCL_" in value and _BACKEND_ENV.match(value):
                     feature = self.backend_feature(sub, value)
                     distributed[(feature.line, feature.column)] = feature
-            elif isinstance(sub, ast.Call):
-                probe = self.accelerator_call(sub)
-                if probe is not None:
-                    probes[(sub.lineno, sub.col_offset, sub.end_lineno or 0, sub.end_col_offset or 0)] = probe
-                site = self.device_use(sub)
-                if site is not None:
-                    (distributed if _is_distributed(site) else devices)[(site.line, site.column)] = site
-            elif isinstance(sub, ast.JoinedStr):
-                site = self.device_fstring(sub)
+            elif kind is ast.JoinedStr:
+                site = self.device_fstring(cast(ast.JoinedStr, sub))
                 if site is not None:
                     distributed[(site.line, site.column)] = site
         return (tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key)),
@@ -518,27 +523,60 @@ def _lines_with(text: str, tokens: Sequence[str]) -> list[int]:
     return line_numbers(text, sorted(at for token in tokens for at in places(text, token)))
 
 
+# Fields that never hold a node a walk wants: names and numbers (`id`,
+# `attr`, `level`...), and the contexts and operators (`Load`, `Add`), which
+# have neither position nor children. A Constant holds no node at all.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "asname", "module", "level", "names", "arg",
+                          "kind", "type_comment", "conversion", "is_async", "simple", "tag", "kwd_attrs"})
+# Nodes without a position: always entered (their children have one).
+_UNPLACED = frozenset({ast.arguments, ast.comprehension, ast.withitem, ast.match_case})
+_DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _LEAF_FIELDS)
+    return fields
+
+
 def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
     """Like ast.walk, but only into nodes spanning one of `lines`: a big
     class mentions CUDA on a few lines, and walking all of it would cost more
-    than parsing it did."""
+    than parsing it did. The nodes come in the order of a stack fed by
+    ast.iter_child_nodes (a site found twice at one place keeps the last);
+    children are taken from the fields that can hold them (iter_child_nodes,
+    a generator over a generator, was most of the walk's cost)."""
     stack = [node]
+    pop, push = stack.pop, stack.append
+    bisect_left = bisect.bisect_left
+    count = len(lines)
+    fields_of = _CHILD_FIELDS
     while stack:
-        current = stack.pop()
+        current = pop()
         yield current
-        for child in ast.iter_child_nodes(current):
-            low = getattr(child, "lineno", None)
-            if low is not None:
-                # A decorated function or class starts at its first decorator
-                # (ast's lineno is the `def` line).
-                decorators = getattr(child, "decorator_list", None)
-                if decorators:
-                    low = decorators[0].lineno
-                high = getattr(child, "end_lineno", None) or low
-                index = bisect.bisect_left(lines, low)
-                if index == len(lines) or lines[index] > high:
+        kind = type(current)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        for field in fields:
+            value = getattr(current, field, None)
+            if value is None:
+                continue
+            for child in (value if type(value) is list else (value,)):
+                if child is None:  # a `**` key of a dict, a keyword-only argument without default
                     continue
-            stack.append(child)
+                child_kind = type(child)
+                if child_kind not in _UNPLACED:
+                    # A decorated function or class starts at its first
+                    # decorator (ast's lineno is the `def` line).
+                    low = child.decorator_list[0].lineno if child_kind in _DECORATED and child.decorator_list \
+                        else child.lineno
+                    index = bisect_left(lines, low)
+                    if index == count or lines[index] > (child.end_lineno or low):
+                        continue
+                push(child)
 
 
 # Statements whose accelerator mentions are not module-level uses: classes
