@@ -96,11 +96,10 @@ class _Extractor:
     def distributed_lines(self) -> list[int]:
         """Lines that may hold what distributed tests hard-code and the
         accelerator pattern does not see (`"nccl"`, `f"cuda:{rank}"`),
-        found once per module by str.find, on demand."""
+        found once per module on demand."""
         if self._distributed is None:
             text = self._text if self._text is not None else "\n".join(self.lines)
-            tokens = ('ccl"', "ccl'", "CCL", *(f"{d}:{{" for d in self.device_names))
-            self._distributed = _lines_with(text, tokens)
+            self._distributed = line_numbers(text, _distributed_places(text, self.device_names))
         return self._distributed
 
     def note_module_mention(self, first: int, last: int) -> None:
@@ -518,9 +517,20 @@ def _is_distributed(site: Site) -> bool:
     return site.kind in ("backend", "backend-options") or (site.kind == "module" and site.name.endswith(".device_count"))
 
 
-def _lines_with(text: str, tokens: Sequence[str]) -> list[int]:
-    """Sorted numbers of the lines of `text` that contain one of `tokens`."""
-    return line_numbers(text, sorted(at for token in tokens for at in places(text, token)))
+def _distributed_places(text: str, devices: frozenset[str]) -> list[int]:
+    """Where `text` holds a collective backend's name in quotes (`nccl"`,
+    `ccl'`), its upper-case name (`NCCL`, `ProcessGroupXCCL`) or a device
+    with a computed index (`cuda:{`), in order. Three passes over the text
+    ("ccl", "CCL", ":{"), each rare, the character around checked, instead
+    of one pass per token and device."""
+    found = [at for at in places(text, "ccl") if text.startswith(('"', "'"), at + 3)]
+    found += places(text, "CCL")
+    for at in places(text, ":{"):
+        for device in devices:
+            if at >= len(device) and text.startswith(device, at - len(device)):
+                found.append(at - len(device))
+    found.sort()
+    return found
 
 
 # Fields that never hold a node a walk wants: names and numbers (`id`,
