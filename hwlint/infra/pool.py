@@ -19,16 +19,23 @@ from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 # An ast tree takes about this many bytes of memory per byte of source.
 _TREE_BYTES_PER_SOURCE_BYTE = 110
-# CPython gives little of a freed tree's memory back to the system by itself
-# (glibc keeps the freed blocks): a worker keeps as much memory as the
-# largest tree it has parsed. After a file above this size, it asks glibc
-# to give the free memory back (malloc_trim), so that a worker keeps at most
-# ~15 MB, and the memory of big files is only taken while they are parsed
-# (at the cost of the system handing it out again: ~2% more CPU time).
-_TRIM_ABOVE = 128 * 1024
 # The trees of big files being parsed at once stay under this (estimated);
 # a bigger file is parsed alone.
 _TREE_BUDGET = 80 * 1024 * 1024
+# CPython gives little of a freed tree's memory back to the system by itself
+# (glibc keeps the freed blocks): a worker keeps as much memory as the
+# largest tree it has parsed, and reuses it for the next trees. After a
+# file whose tree takes more than half the budget (those that may be parsed
+# alone), it asks glibc to give the free memory back (malloc_trim), so that
+# an idle worker never holds more than half the budget while another parses
+# a big file. Not after every big-ish file: the system hands the memory out
+# again a page at a time, and trimming after each file above 128 KB made
+# the four real trees' workers fault in 1.5 GB again (~15% of parsing's CPU).
+_TRIM_ABOVE = _TREE_BUDGET // 2 // _TREE_BYTES_PER_SOURCE_BYTE
+# A file above this size is a task of its own, counted against the budget;
+# smaller ones go in batches, which count for nothing (a batch's trees are
+# built one at a time, none above ~14 MB).
+_ALONE_ABOVE = 128 * 1024
 # Small files go to workers in batches of about this much source, and of
 # at most this many files (by default: a caller whose work per file is
 # slow asks for smaller batches, so that a few files still spread over
@@ -76,14 +83,14 @@ def _task(work: Callable[..., list[R]], paths: Batch, args: tuple[Any, ...]) -> 
 def plan(sizes: list[tuple[str, int]], batch_files: int = _BATCH_FILES) -> list[tuple[list[tuple[str, int]], int]]:
     """Work for the pool, largest first: each big file alone (with the
     memory its tree will take), small files in batches of at most
-    `batch_files` (a worker keeps the memory of their trees, bounded through
-    _TRIM_ABOVE)."""
+    `batch_files` (a worker builds their trees one at a time, each below
+    _ALONE_ABOVE's)."""
     ordered = sorted(sizes, key=lambda item: (-item[1], item[0]))
     tasks: list[tuple[list[tuple[str, int]], int]] = []
     batch: list[tuple[str, int]] = []
     batch_bytes = 0
     for rel, size in ordered:
-        if size > _TRIM_ABOVE:
+        if size > _ALONE_ABOVE:
             tasks.append(([(rel, size)], size * _TREE_BYTES_PER_SOURCE_BYTE))
             continue
         batch.append((rel, size))
