@@ -10,7 +10,7 @@ import warnings
 from typing import Iterable, Iterator, Sequence, cast
 
 from hwlint.facts.dynamic import dynamic_sites
-from hwlint.facts.prescan import accelerator_lines, is_skipped, line_numbers, noqa_comments, places, split_lines
+from hwlint.facts.prescan import Places, accelerator_lines, is_skipped, line_numbers, noqa_comments, split_lines
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, Import, Instantiation, Method, ModuleFacts, Site, Value
 from hwlint.facts.vocabulary import (
@@ -51,6 +51,7 @@ class _Extractor:
         self._text = text
         # Sorted numbers of the lines where the vocabulary's text matches in the
         # whole module, computed when the first class needs them.
+        self._places: Places | None = None
         self._hits: list[int] | None = None
         self._devtype: list[int] | None = None
         self._distributed: list[int] | None = None
@@ -71,26 +72,25 @@ class _Extractor:
 
     # -- module level -----------------------------------------------------
 
+    def places(self) -> Places:
+        """Where the module's text holds the tokens looked for, found once."""
+        if self._places is None:
+            self._places = Places(self._text if self._text is not None else "\n".join(self.lines), self.vocabulary)
+        return self._places
+
     def hits(self) -> list[int]:
         """Lines mentioning an accelerator, found once per module on demand."""
         if self._hits is None:
-            text = self._text if self._text is not None else "\n".join(self.lines)
-            self._hits = accelerator_lines(text, self.lines, self.vocabulary)
+            found = self.places()
+            self._hits = accelerator_lines(found.text, self.lines, self.vocabulary, found)
         return self._hits
 
     def devtype_lines(self) -> list[int]:
         """Lines calling get_devtype() (PyTorch's FSDP/DTensor tests take
         their device from it: the accelerator there is), found once."""
         if self._devtype is None:
-            text = self._text if self._text is not None else "\n".join(self.lines)
-            found: list[int] = []
-            at = text.find("get_devtype(")
-            while at != -1:
-                line = text.count("\n", 0, at) + 1
-                if not found or found[-1] != line:
-                    found.append(line)
-                at = text.find("get_devtype(", at + 1)
-            self._devtype = found
+            found = self.places()
+            self._devtype = line_numbers(found.text, found.of("get_devtype("))
         return self._devtype
 
     def distributed_lines(self) -> list[int]:
@@ -98,8 +98,8 @@ class _Extractor:
         accelerator pattern does not see (`"nccl"`, `f"cuda:{rank}"`),
         found once per module on demand."""
         if self._distributed is None:
-            text = self._text if self._text is not None else "\n".join(self.lines)
-            self._distributed = line_numbers(text, _distributed_places(text, self.device_names))
+            found = self.places()
+            self._distributed = line_numbers(found.text, _distributed_places(found, self.device_names))
         return self._distributed
 
     def note_module_mention(self, first: int, last: int) -> None:
@@ -377,22 +377,24 @@ class _Extractor:
                 if site is not None:
                     (distributed if _is_distributed(site) else devices)[(site.line, site.column)] = site
             elif kind is ast.Name:
-                name = cast(ast.Name, sub).id
+                named = cast(ast.Name, sub)
+                name = named.id
                 if name in flags:
-                    line, col = sub.lineno, sub.col_offset
+                    line, col = named.lineno, named.col_offset
                     probes[(line, col, line, col)] = Site(line, self.column(line, col), name, "flag")
                 elif name in _BACKEND_CLASSES:
-                    feature = self.backend_feature(sub, name)
+                    feature = self.backend_feature(named, name)
                     distributed[(feature.line, feature.column)] = feature
             elif kind is ast.Attribute:
-                attr = cast(ast.Attribute, sub).attr
-                if attr in _BACKEND_CLASSES:
-                    feature = self.backend_feature(sub, attr)
+                attribute = cast(ast.Attribute, sub)
+                if attribute.attr in _BACKEND_CLASSES:
+                    feature = self.backend_feature(attribute, attribute.attr)
                     distributed[(feature.line, feature.column)] = feature
             elif kind is ast.Constant:
-                value = cast(ast.Constant, sub).value
+                constant = cast(ast.Constant, sub)
+                value = constant.value
                 if isinstance(value, str) and "CCL_" in value and _BACKEND_ENV.match(value):
-                    feature = self.backend_feature(sub, value)
+                    feature = self.backend_feature(constant, value)
                     distributed[(feature.line, feature.column)] = feature
             elif kind is ast.JoinedStr:
                 site = self.device_fstring(cast(ast.JoinedStr, sub))
@@ -517,20 +519,21 @@ def _is_distributed(site: Site) -> bool:
     return site.kind in ("backend", "backend-options") or (site.kind == "module" and site.name.endswith(".device_count"))
 
 
-def _distributed_places(text: str, devices: frozenset[str]) -> list[int]:
-    """Where `text` holds a collective backend's name in quotes (`nccl"`,
+def _distributed_places(found: Places, devices: frozenset[str]) -> list[int]:
+    """Where the text holds a collective backend's name in quotes (`nccl"`,
     `ccl'`), its upper-case name (`NCCL`, `ProcessGroupXCCL`) or a device
-    with a computed index (`cuda:{`), in order. Three passes over the text
-    ("ccl", "CCL", ":{"), each rare, the character around checked, instead
-    of one pass per token and device."""
-    found = [at for at in places(text, "ccl") if text.startswith(('"', "'"), at + 3)]
-    found += places(text, "CCL")
-    for at in places(text, ":{"):
+    with a computed index (`cuda:{`), in order: from the places of "ccl",
+    "CCL" and ":{" (each rare), the character around checked, instead of a
+    pass over the text per token and device."""
+    text = found.text
+    result = [at for at in found.of("ccl") if text.startswith(('"', "'"), at + 3)]
+    result += found.of("CCL")
+    for at in found.of(":{"):
         for device in devices:
             if at >= len(device) and text.startswith(device, at - len(device)):
-                found.append(at - len(device))
-    found.sort()
-    return found
+                result.append(at - len(device))
+    result.sort()
+    return result
 
 
 # Fields that never hold a node a walk wants: names and numbers (`id`,

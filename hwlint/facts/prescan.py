@@ -3,7 +3,7 @@
 an accelerator)."""
 
 import re
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from hwlint.facts.vocabulary import ANCHOR, DEFAULT_ACCELERATORS, LazyPattern, Vocabulary, vocabulary_for
 
@@ -71,36 +71,101 @@ def noqa_comments(source: str, lines: Sequence[str]) -> dict[int, frozenset[str]
     return found
 
 
-def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | None = None) -> list[int]:
+# Tokens the extractor finds besides the vocabulary's: collective backends
+# in quotes and upper case (`"nccl"`, `ProcessGroupNCCL`), devices with a
+# computed index (`cuda:{`), PyTorch's get_devtype().
+EXTRA_TOKENS = ("ccl", "CCL", ":{", "get_devtype(")
+# Below this many characters a str.find pass per token costs less than
+# importing the automaton (a one-file run on a median file never imports it).
+_AUTOMATON_FROM = 32 * 1024
+_AUTOMATA: dict[tuple[str, ...], Any] = {}
+use_automaton = True  # tests turn it off to compare both ways
+
+
+def _automaton(tokens: tuple[str, ...]) -> Any:
+    """An Aho-Corasick automaton of `tokens` (ahocorasick_rs: one pass over
+    a text for all of them), or None where it is not installed."""
+    found = _AUTOMATA.get(tokens, False)
+    if found is False:
+        try:
+            import ahocorasick_rs
+        except ImportError:
+            found = None
+        else:
+            found = ahocorasick_rs.AhoCorasick(list(tokens), matchkind=ahocorasick_rs.MatchKind.Standard)
+        _AUTOMATA[tokens] = found
+    return found
+
+
+class Places:
+    """Where the tokens hwlint looks for start in one module's text (`\n`
+    line ends): the vocabulary's (Vocabulary.tokens) and EXTRA_TOKENS. A big
+    text is searched once for all of them (an Aho-Corasick automaton), a
+    small one, or any where ahocorasick_rs is missing, with a str.find pass
+    per token; the places are the same either way."""
+
+    def __init__(self, text: str, vocabulary: Vocabulary | None = None) -> None:
+        self.text = text
+        self.vocabulary = vocabulary = vocabulary or vocabulary_for(DEFAULT_ACCELERATORS)
+        self._found: dict[str, list[int]] | None = None
+        if use_automaton and len(text) >= _AUTOMATON_FROM:
+            tokens = vocabulary.tokens + tuple(t for t in EXTRA_TOKENS if t not in vocabulary.tokens)
+            automaton = _automaton(tokens)
+            if automaton is not None:
+                found: dict[str, list[int]] = {token: [] for token in tokens}
+                lists = [found[token] for token in tokens]
+                # Overlapping: every occurrence of every token, as str.find finds them.
+                for index, start, _ in automaton.find_matches_as_indexes(text, overlapping=True):
+                    lists[index].append(start)
+                self._found = found
+
+    def of(self, token: str) -> list[int]:
+        """Where one of EXTRA_TOKENS starts, in order."""
+        if self._found is not None:
+            return self._found[token]
+        return places(self.text, token)
+
+    def accelerators(self) -> list[int]:
+        """Where the vocabulary's tokens start, in order (at least one place
+        on each line that holds one)."""
+        text, vocabulary = self.text, self.vocabulary
+        if self._found is not None:
+            found = self._found
+            positions = [at for token in vocabulary.tokens for at in found[token]]
+            positions.sort()
+            return positions
+        positions = []
+        for token in vocabulary.scanned:
+            positions += places(text, token)
+        anchored = vocabulary.anchored
+        if anchored:
+            # One pass for "pu": each hit is tried against the tokens with the
+            # character before it ("input" is tried against '"npu', ...).
+            at = text.find(ANCHOR, 1)
+            while at != -1:
+                tokens = anchored.get(text[at - 1])
+                if tokens is not None:
+                    for token, offset in tokens:
+                        if at >= offset and text.startswith(token, at - offset):
+                            positions.append(at - offset)
+                            break  # one position is enough for the line
+                at = text.find(ANCHOR, at + 1)
+        positions.sort()
+        return positions
+
+
+def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | None = None,
+                      found: Places | None = None) -> list[int]:
     """Sorted 1-based numbers of the lines that mention an accelerator.
 
     `text` is the module with `\n` line ends (the source itself when it has
-    no `\r`), `lines` its lines."""
+    no `\r`), `lines` its lines; `found`: its Places, when the caller has them."""
     vocabulary = vocabulary or vocabulary_for(DEFAULT_ACCELERATORS)
     pattern = vocabulary.text
-    positions: list[int] = []
-    for token in vocabulary.scanned:
-        at = text.find(token)
-        while at != -1:
-            positions.append(at)
-            at = text.find(token, at + 1)
-    anchored = vocabulary.anchored
-    if anchored:
-        # One pass for "pu": each hit is tried against the tokens with the
-        # character before it ("input" is tried against '"npu', ...).
-        at = text.find(ANCHOR, 1)
-        while at != -1:
-            tokens = anchored.get(text[at - 1])
-            if tokens is not None:
-                for token, offset in tokens:
-                    if at >= offset and text.startswith(token, at - offset):
-                        positions.append(at - offset)
-                        break  # one position is enough for the line
-            at = text.find(ANCHOR, at + 1)
+    positions = (found or Places(text, vocabulary)).accelerators()
     if not positions:
         return []
-    positions.sort()
-    found: list[int] = []
+    result: list[int] = []
     line, previous, checked = 1, 0, 0
     for at in positions:
         line += text.count("\n", previous, at)
@@ -108,5 +173,5 @@ def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | 
         if line != checked:  # a line with several tokens is matched once
             checked = line
             if pattern.search(lines[line - 1]):
-                found.append(line)
-    return found
+                result.append(line)
+    return result
