@@ -187,7 +187,10 @@ def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str
     classification before writing it."""
     base = run_resolver(result)
     load = base.module if base is not None else (lambda path: None)
-    resolver = Resolver(result.config, {**(changed or {}), facts.path: facts}, load)
+    # A variant is linted many times (fix's trials): the run's probes of
+    # candidate files are shared, not made again each time.
+    resolver = Resolver(result.config, {**(changed or {}), facts.path: facts}, load,
+                        base.exists if base is not None else None)
     judge = judge or Judge(result.config)
     return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 

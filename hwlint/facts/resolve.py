@@ -66,13 +66,16 @@ _Resolved = tuple[bool, "str | None", "str | None", "tuple[tuple[str, ClassFacts
 
 
 class Resolver:
-    def __init__(self, config: Config, modules: Mapping[str, ModuleFacts], load: Loader) -> None:
+    def __init__(self, config: Config, modules: Mapping[str, ModuleFacts], load: Loader,
+                 exists: dict[str, bool] | None = None) -> None:
+        """`exists`: which candidate files exist, as another resolver of the
+        same tree found them (shared: files do not come and go in a run)."""
         self.config = config
         self.root = str(config.root)
         self.modules = modules
         self.load = load
         self._extra: dict[str, ModuleFacts | None] = {}
-        self._exists: dict[str, bool] = {}
+        self.exists: dict[str, bool] = {} if exists is None else exists
         self._info: dict[tuple[str, str, int], _Resolved] = {}
 
     # -- files ------------------------------------------------------------
@@ -87,12 +90,12 @@ class Resolver:
     def probed(self) -> dict[str, bool]:
         """Every candidate file an import was resolved against, and whether
         it existed: an input of resolution, like the files read."""
-        return dict(self._exists)
+        return dict(self.exists)
 
     def _isfile(self, rel: str) -> bool:
-        if rel not in self._exists:
-            self._exists[rel] = os.path.isfile(os.path.join(self.root, rel))
-        return self._exists[rel]
+        if rel not in self.exists:
+            self.exists[rel] = os.path.isfile(os.path.join(self.root, rel))
+        return self.exists[rel]
 
     def locate(self, from_path: str, module: str, level: int) -> str | None:
         """The root-relative file a module name refers to, seen from `from_path`."""
