@@ -49,6 +49,8 @@ class _Extractor:
         self.device_names = frozenset(accelerators.devices)
         # The module with "\n" line ends, when the caller has it at hand.
         self._text = text
+        # Columns are byte offsets + 1 on every line of an ASCII module.
+        self._ascii = text is not None and text.isascii()
         # Sorted numbers of the lines where the vocabulary's text matches in the
         # whole module, computed when the first class needs them.
         self._places: Places | None = None
@@ -65,6 +67,8 @@ class _Extractor:
 
     def column(self, line: int, col_offset: int) -> int:
         """1-based character column; ast gives UTF-8 byte offsets."""
+        if self._ascii:
+            return col_offset + 1
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         if text.isascii():
             return col_offset + 1
@@ -308,19 +312,17 @@ class _Extractor:
         if params and params[0] in ("self", "cls"):
             params = params[1:]
         params += [a.arg for a in args.kwonlyargs]
-        for decorator in node.decorator_list:
-            self.requirement(decorator, requires, "test")
-        return Method(
-            node.name,
-            node.lineno,
-            self.column(node.lineno, node.col_offset),
-            tuple(params),
-            tuple(_decorator_name(d) for d in node.decorator_list),
-        )
+        decorators = node.decorator_list
+        names = tuple([_decorator_name(d) for d in decorators])
+        for decorator, name in zip(decorators, names):
+            self.requirement(decorator, requires, "test", name)
+        return Method(node.name, node.lineno, self.column(node.lineno, node.col_offset), tuple(params), names)
 
-    def requirement(self, decorator: ast.expr, requires: list[Site], kind: str) -> None:
-        """A decorator that skips its test or class unless an accelerator is there."""
-        name = _decorator_name(decorator)
+    def requirement(self, decorator: ast.expr, requires: list[Site], kind: str, name: str | None = None) -> None:
+        """A decorator that skips its test or class unless an accelerator is
+        there (`name`: its _decorator_name, when the caller has it)."""
+        if name is None:
+            name = _decorator_name(decorator)
         if not name:
             return
         device: str | None
