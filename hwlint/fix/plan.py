@@ -74,6 +74,10 @@ class Unfixed(NamedTuple):
     member: str | None = None
     surfaced: tuple[str, ...] = ()
     code: str = ""  # the rule (HWC201's findings are sites, not classes)
+    # For an "unsafe" fix: the kind of its evidence (a key of
+    # hwlint.rules.infer.REASONS), so that scripts count unsafe fixes by why
+    # they are unsafe without reading the reason's words.
+    evidence: str = ""
 
     @property
     def group(self) -> str:
@@ -92,7 +96,7 @@ class Unfixed(NamedTuple):
     def to_dict(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "class_name": self.class_name, "kind": self.kind,
                 "classification": self.member, "surfaced": list(self.surfaced), "reason": self.reason,
-                "code": self.code}
+                "code": self.code, "evidence": self.evidence}
 
 
 class FilePlan:
@@ -188,7 +192,7 @@ def plan_fixes(
         if fix.applicability == "unsafe" and not unsafe:
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
                                    f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
-                                   "unsafe", fix.classification))
+                                   "unsafe", fix.classification, evidence=fix.kind))
             continue
         if fix.member is None:
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
