@@ -60,6 +60,15 @@ class ClassFix(NamedTuple):
         return bool(self.name)
 
 
+class ClassMove(NamedTuple):
+    """Tests of class `old` may now be collected under class `new` (same
+    module): what a migration that moves, splits or renames classes reports
+    (FileResult.moves), for `fix --verify-runtime` (hwlint.fix.verify_runtime)."""
+
+    old: str
+    new: str
+
+
 class Unfixed(NamedTuple):
     """A class `fix` left for a human. `kind`: "surfaces" (the inferred
     classification would surface violations, listed in `surfaced` as
@@ -89,6 +98,8 @@ class Unfixed(NamedTuple):
             return f"unsafe fix to {self.member}: apply with --unsafe"
         if self.kind == "not-fixed":
             return "not fixed: the rewrite failed"
+        if self.kind == "lost-tests":
+            return "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
         if self.kind == "unsafe-rewrite":
             return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
         return REASONS.get(self.kind, self.reason)

@@ -2,7 +2,7 @@
 
 Each test module is imported in a child process of the project's own
 Python (where torch and the tests' dependencies are installed) by
-hwlint/runtime_child.py, which collects classes as unittest does and reads
+hwlint/infra/runtime_child.py, which collects classes as unittest does and reads
 each one's classification as PyTorch's `get_hw_classification` does. A
 module that fails to import, crashes its process or runs past the timeout
 gives an error instead, and selection falls back to the static view for
@@ -30,6 +30,8 @@ class RuntimeClass(NamedTuple):
     valid: bool  # False: the attribute is not an enum member (PyTorch raises TypeError)
     generic: str | None  # the class instantiate_device_type_tests made it from
     file: str | None  # the root-relative file that defines it; None when outside the root or unknown
+    device_type: str | None = None  # instantiate_device_type_tests's device of the class
+    tests: tuple[str, ...] = ()  # the test methods unittest collects from it
 
 
 class RuntimeModule(NamedTuple):
@@ -61,15 +63,22 @@ def _end_group(pid: int) -> None:
 
 
 def collect_module(root: Path, path: str, *, python: str, attribute: str, timeout: float,
-                   device: str | None = None) -> RuntimeModule:
+                   device: str | None = None, source: bytes | None = None) -> RuntimeModule:
     """Import `path` (root-relative) in a child process and collect it; with
-    `device`, as a runner of that device type would, whether or not this
-    machine has one (runtime_child.add_collection_only_device)."""
+    `device` (comma-separated device types), as a runner of that device type
+    would, whether or not this machine has one
+    (runtime_child.add_collection_only_device); with `source`, the module
+    as that text (what a fix would write), in the file's place."""
     with tempfile.TemporaryDirectory(prefix="hwlint-runtime-") as scratch:
         out = os.path.join(scratch, "collected.json")
+        extra = [device or "cpu"] if device or source is not None else []
+        if source is not None:
+            text = os.path.join(scratch, "source.py")
+            Path(text).write_bytes(source)
+            extra.append(text)
         try:
             child = subprocess.Popen(
-                [python, str(CHILD), str(root), path, out, attribute, *([device] if device else [])],
+                [python, str(CHILD), str(root), path, out, attribute, *extra],
                 cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 start_new_session=True,  # its own process group: a timeout ends its children too
             )
@@ -109,7 +118,8 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
 
     try:
         classes = tuple(
-            RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], relative(c["file"]))
+            RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], relative(c["file"]),
+                         c.get("device_type"), tuple(c.get("test_names", ())))
             for c in record["classes"]
         )
     except (KeyError, TypeError) as exc:  # a child script of another hwlint version
@@ -118,9 +128,11 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
 
 
 def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float, jobs: int | None = None,
-            progress: Callable[[int, int], None] | None = None, device: str | None = None) -> dict[str, RuntimeModule]:
+            progress: Callable[[int, int], None] | None = None, device: str | None = None,
+            sources: dict[str, bytes] | None = None) -> dict[str, RuntimeModule]:
     """Every module in `paths`, `jobs` children at a time (default: all cores);
-    with `device`, as a runner of that device type collects them."""
+    with `device`, as a runner of that device type collects them; a module
+    in `sources` as that text."""
     workers = max(1, jobs or os.cpu_count() or 1)
     found: dict[str, RuntimeModule] = {}
     # SIGTERM (a CI job cancelled) ends hwlint by an exception, so that the children end too.
@@ -129,7 +141,7 @@ def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeou
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout,
-                                   device=device)
+                                   device=device, source=(sources or {}).get(path))
                        for path in paths]
             try:
                 for future in futures:
