@@ -112,7 +112,7 @@ def migrate(adopted: Path, work: Path, initial: int, unsafe: bool, verify: str |
     shutil.copytree(adopted, project, symlinks=True)
     args = ["fix", "--show-unfixed", "--format", "json", *(["--unsafe"] if unsafe else [])]
     if verify is not None:
-        args += ["--verify-runtime", "--torch-python", verify]
+        args += ["--verify-runtime", "--python", verify]
     start = time.perf_counter()
     fixed = hwlint(project, *args, env=env)
     seconds = time.perf_counter() - start

@@ -26,7 +26,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from hwlint.fix.apply import FileResult, FixReport
 from hwlint.fix.plan import ClassMove, Unfixed
-from hwlint.infra.runtime import RuntimeClass, RuntimeModule, collect
+from hwlint.infra.runtime import RuntimeClass, RuntimeModule, collect_served
 from hwlint.rules.hardcoded_device import HardcodedDevice
 
 # The device types whose runners the check collects for, besides the CPU.
@@ -170,11 +170,11 @@ def verify_runtime(root: Path, results: Sequence[FileResult], *, python: str, at
     changed = [r for r in results if r.changed and r.fixed is not None]
     paths = [r.path for r in changed]
     device = ",".join(devices)
-    before = collect(root, paths, python=python, attribute=attribute, timeout=timeout, jobs=jobs, device=device,
+    before = collect_served(root, paths, python=python, attribute=attribute, timeout=timeout, jobs=jobs, device=device,
                      sources={r.path: r.original for r in changed})
     # Only what imports before is worth collecting after.
     again = [r for r in changed if before[r.path].error is None]
-    after = collect(root, [r.path for r in again], python=python, attribute=attribute, timeout=timeout, jobs=jobs,
+    after = collect_served(root, [r.path for r in again], python=python, attribute=attribute, timeout=timeout, jobs=jobs,
                     device=device, sources={r.path: r.fixed for r in again if r.fixed is not None})
     modules = tuple(compare(r.path, before[r.path], after.get(r.path, RuntimeModule(r.path)), r.moves)
                     for r in changed)

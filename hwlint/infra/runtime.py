@@ -97,15 +97,19 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
             _end_group(child.pid)
             with _RUNNING_LOCK:
                 _RUNNING.discard(child.pid)
-        stderr = err.decode("utf-8", "replace")
-        try:
-            with open(out, encoding="utf-8") as fh:
-                record = json.load(fh)
-        except (OSError, ValueError):
-            code = child.returncode
-            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-            detail = _tail(stderr)
-            return RuntimeModule(path, error=f"the import crashed ({how})" + (f": {detail}" if detail else ""))
+        return _result(root, path, out, child.returncode, err.decode("utf-8", "replace"))
+
+
+def _result(root: Path, path: str, out: str, code: int, stderr: str) -> RuntimeModule:
+    """What a child wrote to `out` (it ended with exit code `code`,
+    negative for a signal, saying `stderr`)."""
+    try:
+        with open(out, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, ValueError):
+        how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        detail = _tail(stderr)
+        return RuntimeModule(path, error=f"the import crashed ({how})" + (f": {detail}" if detail else ""))
     if not isinstance(record, dict):
         return RuntimeModule(path, error=f"unexpected output from {CHILD.name}")
     if record.get("error"):
@@ -125,6 +129,116 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
     except (KeyError, TypeError) as exc:  # a child script of another hwlint version
         return RuntimeModule(path, error=f"unexpected output from {CHILD.name}: {exc!r}")
     return RuntimeModule(path, classes)
+
+
+class _Server:
+    """A `runtime_child.py --serve` process: torch imported once, then each
+    module collected in a process forked from it (seconds saved per
+    module). Used by `fix --verify-runtime`, which collects every changed
+    module twice; `select --runtime` keeps a fresh process per module."""
+
+    def __init__(self, root: Path, python: str, attribute: str) -> None:
+        self.root = root
+        self.error: str | None = None
+        try:
+            self.proc: subprocess.Popen[str] | None = subprocess.Popen(
+                [python, str(CHILD), "--serve", str(root), attribute], cwd=root, text=True,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        except OSError as exc:
+            self.proc, self.error = None, f"cannot run {python}: {exc.strerror}"
+            return
+        with _RUNNING_LOCK:
+            _RUNNING.add(self.proc.pid)
+        assert self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "ready":
+            self.close()
+            self.error = f"{python} could not start {CHILD.name}"
+
+    def collect(self, path: str, *, timeout: float, device: str | None, source: bytes | None) -> RuntimeModule:
+        if self.proc is None or self.proc.stdin is None or self.proc.stdout is None:
+            return RuntimeModule(path, error=self.error or "the collection process ended")
+        with tempfile.TemporaryDirectory(prefix="hwlint-runtime-") as scratch:
+            out, err = os.path.join(scratch, "collected.json"), os.path.join(scratch, "stderr.txt")
+            text = None
+            if source is not None:
+                text = os.path.join(scratch, "source.py")
+                Path(text).write_bytes(source)
+            job = {"rel": path, "out": out, "devices": device or "cpu", "source": text, "timeout": timeout,
+                   "stderr": err}
+            try:
+                self.proc.stdin.write(json.dumps(job) + "\n")
+                self.proc.stdin.flush()
+                line = self.proc.stdout.readline()
+            except (OSError, ValueError):
+                line = ""
+            if not line:
+                self.close()
+                self.error = "the collection process ended"
+                return RuntimeModule(path, error=self.error)
+            code = os.waitstatus_to_exitcode(json.loads(line)["status"])
+            if code == -signal.SIGALRM:
+                return RuntimeModule(path, error=f"importing it took longer than {timeout:g} s")
+            try:
+                stderr = Path(err).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                stderr = ""
+            return _result(self.root, path, out, code, stderr)
+
+    def close(self) -> None:
+        if self.proc is None:
+            return
+        _end_group(self.proc.pid)
+        self.proc.wait()
+        with _RUNNING_LOCK:
+            _RUNNING.discard(self.proc.pid)
+        self.proc = None
+
+
+def collect_served(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float,
+                   jobs: int | None = None, device: str | None = None,
+                   sources: dict[str, bytes] | None = None) -> dict[str, RuntimeModule]:
+    """Like `collect`, each module in a process forked from one that has
+    imported torch already (`jobs` of them, default: all cores)."""
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
+    todo = list(reversed(paths))
+    lock = threading.Lock()
+    found: dict[str, RuntimeModule] = {}
+
+    def work() -> None:
+        server = _Server(root, python, attribute)
+        try:
+            while True:
+                with lock:
+                    if not todo:
+                        return
+                    path = todo.pop()
+                module = server.collect(path, timeout=timeout, device=device, source=(sources or {}).get(path))
+                if server.proc is None and server.error == "the collection process ended":
+                    server = _Server(root, python, attribute)  # a fork crashed it: a fresh one for the rest
+                with lock:
+                    found[path] = module
+        finally:
+            server.close()
+
+    terminate = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal) if terminate else None
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(work) for _ in range(workers)]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:
+                with lock:
+                    todo.clear()
+                with _RUNNING_LOCK:
+                    for pid in _RUNNING:
+                        _end_group(pid)
+                raise
+    finally:
+        if terminate:
+            signal.signal(signal.SIGTERM, previous)
+    return {path: found[path] for path in paths if path in found}
 
 
 def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float, jobs: int | None = None,

@@ -17,7 +17,9 @@ import importlib
 import importlib.machinery
 import importlib.util
 import json
+import math
 import os
+import signal
 import sys
 import unittest
 from typing import Any
@@ -174,14 +176,11 @@ def collect(root: str, rel: str, attribute: str, source: "str | None" = None) ->
     return {"classes": classes, "error": None}
 
 
-def main() -> None:
-    faulthandler.enable()  # a crash says what it was on stderr, which hwlint reports
-    root, rel, out, attribute = sys.argv[1:5]
-    if len(sys.argv) > 5:
-        for device in sys.argv[5].split(","):
-            if device and device != "cpu":
-                add_collection_only_device(device)
-    record = collect(root, rel, attribute, sys.argv[6] if len(sys.argv) > 6 else None)
+def _job(root: str, rel: str, out: str, attribute: str, devices: str, source: "str | None") -> None:
+    for device in devices.split(","):
+        if device and device != "cpu":
+            add_collection_only_device(device)
+    record = collect(root, rel, attribute, source)
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(record, fh)
     # Skip interpreter teardown: atexit handlers and threads of test helpers
@@ -189,6 +188,48 @@ def main() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def serve(root: str, attribute: str) -> None:
+    """`runtime_child.py --serve ROOT ATTRIBUTE`: import torch's test helpers
+    once, then collect one module per line of stdin (JSON: rel, out,
+    devices, source, timeout, stderr), each in a process forked from this
+    one, so that torch's import (seconds) is paid once, not per module.
+    Each fork has the state this process had before any module was
+    imported; a line on stdout says when it ended (its wait status)."""
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # what modules print must not reach the channel
+    sys.argv = [os.path.abspath(__file__)]  # common_utils parses sys.argv when imported
+    for name in ("torch", "torch.testing._internal.common_utils", "torch.testing._internal.common_device_type"):
+        try:
+            importlib.import_module(name)
+        except BaseException:  # the module's own import will say what fails
+            break
+    channel.write("ready\n")
+    for line in sys.stdin:
+        job = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                err = os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(err, 2)
+                faulthandler.enable()
+                signal.alarm(max(1, math.ceil(job["timeout"])))  # the default action ends the process
+                _job(root, job["rel"], job["out"], attribute, job["devices"], job["source"])
+            finally:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        channel.write(json.dumps({"status": status}) + "\n")
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--serve"]:
+        serve(sys.argv[2], sys.argv[3])
+        return
+    faulthandler.enable()  # a crash says what it was on stderr, which hwlint reports
+    root, rel, out, attribute = sys.argv[1:5]
+    _job(root, rel, out, attribute, sys.argv[5] if len(sys.argv) > 5 else "", sys.argv[6] if len(sys.argv) > 6 else None)
 
 
 if __name__ == "__main__":
