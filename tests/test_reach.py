@@ -166,3 +166,16 @@ def test_a_helper_class_that_reaches_a_mention_passes_it_on(tmp_path: Path) -> N
     source = ('DEVICE = "xpu"\n\n\nclass _Maker:\n    def make(self):\n        return torch.ones(1, device=DEVICE)\n'
               + PLAIN + "\n\nclass TestB(TestCase):\n    def test_b(self):\n        _Maker().make()\n")
     assert fixes(tmp_path, source) == {"TestA": safe("4"), "TestB": unsafe("4")}
+
+
+def test_the_docs_example_is_what_fix_does(tmp_path: Path) -> None:
+    import re
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "fix.md").read_text()
+    blocks = dict(re.findall(r"<!-- reach-example: (\w+) -->\n```python\n(.*?)```", page, re.S))
+    assert set(blocks) == {"before", "after"}, "docs/fix.md lost its before/after example"
+    root = write_project(tmp_path / "proj", {"test/test_shapes.py": blocks["before"]})
+    proc = run_cli("fix", "--show-unfixed", cwd=root)
+    assert (root / "test/test_shapes.py").read_text() == blocks["after"]
+    left = re.search(r"and `fix --show-unfixed` lists what it left: `(.*?)`\.", page, re.S)
+    assert left and " ".join(left.group(1).split()) in proc.stderr
