@@ -211,3 +211,28 @@ def test_a_file_whose_fix_loses_tests_is_withheld() -> None:
         "test/test_a.py", 5, "lost-tests",
         "not written: after the fix the runtime does not collect 1 of its tests: TestOps.test_mul")
     assert left.group == "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
+
+
+def test_the_fork_server_survives_what_modules_do(tmp_path: Path) -> None:
+    """Each module is collected in a fork of one process (no torch needed
+    for unittest modules): printing at import, hanging past the timeout,
+    crashing, all leave the next module's collection as it should be."""
+    import sys
+
+    from hwlint.infra.runtime import collect_served
+
+    case = "import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    files = {
+        "test/test_prints.py": "print('hello from the module')\n" + case,
+        "test/test_hangs.py": "import time\ntime.sleep(60)\n" + case,
+        "test/test_crashes.py": "import os\nos.abort()\n" + case,
+        "test/test_fine.py": case,
+    }
+    root = write_project(tmp_path / "p", files)
+    found = collect_served(root, list(files), python=sys.executable, attribute="hw_classification", timeout=2,
+                           jobs=1, sources={"test/test_fine.py": (case + "    def test_b(self):\n        pass\n").encode()})
+    assert [c.tests for c in found["test/test_prints.py"].classes] == [("test_a",)]
+    assert found["test/test_hangs.py"].error == "importing it took longer than 2 s"
+    assert (found["test/test_crashes.py"].error or "").startswith("the import crashed (killed by signal 6)")
+    # From the text given, not the file.
+    assert [c.tests for c in found["test/test_fine.py"].classes] == [("test_a", "test_b")]

@@ -85,7 +85,8 @@ class RuntimeCheck(NamedTuple):
         t = self.totals()
         lines = [f"Runtime check ({self.python}): {t['checked']} of {t['modules']} changed module"
                  f"{'s' if t['modules'] != 1 else ''} collected before and after, {t['skipped']} skipped; "
-                 f"{t['tests_before']} tests before, {t['tests_after']} after: {t['renamed']} renamed, "
+                 f"{t['tests_before']} test{'s' if t['tests_before'] != 1 else ''} before, {t['tests_after']} after: "
+                 f"{t['renamed']} renamed, "
                  f"{t['per_device']} newly per-device, {t['added']} new, {t['lost']} lost."]
         for m in self.modules:
             if m.skipped:

@@ -199,6 +199,8 @@ def collect_served(root: Path, paths: list[str], *, python: str, attribute: str,
                    sources: dict[str, bytes] | None = None) -> dict[str, RuntimeModule]:
     """Like `collect`, each module in a process forked from one that has
     imported torch already (`jobs` of them, default: all cores)."""
+    if not paths:
+        return {}
     workers = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
     todo = list(reversed(paths))
     lock = threading.Lock()
