@@ -5,10 +5,11 @@ assignments; a statement run at import) keeps it unsafe, naming the line."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hwlint.core.diagnostics import Fix
 from hwlint.facts import extract_source, from_tuple, to_tuple
@@ -179,3 +180,79 @@ def test_the_docs_example_is_what_fix_does(tmp_path: Path) -> None:
     assert (root / "test/test_shapes.py").read_text() == blocks["after"]
     left = re.search(r"and `fix --show-unfixed` lists what it left: `(.*?)`\.", page, re.S)
     assert left and " ".join(left.group(1).split()) in proc.stderr
+
+
+# -- a safe fix from unreached mentions never makes things worse ---------------
+
+STATEMENTS = {
+    "device": ('DEVICE = torch.device("cuda")\n', {"DEVICE"}),
+    "helper": ("def helper():\n    return DEVICE\n", {"helper"}),
+    "default": ('torch.set_default_device("cuda")\n', None),  # run at import: reaches every class
+    "main": ('if __name__ == "__main__":\n    torch.cuda.set_device(0)\n    run_tests()\n', set()),
+}
+USES = {"": "pass", "DEVICE": "torch.ones(1, device=DEVICE)", "helper": "helper()",
+        "probe": "torch.cuda.synchronize()"}
+
+
+@st.composite
+def modules(draw: st.DrawFn) -> tuple[str, list[tuple[str, str, int | None]], set[str]]:
+    chosen = draw(st.lists(st.sampled_from(sorted(STATEMENTS)), unique=True, min_size=1))
+    classes = []
+    for i in range(draw(st.integers(1, 4))):
+        base = draw(st.sampled_from([None, *range(i)]))
+        classes.append((f"Test{i}", draw(st.sampled_from(sorted(USES))), base))
+    body = "".join(STATEMENTS[k][0] + "\n\n" for k in chosen if k != "main")
+    for name, use, base in classes:
+        body += f"class {name}({'TestCase' if base is None else f'Test{base}'}):\n    def test_{name.lower()}(self):\n"
+        body += f"        {USES[use]}\n\n\n"
+    if "main" in chosen:
+        body += STATEMENTS["main"][0]
+    return HEADER + body, classes, set(chosen)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(modules())
+def test_a_safe_fix_only_where_no_mention_is_reached_and_no_violation_is_new(
+        tmp_path: Path, module: tuple[str, list[tuple[str, str, int | None]], set[str]]) -> None:
+    from hwlint.core.config import load_config
+    from hwlint.fix.apply import apply_fixes
+
+    source, classes, chosen = module
+    root = write_project(Path(tempfile.mkdtemp(dir=tmp_path)), {"test/test_x.py": source})
+    before = lint(root)
+    report = apply_fixes(load_config(start=root), before, jobs=1)
+    after = lint(root)
+    # No violation is new (HWC001s go, nothing comes).
+    keys = {(d.code, d.class_name) for d in before.diagnostics}
+    assert {(d.code, d.class_name) for d in after.diagnostics} <= keys
+    # The classes made GENERIC safely are exactly those whose tests (their
+    # own and their bases') reach no mention, by the generator's own account.
+    def reaches(index: int) -> bool:
+        _, use, base = classes[index]
+        own = (use == "DEVICE" and "device" in chosen) or (use == "helper" and {"helper", "device"} <= chosen)
+        return own or (base is not None and reaches(base))
+
+    def inherits_reaching(index: int) -> bool:  # a subclass that would inherit GENERIC reaches one
+        return any(b == index and (reaches(j) or inherits_reaching(j)) for j, (_, u, b) in enumerate(classes)
+                   if u != "probe")
+
+    fixed = {f.class_name for r in report.files for f in r.fixes}
+    mentions = bool(chosen - {"main"}) or "main" in chosen
+    for index, (name, use, base) in enumerate(classes):
+        probes = use == "probe" or (base is not None and _probes(classes, base))
+        safe = (not probes and "default" not in chosen and not reaches(index)
+                and not (mentions and inherits_reaching(index)))
+        if name in fixed:
+            assert safe, (name, source)
+        elif safe and base is None and not _descendant_probes(classes, index):
+            # Nothing else stands in the way: the mentions it does not reach no longer do.
+            assert False, (name, "left unfixed", source)
+
+
+def _descendant_probes(classes: list[tuple[str, str, int | None]], index: int) -> bool:
+    return any(b == index and (u == "probe" or _descendant_probes(classes, j)) for j, (_, u, b) in enumerate(classes))
+
+
+def _probes(classes: list[tuple[str, str, int | None]], index: int) -> bool:
+    _, use, base = classes[index]
+    return use == "probe" or (base is not None and _probes(classes, base))
