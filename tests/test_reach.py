@@ -256,3 +256,14 @@ def _descendant_probes(classes: list[tuple[str, str, int | None]], index: int) -
 def _probes(classes: list[tuple[str, str, int | None]], index: int) -> bool:
     _, use, base = classes[index]
     return use == "probe" or (base is not None and _probes(classes, base))
+
+
+def test_set_up_module_and_globals_it_sets_reach_the_classes(tmp_path: Path) -> None:
+    # unittest calls setUpModule for every class; a function's `global` binds the name too.
+    source = ('DEVICE = None\n\n\ndef setUpModule():\n    torch.cuda.set_device(0)\n\n\n'
+              'def _pick():\n    global DEVICE\n    DEVICE = torch.device("cuda")\n' + PLAIN)
+    assert fixes(tmp_path, source) == {"TestA": unsafe("8")}
+    source = ('DEVICE = None\n\n\ndef _pick():\n    global DEVICE, OTHER\n    DEVICE = torch.device("cuda")\n\n\n'
+              "class TestA(TestCase):\n    def test_a(self):\n        return DEVICE\n"
+              "\n\nclass TestB(TestCase):\n    def test_b(self):\n        pass\n")
+    assert fixes(tmp_path, source) == {"TestA": unsafe("9"), "TestB": safe("9")}

@@ -20,6 +20,7 @@ module's text; class bodies are never walked.
 
 import ast
 import bisect
+import re
 from typing import Iterable, NamedTuple, Sequence, cast
 
 
@@ -116,6 +117,31 @@ class _Binder:
         self.first, self.last, self.names, self.carries = first, last, names, carries
 
 
+# Module-level functions unittest calls for every class of the module.
+_IMPLICIT = frozenset({"setUpModule", "tearDownModule"})
+_GLOBAL = re.compile(r"^\s*global\s+([\w\s,]+)")
+
+
+def _globals(binders: list[_Binder], text: str) -> None:
+    """A module-level function that declares `global NAME` binds NAME too
+    (`def setUpModule(): global DEVICE; DEVICE = ...`)."""
+    functions = sorted((b.first, b.last, b) for b in binders if b.last > b.first)
+    if not functions:
+        return
+    starts = [f[0] for f in functions]
+    lines = text.split("\n")
+    at = text.find("global")
+    line, counted = 1, 0
+    while at != -1:
+        line += text.count("\n", counted, at)
+        counted = at
+        match = _GLOBAL.match(lines[line - 1])
+        index = bisect.bisect_right(starts, line) - 1
+        if match and index >= 0 and functions[index][1] >= line:
+            functions[index][2].names.update(n for n in re.split(r"[\s,]+", match.group(1)) if n)
+        at = text.find("global", at + 6)
+
+
 def _first_line(node: ast.stmt) -> int:
     decorators = getattr(node, "decorator_list", None)
     return decorators[0].lineno if decorators else node.lineno
@@ -153,7 +179,13 @@ def unreached(statements: Sequence[Statement], classes: Sequence[tuple[int, int,
             continue
         binders.append(_Binder(first, last, names, {mention} if mention else set()))
     if not everywhere.issuperset(mentions):
+        if "global" in text:
+            _globals(binders, text)
         reached = _propagate(binders, classes, text)
+        for binder in binders:
+            if binder.names & _IMPLICIT:
+                # unittest calls it around every class's tests, unnamed.
+                everywhere |= binder.carries
     else:
         reached = [set() for _ in classes]
     return [tuple(m for m in mentions if m not in everywhere and m not in found) for found in reached]
