@@ -112,21 +112,28 @@ def _is_test_file(name: str) -> bool:
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
-def make_project(tree: Path, project: Path, test_linter: Path) -> list[str]:
-    """A project holding the tree's Python files under `tree/`, with
-    TEST_LINTER at tools/linter/adapters/ (empty allowlist) and hwlint's
-    settings; the test files' paths, relative to the project."""
+def copy_python_files(tree: Path, project: Path, under: Path) -> list[str]:
+    """Copy the tree's Python files (hidden folders left out) to
+    `project/under`; the test files' paths, relative to the project."""
     tests: list[str] = []
     for folder, dirs, files in os.walk(tree):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         rel = Path(folder).relative_to(tree)
         for name in sorted(files):
             if name.endswith(".py"):
-                target = project / "tree" / rel / name
+                target = project / under / rel / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(Path(folder) / name, target)
                 if _is_test_file(name):
-                    tests.append((Path("tree") / rel / name).as_posix())
+                    tests.append((under / rel / name).as_posix())
+    return tests
+
+
+def make_project(tree: Path, project: Path, test_linter: Path) -> list[str]:
+    """A project holding the tree's Python files under `tree/`, with
+    TEST_LINTER at tools/linter/adapters/ (empty allowlist) and hwlint's
+    settings; the test files' paths, relative to the project."""
+    tests = copy_python_files(tree, project, Path("tree"))
     adapters = project / "tools" / "linter" / "adapters"
     adapters.mkdir(parents=True)
     shutil.copyfile(test_linter, adapters / "test_linter.py")

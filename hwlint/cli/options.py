@@ -162,6 +162,13 @@ FIX_COMMAND = (
            "List every class left for a human, one line each (default: counts by reason, an example each)."),
     FORMAT.with_choices(("text", "json"), "text",
                         "json: what was fixed and what is left, on stdout, for scripts and dashboards."),
+    Option(("--verify-runtime",), "verify_runtime", "flag",
+           "Before writing, collect each changed module's tests with unittest in a child process of --python "
+           "(with torch; CUDA, XPU and MPS classes collected without the devices), as it is and as fixed; a file "
+           "whose fix loses a test is not written, and the command exits 1."),
+    PYTHON.replace(help="The project's Python for --verify-runtime, with torch and the tests' dependencies "
+                        "(default: this one)."),
+    TIMEOUT.replace(help="--verify-runtime: give up on a module whose import takes longer."),
 )
 
 # hwlint allowlist ...

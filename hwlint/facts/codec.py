@@ -35,8 +35,9 @@ from hwlint.facts.records import ModuleFacts
 # What the records mean can change while their fields do not (which
 # decorators count as `requires`), and so can the compact form's shape:
 # FACTS_VERSION, part of SCHEMA, says so. 3: the codec derived from the
-# fields (a nested record is a tuple of its own: Value, Branch).
-FACTS_VERSION = 3
+# fields (a nested record is a tuple of its own: Value, Branch). 4: which
+# module-level mentions each class reaches (ClassFacts.unreached).
+FACTS_VERSION = 4
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

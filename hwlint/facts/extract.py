@@ -11,6 +11,7 @@ from typing import Iterable, Iterator, Sequence, cast
 
 from hwlint.facts.dynamic import dynamic_sites
 from hwlint.facts.prescan import Places, accelerator_lines, is_skipped, line_numbers, noqa_comments, split_lines
+from hwlint.facts.reach import Statement, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, Import, Instantiation, Method, ModuleFacts, Site, Value
 from hwlint.facts.vocabulary import (
@@ -60,6 +61,11 @@ class _Extractor:
         # The current class's decorators that name one collective backend.
         self._backend_decorators: list[Site] = []
         self.module_mentions: list[int] = []
+        # The module-level statements outside classes, and each class's
+        # lines, for which mentions each class reaches (hwlint.facts.reach).
+        self.statements: list[Statement] = []
+        self.class_spans: list[tuple[int, int, str]] = []
+        self.in_main = False
         self.classes: list[ClassFacts] = []
         self.instantiations: list[Instantiation] = []
         self.imports: list[Import] = []
@@ -106,22 +112,31 @@ class _Extractor:
             self._distributed = line_numbers(found.text, _distributed_places(found, self.device_names))
         return self._distributed
 
-    def note_module_mention(self, first: int, last: int) -> None:
+    def note_module_mention(self, first: int, last: int) -> int:
+        """The first line from `first` to `last` that mentions an
+        accelerator, noted as a module-level mention; 0 when none does."""
         for hits in (self.hits(), self.devtype_lines()):
             index = bisect.bisect_left(hits, first)
             if index < len(hits) and hits[index] <= last:
                 self.module_mentions.append(hits[index])
-                return
+                return hits[index]
+        return 0
 
     def block(self, body: Iterable[ast.stmt], branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
         for stmt in body:
             kind = type(stmt)
             if kind not in _NOT_MENTIONS and not _is_instantiation(stmt):
-                self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno)
+                line = self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno)
+                # Every one, mention or not: a class may reach a mention through it (hwlint.facts.reach).
+                self.statements.append(Statement(stmt, line, self.in_main))
             elif isinstance(stmt, (ast.If, ast.While)):
                 test = stmt.test
-                self.note_module_mention(test.lineno, test.end_lineno or test.lineno)
+                line = self.note_module_mention(test.lineno, test.end_lineno or test.lineno)
+                if line:
+                    self.statements.append(Statement(stmt, line, self.in_main))
             if isinstance(stmt, ast.ClassDef):
+                self.class_spans.append((stmt.decorator_list[0].lineno if stmt.decorator_list else stmt.lineno,
+                                         stmt.end_lineno or stmt.lineno, stmt.name))
                 self.classes.append(self.klass(stmt, branch))
             elif isinstance(stmt, ast.Expr):
                 self.maybe_instantiation(stmt.value, branch, loops)
@@ -138,7 +153,10 @@ class _Extractor:
                     self.imports.append(Import(alias.name if alias.asname else local, 0, None, local))
             elif isinstance(stmt, ast.If):
                 key = (stmt.lineno, stmt.col_offset)
+                main = not self.in_main and is_main_guard(stmt.test)
+                self.in_main = self.in_main or main  # collection never runs it
                 self.block(stmt.body, Branch(branch.path + (key + (0,),)), loops)
+                self.in_main = self.in_main and not main
                 self.block(stmt.orelse, Branch(branch.path + (key + (1,),)), loops)
             elif isinstance(stmt, ast.Try) or kind.__name__ == "TryStar":
                 # ast.TryStar (`except*`, Python 3.11+) has Try's fields.
@@ -915,9 +933,14 @@ def facts_from_tree(
         extractor.block(tree.body, Branch(), {})
     except RecursionError:
         return ModuleFacts(path, error=ReadError(1, 1, "cannot analyse: too deeply nested"), lines=len(lines))
+    classes = _finish(extractor, enum)
+    if extractor.module_mentions and classes:
+        text = source if "\r" not in source else "\n".join(lines)
+        far = unreached(extractor.statements, extractor.class_spans, text)
+        classes = tuple(cls._replace(unreached=lines_) if lines_ else cls for cls, lines_ in zip(classes, far))
     return ModuleFacts(
         path,
-        classes=_finish(extractor, enum),
+        classes=classes,
         instantiations=tuple(extractor.instantiations),
         imports=tuple(extractor.imports),
         lines=len(lines),

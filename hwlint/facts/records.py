@@ -95,6 +95,11 @@ class ClassFacts(NamedTuple):
     # `torch.cuda.device_count()` ("module"), what only one backend has
     # ("backend-feature": `ProcessGroupNCCL`, `"NCCL_DEBUG"`; name: that).
     distributed: tuple[Site, ...] = ()
+    # The module-level accelerator mentions (lines of
+    # ModuleFacts.accelerator_lines) that the class never reaches: no name
+    # it uses leads to them, and they do nothing at import
+    # (hwlint.facts.reach). Empty: it may reach them all.
+    unreached: tuple[int, ...] = ()
 
 
 class Instantiation(NamedTuple):

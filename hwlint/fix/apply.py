@@ -33,7 +33,7 @@ from hwlint.core.diagnostics import Diagnostic
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
-from hwlint.fix.plan import ClassFix, FilePlan, SiteRewrite, Unfixed, plan_fixes
+from hwlint.fix.plan import ClassFix, ClassMove, FilePlan, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
 from hwlint.rules.hardcoded_device import HardcodedDevice
 from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE
@@ -53,6 +53,9 @@ class FileResult:
     rewritten: tuple[SiteRewrite, ...] = ()
     # Planned rewrites the tree did not allow, each with why.
     not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
+    # Classes whose tests the runtime may now collect under another class
+    # (class migrations fill it; hwlint.fix.verify_runtime maps through it).
+    moves: tuple[ClassMove, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -464,6 +467,22 @@ def write_fixed(root: Path, result: FileResult) -> str | None:
     except OSError as exc:
         return f"cannot write: {exc.strerror or exc}"
     return None
+
+
+def write_report(config: Config, report: FixReport) -> None:
+    """Write the files of a report computed without writing (`fix
+    --verify-runtime` writes only what it kept); a file that cannot be
+    written is left for a human, saying why."""
+    kept: list[FileResult] = []
+    for outcome in report.files:
+        error = write_fixed(config.root, outcome)
+        if error is None:
+            kept.append(outcome)
+        else:
+            report.unfixed.extend(Unfixed(outcome.path, f.line, f.class_name, f"not fixed: {error}")
+                                  for f in outcome.fixes)
+    report.files = kept
+    report.written = True
 
 
 def unified_diff(result: FileResult) -> str:

@@ -60,6 +60,15 @@ class ClassFix(NamedTuple):
         return bool(self.name)
 
 
+class ClassMove(NamedTuple):
+    """Tests of class `old` may now be collected under class `new` (same
+    module): what a migration that moves, splits or renames classes reports
+    (FileResult.moves), for `fix --verify-runtime` (hwlint.fix.verify_runtime)."""
+
+    old: str
+    new: str
+
+
 class Unfixed(NamedTuple):
     """A class `fix` left for a human. `kind`: "surfaces" (the inferred
     classification would surface violations, listed in `surfaced` as
@@ -74,6 +83,10 @@ class Unfixed(NamedTuple):
     member: str | None = None
     surfaced: tuple[str, ...] = ()
     code: str = ""  # the rule (HWC201's findings are sites, not classes)
+    # For an "unsafe" fix: the kind of its evidence (a key of
+    # hwlint.rules.infer.REASONS), so that scripts count unsafe fixes by why
+    # they are unsafe without reading the reason's words.
+    evidence: str = ""
 
     @property
     def group(self) -> str:
@@ -85,6 +98,8 @@ class Unfixed(NamedTuple):
             return f"unsafe fix to {self.member}: apply with --unsafe"
         if self.kind == "not-fixed":
             return "not fixed: the rewrite failed"
+        if self.kind == "lost-tests":
+            return "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
         if self.kind == "unsafe-rewrite":
             return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
         return REASONS.get(self.kind, self.reason)
@@ -92,7 +107,7 @@ class Unfixed(NamedTuple):
     def to_dict(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "class_name": self.class_name, "kind": self.kind,
                 "classification": self.member, "surfaced": list(self.surfaced), "reason": self.reason,
-                "code": self.code}
+                "code": self.code, "evidence": self.evidence}
 
 
 class FilePlan:
@@ -188,7 +203,7 @@ def plan_fixes(
         if fix.applicability == "unsafe" and not unsafe:
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
                                    f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
-                                   "unsafe", fix.classification))
+                                   "unsafe", fix.classification, evidence=fix.kind))
             continue
         if fix.member is None:
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)

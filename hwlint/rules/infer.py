@@ -30,7 +30,8 @@ REASONS = {
     "only-for": "instantiated with only_for one device",
     "generic": "no device, no instantiation, no accelerator use",
     "one-device": "every accelerator use in the class is one device (unsafe: --unsafe)",
-    "module-mentions": "GENERIC, but the module mentions an accelerator outside the class (unsafe: --unsafe)",
+    "module-mentions": "GENERIC, but the class reaches the module's mention of an accelerator outside it (unsafe: --unsafe)",
+    "unreached-mentions": "no accelerator use in the class; the module's mentions never reach it",
     "only-for-several": "instantiated with only_for several or computed devices: ACCELERATOR (with except_for) or one device",
     "only-for-unconfigured": "instantiated with only_for one device that is not a configured classification: add it to `classifications`",
     "needs-accelerator": "its tests run only with an accelerator (a skip, a decorator or a base says so): ACCELERATOR (instantiated) or a device, never GENERIC",
@@ -128,10 +129,49 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
                       f"({needs.where(needs.asked)})", members, "base-probes")
     mentions = ctx.facts.accelerator_lines
     if mentions:
-        lines = ", ".join(str(n) for n in mentions[:3]) + (", ..." if len(mentions) > 3 else "")
-        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but the module mentions one outside it (line {lines})", members,
-                      "module-mentions")
+        reached = _reached(cls, mentions)
+        if reached:
+            return _known("GENERIC", "unsafe", "no accelerator use in the class, but it reaches the module's mention "
+                          f"of one outside it (line {_lines(reached)}): a name it uses, or a statement run at import",
+                          members, "module-mentions")
+        below = _subclass_reaching(ctx, cls)
+        if below is not None:
+            return _known("GENERIC", "unsafe", f"no accelerator use in the class, but its subclass {below[0]} reaches "
+                          f"the module's mention of one (line {_lines(below[1])}), and would inherit GENERIC",
+                          members, "module-mentions")
+        return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use; the "
+                      f"module's accelerator mentions (line {_lines(mentions)}) are never reached by the class",
+                      members, "unreached-mentions")
     return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members, "generic")
+
+
+def _lines(lines: "tuple[int, ...] | list[int]") -> str:
+    return ", ".join(str(n) for n in lines[:3]) + (", ..." if len(lines) > 3 else "")
+
+
+def _reached(cls: ClassFacts, mentions: tuple[int, ...]) -> list[int]:
+    """The module's mentions the class may reach (hwlint.facts.reach)."""
+    far = set(cls.unreached)
+    return [n for n in mentions if n not in far]
+
+
+def _subclass_reaching(ctx: ModuleContext, cls: ClassFacts) -> tuple[str, list[int]] | None:
+    """A subclass in the module (a base named as the class, at any depth)
+    that declares nothing and reaches a mention: declaring the class GENERIC
+    would classify it too."""
+    names, done = [cls.name], {cls.name}
+    while names:
+        name = names.pop()
+        for other in ctx.facts.classes:
+            if other.name in done or other.declarations or not any(
+                    base.rsplit(".", 1)[-1] == name for base in other.bases):
+                continue
+            reached = _reached(other, ctx.facts.accelerator_lines)
+            if reached:
+                return other.name, reached
+            done.add(other.name)
+            names.append(other.name)
+    return None
 
 
 # (file, class, site): where a need was found.

@@ -33,7 +33,7 @@ from hwlint.core.diagnostics import UserError
 from hwlint.facts.collect import FactsSource
 from hwlint.facts import ClassFacts, Instantiation
 from hwlint.facts.resolve import ClassInfo, Resolver
-from hwlint.select.runtime import RuntimeModule
+from hwlint.infra.runtime import RuntimeModule
 from hwlint.rules.no_runner import test_methods
 from hwlint.rules.uncertain import Reason, analyse, base_may_be_testcase
 
@@ -343,7 +343,7 @@ def select_runtime(
     include_unclassified: bool = False,
     device: str | None = None,
 ) -> Selection:
-    """Like select_tests, from what the runtime collected (hwlint.select.runtime):
+    """Like select_tests, from what the runtime collected (hwlint.infra.runtime):
     each class the module holds, with the classification it has at run time.
     A module that could not be collected keeps its static selection, and is
     uncertain with the reason."""

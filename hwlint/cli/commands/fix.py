@@ -31,7 +31,7 @@ _SHOW_FAILING = 10
 def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
         show_diff: bool,
         unsafe: bool, select: str | None, class_names: tuple[str, ...], phase: str | None, show_unfixed: bool,
-        fmt: str) -> None:
+        fmt: str, verify_runtime: bool, python: str | None, timeout: float) -> None:
     """Declare the classification of test classes where it can be inferred.
 
     Instantiated per device without only_for: ACCELERATOR; with only_for one
@@ -50,7 +50,10 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     it passes (classes left in allowlisted files, within their budgets, do
     not fail it), 1 when it fails (its errors are printed); with --diff, 1
     when there is something to change. As with every fixer, pre-commit
-    fails the hook when a file changed."""
+    fails the hook when a file changed. With --verify-runtime, each changed
+    module's tests are collected by unittest (in --python, with torch)
+    before and after the fix, mapped through its renames: a file whose
+    fix loses a test is not written, and the command exits 1."""
     from hwlint.engine.api import run_check
     from hwlint.fix.apply import apply_fixes, unified_diff
     from hwlint.rules import FIXABLE, enabled_codes
@@ -77,7 +80,19 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     # migration is.
     result = run_check(config, targets, jobs=jobs, select=chosen, use_allowlist=False, cache=cache)
     _warn_about_arguments(config, result, paths, class_names)
-    report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None, write=not show_diff, jobs=jobs)
+    report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None,
+                         write=not show_diff and not verify_runtime, jobs=jobs)
+    runtime = None
+    if verify_runtime:
+        from hwlint.fix.apply import write_report
+        from hwlint.fix.verify_runtime import verify_runtime as collect_both, withhold
+
+        # Before anything is written: a file whose fix loses a test is not.
+        runtime = collect_both(config.root, report.files, python=python or sys.executable,
+                               attribute=config.attribute, timeout=timeout, jobs=jobs)
+        withhold(report, runtime)
+        if not show_diff:
+            write_report(config, report)
     pruned = None
     if show_diff and fmt == "text":
         if report.files:
@@ -93,9 +108,13 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     failing = after.diagnostics if after is not None else []
     over = [d for d in failing if d.code == AllowlistBudget.code]
     if fmt == "json":
-        write_output(json.dumps(report.to_dict(over_budget=over), ensure_ascii=False, indent=2) + "\n", None)
+        data = report.to_dict(over_budget=over)
+        if runtime is not None:
+            data["verify_runtime"] = runtime.to_dict()
+        write_output(json.dumps(data, ensure_ascii=False, indent=2) + "\n", None)
     done, *left = report.summary(show_unfixed=show_unfixed)
-    click.echo("\n".join([done, *([pruned] if pruned else []), *left]), err=True)
+    click.echo("\n".join([done, *([pruned] if pruned else []), *left, *(runtime.summary() if runtime else [])]),
+               err=True)
     if failing:
         # The check's own words, so that the hook's output says what to do;
         # a few, not a tree's worth before adoption.
@@ -111,7 +130,7 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
         click.echo(f"`hwlint check` fails on {where}: {n} error{'s' if n != 1 else ''}{more}", err=True)
     elif after is not None and report.unfixed:
         click.echo("`hwlint check` passes: the classes left are in allowlisted files, within their budgets", err=True)
-    if failing or (show_diff and report.files):
+    if failing or (show_diff and report.files) or (runtime is not None and runtime.lost):
         sys.exit(EXIT_VIOLATIONS)
 
 

@@ -167,7 +167,7 @@ def select(
         if not runtime:
             return select_tests(result, members, include_unclassified=include_unclassified, device=device)
         if device not in collected:
-            from hwlint.select.runtime import collect
+            from hwlint.infra.runtime import collect
 
             paths = [ctx.path for ctx in result.contexts]
             with progress_bar(f"Importing test modules{f' for {device}' if device else ''}") as hook:

@@ -1,7 +1,10 @@
 """Collect one test module the way unittest does, in the project's Python.
 
-Run by `hwlint select --runtime` (hwlint.select.runtime) as a script, one process
-per module: `python runtime_child.py ROOT PATH OUT ATTRIBUTE [DEVICE]`. It imports the
+Run by `hwlint select --runtime` and `hwlint fix --verify-runtime`
+(hwlint.infra.runtime) as a script, one process per module: `python
+runtime_child.py ROOT PATH OUT ATTRIBUTE [DEVICES [SOURCE]]` (DEVICES: comma-separated,
+"cpu" for none; SOURCE: a file whose text is imported as the module at PATH,
+in its place: the module as a fix would write it). It imports the
 module, finds the `unittest.TestCase` classes among its names that have
 test methods (what `unittest.TestLoader.loadTestsFromModule` collects,
 imported classes and classes made at run time included), reads each one's
@@ -11,8 +14,12 @@ project's Python need not have hwlint installed.
 
 import faulthandler
 import importlib
+import importlib.machinery
+import importlib.util
 import json
+import math
 import os
+import signal
 import sys
 import unittest
 from typing import Any
@@ -75,7 +82,42 @@ def add_collection_only_device(device: str) -> None:
     bases.append(collection_only(parent))
 
 
-def collect(root: str, rel: str, attribute: str) -> dict[str, Any]:
+class _SourceLoader(importlib.machinery.SourceFileLoader):
+    """Loads the module at its own path (so that `__file__`, relative
+    imports and tracebacks are the module's) from another text, compiled
+    afresh: no bytecode of the file on disk is read, none written."""
+
+    def __init__(self, fullname: str, path: str, text: bytes) -> None:
+        super().__init__(fullname, path)
+        self.text = text
+
+    def get_code(self, fullname: str) -> Any:
+        return compile(self.text, self.path, "exec", dont_inherit=True)
+
+
+def _import(name: str, path: str, source: "str | None") -> Any:
+    if source is None:
+        return importlib.import_module(name)
+    with open(source, "rb") as fh:
+        text = fh.read()
+    parent = name.rpartition(".")[0]
+    if parent:
+        importlib.import_module(parent)
+    loader = _SourceLoader(name, path, text)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    if spec is None:
+        raise ImportError(f"cannot import {name} from {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def collect(root: str, rel: str, attribute: str, source: "str | None" = None) -> dict[str, Any]:
     path = os.path.abspath(os.path.join(root, rel))
     # As pytest imports it (its default "prepend" mode): inside a package
     # (folders with __init__.py) by its dotted name, from the folder above
@@ -99,7 +141,7 @@ def collect(root: str, rel: str, attribute: str) -> dict[str, Any]:
     sys.path[:0] = folders
     sys.argv = [path]  # PyTorch's common_utils parses sys.argv when imported
     try:
-        module = importlib.import_module(".".join(parts))
+        module = _import(".".join(parts), path, source)
     except BaseException as exc:  # SystemExit and unittest.SkipTest at import included
         text = str(exc).strip().splitlines()
         return {"classes": [], "error": f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")}
@@ -129,16 +171,16 @@ def collect(root: str, rel: str, attribute: str) -> dict[str, Any]:
             "device_type": device_type if isinstance(device_type, str) else None,
             "file": getattr(sys.modules.get(getattr(obj, "__module__", "")), "__file__", None),
             "tests": len(names),
+            "test_names": list(names),
         })
     return {"classes": classes, "error": None}
 
 
-def main() -> None:
-    faulthandler.enable()  # a crash says what it was on stderr, which hwlint reports
-    root, rel, out, attribute = sys.argv[1:5]
-    if len(sys.argv) > 5 and sys.argv[5] != "cpu":
-        add_collection_only_device(sys.argv[5])
-    record = collect(root, rel, attribute)
+def _job(root: str, rel: str, out: str, attribute: str, devices: str, source: "str | None") -> None:
+    for device in devices.split(","):
+        if device and device != "cpu":
+            add_collection_only_device(device)
+    record = collect(root, rel, attribute, source)
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(record, fh)
     # Skip interpreter teardown: atexit handlers and threads of test helpers
@@ -146,6 +188,48 @@ def main() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def serve(root: str, attribute: str) -> None:
+    """`runtime_child.py --serve ROOT ATTRIBUTE`: import torch's test helpers
+    once, then collect one module per line of stdin (JSON: rel, out,
+    devices, source, timeout, stderr), each in a process forked from this
+    one, so that torch's import (seconds) is paid once, not per module.
+    Each fork has the state this process had before any module was
+    imported; a line on stdout says when it ended (its wait status)."""
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # what modules print must not reach the channel
+    sys.argv = [os.path.abspath(__file__)]  # common_utils parses sys.argv when imported
+    for name in ("torch", "torch.testing._internal.common_utils", "torch.testing._internal.common_device_type"):
+        try:
+            importlib.import_module(name)
+        except BaseException:  # the module's own import will say what fails
+            break
+    channel.write("ready\n")
+    for line in sys.stdin:
+        job = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                err = os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(err, 2)
+                faulthandler.enable()
+                signal.alarm(max(1, math.ceil(job["timeout"])))  # the default action ends the process
+                _job(root, job["rel"], job["out"], attribute, job["devices"], job["source"])
+            finally:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        channel.write(json.dumps({"status": status}) + "\n")
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--serve"]:
+        serve(sys.argv[2], sys.argv[3])
+        return
+    faulthandler.enable()  # a crash says what it was on stderr, which hwlint reports
+    root, rel, out, attribute = sys.argv[1:5]
+    _job(root, rel, out, attribute, sys.argv[5] if len(sys.argv) > 5 else "", sys.argv[6] if len(sys.argv) > 6 else None)
 
 
 if __name__ == "__main__":
