@@ -30,7 +30,8 @@ _TREE_BUDGET = 80 * 1024 * 1024
 # an idle worker never holds more than half the budget while another parses
 # a big file. Not after every big-ish file: the system hands the memory out
 # again a page at a time, and trimming after each file above 128 KB made
-# the four real trees' workers fault in 1.5 GB again (~15% of parsing's CPU).
+# the workers fault in ~1.5 GB again on the four real trees (258k page
+# faults, 156k now; a pass that only parses the same files: 142k).
 _TRIM_ABOVE = _TREE_BUDGET // 2 // _TREE_BYTES_PER_SOURCE_BYTE
 # A file above this size is a task of its own, counted against the budget;
 # smaller ones go in batches, which count for nothing (a batch's trees are
