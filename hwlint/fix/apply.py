@@ -599,11 +599,20 @@ def apply_fixes(
                            batch_files=_FILES_PER_TASK, min_files=_POOL_THRESHOLD)
     done: dict[str, FileResult] = {}
     recorded = 0
-    trial = Trial(result) if any(plan.migrations for plan in plans) else None
+    migrating = [plan.path for plan in plans if plan.migrations]
+    trial = Trial(result) if migrating else None
+    # The subclasses in other files of each migrating file's classes, once
+    # for the run: migrations keep class names, so the run's facts tell.
+    reached: dict[str, dict[str, set[tuple[str, str]]]] = {}
+    if trial is not None:
+        for sub, bases in trial.subclasses_elsewhere({path: facts[path] for path in migrating}).items():
+            for base in bases:
+                reached.setdefault(base[0], {}).setdefault(sub, set()).add(base)
     by_path = {plan.path: plan for plan in plans}
     for outcome in outcomes:
         if trial is not None and outcome.migrated:
-            outcome = _judged(config, trial, by_path[outcome.path], facts[outcome.path], outcome)
+            outcome = _judged(config, trial, by_path[outcome.path], facts[outcome.path], outcome,
+                              reached.get(outcome.path, {}))
         done[outcome.path] = outcome
         while recorded < len(plans) and plans[recorded].path in done:
             _record(config, plans[recorded], done.pop(plans[recorded].path), report, write)
@@ -616,7 +625,8 @@ def _findings(diagnostics: Iterable[Diagnostic]) -> Counter[tuple[str, str | Non
     return Counter((d.code, d.class_name, d.method) for d in diagnostics)
 
 
-def _judged(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, outcome: FileResult) -> FileResult:
+def _judged(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, outcome: FileResult,
+            subclasses: Mapping[str, set[tuple[str, str]]]) -> FileResult:
     """`outcome`, or the file fixed again without the migrations that add
     a finding (in the file, or in a subclass in another file) to what the
     file has once the other fixes are made; those are refused, saying what
@@ -632,8 +642,8 @@ def _judged(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, o
         new = [f"{code} ({cls}{'.' + method if method else ''})" for code, cls, method in sorted(
             extra, key=lambda k: (k[0], k[1] or "", k[2] or ""))]
         culprits = {cls for _, cls, _ in extra}
-        resolver = run_resolver(trial.result)
-        for path, bases in sorted(trial.subclasses_elsewhere({plan.path: post}).items()):
+        resolver = run_resolver(trial.result) if subclasses else None
+        for path, bases in sorted(subclasses.items()):
             sub = resolver.module(path) if resolver is not None else None
             if sub is None:
                 continue

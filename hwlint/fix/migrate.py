@@ -36,12 +36,11 @@ import re
 from typing import Callable, NamedTuple, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.core.config import Config
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
 from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
-from hwlint.fix.plan import ClassMove, Migration
+from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, not_replaceable
 from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
 
@@ -61,10 +60,6 @@ _ORDER = ("cpu", "cuda", "mps", "xpu", "hpu", "privateuse1")
 # complement lists.
 _IN_TREE = frozenset({"cpu", "cuda", "mps", "xpu", "hpu", "lazy", "privateuse1"})
 _OUT_OF_TREE = frozenset({"xla", "mtia", "meta"})
-# Decorators that keep a test to one accelerator (or two), and that
-# @onlyAccelerator stands for once the test names no device. @onlyCPU and
-# @onlyNativeDeviceTypes run it on CPU: replacing them would lose runs.
-REPLACEABLE = frozenset({"onlyCUDA", "onlyXPU", "onlyMPS", "onlyHPU", "onlyPRIVATEUSE1", "onlyCUDAAndPRIVATEUSE1"})
 # Decorators of the device-type framework: a test wearing one is a device test.
 _DEVICE_TEST_DECORATORS = ("dtypes", "ops", "modules", "deviceCountAtLeast", "precisionOverride",
                            "largeTensorTest", "skipMeta", "onlyAccelerator", "expectedFailureMeta")
@@ -332,18 +327,23 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         done.append(result)
         if result.member == "ACCELERATOR":
             accelerator.append(m._replace(kind="accelerator-tests"))
-    fixed = _write_class_level(state)
+    fixed = data
+    if done:
+        module = _write_class_level(state)
+        fixed = module.bytes
+        facts = facts_of(fixed)
     if accelerator:
-        fixed, tests_done, tests_refused = _accelerator_tests(fixed, accelerator, config, facts_of(fixed))
+        # The tree as written, and the facts of its bytes: their lines match.
+        module, tests_done, tests_refused = _accelerator_tests(module, accelerator, config, facts)
         done.extend(tests_done)
         refused.extend(tests_refused)
-    return Outcome(fixed if done else data, tuple(done), tuple(refused))
+        if tests_done:
+            fixed = module.bytes
+    return Outcome(fixed, tuple(done), tuple(refused))
 
 
-def _write_class_level(state: _State) -> bytes:
+def _write_class_level(state: _State) -> cst.Module:
     body = state.body
-    if not (state.declare or state.instantiate or state.imports):
-        return state.module.with_changes(body=body).bytes
     module = state.module.with_changes(body=body)
     enum_name = state.config.enum
     if state.declare:
@@ -367,7 +367,7 @@ def _write_class_level(state: _State) -> bytes:
         blank = cst.EmptyLine(indent=False)
         line = line.with_changes(leading_lines=[] if grouped else [blank, blank])
         body.insert(at, line)
-    return module.with_changes(body=body).bytes
+    return module.with_changes(body=body)
 
 
 def _instantiation_place(body: Sequence[cst.BaseStatement], index: int) -> tuple[int, bool]:
@@ -613,11 +613,11 @@ def _with_device(params: cst.Parameters) -> cst.Parameters | None:
 # -- the tests of ACCELERATOR classes -------------------------------------
 
 
-def _accelerator_tests(data: bytes, migrations: Sequence[Migration], config: Config,
-                       facts: ModuleFacts) -> tuple[bytes, list[Done], list[Refused]]:
-    module = parse_module(data, MigrateError)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], config: Config,
+                       facts: ModuleFacts) -> tuple[cst.Module, list[Done], list[Refused]]:
+    """`module` with the tests of the ACCELERATOR classes migrated; `facts`
+    are those of its bytes (a test's lines are its facts' line on: libcst's
+    positions would cost a resolve of the whole module)."""
     words = device_words(config)
     allowed = frozenset(config.allowed_only_decorators)
     body = list(module.body)
@@ -636,21 +636,30 @@ def _accelerator_tests(data: bytes, migrations: Sequence[Migration], config: Con
         cls = body[where]
         assert isinstance(cls, cst.ClassDef)
         info = _class_facts(facts, m.class_name, m.occurrence)
-        sites = [s.line for s in (*info.probes, *info.devices, *info.distributed)] if info else []
+        if info is None:
+            refused.append(Refused(m, f"class {m.class_name} not found in the facts"))
+            continue
+        sites = [s.line for s in (*info.probes, *info.devices, *info.distributed)]
+        lines = {}
+        for method in info.methods:
+            lines.setdefault(method.name, method.line)
         new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
         for i, fn in _tests(cls):
-            span = positions[fn]
-            line = span.start.line
             specific = [d for d in fn.decorators if is_device_specific(_decorator_name(d), allowed)]
             lacks = _device_param(fn) is None
             if not specific and not lacks:
+                continue
+            line = lines.get(fn.name.value)
+            if line is None:
+                refused.append(Refused(m, f"{fn.name.value} is not among the facts' tests of {m.class_name}"))
                 continue
             # The test as it would read without its @only* decorators: does
             # it still name a device, or use one (the facts' sites)?
             text = cst.Module(body=[fn.with_changes(decorators=[d for d in fn.decorators if d not in specific],
                                                     leading_lines=[])]).code
             named = words.search(text)
-            used = next((s for s in sites if span.start.line <= s <= span.end.line), None)
+            end = line + cst.Module(body=[fn.with_changes(decorators=[], leading_lines=[])]).code.count("\n")
+            used = next((s for s in sites if line <= s < end), None)
             generic = named is None and used is None
             why = (f"names {named.group(0)!r}" if named is not None else f"uses a device at line {used}")
             new_fn = fn
@@ -658,8 +667,7 @@ def _accelerator_tests(data: bytes, migrations: Sequence[Migration], config: Con
                 names = [_decorator_name(d) for d in specific]
                 bad = [n for n in names if n not in REPLACEABLE]
                 if bad:
-                    refused.append(Refused(m, f"{fn.name.value} is @{bad[0]}, which runs it on CPU too or names its "
-                                           "devices: keep it in a class of those devices", line, "HWC103"))
+                    refused.append(Refused(m, not_replaceable(fn.name.value, bad[0]), line, "HWC103"))
                 elif not generic:
                     refused.append(Refused(m, f"{fn.name.value} is @{names[0]} and {why}: a test of that device; "
                                            "move it to a class of that device", line, "HWC103"))
@@ -690,13 +698,13 @@ def _accelerator_tests(data: bytes, migrations: Sequence[Migration], config: Con
         if isinstance(cls.body, cst.IndentedBlock):
             body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     if not done:
-        return data, done, refused
+        return module, done, refused
     module = module.with_changes(body=body)
     if needs_import:
         module, local = ensure_import(module, DEVICE_TYPE_MODULE, ONLY_ACCELERATOR)
         if local != ONLY_ACCELERATOR:
             module = module.visit(_Rename(ONLY_ACCELERATOR, local))
-    return module.bytes, done, refused
+    return module, done, refused
 
 
 class _Rename(cst.CSTTransformer):
