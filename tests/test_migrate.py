@@ -194,24 +194,26 @@ def test_an_unused_device_parameter_is_dropped(tmp_path: Path) -> None:
 
 
 def test_device_defaults_name_the_device(tmp_path: Path) -> None:
+    # torch.xpu.get_device_properties has no device-generic equivalent: XPU tests.
     source = IMPORTS + (
-        '\n\nclass TestA(TestCase):\n    def test_a(self, device="xpu"):\n        torch.ones(2, device=device)\n\n'
+        '\n\nclass TestA(TestCase):\n    def test_a(self, device="xpu"):\n        torch.xpu.get_device_properties()\n\n'
         '    def test_b(self, device=torch.device("xpu:0")):\n        pass\n')
     text, report = migrate(tmp_path, source)
     assert text == DECLARED_IMPORTS + (
         "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n\n"
-        '    def test_a(self, device="xpu"):\n        torch.ones(2, device=device)\n\n'
+        '    def test_a(self, device="xpu"):\n        torch.xpu.get_device_properties()\n\n'
         '    def test_b(self, device=torch.device("xpu:0")):\n        pass\n')
     assert report.migrated == {"default-device": 1}
 
 
 @pytest.mark.parametrize(("body", "reason"), [
-    ('    def test_a(self, device="npu"):\n        pass\n',
+    ('    def test_a(self, device="npu"):\n        self.assertEqual(device, "npu")\n',
      "every `device=` default is 'npu', which is not a configured classification: add it to `classifications`"),
     ('    def test_a(self, device="xpu"):\n        pass\n\n    def test_b(self, device):\n        pass\n',
      "the tests' `device` defaults differ or are computed: choose the classification by hand"),
-    ('    def test_a(self, device="xpu"):\n        torch.cuda.synchronize()\n',
-     "the tests default to 'xpu' but the class also uses torch.cuda.synchronize() (line 8): classify it by hand"),
+    ('    def test_a(self, device="xpu"):\n        torch.cuda.get_device_capability()\n',
+     "the tests default to 'xpu' but the class also uses torch.cuda.get_device_capability() (line 8): classify it "
+     "by hand"),
     ("    def test_a(self, devices):\n        pass\n", "a test takes `devices` (several devices): migrate by hand"),
     ("    def test_a(self, device):\n        torch.cuda.synchronize()\n",
      "no test uses its `device`, but the class uses an accelerator (torch.cuda.synchronize(), line 8): "
@@ -344,3 +346,69 @@ def test_without_unsafe_nothing_is_migrated(tmp_path: Path) -> None:
     proc = run_cli("fix", cwd=root)
     assert (root / "test/test_a.py").read_text() == source
     assert "tests take a device but the class is never instantiated" in proc.stderr
+
+
+# -- a one-device class made device-generic ------------------------------------
+
+ONE_DEVICE = (
+    "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+    "class TestOps(TestCase):\n"
+    "    def setUp(self):\n        super().setUp()\n        self.eye = torch.eye(2).xpu()  # shared\n\n"
+    "    def test_add(self):\n        a = torch.ones(2, device=\"xpu\")\n        torch.xpu.synchronize()\n"
+    "        self.assertEqual((a + a).sum().item(), 4)\n\n"
+    "    def test_mul(self, dtype=torch.float):\n        b = torch.ones(2).to(\"xpu\")\n"
+) + MAIN
+
+
+def test_a_one_device_class_becomes_an_instantiated_accelerator_class(tmp_path: Path) -> None:
+    text, report = migrate(tmp_path, ONE_DEVICE)
+    assert text == (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n\n"
+        "class TestOps(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def setUp(self):\n        super().setUp()\n        self.eye = torch.eye(2).to(self.device_type)  # shared\n\n"
+        "    def test_add(self, device):\n        a = torch.ones(2, device=device)\n        torch.accelerator.synchronize()\n"
+        "        self.assertEqual((a + a).sum().item(), 4)\n\n"
+        "    def test_mul(self, device, dtype=torch.float):\n        b = torch.ones(2).to(device)\n\n\n"
+        # allow_xpu: it still runs on XPU, where it ran; never only_for.
+        "instantiate_device_type_tests(TestOps, globals(), allow_xpu=True)\n"
+    ) + MAIN
+    assert report.migrated == {"generalize": 1}
+    assert report.classified == {"ACCELERATOR": 1}
+    (done,) = report.files[0].migrated
+    assert done.collected == ("TestOpsCPU", "TestOpsCUDA", "TestOpsXPU", "TestOpsHPU", "TestOpsPRIVATEUSE1")
+
+
+def test_device_defaults_of_an_accelerator_are_generalized(tmp_path: Path) -> None:
+    source = IMPORTS + (
+        '\n\nclass TestA(TestCase):\n    def test_a(self, device="cuda"):\n        torch.ones(2, device=device)\n')
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        "instantiate_device_type_tests(TestA, globals())\n")
+    assert report.migrated == {"generalize": 1}
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    (("torch.xpu.synchronize()", "torch.xpu.get_device_properties()"),
+     # The line in the file as written (its declaration added).
+     "line 14: torch.xpu.get_device_properties() has no device-generic equivalent (torch.xpu.get_device_properties: "
+     "device properties differ per backend)"),
+    (("self.assertEqual(", 'self.assertEqual(a.device.type == "xpu", '),
+     "after the rewrites, TestOps still names 'xpu': it is a test of that device"),
+    (("class TestOps(TestCase):\n", "@skipIfNoXPU\nclass TestOps(TestCase):\n"),
+     "TestOps has class decorators (skipIfNoXPU): generalize by hand"),
+    (("import torch\n", 'import torch\nDEVICE = torch.device("xpu")\n'),
+     "TestOps uses DEVICE, which the module binds to a device"),
+])
+def test_a_one_device_class_not_generalized_keeps_its_device(tmp_path: Path, change: tuple[str, str], reason: str) -> None:
+    source = ONE_DEVICE.replace(*change, 1)
+    if "DEVICE =" in source:
+        source = source.replace('device="xpu"', "device=DEVICE")
+    text, report = migrate(tmp_path, source)
+    assert "    hw_classification = HardwareClassification.XPU\n" in text
+    assert "instantiate_device_type_tests" not in text
+    (refused,) = [r for f in report.files for r in f.refused]
+    assert refused.reason == reason
+    assert report.to_dict()["not_generalized"][0]["reason"] == reason

@@ -35,8 +35,8 @@ from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
 from hwlint.fix.edits import _declaration, _is_docstring, declare, ensure_import
-from hwlint.fix.migrate import KINDS, ONLY_ACCELERATOR, REPLACEABLE, Done, MigrateError, Refused, migrate_source
-from hwlint.fix.plan import ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
+from hwlint.fix.migrate import KINDS, ONLY_ACCELERATOR, Done, MigrateError, Refused, migrate_source
+from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.trial import Trial
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
 from hwlint.rules.hardcoded_device import HardcodedDevice
@@ -65,6 +65,13 @@ class FileResult:
     # The file as the fixes left it, before the migrations: what they are
     # judged against (they may add no finding).
     premigration: bytes | None = None
+
+    @property
+    def declared(self) -> list[ClassFix]:
+        """The fixes whose classification stays: a class a migration made
+        device-generic is ACCELERATOR, not the one device first written."""
+        generalized = {d.class_name for d in self.migrated if d.kind == "generalize"}
+        return [f for f in self.fixes if f.class_name not in generalized]
 
     @property
     def changed(self) -> bool:
@@ -317,6 +324,8 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             want_params, want_decorators = was.params, was.decorators
             if d is not None and d.kind == "drop-device":
                 want_params = tuple(p for p in was.params if p != "device")
+            if d is not None and d.kind == "generalize" and "device" not in was.params:
+                want_params = ("device", *was.params)
             if "add-device" in mine:
                 want_params = ("device", *was.params)  # after `self`, which the facts leave out
             if "only-accelerator" in mine:
@@ -334,7 +343,7 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
                 raise RewriteError(f"the migration changed {new.name}.{now.name} other than intended")
     for d in by_class.values():
         calls = [i for i in after.instantiations if i.class_name == d.class_name]
-        if d.kind == "instantiate" and [(i.only_for, i.except_for) for i in calls] != [(None, None)]:
+        if d.kind in ("instantiate", "generalize") and [(i.only_for, i.except_for) for i in calls] != [(None, None)]:
             raise RewriteError(f"{d.class_name} is not instantiated once for every device")
         if d.kind == "only-for-except" and (len(calls) != 1 or calls[0].only_for is not None):
             raise RewriteError(f"{d.class_name} still has only_for")
@@ -439,7 +448,7 @@ class FixReport:
         """Fixes (declarations added and strings replaced) per member."""
         counts: dict[str, int] = {}
         for result in self.files:
-            for f in result.fixes:
+            for f in result.declared:
                 counts[f.member] = counts.get(f.member, 0) + 1
             for d in result.migrated:
                 if d.member is not None and not d.method:
@@ -464,7 +473,7 @@ class FixReport:
         """`hwlint fix --format json`: what was (or would be) fixed, what is
         left for a human, and the allowlisted files over budget."""
         fixed = [{"path": r.path, "line": f.line, "class_name": f.class_name, "classification": f.member,
-                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.fixes]
+                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.declared]
         return {
             "written": self.written,
             "classified": self.classified,
@@ -472,6 +481,9 @@ class FixReport:
             "migrated": self.migrated,
             "migrations": [d.to_dict(r.path) for r in self.files for d in r.migrated],
             "moves": [{"path": r.path, "old": m.old, "new": m.new} for r in self.files for m in r.moves],
+            "not_generalized": [{"path": r.path, "line": x.migration.line, "class_name": x.migration.class_name,
+                                 "classification": x.migration.member, "reason": x.reason}
+                                for r in self.files for x in r.refused if x.migration.kind == "generalize"],
             "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
             "over_budget": [d.to_dict() for d in over_budget],
         }
@@ -683,7 +695,9 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         return
     report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code=HardcodedDevice.code)
                           for r, reason in outcome.not_rewritten)
-    report.unfixed.extend(refused_unfixed(plan.path, r) for r in outcome.refused)
+    # A class not generalized keeps the one-device classification written
+    # for it: classified, not left (`--format json` lists why, "not_generalized").
+    report.unfixed.extend(refused_unfixed(plan.path, r) for r in outcome.refused if r.migration.kind != "generalize")
     if outcome.changed:
         report.files.append(outcome)
 

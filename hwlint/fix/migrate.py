@@ -40,8 +40,9 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
 from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
-from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, not_replaceable
-from hwlint.fix.rewrite import parse_module
+from hwlint.core.diagnostics import NotFixable, Rewrite
+from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, SiteRewrite, not_replaceable
+from hwlint.fix.rewrite import parse_module, rewrite_source, verify_rewrites
 from hwlint.rules.device_decorator import is_device_specific
 
 DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
@@ -73,6 +74,7 @@ KINDS = {
     "default-device": "every `device=` default names one device -> that device",
     "only-accelerator": "@only<Device> -> @onlyAccelerator",
     "add-device": "`device` parameter added",
+    "generalize": "one-device class -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
 }
 
 
@@ -293,7 +295,7 @@ class _State:
         self.config = config
         self.body: list[cst.BaseStatement] = list(module.body)
         self.declare: dict[int, str] = {}  # index in body -> member
-        self.instantiate: list[tuple[int, str]] = []  # (index of the class, its name)
+        self.instantiate: list[tuple[int, str, str]] = []  # (index of the class, its name, more arguments)
         self.imports: set[str] = set()
 
 
@@ -303,14 +305,38 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
     others refused with the reason. MigrateError when libcst cannot
     parse it. `facts_of` gives a version's facts (the tests' migrations
     read them after the class-level ones)."""
-    module = parse_module(data, MigrateError)
     done: list[Done] = []
     refused: list[Refused] = []
+    accelerator: list[Migration] = [m for m in migrations if m.kind == "accelerator-tests"]
+    original = data
+    tried: set[Migration] = set()
+    for m in migrations:
+        if m.kind == "device-param":
+            # Tests whose `device` defaults to one accelerator are that
+            # device's; generalized if they can be, else classified so.
+            default = _one_default(data, m)
+            if default is None:
+                continue
+            made = _generalize(data, m._replace(member=default.upper()), config, facts_of)
+            if isinstance(made, str):
+                continue
+            tried.add(m)
+        elif m.kind == "generalize":
+            made = _generalize(data, m, config, facts_of)
+            if isinstance(made, str):
+                # The one-device classification hwlint.fix.apply wrote stays.
+                refused.append(Refused(m, made))
+                continue
+        else:
+            continue
+        data, generalized = made
+        done.append(generalized)
+        accelerator.append(m._replace(kind="accelerator-tests"))
+    module = parse_module(data, MigrateError)
     state = _State(module, config)
     facts = facts_of(data)
-    accelerator: list[Migration] = [m for m in migrations if m.kind == "accelerator-tests"]
     for m in migrations:
-        if m.kind == "accelerator-tests":
+        if m.kind in ("accelerator-tests", "generalize") or m in tried:
             continue
         where = _find(state.body, m.class_name, m.occurrence)
         if isinstance(where, str):
@@ -328,7 +354,7 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         if result.member == "ACCELERATOR":
             accelerator.append(m._replace(kind="accelerator-tests"))
     fixed = data
-    if done:
+    if state.declare or state.instantiate:
         module = _write_class_level(state)
         fixed = module.bytes
         facts = facts_of(fixed)
@@ -339,7 +365,7 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         refused.extend(tests_refused)
         if tests_done:
             fixed = module.bytes
-    return Outcome(fixed, tuple(done), tuple(refused))
+    return Outcome(fixed if done else original, tuple(done), tuple(refused))
 
 
 def _write_class_level(state: _State) -> cst.Module:
@@ -359,10 +385,10 @@ def _write_class_level(state: _State) -> cst.Module:
         assert isinstance(cls, cst.ClassDef)
         body[index + shift] = declare(cls, _declaration(state.config.attribute, enum_name, member))
     # Last first: an insertion moves what follows it.
-    for index, name in sorted(state.instantiate, reverse=True):
+    for index, name, more in sorted(state.instantiate, reverse=True):
         at, grouped = _instantiation_place(body, index + shift)
         newline = module.default_newline
-        line = cst.parse_statement(f"{instantiate}({name}, globals()){newline}",
+        line = cst.parse_statement(f"{instantiate}({name}, globals(){more}){newline}",
                                    config=cst.PartialParserConfig(default_newline=newline))
         blank = cst.EmptyLine(indent=False)
         line = line.with_changes(leading_lines=[] if grouped else [blank, blank])
@@ -544,7 +570,7 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         if "ACCELERATOR" not in state.config.classifications:
             return "ACCELERATOR is not a configured classification"
         state.declare[index] = "ACCELERATOR"
-        state.instantiate.append((index, m.class_name))
+        state.instantiate.append((index, m.class_name, ""))
         why = f"{used[0]} uses `device`" if used else f"{decorated[0]} has a device-type decorator"
         return Done("instantiate", m.class_name, m.line, "ACCELERATOR", f"instantiated: {why}",
                     _collected(m.class_name, instantiable(False, False)))
@@ -610,6 +636,210 @@ def _with_device(params: cst.Parameters) -> cst.Parameters | None:
     return params.with_changes(params=group)
 
 
+# -- a one-device class made device-generic ----------------------------
+
+
+def _generalize(data: bytes, m: Migration, config: Config,
+                facts_of: Callable[[bytes], ModuleFacts]) -> tuple[bytes, Done] | str:
+    """A class bound to one device (`m.member`) as an instantiated
+    ACCELERATOR class: its tests take `device` (a default naming the
+    device goes), its hard-coded devices get HWC201's rewrites
+    (hwlint.fix.rewrite), its declaration says ACCELERATOR and it is
+    passed to instantiate_device_type_tests (with `allow_xpu=True` or
+    `allow_mps=True` for those devices, so that it still runs where it
+    ran; never only_for). Refused, with why, when a use has no
+    device-generic equivalent or the class still names a device after the
+    rewrites."""
+    device = m.member.lower()
+    if device == "cpu" or "ACCELERATOR" not in config.classifications:
+        return "a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification"
+    facts = facts_of(data)
+    info = _class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        return f"class {m.class_name} not found in the facts"
+    if any(i.class_name == m.class_name for i in facts.instantiations):
+        return f"{m.class_name} is already instantiated"
+    if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
+        return f"another class of the module subclasses {m.class_name}"
+    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
+        return f"{m.class_name} is passed to a function at module level"
+    words = device_words(config)
+    # (a) every test takes `device`.
+    module = parse_module(data, MigrateError)
+    body = list(module.body)
+    where = _find(body, m.class_name, m.occurrence)
+    if isinstance(where, str):
+        return where
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    if cls.decorators:
+        return f"{m.class_name} has class decorators ({_decorator_name(cls.decorators[0])}): generalize by hand"
+    new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
+    added = 0
+    for i, fn in _tests(cls):
+        param = _device_param(fn)
+        if param is None:
+            params = _with_device(fn.params)
+            if params is None or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
+                return f"{fn.name.value} has no `self` to put `device` after"
+            new_body[i] = fn.with_changes(params=params)
+            added += 1
+        elif param.name.value == "devices":
+            return f"{fn.name.value} takes `devices` (several devices)"
+        elif param.default is not None:
+            if _default_device(param.default) != device:
+                return f"{fn.name.value}'s `device` defaults to something other than {device!r}"
+            new_body[i] = fn.with_changes(params=_without_default(fn.params, param))
+    body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+    step_a = module.with_changes(body=body).bytes
+    facts_a = facts_of(step_a)
+    info_a = _class_facts(facts_a, m.class_name, m.occurrence)
+    assert info_a is not None
+    # (b) the hard-coded devices rewritten, each with its device-generic equivalent.
+    sites = _site_rewrites(info_a, facts_a, config)
+    if isinstance(sites, str):
+        return sites
+    step_b = step_a
+    if sites:
+        outcome = rewrite_source(step_a, sites)
+        if outcome.skipped:
+            site, why = outcome.skipped[0]
+            return f"line {site.line}: {why}"
+        step_b = outcome.fixed
+        verify_rewrites(facts_a, facts_of(step_b), outcome.done)
+    # (c) nothing in the class names a device any more, nor a module-level
+    # name it uses that does; then the declaration and the instantiation.
+    module = parse_module(step_b, MigrateError)
+    body = list(module.body)
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    named = _names_a_device(cls, words, config.attribute)
+    if named:
+        return f"after the rewrites, {m.class_name} still names {named}: it is a test of that device"
+    bound = _device_constants(step_b, facts_of(step_b).accelerator_lines)
+    used = sorted(name for name in bound if _uses_in(cls, name))
+    if used:
+        return f"{m.class_name} uses {used[0]}, which the module binds to a device"
+    replaced = _redeclare(cls, config.attribute, "ACCELERATOR")
+    if replaced is not None:
+        body[where] = replaced
+    state = _State(module.with_changes(body=body), config)
+    if replaced is None:
+        state.declare[where] = "ACCELERATOR"
+    flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+    state.instantiate.append((where, m.class_name, flag))
+    fixed = _write_class_level(state).bytes
+    runs = instantiable(device == "mps", device == "xpu")
+    detail = (f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
+              f"{len(sites)} hard-coded device{'s' if len(sites) != 1 else ''} rewritten, instantiated{flag}")
+    return fixed, Done("generalize", m.class_name, m.line, "ACCELERATOR", detail, _collected(m.class_name, runs))
+
+
+def _one_default(data: bytes, m: Migration) -> str | None:
+    """The accelerator every `device=` default of the class's tests names, if one does."""
+    body = parse_module(data, MigrateError).body
+    where = _find(body, m.class_name, m.occurrence)
+    if isinstance(where, str):
+        return None
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    params = [p for _, fn in _tests(cls) if (p := _device_param(fn)) is not None]
+    found = {_default_device(p.default) if p.default is not None else None for p in params}
+    if len(found) != 1:
+        return None
+    (device,) = found
+    return device if device not in (None, "cpu") else None
+
+
+def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list[SiteRewrite] | str:
+    """HWC201's rewrites of the class's hard-coded devices, or why one has none."""
+    from hwlint.facts.resolve import ClassInfo
+    from hwlint.fix.plan import _equivalent
+    from hwlint.rules.hardcoded_device import device_fix
+
+    modules = DEFAULT_ACCELERATORS.extended(config.extend_accelerator_modules).device_modules
+    judged = ClassInfo(info, True, "ACCELERATOR", True, None)
+    imports_torch = any(i.asname == "torch" for i in facts.imports)
+    out = []
+    for site in sorted((*info.devices, *info.distributed), key=lambda s: (s.line, s.column)):
+        if site.kind in ("backend-feature", "decorator"):
+            return f"line {site.line}: {site.text} belongs to one backend: generalize by hand"
+        fix = device_fix(site, judged, modules, config.oldest_torch)
+        if not isinstance(fix, Rewrite):
+            reason = fix.reason if isinstance(fix, NotFixable) else "no rewrite"
+            return f"line {site.line}: {site.text} has no device-generic equivalent ({reason})"
+        equivalent = _equivalent(fix, facts.imports)
+        if isinstance(equivalent, str):
+            return f"line {site.line}: {equivalent}"
+        if fix.target != "device" and not imports_torch:
+            return f"line {site.line}: {fix.target} needs `import torch`"
+        out.append(SiteRewrite(site.line, site.column, fix.kind, fix.name, info.name, True, equivalent, imports_torch))
+    return out
+
+
+def _names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str) -> str:
+    """The first device the class's body names (a test's name aside), or ""."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return ""
+    empty = cst.Module(body=[])
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            parts = [empty.code_for_node(d) for d in stmt.decorators]
+            parts.append(empty.code_for_node(stmt.params))
+            parts.append(empty.code_for_node(stmt.body))
+            text = "\n".join(parts)
+        else:
+            text = empty.code_for_node(stmt)
+            if text.lstrip().startswith(attribute):
+                continue
+        found = words.search(text)
+        if found is not None:
+            return repr(found.group(0))
+    return ""
+
+
+def _device_constants(data: bytes, lines: Sequence[int]) -> set[str]:
+    """Names the module binds at its top level on a line that mentions an
+    accelerator (`device = torch.device("xpu")`, `TEST_XPU = ...`)."""
+    text = data.decode("utf-8", "replace").splitlines()
+    names = set()
+    for n in lines:
+        if 0 < n <= len(text):
+            found = re.match(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]", text[n - 1])
+            if found:
+                names.add(found.group(1))
+    return names
+
+
+def _uses_in(node: cst.CSTNode, name: str) -> bool:
+    visitor = _Uses(name)
+    node.visit(visitor)
+    return visitor.found
+
+
+def _redeclare(cls: cst.ClassDef, attribute: str, member: str) -> cst.ClassDef | None:
+    """`cls` with its body declaration naming `member` instead."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return None
+    body = list(cls.body.body)
+    for i, stmt in enumerate(body):
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            continue
+        small = stmt.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and _dotted(small.targets[0].target) == attribute \
+                and isinstance(small.value, cst.Attribute):
+            body[i] = stmt.with_changes(body=[small.with_changes(value=small.value.with_changes(attr=cst.Name(member)))])
+            return cls.with_changes(body=cls.body.with_changes(body=body))
+    return None
+
+
+def _without_default(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
+    """`params` with `param`'s default gone (`device="xpu"` -> `device`)."""
+    bare = param.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
+    return params.with_changes(**{field: [bare if p is param else p for p in getattr(params, field)]
+                                  for field in ("posonly_params", "params", "kwonly_params")})
+
+
 # -- the tests of ACCELERATOR classes -------------------------------------
 
 
@@ -640,7 +870,7 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
             refused.append(Refused(m, f"class {m.class_name} not found in the facts"))
             continue
         sites = [s.line for s in (*info.probes, *info.devices, *info.distributed)]
-        lines = {}
+        lines: dict[str, int] = {}
         for method in info.methods:
             lines.setdefault(method.name, method.line)
         new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []

@@ -229,6 +229,12 @@ def plan_fixes(
                                    f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
                                    "unsafe", fix.classification))
             continue
+        if fix.member is None and unsafe and fix.kind == "one-device" and diag.code == MissingClassification.code:
+            # First try to make the class device-generic (hwlint.fix.migrate);
+            # the one-device classification below stays if that is refused.
+            occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
+            plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
+                Migration("generalize", diag.class_name, occurrence, diag.line, fix.evidence, fix.classification))
         if fix.member is None:
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
             planned = ClassFix(diag.class_name, occurrence, fix.classification, fix.applicability, fix.evidence,
@@ -261,7 +267,8 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
     removes it from its module)."""
     left: list[Unfixed] = []
     instantiating = {path: modules for path, modules in
-                     ((p, [m for m in plan.migrations if m.kind == "device-param"]) for p, plan in plans.items()) if modules}
+                     ((p, [m for m in plan.migrations if m.kind in ("device-param", "generalize")])
+                      for p, plan in plans.items()) if modules}
     if instantiating:
         contexts = {ctx.path: ctx.facts for ctx in result.contexts if ctx.path in instantiating}
         subclassed = {base for bases in Trial(result).subclasses_elsewhere(contexts).values() for base in bases}
@@ -269,6 +276,8 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
             for m in migrations:
                 if (path, m.class_name) in subclassed:
                     plans[path].migrations.remove(m)
+                    if m.kind == "generalize":
+                        continue  # the one-device classification is planned
                     left.append(Unfixed(path, m.line, m.class_name,
                                         f"{m.evidence}; a class in another file subclasses it, so instantiating it "
                                         "(which removes it from its module) would break that file: migrate by hand",
