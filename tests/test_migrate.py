@@ -412,3 +412,26 @@ def test_a_one_device_class_not_generalized_keeps_its_device(tmp_path: Path, cha
     (refused,) = [r for f in report.files for r in f.refused]
     assert refused.reason == reason
     assert report.to_dict()["not_generalized"][0]["reason"] == reason
+
+
+# -- docs/fix.md -------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
+
+
+@pytest.mark.parametrize("name", ["only-for", "device-param", "accelerator-tests", "generalize"])
+def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) -> None:
+    import re
+
+    text = DOCS.read_text()
+    blocks = dict(re.findall(rf"<!-- migration-example: {name} (\w+) -->\n```python\n(.*?)```", text, re.S))
+    assert set(blocks) == {"before", "after"}, f"docs/fix.md lost its {name} before/after example"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]})
+    proc = run_cli("fix", "--unsafe", cwd=root)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert (root / "test/test_x.py").read_text() == blocks["after"]
+    if name == "accelerator-tests":
+        left = re.search(r"For the accelerator-tests example `fix` says what it left: `(.*?)`\.", text, re.S)
+        assert left and " ".join(left.group(1).split()) in proc.stderr
+    again = run_cli("fix", "--unsafe", "--diff", cwd=root)
+    assert again.stdout == ""

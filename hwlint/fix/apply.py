@@ -697,7 +697,12 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
                           for r, reason in outcome.not_rewritten)
     # A class not generalized keeps the one-device classification written
     # for it: classified, not left (`--format json` lists why, "not_generalized").
-    report.unfixed.extend(refused_unfixed(plan.path, r) for r in outcome.refused if r.migration.kind != "generalize")
+    # A test the plan already left (a decorator known not to be replaceable) is listed once.
+    listed = {(u.path, u.line, u.class_name, u.reason) for u in report.unfixed if u.path == plan.path}
+    for r in outcome.refused:
+        left = refused_unfixed(plan.path, r)
+        if r.migration.kind != "generalize" and (left.path, left.line, left.class_name, left.reason) not in listed:
+            report.unfixed.append(left)
     if outcome.changed:
         report.files.append(outcome)
 

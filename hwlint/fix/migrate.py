@@ -893,9 +893,11 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
             generic = named is None and used is None
             why = (f"names {named.group(0)!r}" if named is not None else f"uses a device at line {used}")
             new_fn = fn
+            kept = False  # a device decorator stays: `device` is then not all that is missing
             if specific:
                 names = [_decorator_name(d) for d in specific]
                 bad = [n for n in names if n not in REPLACEABLE]
+                kept = bool(bad) or not generic
                 if bad:
                     refused.append(Refused(m, not_replaceable(fn.name.value, bad[0]), line, "HWC103"))
                 elif not generic:
@@ -913,7 +915,7 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
                     needs_import = needs_import or not has
                     done.append(Done("only-accelerator", m.class_name, line, None,
                                      f"{fn.name.value}: @{' @'.join(names)} -> @{ONLY_ACCELERATOR}", method=fn.name.value))
-            if lacks:
+            if lacks and not kept:
                 params = _with_device(fn.params)
                 if params is None or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
                     refused.append(Refused(m, f"{fn.name.value} has no `self` to put `device` after", line, "HWC102"))
