@@ -435,3 +435,10 @@ def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) ->
         assert left and " ".join(left.group(1).split()) in proc.stderr
     again = run_cli("fix", "--unsafe", "--diff", cwd=root)
     assert again.stdout == ""
+
+
+def test_an_accelerator_class_never_instantiated_gets_no_device(tmp_path: Path) -> None:
+    # Its tests would be called without one: the finding (HWC101, HWC102) stays.
+    source = ACCELERATOR + "    def test_a(self):\n        pass\n"
+    text, report = migrate(tmp_path, source)
+    assert text == source and report.files == []

@@ -869,6 +869,10 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
         if info is None:
             refused.append(Refused(m, f"class {m.class_name} not found in the facts"))
             continue
+        if not any(i.class_name == m.class_name for i in facts.instantiations):
+            refused.append(Refused(m, f"{m.class_name} is not passed to instantiate_device_type_tests: its tests "
+                                   "get no `device`"))
+            continue
         sites = [s.line for s in (*info.probes, *info.devices, *info.distributed)]
         lines: dict[str, int] = {}
         for method in info.methods:

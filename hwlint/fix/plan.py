@@ -286,6 +286,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
     for ctx in result.contexts:
         plan = plans.get(ctx.path)
         accelerator = {(f.class_name, f.occurrence) for f in plan.fixes if f.member == "ACCELERATOR"} if plan else set()
+        instantiated = {i.class_name for i in ctx.facts.instantiations}
         seen: dict[str, int] = {}
         for info in ctx.classes:
             cls = info.facts
@@ -295,6 +296,8 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                 continue
             if info.classification != "ACCELERATOR" and (cls.name, occurrence) not in accelerator:
                 continue
+            if cls.name not in instantiated:
+                continue  # without instantiate_device_type_tests a `device` parameter has no value
             candidates = 0
             for method in cls.methods:
                 specific = [d for d in method.decorators if is_device_specific(d, allowed)]
