@@ -300,14 +300,21 @@ class _State:
 
 
 def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
-                   facts_of: Callable[[bytes], ModuleFacts]) -> Outcome:
+                   extract: Callable[[bytes], ModuleFacts]) -> Outcome:
     """The module with `migrations` made where the tree allows them; the
     others refused with the reason. MigrateError when libcst cannot
-    parse it. `facts_of` gives a version's facts (the tests' migrations
+    parse it. `extract` gives a version's facts (the tests' migrations
     read them after the class-level ones)."""
     done: list[Done] = []
     refused: list[Refused] = []
     accelerator: list[Migration] = [m for m in migrations if m.kind == "accelerator-tests"]
+    seen: dict[bytes, ModuleFacts] = {}
+
+    def facts_of(version: bytes) -> ModuleFacts:  # each version's facts once
+        if version not in seen:
+            seen[version] = extract(version)
+        return seen[version]
+
     original = data
     tried: set[Migration] = set()
     for m in migrations:
@@ -663,7 +670,24 @@ def _generalize(data: bytes, m: Migration, config: Config,
         return f"another class of the module subclasses {m.class_name}"
     if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
         return f"{m.class_name} is passed to a function at module level"
+    if info.decorators:
+        return f"{m.class_name} has class decorators ({info.decorators[0]}): generalize by hand"
     words = device_words(config)
+    # What the facts already tell, before libcst parses the file: a use
+    # with no device-generic equivalent, a line that names a device and has
+    # no rewrite (a test's `def` line aside: its default goes, its name stays).
+    early = _site_rewrites(info, facts, config)
+    if isinstance(early, str):
+        return early
+    rewritten = {s.line for s in early}
+    defs = {t.line for t in info.methods}
+    lines = data.decode("utf-8", "replace").splitlines()
+    for n in range(info.body_line or info.line + 1, min(info.end_line, len(lines)) + 1):
+        if n in rewritten or n in defs or lines[n - 1].lstrip().startswith(("#", config.attribute)):
+            continue
+        found = words.search(lines[n - 1])
+        if found is not None:
+            return f"{m.class_name} names {found.group(0)!r} (line {n}), which no rewrite changes: it is a test of that device"
     # (a) every test takes `device`.
     module = parse_module(data, MigrateError)
     body = list(module.body)
