@@ -184,6 +184,7 @@ def plan_fixes(
             for decl in cls.declarations:
                 declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
     instantiated = {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts}
+    ancestors = {(ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in result.contexts for c in ctx.classes}
     imports_torch = {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts}
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
@@ -229,7 +230,10 @@ def plan_fixes(
                                    f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
                                    "unsafe", fix.classification))
             continue
-        if fix.member is None and unsafe and fix.kind == "one-device" and diag.code == MissingClassification.code:
+        if (fix.member is None and unsafe and fix.kind == "one-device" and diag.code == MissingClassification.code
+                and not ancestors.get((diag.path, diag.class_name, diag.line))):
+            # (A class whose bases hwlint resolves may be bound to its device
+            # by them: only its own code is rewritten, so it keeps its device.)
             # First try to make the class device-generic (hwlint.fix.migrate);
             # the one-device classification below stays if that is refused.
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
