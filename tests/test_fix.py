@@ -589,7 +589,8 @@ def test_typed_fixes_survive_the_whole_tree_memo(tmp_path: Path) -> None:
     config = load_config(start=root)
     summaries = [apply_fixes(config, r, unsafe=True, write=False, jobs=1).summary() for r in (cold, warm)]
     assert summaries[0] == summaries[1]
-    assert summaries[0][0] == "Would classify 1 class and fix 1 string declaration in 2 files (GENERIC 2)."
+    # test_c's unused `device` is dropped by a migration (--unsafe): GENERIC too.
+    assert summaries[0][0] == "Would classify 2 classes and fix 1 string declaration in 3 files (GENERIC 3)."
 
 
 def test_json_fix_field_is_the_typed_fix_as_a_dict(tmp_path: Path) -> None:
@@ -689,12 +690,20 @@ def test_checks_fixable_count_is_what_a_plain_fix_then_classifies(tmp_path: Path
 
 
 def test_unsafe_applies_it_and_names_the_file_over_budget_without_raising_it(tmp_path: Path) -> None:
-    root = adopted(tmp_path, {"test/test_ops.py": DEVICE_TYPE})
+    # Tests that name CUDA in their bodies: no migration makes them generic.
+    source = DEVICE_TYPE.replace("(self, device): pass", "(self, device): torch.cuda.synchronize()").replace(
+        "def test_plain(self): pass", "def test_plain(self): torch.ones(1).cuda()")
+    root = adopted(tmp_path, {"test/test_ops.py": source})
     proc = run_cli("fix", "--unsafe", cwd=root)
     assert proc.returncode == 1
     assert "hw_classification = HardwareClassification.ACCELERATOR" in (root / "test/test_ops.py").read_text()
-    lines = proc.stderr.splitlines()
-    assert lines[0] == "Classified 2 classes in 1 file (ACCELERATOR 1, GENERIC 1)."
+    everything = proc.stderr.splitlines()
+    assert everything[0] == "Classified 2 classes in 1 file (ACCELERATOR 1, GENERIC 1)."
+    # What the migrations left, test by test (they are the violations below).
+    assert everything[1] == "4 findings need a human, by reason:"
+    assert "  test/test_ops.py:15: TestOps: test_plain takes no device and names 'cuda': make it device-generic " \
+           "or move it to a class of that device" in everything
+    lines = [everything[0], *everything[everything.index("Each finding:") + 5:]]
     # The two violations beyond the budget, where they are (no git history
     # of the entry here: the last ones in the file).
     assert [line.split(" HWC", 1)[0] for line in lines[1:3]] == ["test/test_ops.py:13:5:", "test/test_ops.py:15:5:"]

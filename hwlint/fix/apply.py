@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -26,14 +27,17 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.infra.atomic import write_bytes_atomic
 from hwlint.infra.pool import run_in_pool
-from hwlint.engine.api import CheckResult
+from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.core.config import Config
 from hwlint.facts.collect import FactsOptions
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
-from hwlint.fix.plan import ClassFix, ClassMove, FilePlan, SiteRewrite, Unfixed, plan_fixes
+from hwlint.fix.edits import _declaration, _is_docstring, declare, ensure_import
+from hwlint.fix.migrate import KINDS, ONLY_ACCELERATOR, Done, MigrateError, Refused, migrate_source
+from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
+from hwlint.fix.trial import Trial
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
 from hwlint.rules.hardcoded_device import HardcodedDevice
 from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE
@@ -53,9 +57,21 @@ class FileResult:
     rewritten: tuple[SiteRewrite, ...] = ()
     # Planned rewrites the tree did not allow, each with why.
     not_rewritten: tuple[tuple[SiteRewrite, str], ...] = ()
-    # Classes whose tests the runtime may now collect under another class
-    # (class migrations fill it; hwlint.fix.verify_runtime maps through it).
+    # Class-level migrations (hwlint.fix.migrate), those refused, and the
+    # classes whose tests are now collected under another class's name.
+    migrated: tuple[Done, ...] = ()
+    refused: tuple[Refused, ...] = ()
     moves: tuple[ClassMove, ...] = ()
+    # The file as the fixes left it, before the migrations: what they are
+    # judged against (they may add no finding).
+    premigration: bytes | None = None
+
+    @property
+    def declared(self) -> list[ClassFix]:
+        """The fixes whose classification stays: a class a migration made
+        device-generic is ACCELERATOR, not the one device first written."""
+        generalized = {d.class_name for d in self.migrated if d.kind == "generalize"}
+        return [f for f in self.fixes if f.class_name not in generalized]
 
     @property
     def changed(self) -> bool:
@@ -63,54 +79,6 @@ class FileResult:
 
 
 # -- rewriting -----------------------------------------------------------
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
-def _declaration(attribute: str, enum: str, member: str) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine(
-        [cst.Assign([cst.AssignTarget(cst.Name(attribute))], cst.Attribute(cst.Name(enum), cst.Name(member)))]
-    )
-
-
-def _leading_blanks(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
-    blanks = []
-    for line in lines:
-        if line.comment is not None:
-            break
-        blanks.append(line)
-    return blanks
-
-
-def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassDef:
-    """`cls` with `statement` after its docstring, before anything else."""
-    body = cls.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        # `class A(Base): pass` becomes an indented block: the one-line form
-        # cannot hold a second statement readably.
-        rest = cst.SimpleStatementLine(body=list(body.body), trailing_whitespace=body.trailing_whitespace)
-        return cls.with_changes(body=cst.IndentedBlock(body=[statement, rest]))
-    assert isinstance(body, cst.IndentedBlock)
-    stmts: list[cst.BaseStatement] = list(body.body)
-    index = 1 if stmts and _is_docstring(stmts[0]) else 0
-    if index < len(stmts):
-        following = stmts[index]
-        leading = list(getattr(following, "leading_lines", ()))
-        if index == 1:
-            # Mirror the blank lines the author left after the docstring.
-            statement = statement.with_changes(leading_lines=_leading_blanks(leading))
-        if not _leading_blanks(leading) and isinstance(following, (cst.FunctionDef, cst.ClassDef)):
-            following = following.with_changes(leading_lines=[cst.EmptyLine(indent=False), *leading])
-        stmts[index] = following
-    stmts.insert(index, statement)
-    return cls.with_changes(body=body.with_changes(body=stmts))
 
 
 class _Classes:
@@ -223,85 +191,6 @@ def replace_strings(module: cst.Module, fixes: Sequence[ClassFix], enum: str) ->
     return fixed
 
 
-def _dotted(node: cst.BaseExpression | None) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted(node.value)
-        return f"{head}.{node.attr.value}" if head else ""
-    return ""
-
-
-def _imports(stmt: cst.BaseStatement) -> list[cst.Import | cst.ImportFrom]:
-    if isinstance(stmt, cst.SimpleStatementLine):
-        return [s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom))]
-    return []
-
-
-def _append_alias(node: cst.ImportFrom, name: str) -> cst.ImportFrom:
-    assert not isinstance(node.names, cst.ImportStar)
-    names = list(node.names)
-    last = names[-1]
-    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if node.lpar is not None and isinstance(last.comma, cst.Comma):
-        # Parenthesized with a trailing comma: one name per line; the new
-        # name takes the old last one's comma (which leads to the `)`).
-        between = names[-2].comma if len(names) > 1 else cst.Comma(whitespace_after=node.lpar.whitespace_after)
-        names[-1] = last.with_changes(comma=between)
-        names.append(cst.ImportAlias(cst.Name(name), comma=last.comma))
-    else:
-        between = names[-2].comma if len(names) > 1 and node.lpar is not None else space
-        names[-1] = last.with_changes(comma=between)
-        names.append(cst.ImportAlias(cst.Name(name)))
-    return node.with_changes(names=names)
-
-
-def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.Module, str]:
-    """The module with `from import_from import enum` (merged into an existing
-    import of that module when there is one), and the name to use."""
-    body = list(module.body)
-    target: tuple[int, int] | None = None
-    last_import = -1
-    for index, stmt in enumerate(body):
-        imports = _imports(stmt)
-        if imports:
-            last_import = index
-        for position, imp in enumerate(imports):
-            if not isinstance(imp, cst.ImportFrom) or imp.relative:
-                continue
-            if isinstance(imp.names, cst.ImportStar):
-                if _dotted(imp.module) == import_from:
-                    return module, enum
-                continue
-            for alias in imp.names:
-                if _dotted(alias.name) == enum:
-                    local = alias.asname.name if alias.asname is not None else alias.name
-                    return module, _dotted(local)
-            if _dotted(imp.module) == import_from and target is None:
-                target = (index, position)
-    if target is not None:
-        index, position = target
-        line = body[index]
-        assert isinstance(line, cst.SimpleStatementLine)
-        parts = list(line.body)
-        statement = parts[position]
-        assert isinstance(statement, cst.ImportFrom)  # found as one above
-        parts[position] = _append_alias(statement, enum)
-        body[index] = line.with_changes(body=parts)
-        return module.with_changes(body=body), enum
-    # Only the newline matters for one unindented line; module.config_for_parsing
-    # would also pass the module's indent, which libcst refuses when the
-    # file indents with a form feed (ValueError: invalid default_indent).
-    new = cst.parse_statement(f"from {import_from} import {enum}{module.default_newline}",
-                              config=cst.PartialParserConfig(default_newline=module.default_newline))
-    if last_import >= 0:
-        insert_at = last_import + 1
-    else:
-        insert_at = 1 if body and _is_docstring(body[0]) else 0
-    body.insert(insert_at, new)
-    return module.with_changes(body=body), enum
-
-
 def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
     """The fixed bytes of a module, or FixError."""
     module = parse_module(data, FixError)
@@ -395,7 +284,71 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
         fixed = _import_decorators(fixed, rewritten)
     except (FixError, RewriteError) as exc:
         return FileResult(plan.path, original, None, plan.fixes, str(exc))
-    return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten)
+    if not plan.migrations:
+        return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten)
+    # The migrations find classes by name, not by line: they come after
+    # everything else, on the file the fixes made.
+    try:
+        outcome = migrate_source(fixed, plan.migrations, config, lambda data: _facts_of(plan.path, data, config))
+        if outcome.done:
+            verify_migrations(_facts_of(plan.path, fixed, config), _facts_of(plan.path, outcome.fixed, config),
+                              outcome.done, config)
+    except (MigrateError, RewriteError) as exc:
+        refused = tuple(Refused(m, f"not migrated: {exc}") for m in plan.migrations)
+        return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten, refused=refused)
+    return FileResult(plan.path, original, outcome.fixed, plan.fixes, None, rewritten, not_rewritten,
+                      outcome.done, outcome.refused, outcome.moves, fixed)
+
+
+def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Done], config: Config) -> None:
+    """The migrated file parses; it has the same classes with the same
+    tests; each migrated class declares what the migration says, is
+    instantiated as it says; each migrated test has what it says
+    (`@onlyAccelerator`, `device`) and no other test changed. RewriteError
+    otherwise."""
+    if after.error is not None:
+        raise RewriteError(f"the migrated file does not parse: {after.error.message}")
+    if [(c.name, [m.name for m in c.methods]) for c in before.classes] != [
+            (c.name, [m.name for m in c.methods]) for c in after.classes]:
+        raise RewriteError("the migration changed the file's classes or their tests")
+    by_class = {d.class_name: d for d in done if not d.method}
+    tests = [d for d in done if d.method]
+    for old, new in zip(before.classes, after.classes):
+        d = by_class.get(new.name)
+        if d is not None and d.member is not None:
+            own = [canonical_member(x, config) for x in new.declarations if x.where == "body"]
+            if own != [d.member]:
+                raise RewriteError(f"{new.name} does not end up classified {d.member}")
+        for was, now in zip(old.methods, new.methods):
+            mine = {x.kind for x in tests if (x.class_name, x.method) == (new.name, now.name)}
+            want_params, want_decorators = was.params, was.decorators
+            if d is not None and d.kind == "drop-device":
+                want_params = tuple(p for p in was.params if p != "device")
+            if d is not None and d.kind == "generalize" and "device" not in was.params:
+                want_params = ("device", *was.params)
+            if "add-device" in mine:
+                want_params = ("device", *was.params)  # after `self`, which the facts leave out
+            if "only-accelerator" in mine:
+                # One decorator in place of the device ones: @onlyAccelerator,
+                # under the name the file imports it as.
+                kept = [x for x in was.decorators if x not in REPLACEABLE]
+                added = list(now.decorators)
+                for x in kept:
+                    if x in added:
+                        added.remove(x)
+                if set(now.decorators) & REPLACEABLE or len(added) > 1 or (not added and ONLY_ACCELERATOR not in kept):
+                    raise RewriteError(f"{new.name}.{now.name} is not @{ONLY_ACCELERATOR} alone")
+                want_decorators = now.decorators
+            if (now.params, now.decorators) != (want_params, want_decorators):
+                raise RewriteError(f"the migration changed {new.name}.{now.name} other than intended")
+    for d in by_class.values():
+        calls = [i for i in after.instantiations if i.class_name == d.class_name]
+        if d.kind in ("instantiate", "generalize") and [(i.only_for, i.except_for) for i in calls] != [(None, None)]:
+            raise RewriteError(f"{d.class_name} is not instantiated once for every device")
+        if d.kind == "only-for-except" and (len(calls) != 1 or calls[0].only_for is not None):
+            raise RewriteError(f"{d.class_name} still has only_for")
+        if d.kind == "only-for-one" and (len(calls) != 1 or calls[0].only_for is None or len(calls[0].only_for) != 1):
+            raise RewriteError(f"{d.class_name} is not instantiated for one device")
 
 
 def _decorator_names(original: bytes, rewrites: list[SiteRewrite]) -> list[SiteRewrite]:
@@ -511,8 +464,20 @@ class FixReport:
         """Fixes (declarations added and strings replaced) per member."""
         counts: dict[str, int] = {}
         for result in self.files:
-            for f in result.fixes:
+            for f in result.declared:
                 counts[f.member] = counts.get(f.member, 0) + 1
+            for d in result.migrated:
+                if d.member is not None and not d.method:
+                    counts[d.member] = counts.get(d.member, 0) + 1
+        return dict(sorted(counts.items()))
+
+    @property
+    def migrated(self) -> dict[str, int]:
+        """Migrations made, by kind (hwlint.fix.migrate.KINDS)."""
+        counts: dict[str, int] = {}
+        for result in self.files:
+            for d in result.migrated:
+                counts[d.kind] = counts.get(d.kind, 0) + 1
         return dict(sorted(counts.items()))
 
     @property
@@ -524,11 +489,17 @@ class FixReport:
         """`hwlint fix --format json`: what was (or would be) fixed, what is
         left for a human, and the allowlisted files over budget."""
         fixed = [{"path": r.path, "line": f.line, "class_name": f.class_name, "classification": f.member,
-                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.fixes]
+                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.declared]
         return {
             "written": self.written,
             "classified": self.classified,
             "fixed": sorted(fixed, key=lambda f: (f["path"], f["line"])),
+            "migrated": self.migrated,
+            "migrations": [d.to_dict(r.path) for r in self.files for d in r.migrated],
+            "moves": [{"path": r.path, "old": m.old, "new": m.new} for r in self.files for m in r.moves],
+            "not_generalized": [{"path": r.path, "line": x.migration.line, "class_name": x.migration.class_name,
+                                 "classification": x.migration.member, "reason": x.reason}
+                                for r in self.files for x in r.refused if x.migration.kind == "generalize"],
             "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
             "over_budget": [d.to_dict() for d in over_budget],
         }
@@ -558,6 +529,7 @@ class FixReport:
             f"{done} in {files} file{'s' if files != 1 else ''}"
             + (f" ({breakdown})" if breakdown else "") + "."
         ]
+        lines.extend(self._migration_lines())
         if not self.unfixed:
             return lines
         n = len(self.unfixed)
@@ -566,7 +538,7 @@ class FixReport:
         for u in ordered:
             groups.setdefault(u.group, []).append(u)
         # A rewrite is of a site, not of a class.
-        things = "class" if all(u.code != HardcodedDevice.code for u in self.unfixed) else "finding"
+        things = "class" if all(u.code not in _PER_FINDING for u in self.unfixed) else "finding"
         plural = "es" if things == "class" else "s"
         lines.append(f"{n} {things}{plural if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
         width = len(str(max(len(g) for g in groups.values())))
@@ -580,6 +552,31 @@ class FixReport:
             lines.append("`hwlint fix --show-unfixed` lists each class; `--format json` prints them for scripts.")
         return lines
 
+
+    def _migration_lines(self) -> list[str]:
+        """The class migrations, by kind, and the per-device classes the
+        runtime collects from the classes now instantiated."""
+        migrated = self.migrated
+        if not migrated:
+            return []
+        verb = "Migrated" if self.written else "Would migrate"
+        lines = [f"{verb} (unsafe: review the diff), by kind:"]
+        width = len(str(max(migrated.values())))
+        lines.extend(f"  {n:>{width}} {KINDS.get(kind, kind)}" for kind, n in
+                     sorted(migrated.items(), key=lambda kv: (-kv[1], kv[0])))
+        collected = [(r.path, d) for r in self.files for d in r.migrated if d.collected]
+        if collected:
+            lines.append("Instantiated per device, collected as (where the machine has the device):")
+            lines.extend(f"  {path}: {d.class_name} -> {', '.join(d.collected)}" for path, d in collected[:_LIST_AT_MOST])
+            if len(collected) > _LIST_AT_MOST:
+                lines.append(f"  ... {len(collected) - _LIST_AT_MOST} more (`--format json` lists them)")
+        moves = [(r.path, m) for r in self.files for m in r.moves]
+        lines.extend(f"  {path}: tests of {m.old} now in {m.new}" for path, m in moves)
+        return lines
+
+
+# Rules whose findings left are counted one by one (a site, a test), not by class.
+_PER_FINDING = frozenset({HardcodedDevice.code, "HWC102", "HWC103"})
 
 # Up to this many classes left for a human are listed without --show-unfixed.
 _LIST_AT_MOST = 10
@@ -630,12 +627,76 @@ def apply_fixes(
                            batch_files=_FILES_PER_TASK, min_files=_POOL_THRESHOLD)
     done: dict[str, FileResult] = {}
     recorded = 0
+    migrating = [plan.path for plan in plans if plan.migrations]
+    trial = Trial(result) if migrating else None
+    # The subclasses in other files of each migrating file's classes, once
+    # for the run: migrations keep class names, so the run's facts tell.
+    reached: dict[str, dict[str, set[tuple[str, str]]]] = {}
+    if trial is not None:
+        for sub, bases in trial.subclasses_elsewhere({path: facts[path] for path in migrating}).items():
+            for base in bases:
+                reached.setdefault(base[0], {}).setdefault(sub, set()).add(base)
+    by_path = {plan.path: plan for plan in plans}
     for outcome in outcomes:
+        if trial is not None and outcome.migrated:
+            outcome = _judged(config, trial, by_path[outcome.path], facts[outcome.path], outcome,
+                              reached.get(outcome.path, {}))
         done[outcome.path] = outcome
         while recorded < len(plans) and plans[recorded].path in done:
             _record(config, plans[recorded], done.pop(plans[recorded].path), report, write)
             recorded += 1
     return report
+
+
+def _findings(diagnostics: Iterable[Diagnostic]) -> Counter[tuple[str, str | None, str | None]]:
+    """Findings as a multiset that lines do not enter: a migration adds lines."""
+    return Counter((d.code, d.class_name, d.method) for d in diagnostics)
+
+
+def _judged(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, outcome: FileResult,
+            subclasses: Mapping[str, set[tuple[str, str]]]) -> FileResult:
+    """`outcome`, or the file fixed again without the migrations that add
+    a finding (in the file, or in a subclass in another file) to what the
+    file has once the other fixes are made; those are refused, saying what
+    they would surface."""
+    refused: list[Refused] = []
+    migrations = list(plan.migrations)
+    for _ in range(_MAX_RETRIES):
+        if not outcome.migrated or outcome.premigration is None or outcome.fixed is None:
+            break
+        pre = _facts_of(plan.path, outcome.premigration, config)
+        post = _facts_of(plan.path, outcome.fixed, config)
+        extra = _findings(trial.lint(post)) - _findings(trial.lint(pre))
+        new = [f"{code} ({cls}{'.' + method if method else ''})" for code, cls, method in sorted(
+            extra, key=lambda k: (k[0], k[1] or "", k[2] or ""))]
+        culprits = {cls for _, cls, _ in extra}
+        resolver = run_resolver(trial.result) if subclasses else None
+        for path, bases in sorted(subclasses.items()):
+            sub = resolver.module(path) if resolver is not None else None
+            if sub is None:
+                continue
+            more = _findings(trial.lint(sub, {plan.path: post})) - _findings(trial.lint(sub, {plan.path: pre}))
+            if more:
+                new.extend(f"{code} ({cls}, in {path})" for code, cls, _ in sorted(more, key=str))
+                culprits.update(name for _, name in bases)
+        if not new:
+            break
+        migrated = {d.class_name for d in outcome.migrated}
+        dropping = [m for m in migrations if m.class_name in (culprits & migrated or migrated)]
+        shown = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
+        refused.extend(Refused(m, f"not migrated: it would surface {shown}") for m in dropping)
+        migrations = [m for m in migrations if m not in dropping]
+        outcome = fix_file(config.root, FilePlan(plan.path, plan.fixes, plan.rewrites, migrations), before, config)
+    else:
+        refused.extend(Refused(m, "not migrated: its migrations kept surfacing findings") for m in migrations)
+        outcome = fix_file(config.root, FilePlan(plan.path, plan.fixes, plan.rewrites, []), before, config)
+    if refused:
+        outcome.refused = (*outcome.refused, *refused)
+    return outcome
+
+
+# Each retry drops at least one migration; a file rarely needs more than two.
+_MAX_RETRIES = 4
 
 
 def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixReport, write: bool) -> None:
@@ -650,8 +711,28 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         return
     report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code=HardcodedDevice.code)
                           for r, reason in outcome.not_rewritten)
+    # A class not generalized keeps the one-device classification written
+    # for it: classified, not left (`--format json` lists why, "not_generalized").
+    # A test the plan already left (a decorator known not to be replaceable) is listed once.
+    listed = {(u.path, u.line, u.class_name, u.reason) for u in report.unfixed if u.path == plan.path}
+    for r in outcome.refused:
+        left = refused_unfixed(plan.path, r)
+        if r.migration.kind != "generalize" and (left.path, left.line, left.class_name, left.reason) not in listed:
+            report.unfixed.append(left)
     if outcome.changed:
         report.files.append(outcome)
+
+
+# The kind of what is left when a migration is refused: the reason the
+# class had (hwlint.rules.infer.REASONS), or the tests' own.
+_LEFT = {"only-for": "only-for-several", "device-param": "device-not-instantiated",
+         "accelerator-tests": "accelerator-tests"}
+
+
+def refused_unfixed(path: str, refused: Refused) -> Unfixed:
+    m = refused.migration
+    where = refused.line or m.line
+    return Unfixed(path, where, m.class_name, refused.reason, _LEFT.get(m.kind, m.kind), code=refused.code or "HWC001")
 
 
 def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:

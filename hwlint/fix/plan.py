@@ -14,6 +14,7 @@ from typing import Iterable, NamedTuple
 from hwlint.engine.api import CheckResult
 from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
 from hwlint.facts import ModuleFacts
+from hwlint.rules.device_decorator import is_device_specific
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.infer import REASONS
 from hwlint.facts import Import
@@ -100,6 +101,9 @@ class Unfixed(NamedTuple):
             return "not fixed: the rewrite failed"
         if self.kind == "lost-tests":
             return "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
+        if self.kind == "accelerator-tests":
+            return ("ACCELERATOR test bound to a device or without `device` (HWC102/HWC103), not migrated: "
+                    "make it device-generic, or move it to a class of its device")
         if self.kind == "unsafe-rewrite":
             return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
         return REASONS.get(self.kind, self.reason)
@@ -110,25 +114,44 @@ class Unfixed(NamedTuple):
                 "code": self.code, "evidence": self.evidence}
 
 
+class Migration(NamedTuple):
+    """A class-level migration to try (hwlint.fix.migrate decides on the
+    tree whether it applies, and says why not). `kind`: "only-for" (an
+    instantiation with only_for several devices), "device-param" (tests
+    take `device`, the class is never instantiated), "accelerator-tests"
+    (an ACCELERATOR class's tests: `@onlyCUDA` -> `@onlyAccelerator`, a
+    missing `device` added), "generalize" (a one-device class made
+    device-generic)."""
+
+    kind: str
+    class_name: str
+    occurrence: int  # among module-level classes of this name, in source order
+    line: int  # of the class, in the file as read
+    evidence: str = ""
+    member: str = ""  # "generalize": the one device the class is bound to
+
+
 class FilePlan:
     """What to change in one file. A plain class, not a dataclass: `check`
     builds plans to count them, where importing dataclasses costs a
     measurable part of a one-file run."""
 
-    __slots__ = ("path", "fixes", "rewrites")
+    __slots__ = ("path", "fixes", "rewrites", "migrations")
 
     def __init__(self, path: str, fixes: list[ClassFix] | None = None,
-                 rewrites: list[SiteRewrite] | None = None) -> None:
+                 rewrites: list[SiteRewrite] | None = None, migrations: list[Migration] | None = None) -> None:
         self.path = path
         self.fixes: list[ClassFix] = fixes if fixes is not None else []
         self.rewrites: list[SiteRewrite] = rewrites if rewrites is not None else []  # HWC201
+        self.migrations: list[Migration] = migrations if migrations is not None else []  # --unsafe
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FilePlan) and (self.path, self.fixes, self.rewrites) == (
-            other.path, other.fixes, other.rewrites)
+        return isinstance(other, FilePlan) and (self.path, self.fixes, self.rewrites, self.migrations) == (
+            other.path, other.fixes, other.rewrites, other.migrations)
 
     def __repr__(self) -> str:
-        return f"FilePlan({self.path!r}, fixes={self.fixes!r}, rewrites={self.rewrites!r})"
+        return (f"FilePlan({self.path!r}, fixes={self.fixes!r}, rewrites={self.rewrites!r}, "
+                f"migrations={self.migrations!r})")
 
 
 # -- planning ------------------------------------------------------------
@@ -166,6 +189,7 @@ def plan_fixes(
             for decl in cls.declarations:
                 declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
     instantiated = {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts}
+    ancestors = {(ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in result.contexts for c in ctx.classes}
     imports_torch = {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts}
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
@@ -179,6 +203,12 @@ def plan_fixes(
             continue
         fix = diag.fix
         if isinstance(fix, NotFixable):
+            migration = _MIGRATIONS.get(fix.kind) if unsafe and diag.code == MissingClassification.code else None
+            if migration is not None:
+                occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
+                plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
+                    Migration(migration, diag.class_name, occurrence, diag.line, fix.reason))
+                continue
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind, code=diag.code))
             continue
         if isinstance(fix, Rewrite):
@@ -205,6 +235,15 @@ def plan_fixes(
                                    f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
                                    "unsafe", fix.classification, evidence=fix.kind))
             continue
+        if (fix.member is None and unsafe and fix.kind == "one-device" and diag.code == MissingClassification.code
+                and not ancestors.get((diag.path, diag.class_name, diag.line))):
+            # (A class whose bases hwlint resolves may be bound to its device
+            # by them: only its own code is rewritten, so it keeps its device.)
+            # First try to make the class device-generic (hwlint.fix.migrate);
+            # the one-device classification below stays if that is refused.
+            occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
+            plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
+                Migration("generalize", diag.class_name, occurrence, diag.line, fix.evidence, fix.classification))
         if fix.member is None:
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
             planned = ClassFix(diag.class_name, occurrence, fix.classification, fix.applicability, fix.evidence,
@@ -219,7 +258,82 @@ def plan_fixes(
         plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
     if not unsafe:
         unfixed.extend(_screen_all(Trial(result), modules, plans))
-    return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites], unfixed
+    else:
+        unfixed.extend(_plan_migrations(result, plans, wanted))
+    return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites or plans[p].migrations], unfixed
+
+
+# What `--unsafe` tries in place of leaving a class for a human: the kind of
+# a NotFixable (hwlint.rules.infer.REASONS) -> the migration (hwlint.fix.migrate).
+_MIGRATIONS = {"only-for-several": "only-for", "device-not-instantiated": "device-param"}
+
+
+def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: set[str] | None) -> list[Unfixed]:
+    """The migrations of the ACCELERATOR classes' tests (HWC102/HWC103:
+    classes that are ACCELERATOR, or that a planned fix makes so), added to
+    `plans`; and, returned, the device-parameter migrations given up
+    because a class in another file subclasses the class (instantiating it
+    removes it from its module)."""
+    left: list[Unfixed] = []
+    instantiating = {path: modules for path, modules in
+                     ((p, [m for m in plan.migrations if m.kind in ("device-param", "generalize")])
+                      for p, plan in plans.items()) if modules}
+    if instantiating:
+        contexts = {ctx.path: ctx.facts for ctx in result.contexts if ctx.path in instantiating}
+        subclassed = {base for bases in Trial(result).subclasses_elsewhere(contexts).values() for base in bases}
+        for path, migrations in instantiating.items():
+            for m in migrations:
+                if (path, m.class_name) in subclassed:
+                    plans[path].migrations.remove(m)
+                    if m.kind == "generalize":
+                        continue  # the one-device classification is planned
+                    left.append(Unfixed(path, m.line, m.class_name,
+                                        f"{m.evidence}; a class in another file subclasses it, so instantiating it "
+                                        "(which removes it from its module) would break that file: migrate by hand",
+                                        "device-not-instantiated", code=MissingClassification.code))
+    allowed = frozenset(result.config.allowed_only_decorators)
+    for ctx in result.contexts:
+        plan = plans.get(ctx.path)
+        accelerator = {(f.class_name, f.occurrence) for f in plan.fixes if f.member == "ACCELERATOR"} if plan else set()
+        instantiated = {i.class_name for i in ctx.facts.instantiations}
+        seen: dict[str, int] = {}
+        for info in ctx.classes:
+            cls = info.facts
+            occurrence = seen.get(cls.name, 0)
+            seen[cls.name] = occurrence + 1
+            if not info.is_test or (wanted is not None and cls.name not in wanted):
+                continue
+            if info.classification != "ACCELERATOR" and (cls.name, occurrence) not in accelerator:
+                continue
+            if cls.name not in instantiated:
+                continue  # without instantiate_device_type_tests a `device` parameter has no value
+            candidates = 0
+            for method in cls.methods:
+                specific = [d for d in method.decorators if is_device_specific(d, allowed)]
+                kept = [d for d in specific if d not in REPLACEABLE]
+                if kept:
+                    # Known without reading the test: no libcst for it.
+                    left.append(Unfixed(ctx.path, method.line, cls.name, not_replaceable(method.name, kept[0]),
+                                        "accelerator-tests", code="HWC103"))
+                elif specific or not {"device", "devices"} & set(method.params):
+                    candidates += 1
+            if candidates:
+                plans.setdefault(ctx.path, FilePlan(ctx.path)).migrations.append(
+                    Migration("accelerator-tests", cls.name, occurrence, cls.line))
+    return left
+
+
+# Decorators that keep a test to one accelerator (or two), and that
+# @onlyAccelerator stands for once the test names no device
+# (hwlint.fix.migrate). @onlyCPU and @onlyNativeDeviceTypes run it on CPU,
+# @onlyOn names its devices: replacing them would lose runs.
+REPLACEABLE = frozenset({"onlyCUDA", "onlyXPU", "onlyMPS", "onlyHPU", "onlyPRIVATEUSE1", "onlyCUDAAndPRIVATEUSE1"})
+
+
+def not_replaceable(test: str, decorator: str) -> str:
+    """Why a test's device decorator stays."""
+    return (f"{test} is @{decorator}, which runs it on CPU too or names its devices: keep it in a class of "
+            "those devices")
 
 
 def _equivalent(fix: Rewrite, imports: tuple[Import, ...]) -> Equivalent | None | str:

@@ -217,6 +217,13 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
     return Rewrite("unsafe", site.kind, site.name, "device")
 
 
+def device_fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: str) -> FixInfo:
+    """The rewrite (or why there is none) of a hard-coded device of `info`
+    judged ACCELERATOR: what `hwlint fix` uses when a migration makes a
+    one-device class device-generic (hwlint.fix.migrate)."""
+    return _fix(site, info._replace(classification="ACCELERATOR"), modules, oldest_torch)
+
+
 def _message(info: ClassInfo, site: Site, fix: FixInfo) -> str:
     head = f"{info.classification} test class {info.facts.name} hard-codes a device ({site.text})"
     if info.classification == "GENERIC":

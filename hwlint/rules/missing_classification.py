@@ -151,6 +151,12 @@ class MissingClassification(Rule):
             "class TestA(TestCase):\n    def test_a(self, device): pass\n",
             expect=((1, 1),),
             messages=("test methods take a device (test_a) but the class is never instantiated",),
+            # `fix --unsafe` drops the parameter no test uses (hwlint.fix.migrate).
+            unsafe_fixed=(
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+                "    def test_a(self): pass\n"
+            ),
         ),
         # Tests that need an accelerator: never a safe GENERIC.
         Example(

@@ -1,0 +1,136 @@
+"""The libcst edits `fix` and its migrations share: a declaration put in a
+class after its docstring, a name imported (merged into an existing `from
+... import` when there is one). Each keeps every other byte."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import libcst as cst
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _declaration(attribute: str, enum: str, member: str) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name(attribute))], cst.Attribute(cst.Name(enum), cst.Name(member)))]
+    )
+
+
+def _leading_blanks(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    blanks = []
+    for line in lines:
+        if line.comment is not None:
+            break
+        blanks.append(line)
+    return blanks
+
+
+def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassDef:
+    """`cls` with `statement` after its docstring, before anything else."""
+    body = cls.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        # `class A(Base): pass` becomes an indented block: the one-line form
+        # cannot hold a second statement readably.
+        rest = cst.SimpleStatementLine(body=list(body.body), trailing_whitespace=body.trailing_whitespace)
+        return cls.with_changes(body=cst.IndentedBlock(body=[statement, rest]))
+    assert isinstance(body, cst.IndentedBlock)
+    stmts: list[cst.BaseStatement] = list(body.body)
+    index = 1 if stmts and _is_docstring(stmts[0]) else 0
+    if index < len(stmts):
+        following = stmts[index]
+        leading = list(getattr(following, "leading_lines", ()))
+        if index == 1:
+            # Mirror the blank lines the author left after the docstring.
+            statement = statement.with_changes(leading_lines=_leading_blanks(leading))
+        if not _leading_blanks(leading) and isinstance(following, (cst.FunctionDef, cst.ClassDef)):
+            following = following.with_changes(leading_lines=[cst.EmptyLine(indent=False), *leading])
+        stmts[index] = following
+    stmts.insert(index, statement)
+    return cls.with_changes(body=body.with_changes(body=stmts))
+
+
+def _dotted(node: cst.BaseExpression | None) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else ""
+    return ""
+
+
+def _imports(stmt: cst.BaseStatement) -> list[cst.Import | cst.ImportFrom]:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return [s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom))]
+    return []
+
+
+def _append_alias(node: cst.ImportFrom, name: str) -> cst.ImportFrom:
+    assert not isinstance(node.names, cst.ImportStar)
+    names = list(node.names)
+    last = names[-1]
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if node.lpar is not None and isinstance(last.comma, cst.Comma):
+        # Parenthesized with a trailing comma: one name per line; the new
+        # name takes the old last one's comma (which leads to the `)`).
+        between = names[-2].comma if len(names) > 1 else cst.Comma(whitespace_after=node.lpar.whitespace_after)
+        names[-1] = last.with_changes(comma=between)
+        names.append(cst.ImportAlias(cst.Name(name), comma=last.comma))
+    else:
+        between = names[-2].comma if len(names) > 1 and node.lpar is not None else space
+        names[-1] = last.with_changes(comma=between)
+        names.append(cst.ImportAlias(cst.Name(name)))
+    return node.with_changes(names=names)
+
+
+def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.Module, str]:
+    """The module with `from import_from import enum` (merged into an existing
+    import of that module when there is one), and the name to use."""
+    body = list(module.body)
+    target: tuple[int, int] | None = None
+    last_import = -1
+    for index, stmt in enumerate(body):
+        imports = _imports(stmt)
+        if imports:
+            last_import = index
+        for position, imp in enumerate(imports):
+            if not isinstance(imp, cst.ImportFrom) or imp.relative:
+                continue
+            if isinstance(imp.names, cst.ImportStar):
+                if _dotted(imp.module) == import_from:
+                    return module, enum
+                continue
+            for alias in imp.names:
+                if _dotted(alias.name) == enum:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    return module, _dotted(local)
+            if _dotted(imp.module) == import_from and target is None:
+                target = (index, position)
+    if target is not None:
+        index, position = target
+        line = body[index]
+        assert isinstance(line, cst.SimpleStatementLine)
+        parts = list(line.body)
+        statement = parts[position]
+        assert isinstance(statement, cst.ImportFrom)  # found as one above
+        parts[position] = _append_alias(statement, enum)
+        body[index] = line.with_changes(body=parts)
+        return module.with_changes(body=body), enum
+    # Only the newline matters for one unindented line; module.config_for_parsing
+    # would also pass the module's indent, which libcst refuses when the
+    # file indents with a form feed (ValueError: invalid default_indent).
+    new = cst.parse_statement(f"from {import_from} import {enum}{module.default_newline}",
+                              config=cst.PartialParserConfig(default_newline=module.default_newline))
+    if last_import >= 0:
+        insert_at = last_import + 1
+    else:
+        insert_at = 1 if body and _is_docstring(body[0]) else 0
+    body.insert(insert_at, new)
+    return module.with_changes(body=body), enum

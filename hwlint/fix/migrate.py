@@ -1,0 +1,988 @@
+"""Class-level migrations of `hwlint fix --unsafe`, with libcst.
+
+hwlint.fix.plan says which classes to try (hwlint.fix.plan.Migration);
+this module decides on the tree whether each migration applies, makes it,
+and says why when it does not:
+
+- `only_for` several devices -> `except_for` the complement (ACCELERATOR),
+  or, when only one of the devices named can be instantiated there, that
+  device's classification with `only_for=` that device;
+- tests take `device`, the class is never instantiated -> instantiated
+  (ACCELERATOR: a test uses `device`, or a device-type decorator says the
+  tests are device tests), the parameter dropped (GENERIC: no test uses
+  it and nothing in the class points at a device), or the device every
+  `device=` default names (`def test_x(self, device="xpu")` runs on XPU);
+- in ACCELERATOR classes, `@onlyCUDA`-style decorators on a test whose
+  body names no device -> `@onlyAccelerator`, and a test without `device`
+  whose body names no device -> `device` added.
+
+Which device types the framework knows is PyTorch's
+torch/testing/_internal/common_device_type.py (2.14):
+`get_device_type_test_bases()` always has CPU, CUDA when present and the
+PrivateUse1 backend when one is registered (`"npu"`, `"openreg"`: their
+`only_for`/`except_for` names are mapped to `"privateuse1"`), HPU when
+present; MPS only with `allow_mps=True`, XPU only with `allow_xpu=True`;
+`include_lazy` adds Lazy after the filter, and `TORCH_TEST_DEVICES` adds
+out-of-tree bases (XLA). The complement of an `only_for` is taken over the
+types that call can instantiate: cpu, cuda, hpu, privateuse1, mps with
+allow_mps, xpu with allow_xpu. On every machine the class then runs where
+it ran before; an out-of-tree base added by TORCH_TEST_DEVICES now gets
+the tests too, which is the point of `except_for`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple, Sequence
+
+import libcst as cst
+
+from hwlint.core.config import Config
+from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
+from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
+from hwlint.core.diagnostics import NotFixable, Rewrite
+from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, SiteRewrite, not_replaceable
+from hwlint.fix.rewrite import parse_module, rewrite_source, verify_rewrites
+from hwlint.rules.device_decorator import is_device_specific
+
+DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
+INSTANTIATE = "instantiate_device_type_tests"
+ONLY_ACCELERATOR = "onlyAccelerator"
+
+# The device types instantiate_device_type_tests instantiates whatever its
+# flags (when the machine has them), in the framework's order, and those a
+# flag opts in.
+ALWAYS = ("cpu", "cuda", "hpu", "privateuse1")
+OPT_IN = {"mps": "allow_mps", "xpu": "allow_xpu"}
+_ORDER = ("cpu", "cuda", "mps", "xpu", "hpu", "privateuse1")
+# Types of common_device_type that are not PrivateUse1 backends; any other
+# name in only_for is a PrivateUse1 backend's (filter_desired_device_types
+# maps it to "privateuse1"), but for the out-of-tree bases, which no call's
+# complement lists.
+_IN_TREE = frozenset({"cpu", "cuda", "mps", "xpu", "hpu", "lazy", "privateuse1"})
+_OUT_OF_TREE = frozenset({"xla", "mtia", "meta"})
+# Decorators of the device-type framework: a test wearing one is a device test.
+_DEVICE_TEST_DECORATORS = ("dtypes", "ops", "modules", "deviceCountAtLeast", "precisionOverride",
+                           "largeTensorTest", "skipMeta", "onlyAccelerator", "expectedFailureMeta")
+
+# What each kind of migration done is called in the summary.
+KINDS = {
+    "only-for-except": "only_for several devices -> except_for the complement (ACCELERATOR)",
+    "only-for-one": "only_for -> the one device it can instantiate",
+    "instantiate": "tests take `device` -> instantiate_device_type_tests (ACCELERATOR)",
+    "drop-device": "unused `device` parameter dropped (GENERIC)",
+    "default-device": "every `device=` default names one device -> that device",
+    "only-accelerator": "@only<Device> -> @onlyAccelerator",
+    "add-device": "`device` parameter added",
+    "generalize": "one-device class -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
+}
+
+
+class MigrateError(Exception):
+    """The file cannot be migrated at all; it is left as it is."""
+
+
+class Done(NamedTuple):
+    """One migration made: `kind` is a key of KINDS; `line` is the class's
+    (or the test's) in the file as read; `collected` the per-device class
+    names the runtime collects from an instantiated class."""
+
+    kind: str
+    class_name: str
+    line: int
+    member: str | None
+    detail: str
+    collected: tuple[str, ...] = ()
+    method: str = ""
+
+    def to_dict(self, path: str) -> dict[str, object]:
+        return {"path": path, "line": self.line, "class_name": self.class_name, "method": self.method or None,
+                "kind": self.kind, "classification": self.member, "detail": self.detail,
+                "collected_as": list(self.collected)}
+
+
+class Refused(NamedTuple):
+    """A migration (or, for "accelerator-tests", one test of it) not made."""
+
+    migration: Migration
+    reason: str
+    line: int = 0  # the test's, for one test; else the class's
+    code: str = ""  # the rule the test stays reported by (HWC102, HWC103)
+
+
+class Outcome(NamedTuple):
+    fixed: bytes
+    done: tuple[Done, ...]
+    refused: tuple[Refused, ...]
+    moves: tuple[ClassMove, ...] = ()
+
+
+# -- finding things in the tree ---------------------------------------------
+
+
+def _classes(body: Sequence[cst.BaseStatement]) -> list[tuple[cst.ClassDef, int | None]]:
+    """Module-level classes in source order, as facts lists them (inside
+    if/try/with/for/while too), each with its index in `body` when it is a
+    statement of the module itself, else None (inside a block)."""
+    found: list[tuple[cst.ClassDef, int | None]] = []
+
+    def walk(stmts: Sequence[cst.BaseStatement], top: bool) -> None:
+        for index, stmt in enumerate(stmts):
+            if isinstance(stmt, cst.ClassDef):
+                found.append((stmt, index if top else None))
+                continue
+            for suite in _suites(stmt):
+                if isinstance(suite, cst.IndentedBlock):
+                    walk(suite.body, False)
+
+    walk(body, True)
+    return found
+
+
+def _suites(stmt: cst.BaseStatement) -> list[cst.BaseSuite]:
+    if isinstance(stmt, cst.If):
+        out = [stmt.body]
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            out.extend(_suites(orelse))
+        elif isinstance(orelse, cst.Else):
+            out.append(orelse.body)
+        return out
+    if isinstance(stmt, (cst.Try, cst.TryStar)):
+        return [stmt.body, *(h.body for h in stmt.handlers), *([stmt.orelse.body] if stmt.orelse else []),
+                *([stmt.finalbody.body] if stmt.finalbody else [])]
+    if isinstance(stmt, (cst.For, cst.While)):
+        return [stmt.body, *([stmt.orelse.body] if stmt.orelse else [])]
+    if isinstance(stmt, cst.With):
+        return [stmt.body]
+    return []
+
+
+def _find(body: Sequence[cst.BaseStatement], name: str, occurrence: int) -> int | str:
+    """The index in `body` of the `occurrence`-th class `name`, or why not."""
+    named = [index for cls, index in _classes(body) if cls.name.value == name]
+    if occurrence >= len(named):
+        return f"class {name} not found where expected"
+    index = named[occurrence]
+    if index is None:
+        return f"{name} is defined inside a block (if/try/with): migrate it by hand"
+    return index
+
+
+def _call_of(stmt: cst.BaseStatement) -> cst.Call | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+        value = stmt.body[0].value
+        if isinstance(value, cst.Call):
+            return value
+    return None
+
+
+def _instantiation(stmt: cst.BaseStatement, name: str | None = None) -> cst.Call | None:
+    """The `instantiate_device_type_tests(name, ...)` call `stmt` is, if it is one."""
+    call = _call_of(stmt)
+    if call is None or _dotted(call.func).rsplit(".", 1)[-1] != INSTANTIATE or not call.args:
+        return None
+    first = call.args[0].value
+    if name is not None and not (isinstance(first, cst.Name) and first.value == name):
+        return None
+    return call
+
+
+def _is_main_guard(stmt: cst.BaseStatement) -> bool:
+    if not isinstance(stmt, cst.If) or not isinstance(stmt.test, cst.Comparison):
+        return False
+    return _dotted(stmt.test.left) == "__name__"
+
+
+def _strings(node: cst.BaseExpression) -> tuple[str, ...] | None:
+    """The strings a literal `"cuda"`, `("cpu", "cuda")` or `["cuda"]` names."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return (value,) if isinstance(value, str) else None
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out = []
+        for element in node.elements:
+            if not isinstance(element, cst.Element) or not isinstance(element.value, cst.SimpleString):
+                return None
+            value = element.value.evaluated_value
+            if not isinstance(value, str):
+                return None
+            out.append(value)
+        return tuple(out)
+    return None
+
+
+def _module_constant(body: Sequence[cst.BaseStatement], name: str) -> cst.BaseExpression | str:
+    """The value of a name the module assigns once, at its top level, to a
+    literal; or why it is not one."""
+    values: list[cst.BaseExpression] = []
+    nested = False
+
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                         for t in small.targets):
+                    values.append(small.value)
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and _dotted(small.target) == name:
+                    nested = True
+        elif _suites(stmt):
+            code = cst.Module(body=[]).code_for_node(stmt)
+            if re.search(rf"(?<![\w.]){re.escape(name)}\s*(=[^=]|\+=|:)", code):
+                nested = True
+    if nested or len(values) != 1:
+        return f"`{name}` is computed (assigned {'under a condition' if nested else f'{len(values)} times'})"
+    return values[0]
+
+
+# -- which devices -------------------------------------------------------
+
+
+def _normal(device: str, extend: Sequence[str]) -> str:
+    """The device type a name in only_for stands for in the framework."""
+    base = device.partition(":")[0].lower()
+    if base in _IN_TREE or base in _OUT_OF_TREE:
+        return base
+    return "privateuse1"  # a PrivateUse1 backend's name ("npu", "openreg", or one of `extend`)
+
+
+def instantiable(allow_mps: bool, allow_xpu: bool) -> tuple[str, ...]:
+    """The device types an instantiate_device_type_tests call with these
+    flags can instantiate (where the machine has them)."""
+    opted = {"mps": allow_mps, "xpu": allow_xpu}
+    return tuple(d for d in _ORDER if d in ALWAYS or opted.get(d, False))
+
+
+def complement(named: Sequence[str], allow_mps: bool, allow_xpu: bool, extend: Sequence[str] = ()) -> tuple[str, ...]:
+    """`except_for` for a call with `only_for=named`: the device types it
+    could instantiate that `named` does not name."""
+    kinds = {_normal(d, extend) for d in named}
+    return tuple(d for d in instantiable(allow_mps, allow_xpu) if d not in kinds)
+
+
+def _flag(call: cst.Call, name: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == name and isinstance(a.value, cst.Name)
+               and a.value.value == "True" for a in call.args)
+
+
+def _collected(name: str, devices: Sequence[str]) -> tuple[str, ...]:
+    return tuple(name + d.upper() for d in devices)
+
+
+# -- text evidence -------------------------------------------------------
+
+
+def device_words(config: Config) -> re.Pattern[str]:
+    """A device, backend or vendor library named in code: `"cuda"`,
+    `torch.cuda`, `TEST_CUDA`, `dtypesIfCUDA`, `TestSDPACudaOnly`, `"nccl"`,
+    `cudnn`... (a lower-case name stands alone: `dumps` names no MPS)."""
+    names = dict.fromkeys((*DEFAULT_ACCELERATORS.devices, *config.extend_devices, "privateuse1", "nccl", "xccl",
+                           "hccl", "cudnn", "rocm", "hip", "cublas", "mkldnn", "onednn", "triton"))
+    parts = []
+    for name in names:
+        parts.append(re.escape(name.upper()))
+        parts.append(rf"(?<![a-z]){re.escape(name[0])}(?i:{re.escape(name[1:])})(?![a-z])")
+        parts.append(rf"(?<![a-z]){re.escape(name[0].upper())}{re.escape(name[1:])}(?![a-z])")
+    return re.compile("|".join(parts))
+
+
+# -- the migrations ------------------------------------------------------
+
+
+class _State:
+    def __init__(self, module: cst.Module, config: Config) -> None:
+        self.module = module
+        self.config = config
+        self.body: list[cst.BaseStatement] = list(module.body)
+        self.declare: dict[int, str] = {}  # index in body -> member
+        self.instantiate: list[tuple[int, str, str]] = []  # (index of the class, its name, more arguments)
+        self.imports: set[str] = set()
+
+
+def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
+                   extract: Callable[[bytes], ModuleFacts]) -> Outcome:
+    """The module with `migrations` made where the tree allows them; the
+    others refused with the reason. MigrateError when libcst cannot
+    parse it. `extract` gives a version's facts (the tests' migrations
+    read them after the class-level ones)."""
+    done: list[Done] = []
+    refused: list[Refused] = []
+    accelerator: list[Migration] = [m for m in migrations if m.kind == "accelerator-tests"]
+    seen: dict[bytes, ModuleFacts] = {}
+
+    def facts_of(version: bytes) -> ModuleFacts:  # each version's facts once
+        if version not in seen:
+            seen[version] = extract(version)
+        return seen[version]
+
+    original = data
+    tried: set[Migration] = set()
+    for m in migrations:
+        if m.kind == "device-param":
+            # Tests whose `device` defaults to one accelerator are that
+            # device's; generalized if they can be, else classified so.
+            default = _one_default(data, m)
+            if default is None:
+                continue
+            made = _generalize(data, m._replace(member=default.upper()), config, facts_of)
+            if isinstance(made, str):
+                continue
+            tried.add(m)
+        elif m.kind == "generalize":
+            made = _generalize(data, m, config, facts_of)
+            if isinstance(made, str):
+                # The one-device classification hwlint.fix.apply wrote stays.
+                refused.append(Refused(m, made))
+                continue
+        else:
+            continue
+        data, generalized = made
+        done.append(generalized)
+        accelerator.append(m._replace(kind="accelerator-tests"))
+    module = parse_module(data, MigrateError)
+    state = _State(module, config)
+    facts = facts_of(data)
+    for m in migrations:
+        if m.kind in ("accelerator-tests", "generalize") or m in tried:
+            continue
+        where = _find(state.body, m.class_name, m.occurrence)
+        if isinstance(where, str):
+            refused.append(Refused(m, where))
+            continue
+        handler = _only_for if m.kind == "only-for" else _migrate_device_param if m.kind == "device-param" else None
+        if handler is None:
+            refused.append(Refused(m, f"no migration of kind {m.kind}"))
+            continue
+        result = handler(state, m, where, facts)
+        if isinstance(result, str):
+            refused.append(Refused(m, result))
+            continue
+        done.append(result)
+        if result.member == "ACCELERATOR":
+            accelerator.append(m._replace(kind="accelerator-tests"))
+    fixed = data
+    if state.declare or state.instantiate:
+        module = _write_class_level(state)
+        fixed = module.bytes
+        facts = facts_of(fixed)
+    if accelerator:
+        # The tree as written, and the facts of its bytes: their lines match.
+        module, tests_done, tests_refused = _accelerator_tests(module, accelerator, config, facts)
+        done.extend(tests_done)
+        refused.extend(tests_refused)
+        if tests_done:
+            fixed = module.bytes
+    return Outcome(fixed if done else original, tuple(done), tuple(refused))
+
+
+def _write_class_level(state: _State) -> cst.Module:
+    body = state.body
+    module = state.module.with_changes(body=body)
+    enum_name = state.config.enum
+    if state.declare:
+        module, enum_name = ensure_import(module, state.config.import_from, state.config.enum)
+    instantiate = INSTANTIATE
+    if state.instantiate:
+        module, instantiate = ensure_import(module, DEVICE_TYPE_MODULE, INSTANTIATE)
+    # Imports may add a statement: indices move by the same amount.
+    shift = len(module.body) - len(body)
+    body = list(module.body)
+    for index, member in state.declare.items():
+        cls = body[index + shift]
+        assert isinstance(cls, cst.ClassDef)
+        body[index + shift] = declare(cls, _declaration(state.config.attribute, enum_name, member))
+    # Last first: an insertion moves what follows it.
+    for index, name, more in sorted(state.instantiate, reverse=True):
+        at, grouped = _instantiation_place(body, index + shift)
+        newline = module.default_newline
+        line = cst.parse_statement(f"{instantiate}({name}, globals(){more}){newline}",
+                                   config=cst.PartialParserConfig(default_newline=newline))
+        blank = cst.EmptyLine(indent=False)
+        line = line.with_changes(leading_lines=[] if grouped else [blank, blank])
+        body.insert(at, line)
+    return module.with_changes(body=body)
+
+
+def _instantiation_place(body: Sequence[cst.BaseStatement], index: int) -> tuple[int, bool]:
+    """Where the instantiation of the class at `index` goes: after the
+    last instantiate_device_type_tests call after it (grouped with them),
+    else before `if __name__ == "__main__":`, else at the end."""
+    last = None
+    for at in range(index + 1, len(body)):
+        if _instantiation(body[at]) is not None:
+            last = at
+        if _is_main_guard(body[at]):
+            return (last + 1, True) if last is not None else (at, False)
+    return (last + 1, True) if last is not None else (len(body), False)
+
+
+def _only_for(state: _State, m: Migration, index: int, facts: ModuleFacts) -> Done | str:
+    calls = [(at, call) for at, stmt in enumerate(state.body) if (call := _instantiation(stmt, m.class_name))]
+    found = [i for i in facts.instantiations if i.class_name == m.class_name]
+    if len(calls) != 1 or len(found) != 1:
+        return (f"{m.class_name} is instantiated {len(found)} times, {len(calls)} of them at module level: "
+                "one instantiation can be migrated, choose by hand")
+    at, call = calls[0]
+    keywords = [a.keyword.value for a in call.args if a.keyword is not None]
+    if "except_for" in keywords or "only_for" not in keywords:
+        return "only_for is not given by keyword, or except_for is given too: migrate by hand"
+    position = keywords.index("only_for") + sum(a.keyword is None for a in call.args)
+    arg = call.args[position]
+    value: cst.BaseExpression = arg.value
+    source = ""
+    if isinstance(value, cst.Name):
+        source = f" (`{value.value}`)"
+        constant = _module_constant(state.body, value.value)
+        if isinstance(constant, str):
+            return f"only_for{source} is not a literal: {constant}"
+        value = constant
+    named = _strings(value)
+    if not named:
+        return "only_for is computed: choose ACCELERATOR (with except_for) or one device by hand"
+    allow_mps, allow_xpu = _flag(call, "allow_mps"), _flag(call, "allow_xpu")
+    can = instantiable(allow_mps, allow_xpu)
+    extend = state.config.extend_devices
+    runs = [d for d in dict.fromkeys(named) if _normal(d, extend) in can or _normal(d, extend) in _OUT_OF_TREE]
+    kinds = list(dict.fromkeys(_normal(d, extend) for d in runs))
+    quote = '"'
+    first_string = value if isinstance(value, cst.SimpleString) else next(
+        (e.value for e in getattr(value, "elements", ()) if isinstance(e.value, cst.SimpleString)), None)
+    if isinstance(first_string, cst.SimpleString) and first_string.quote in ("'", "'''"):
+        quote = "'"
+    if not runs:
+        return f"only_for={named!r} names no device this call can instantiate: it runs nowhere; fix it by hand"
+    if len(kinds) == 1:
+        device = runs[0]
+        member = next((c for c in state.config.classifications if c == device.upper() or c == kinds[0].upper()), None)
+        if member is None:
+            return (f"only_for{source} instantiates only {device!r} here, which is not a configured classification: "
+                    "add it to `classifications`")
+        new_arg = arg.with_changes(value=cst.SimpleString(f"{quote}{device}{quote}"))
+        state.body[at] = _with_call(state.body[at], call.with_changes(
+            args=[new_arg if i == position else a for i, a in enumerate(call.args)]))
+        state.declare[index] = member
+        dropped = [d for d in named if d not in runs]
+        return Done("only-for-one", m.class_name, m.line, member,
+                    f"only_for={device!r}" + (f" ({', '.join(dropped)} cannot be instantiated by this call)" if dropped else ""),
+                    _collected(m.class_name, [device]))
+    if "ACCELERATOR" not in state.config.classifications:
+        return "ACCELERATOR is not a configured classification"
+    excluded = complement(named, allow_mps, allow_xpu, extend)
+    if excluded:
+        items = ", ".join(f"{quote}{d}{quote}" for d in excluded) + ("," if len(excluded) == 1 else "")
+        new_arg = arg.with_changes(keyword=cst.Name("except_for"), value=cst.parse_expression(f"({items})"))
+        args = [new_arg if i == position else a for i, a in enumerate(call.args)]
+    else:
+        args = [a for i, a in enumerate(call.args) if i != position]
+        if args:
+            args[-1] = args[-1].with_changes(comma=call.args[-1].comma if position != len(call.args) - 1
+                                             else cst.MaybeSentinel.DEFAULT)
+    state.body[at] = _with_call(state.body[at], call.with_changes(args=args))
+    state.declare[index] = "ACCELERATOR"
+    runs_on = [d for d in can if d not in excluded]
+    return Done("only-for-except", m.class_name, m.line, "ACCELERATOR",
+                f"only_for={tuple(named)!r} -> " + (f"except_for={excluded!r}" if excluded else "every device"),
+                _collected(m.class_name, runs_on))
+
+
+def _with_call(stmt: cst.BaseStatement, call: cst.Call) -> cst.BaseStatement:
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    expr = stmt.body[0]
+    assert isinstance(expr, cst.Expr)
+    return stmt.with_changes(body=[expr.with_changes(value=call)])
+
+
+def _tests(cls: cst.ClassDef) -> list[tuple[int, cst.FunctionDef]]:
+    """The test methods written in the class body (index in the body)."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return []
+    return [(i, s) for i, s in enumerate(cls.body.body)
+            if isinstance(s, cst.FunctionDef) and s.name.value.startswith("test")]
+
+
+def _device_param(fn: cst.FunctionDef) -> cst.Param | None:
+    params = fn.params
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if p.name.value in ("device", "devices"):
+            return p
+    return None
+
+
+def _default_device(node: cst.BaseExpression | None) -> str | None:
+    """The device a literal default names: `"xpu"`, `"cuda:0"`, `torch.device("xpu")`."""
+    if isinstance(node, cst.Call) and _dotted(node.func) == "torch.device" and node.args:
+        node = node.args[0].value
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value.partition(":")[0]
+    return None
+
+
+class _Uses(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.found = True
+
+
+def _uses(fn: cst.FunctionDef, name: str) -> bool:
+    visitor = _Uses(name)
+    fn.body.visit(visitor)
+    return visitor.found
+
+
+def _class_facts(facts: ModuleFacts, name: str, occurrence: int) -> ClassFacts | None:
+    named = [c for c in facts.classes if c.name == name]
+    return named[occurrence] if occurrence < len(named) else None
+
+
+def _migrate_device_param(state: _State, m: Migration, index: int, facts: ModuleFacts) -> Done | str:
+    cls = state.body[index]
+    assert isinstance(cls, cst.ClassDef)
+    info = _class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        return f"class {m.class_name} not found in the facts"
+    if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
+        return (f"another class of the module subclasses {m.class_name}: instantiating it would remove it "
+                "from the module first; migrate by hand")
+    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
+        return f"{m.class_name} is passed to a function at module level (line {next(d.line for d in facts.dynamic if m.class_name in d.args or d.target == m.class_name)}): migrate by hand"
+    tests = _tests(cls)
+    taking = [(i, fn, p) for i, fn in tests if (p := _device_param(fn)) is not None]
+    if not taking:
+        return f"no test written in {m.class_name}'s body takes `device` (inherited?): migrate by hand"
+    if any(p.name.value == "devices" for _, _, p in taking):
+        return "a test takes `devices` (several devices): migrate by hand"
+    defaults = {fn.name.value: _default_device(p.default) for _, fn, p in taking if p.default is not None}
+    if defaults:
+        kinds = set(defaults.values())
+        if None in kinds or len(kinds) != 1 or len(defaults) != len(taking):
+            return "the tests' `device` defaults differ or are computed: choose the classification by hand"
+        (device,) = kinds
+        assert device is not None
+        others = _other_devices(info, device)
+        if others:
+            return f"the tests default to {device!r} but the class also uses {others}: classify it by hand"
+        member = next((c for c in state.config.classifications if c == device.upper()), None)
+        if member is None:
+            return f"every `device=` default is {device!r}, which is not a configured classification: add it to `classifications`"
+        state.declare[index] = member
+        return Done("default-device", m.class_name, m.line, member, f"every test's `device` defaults to {device!r}")
+    used = [fn.name.value for _, fn, _ in taking if _uses(fn, "device")]
+    decorated = [fn.name.value for _, fn in tests if any(
+        _decorator_name(d) in _DEVICE_TEST_DECORATORS or is_device_specific(_decorator_name(d)) for d in fn.decorators)]
+    if used or decorated:
+        if "ACCELERATOR" not in state.config.classifications:
+            return "ACCELERATOR is not a configured classification"
+        state.declare[index] = "ACCELERATOR"
+        state.instantiate.append((index, m.class_name, ""))
+        why = f"{used[0]} uses `device`" if used else f"{decorated[0]} has a device-type decorator"
+        return Done("instantiate", m.class_name, m.line, "ACCELERATOR", f"instantiated: {why}",
+                    _collected(m.class_name, instantiable(False, False)))
+    uses = [s for s in (*info.probes, *info.devices, *info.requires, *info.distributed)]
+    if uses:
+        return (f"no test uses its `device`, but the class uses an accelerator ({uses[0].text}, line {uses[0].line}): "
+                "instantiate it (ACCELERATOR) or classify it by hand")
+    if "GENERIC" not in state.config.classifications:
+        return "GENERIC is not a configured classification"
+    body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
+    for i, fn, param in taking:
+        body[i] = fn.with_changes(params=_without_param(fn.params, param))
+    new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
+    state.body[index] = new_cls
+    state.declare[index] = "GENERIC"
+    return Done("drop-device", m.class_name, m.line, "GENERIC",
+                f"no test uses `device` ({len(taking)} test{'s' if len(taking) != 1 else ''}), no accelerator use in the class")
+
+
+def _dotted_base(dotted: str) -> str:
+    return dotted.rsplit(".", 1)[-1]
+
+
+def _other_devices(info: ClassFacts, device: str) -> str:
+    from hwlint.rules.infer import _probe_device
+
+    for site in (*info.probes, *info.devices):
+        found = _probe_device(site.text)
+        if found is not None and found != device.upper():
+            return f"{site.text} (line {site.line})"
+    return ""
+
+
+def _decorator_name(d: cst.Decorator) -> str:
+    expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+    return _dotted(expr).rsplit(".", 1)[-1]
+
+
+def _without_param(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
+    """`params` without `param`; the comma before it goes when it was last."""
+    for field in ("posonly_params", "params", "kwonly_params"):
+        group = list(getattr(params, field))
+        if param in group:
+            at = group.index(param)
+            group.pop(at)
+            if at == len(group) and group:
+                group[-1] = group[-1].with_changes(comma=param.comma)
+            return params.with_changes(**{field: group})
+    return params
+
+
+def _with_device(params: cst.Parameters) -> cst.Parameters | None:
+    """`params` with `device` after the first positional one (`self`)."""
+    group = list(params.params)
+    if not group or params.posonly_params:
+        return None
+    first = group[0]
+    after = (len(group) > 1 or not isinstance(params.star_arg, cst.MaybeSentinel) or bool(params.kwonly_params)
+             or params.star_kwarg is not None)
+    sep = first.comma if isinstance(first.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    group[0] = first.with_changes(comma=sep)
+    group.insert(1, cst.Param(cst.Name("device"), comma=sep if after else first.comma))
+    return params.with_changes(params=group)
+
+
+# -- a one-device class made device-generic ----------------------------
+
+
+def _generalize(data: bytes, m: Migration, config: Config,
+                facts_of: Callable[[bytes], ModuleFacts]) -> tuple[bytes, Done] | str:
+    """A class bound to one device (`m.member`) as an instantiated
+    ACCELERATOR class: its tests take `device` (a default naming the
+    device goes), its hard-coded devices get HWC201's rewrites
+    (hwlint.fix.rewrite), its declaration says ACCELERATOR and it is
+    passed to instantiate_device_type_tests (with `allow_xpu=True` or
+    `allow_mps=True` for those devices, so that it still runs where it
+    ran; never only_for). Refused, with why, when a use has no
+    device-generic equivalent or the class still names a device after the
+    rewrites."""
+    device = m.member.lower()
+    if device == "cpu" or "ACCELERATOR" not in config.classifications:
+        return "a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification"
+    facts = facts_of(data)
+    info = _class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        return f"class {m.class_name} not found in the facts"
+    if any(i.class_name == m.class_name for i in facts.instantiations):
+        return f"{m.class_name} is already instantiated"
+    if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
+        return f"another class of the module subclasses {m.class_name}"
+    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
+        return f"{m.class_name} is passed to a function at module level"
+    if info.decorators:
+        return f"{m.class_name} has class decorators ({info.decorators[0]}): generalize by hand"
+    words = device_words(config)
+    # What the facts already tell, before libcst parses the file: a use
+    # with no device-generic equivalent, a line that names a device and has
+    # no rewrite (a test's `def` line aside: its default goes, its name stays).
+    early = _site_rewrites(info, facts, config)
+    if isinstance(early, str):
+        return early
+    rewritten = {s.line for s in early}
+    defs = {t.line for t in info.methods}
+    lines = data.decode("utf-8", "replace").splitlines()
+    for n in range(info.body_line or info.line + 1, min(info.end_line, len(lines)) + 1):
+        if n in rewritten or n in defs or lines[n - 1].lstrip().startswith(("#", config.attribute)):
+            continue
+        found = words.search(lines[n - 1])
+        if found is not None:
+            return f"{m.class_name} names {found.group(0)!r} (line {n}), which no rewrite changes: it is a test of that device"
+    # (a) every test takes `device`.
+    module = parse_module(data, MigrateError)
+    body = list(module.body)
+    where = _find(body, m.class_name, m.occurrence)
+    if isinstance(where, str):
+        return where
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    if cls.decorators:
+        return f"{m.class_name} has class decorators ({_decorator_name(cls.decorators[0])}): generalize by hand"
+    new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
+    added = 0
+    for i, fn in _tests(cls):
+        param = _device_param(fn)
+        if param is None:
+            params = _with_device(fn.params)
+            if params is None or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
+                return f"{fn.name.value} has no `self` to put `device` after"
+            new_body[i] = fn.with_changes(params=params)
+            added += 1
+        elif param.name.value == "devices":
+            return f"{fn.name.value} takes `devices` (several devices)"
+        elif param.default is not None:
+            if _default_device(param.default) != device:
+                return f"{fn.name.value}'s `device` defaults to something other than {device!r}"
+            new_body[i] = fn.with_changes(params=_without_default(fn.params, param))
+    body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+    step_a = module.with_changes(body=body).bytes
+    facts_a = facts_of(step_a)
+    info_a = _class_facts(facts_a, m.class_name, m.occurrence)
+    assert info_a is not None
+    # (b) the hard-coded devices rewritten, each with its device-generic equivalent.
+    sites = _site_rewrites(info_a, facts_a, config)
+    if isinstance(sites, str):
+        return sites
+    step_b = step_a
+    if sites:
+        outcome = rewrite_source(step_a, sites)
+        if outcome.skipped:
+            site, why = outcome.skipped[0]
+            return f"line {site.line}: {why}"
+        step_b = outcome.fixed
+        verify_rewrites(facts_a, facts_of(step_b), outcome.done)
+    # (c) nothing in the class names a device any more, nor a module-level
+    # name it uses that does; then the declaration and the instantiation.
+    module = parse_module(step_b, MigrateError)
+    body = list(module.body)
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    named = _names_a_device(cls, words, config.attribute)
+    if named:
+        return f"after the rewrites, {m.class_name} still names {named}: it is a test of that device"
+    bound = _device_constants(step_b, facts_of(step_b).accelerator_lines)
+    used = sorted(name for name in bound if _uses_in(cls, name))
+    if used:
+        return f"{m.class_name} uses {used[0]}, which the module binds to a device"
+    replaced = _redeclare(cls, config.attribute, "ACCELERATOR")
+    if replaced is not None:
+        body[where] = replaced
+    state = _State(module.with_changes(body=body), config)
+    if replaced is None:
+        state.declare[where] = "ACCELERATOR"
+    flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+    state.instantiate.append((where, m.class_name, flag))
+    fixed = _write_class_level(state).bytes
+    runs = instantiable(device == "mps", device == "xpu")
+    detail = (f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
+              f"{len(sites)} hard-coded device{'s' if len(sites) != 1 else ''} rewritten, instantiated{flag}")
+    return fixed, Done("generalize", m.class_name, m.line, "ACCELERATOR", detail, _collected(m.class_name, runs))
+
+
+def _one_default(data: bytes, m: Migration) -> str | None:
+    """The accelerator every `device=` default of the class's tests names, if one does."""
+    body = parse_module(data, MigrateError).body
+    where = _find(body, m.class_name, m.occurrence)
+    if isinstance(where, str):
+        return None
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    params = [p for _, fn in _tests(cls) if (p := _device_param(fn)) is not None]
+    found = {_default_device(p.default) if p.default is not None else None for p in params}
+    if len(found) != 1:
+        return None
+    (device,) = found
+    return device if device not in (None, "cpu") else None
+
+
+def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list[SiteRewrite] | str:
+    """HWC201's rewrites of the class's hard-coded devices, or why one has none."""
+    from hwlint.facts.resolve import ClassInfo
+    from hwlint.fix.plan import _equivalent
+    from hwlint.rules.hardcoded_device import device_fix
+
+    modules = DEFAULT_ACCELERATORS.extended(config.extend_accelerator_modules).device_modules
+    judged = ClassInfo(info, True, "ACCELERATOR", True, None)
+    imports_torch = any(i.asname == "torch" for i in facts.imports)
+    out = []
+    for site in sorted((*info.devices, *info.distributed), key=lambda s: (s.line, s.column)):
+        if site.kind in ("backend-feature", "decorator"):
+            return f"line {site.line}: {site.text} belongs to one backend: generalize by hand"
+        fix = device_fix(site, judged, modules, config.oldest_torch)
+        if not isinstance(fix, Rewrite):
+            reason = fix.reason if isinstance(fix, NotFixable) else "no rewrite"
+            return f"line {site.line}: {site.text} has no device-generic equivalent ({reason})"
+        equivalent = _equivalent(fix, facts.imports)
+        if isinstance(equivalent, str):
+            return f"line {site.line}: {equivalent}"
+        if fix.target != "device" and not imports_torch:
+            return f"line {site.line}: {fix.target} needs `import torch`"
+        out.append(SiteRewrite(site.line, site.column, fix.kind, fix.name, info.name, True, equivalent, imports_torch))
+    return out
+
+
+def _names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str) -> str:
+    """The first device the class's body names (a test's name aside), or ""."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return ""
+    empty = cst.Module(body=[])
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            parts = [empty.code_for_node(d) for d in stmt.decorators]
+            parts.append(empty.code_for_node(stmt.params))
+            parts.append(empty.code_for_node(stmt.body))
+            text = "\n".join(parts)
+        else:
+            text = empty.code_for_node(stmt)
+            if text.lstrip().startswith(attribute):
+                continue
+        found = words.search(text)
+        if found is not None:
+            return repr(found.group(0))
+    return ""
+
+
+def _device_constants(data: bytes, lines: Sequence[int]) -> set[str]:
+    """Names the module binds at its top level on a line that mentions an
+    accelerator (`device = torch.device("xpu")`, `TEST_XPU = ...`)."""
+    text = data.decode("utf-8", "replace").splitlines()
+    names = set()
+    for n in lines:
+        if 0 < n <= len(text):
+            found = re.match(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]", text[n - 1])
+            if found:
+                names.add(found.group(1))
+    return names
+
+
+def _uses_in(node: cst.CSTNode, name: str) -> bool:
+    visitor = _Uses(name)
+    node.visit(visitor)
+    return visitor.found
+
+
+def _redeclare(cls: cst.ClassDef, attribute: str, member: str) -> cst.ClassDef | None:
+    """`cls` with its body declaration naming `member` instead."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return None
+    body = list(cls.body.body)
+    for i, stmt in enumerate(body):
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            continue
+        small = stmt.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and _dotted(small.targets[0].target) == attribute \
+                and isinstance(small.value, cst.Attribute):
+            body[i] = stmt.with_changes(body=[small.with_changes(value=small.value.with_changes(attr=cst.Name(member)))])
+            return cls.with_changes(body=cls.body.with_changes(body=body))
+    return None
+
+
+def _without_default(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
+    """`params` with `param`'s default gone (`device="xpu"` -> `device`)."""
+    bare = param.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
+    return params.with_changes(**{field: [bare if p is param else p for p in getattr(params, field)]
+                                  for field in ("posonly_params", "params", "kwonly_params")})
+
+
+# -- the tests of ACCELERATOR classes -------------------------------------
+
+
+def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], config: Config,
+                       facts: ModuleFacts) -> tuple[cst.Module, list[Done], list[Refused]]:
+    """`module` with the tests of the ACCELERATOR classes migrated; `facts`
+    are those of its bytes (a test's lines are its facts' line on: libcst's
+    positions would cost a resolve of the whole module)."""
+    words = device_words(config)
+    allowed = frozenset(config.allowed_only_decorators)
+    body = list(module.body)
+    done: list[Done] = []
+    refused: list[Refused] = []
+    needs_import = False
+    seen: set[tuple[str, int]] = set()
+    for m in migrations:
+        if (m.class_name, m.occurrence) in seen:
+            continue
+        seen.add((m.class_name, m.occurrence))
+        where = _find(body, m.class_name, m.occurrence)
+        if isinstance(where, str):
+            refused.append(Refused(m, where))
+            continue
+        cls = body[where]
+        assert isinstance(cls, cst.ClassDef)
+        info = _class_facts(facts, m.class_name, m.occurrence)
+        if info is None:
+            refused.append(Refused(m, f"class {m.class_name} not found in the facts"))
+            continue
+        if not any(i.class_name == m.class_name for i in facts.instantiations):
+            refused.append(Refused(m, f"{m.class_name} is not passed to instantiate_device_type_tests: its tests "
+                                   "get no `device`"))
+            continue
+        sites = [s.line for s in (*info.probes, *info.devices, *info.distributed)]
+        lines: dict[str, int] = {}
+        for method in info.methods:
+            lines.setdefault(method.name, method.line)
+        new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
+        for i, fn in _tests(cls):
+            specific = [d for d in fn.decorators if is_device_specific(_decorator_name(d), allowed)]
+            lacks = _device_param(fn) is None
+            if not specific and not lacks:
+                continue
+            line = lines.get(fn.name.value)
+            if line is None:
+                refused.append(Refused(m, f"{fn.name.value} is not among the facts' tests of {m.class_name}"))
+                continue
+            # The test as it would read without its @only* decorators: does
+            # it still name a device, or use one (the facts' sites)?
+            text = cst.Module(body=[fn.with_changes(decorators=[d for d in fn.decorators if d not in specific],
+                                                    leading_lines=[])]).code
+            named = words.search(text)
+            end = line + cst.Module(body=[fn.with_changes(decorators=[], leading_lines=[])]).code.count("\n")
+            used = next((s for s in sites if line <= s < end), None)
+            generic = named is None and used is None
+            why = (f"names {named.group(0)!r}" if named is not None else f"uses a device at line {used}")
+            new_fn = fn
+            kept = False  # a device decorator stays: `device` is then not all that is missing
+            if specific:
+                names = [_decorator_name(d) for d in specific]
+                bad = [n for n in names if n not in REPLACEABLE]
+                kept = bool(bad) or not generic
+                if bad:
+                    refused.append(Refused(m, not_replaceable(fn.name.value, bad[0]), line, "HWC103"))
+                elif not generic:
+                    refused.append(Refused(m, f"{fn.name.value} is @{names[0]} and {why}: a test of that device; "
+                                           "move it to a class of that device", line, "HWC103"))
+                else:
+                    has = any(_decorator_name(d) == ONLY_ACCELERATOR for d in fn.decorators)
+                    decorators: list[cst.Decorator] = []
+                    for d in fn.decorators:
+                        if d is specific[0] and not has:
+                            decorators.append(d.with_changes(decorator=cst.Name(ONLY_ACCELERATOR)))
+                        elif d not in specific:
+                            decorators.append(d)
+                    new_fn = new_fn.with_changes(decorators=decorators)
+                    needs_import = needs_import or not has
+                    done.append(Done("only-accelerator", m.class_name, line, None,
+                                     f"{fn.name.value}: @{' @'.join(names)} -> @{ONLY_ACCELERATOR}", method=fn.name.value))
+            if lacks and not kept:
+                params = _with_device(fn.params)
+                if params is None or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
+                    refused.append(Refused(m, f"{fn.name.value} has no `self` to put `device` after", line, "HWC102"))
+                elif not generic:
+                    refused.append(Refused(m, f"{fn.name.value} takes no device and {why}: make it device-generic "
+                                           "or move it to a class of that device", line, "HWC102"))
+                else:
+                    new_fn = new_fn.with_changes(params=params)
+                    done.append(Done("add-device", m.class_name, line, None, f"{fn.name.value}: `device` added",
+                                     method=fn.name.value))
+            new_body[i] = new_fn
+        if isinstance(cls.body, cst.IndentedBlock):
+            body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+    if not done:
+        return module, done, refused
+    module = module.with_changes(body=body)
+    if needs_import:
+        module, local = ensure_import(module, DEVICE_TYPE_MODULE, ONLY_ACCELERATOR)
+        if local != ONLY_ACCELERATOR:
+            module = module.visit(_Rename(ONLY_ACCELERATOR, local))
+    return module, done, refused
+
+
+class _Rename(cst.CSTTransformer):
+    """`@onlyAccelerator` under the name the file imports it as."""
+
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
+        if isinstance(updated_node.decorator, cst.Name) and updated_node.decorator.value == self.old:
+            return updated_node.with_changes(decorator=_name_or_attr(self.new))
+        return updated_node
+
+
+def _name_or_attr(dotted: str) -> cst.BaseExpression:
+    head, *rest = dotted.split(".")
+    node: cst.BaseExpression = cst.Name(head)
+    for part in rest:
+        node = cst.Attribute(node, cst.Name(part))
+    return node

@@ -1,0 +1,444 @@
+"""Class-level migrations of `hwlint fix --unsafe` (hwlint.fix.migrate):
+snippets in, exact text out, for each migration and each reason it refuses;
+every migrated file is fixed again to show that a second run changes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hwlint.core.config import load_config
+from hwlint.fix.apply import FixReport, apply_fixes
+from hwlint.fix.migrate import complement, instantiable
+from tests.conftest import lint, run_cli, write_project
+
+IMPORTS = (
+    "import torch\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+    "from torch.testing._internal.common_utils import TestCase, run_tests\n"
+)
+DECLARED_IMPORTS = (
+    "import torch\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+    "from torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+)
+MAIN = '\n\nif __name__ == "__main__":\n    run_tests()\n'
+
+
+def migrate(tmp_path: Path, source: str, settings: dict | None = None,
+            files: dict[str, str] | None = None) -> tuple[str, FixReport]:
+    """The file after `hwlint fix --unsafe`, and the report; a second run
+    must change nothing."""
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source, **(files or {})}, settings)
+    config = load_config(start=root)
+    report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
+    text = (root / "test/test_a.py").read_text()
+    again = apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1)
+    assert [f.path for f in again.files] == [], "a second run changed something"
+    return text, report
+
+
+def reasons(report: FixReport) -> list[str]:
+    return [u.reason for u in sorted(report.unfixed, key=lambda u: (u.path, u.line))]
+
+
+# -- only_for several devices ------------------------------------------------
+
+
+def test_only_for_several_devices_becomes_except_for_the_complement(tmp_path: Path) -> None:
+    source = IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), only_for=("cpu", "cuda"))\n'
+    ) + MAIN
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for=("hpu", "privateuse1"))\n'
+    ) + MAIN
+    assert report.migrated == {"only-for-except": 1}
+    (done,) = report.files[0].migrated
+    assert done.collected == ("TestACPU", "TestACUDA")
+    assert report.files[0].moves == ()
+
+
+@pytest.mark.parametrize(("call", "after", "member"), [
+    # XPU is instantiated only with allow_xpu: the complement keeps the flag's devices.
+    ('only_for=("cuda", "xpu"), allow_xpu=True', 'except_for=("cpu", "hpu", "privateuse1"), allow_xpu=True',
+     "ACCELERATOR"),
+    # A PrivateUse1 backend's name stands for "privateuse1"; quotes follow the source.
+    ("only_for=('cpu', 'npu')", "except_for=('cuda', 'hpu')", "ACCELERATOR"),
+    # Without allow_xpu the call never instantiates XPU: one device is left.
+    ('only_for=("cuda", "xpu")', 'only_for="cuda"', "CUDA"),
+    # Every device it can instantiate: no filter at all.
+    ('only_for=["cpu", "cuda", "hpu", "privateuse1"]', "", "ACCELERATOR"),
+])
+def test_only_for_complement_follows_the_framework(tmp_path: Path, call: str, after: str, member: str) -> None:
+    body = "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        pass\n\n\n"
+    source = IMPORTS + body + f"instantiate_device_type_tests(TestA, globals(), {call})\n"
+    text, _ = migrate(tmp_path, source)
+    end = f"instantiate_device_type_tests(TestA, globals(), {after})\n" if after else (
+        "instantiate_device_type_tests(TestA, globals())\n")
+    assert text.endswith(end)
+    assert f"    hw_classification = HardwareClassification.{member}\n" in text
+
+
+def test_complement_is_over_what_the_call_can_instantiate() -> None:
+    assert instantiable(False, False) == ("cpu", "cuda", "hpu", "privateuse1")
+    assert instantiable(True, True) == ("cpu", "cuda", "mps", "xpu", "hpu", "privateuse1")
+    assert complement(("cuda:0", "openreg"), False, False) == ("cpu", "hpu")
+    # Out-of-tree bases (TORCH_TEST_DEVICES) are never listed: they get the tests.
+    assert complement(("cpu", "xla"), False, False) == ("cuda", "hpu", "privateuse1")
+
+
+def test_only_for_a_module_constant_is_read(tmp_path: Path) -> None:
+    source = IMPORTS + (
+        '\nonly_for = ("cpu", "npu")\n\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        pass\n\n\n'
+        "instantiate_device_type_tests(TestA, globals(), only_for=only_for)\n"
+    )
+    text, _ = migrate(tmp_path, source)
+    assert text.endswith('instantiate_device_type_tests(TestA, globals(), except_for=("cuda", "hpu"))\n')
+    assert 'only_for = ("cpu", "npu")\n' in text  # the constant stays: other code may read it
+
+
+@pytest.mark.parametrize(("head", "call", "reason"), [
+    ('if torch.cuda.is_available():\n    device_types = ("cuda",)\nelse:\n    device_types = ("cpu", "cuda")\n',
+     "only_for=device_types",
+     "only_for (`device_types`) is not a literal: `device_types` is computed (assigned under a condition)"),
+    ("", "only_for=get_devices()", "only_for is computed: choose ACCELERATOR (with except_for) or one device by hand"),
+    ("", 'only_for=("cpu", "cuda"), except_for=("hpu",)',
+     "only_for is not given by keyword, or except_for is given too: migrate by hand"),
+    ("", 'only_for=("mps", "xpu")',
+     "only_for=('mps', 'xpu') names no device this call can instantiate: it runs nowhere; fix it by hand"),
+    ("", 'only_for=("npu", "privateuse1")',
+     "only_for instantiates only 'npu' here, which is not a configured classification: add it to `classifications`"),
+])
+def test_only_for_refusals_say_why(tmp_path: Path, head: str, call: str, reason: str) -> None:
+    source = IMPORTS + head + (
+        "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        pass\n\n\n"
+        f"instantiate_device_type_tests(TestA, globals(), {call})\n")
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    assert reasons(report) == [reason]
+    assert report.unfixed[0].kind == "only-for-several"
+
+
+def test_only_for_instantiated_twice_is_refused(tmp_path: Path) -> None:
+    source = IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        pass\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), only_for=("cpu", "cuda"))\n'
+        'instantiate_device_type_tests(TestA, globals(), only_for=("xpu",), allow_xpu=True)\n')
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    assert reasons(report) == ["TestA is instantiated 2 times, 2 of them at module level: one instantiation can be "
+                               "migrated, choose by hand"]
+
+
+# -- a device parameter, never instantiated ----------------------------------
+
+
+def test_a_device_test_is_instantiated_before_main(tmp_path: Path) -> None:
+    source = (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+        "class TestA(TestCase):\n    def test_a(self, device):\n        torch.ones(2, device=device)\n"
+    ) + MAIN
+    text, report = migrate(tmp_path, source)
+    assert text == (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n\n"
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        "instantiate_device_type_tests(TestA, globals())\n"
+    ) + MAIN
+    assert report.migrated == {"instantiate": 1}
+    assert report.files[0].migrated[0].collected == ("TestACPU", "TestACUDA", "TestAHPU", "TestAPRIVATEUSE1")
+
+
+def test_the_instantiation_joins_the_others_and_merges_the_import(tmp_path: Path) -> None:
+    source = (
+        "import torch\nfrom torch.testing._internal.common_device_type import (\n    dtypes,\n    onlyCPU,\n)\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+        "class TestA(TestCase):\n    @dtypes(torch.float)\n    def test_a(self, device, dtype):\n        pass\n\n\n"
+        "class TestB(TestCase):\n    @onlyCPU\n    def test_b(self, device):\n        pass\n\n\n"
+        "instantiate_device_type_tests(TestB, globals())\n"
+    ) + MAIN
+    text, report = migrate(tmp_path, source)
+    assert text == (
+        "import torch\nfrom torch.testing._internal.common_device_type import (\n    dtypes,\n    onlyCPU,\n"
+        "    instantiate_device_type_tests,\n)\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n\n\n"
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @dtypes(torch.float)\n    def test_a(self, device, dtype):\n        pass\n\n\n"
+        "class TestB(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @onlyCPU\n    def test_b(self, device):\n        pass\n\n\n"
+        "instantiate_device_type_tests(TestB, globals())\n"
+        "instantiate_device_type_tests(TestA, globals())\n"
+    ) + MAIN
+    # TestB's @onlyCPU is not migrated (it would stop running on CPU): its finding stays.
+    assert reasons(report) == ["test_b is @onlyCPU, which runs it on CPU too or names its devices: keep it in a "
+                               "class of those devices"]
+
+
+def test_an_unused_device_parameter_is_dropped(tmp_path: Path) -> None:
+    source = IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        self.assertEqual(1, 1)\n\n"
+        "    def test_b(self, device, n=2):  # a comment\n        pass\n")
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_a(self):\n        self.assertEqual(1, 1)\n\n"
+        "    def test_b(self, n=2):  # a comment\n        pass\n")
+    assert report.migrated == {"drop-device": 1}
+
+
+def test_device_defaults_name_the_device(tmp_path: Path) -> None:
+    # torch.xpu.get_device_properties has no device-generic equivalent: XPU tests.
+    source = IMPORTS + (
+        '\n\nclass TestA(TestCase):\n    def test_a(self, device="xpu"):\n        torch.xpu.get_device_properties()\n\n'
+        '    def test_b(self, device=torch.device("xpu:0")):\n        pass\n')
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n\n"
+        '    def test_a(self, device="xpu"):\n        torch.xpu.get_device_properties()\n\n'
+        '    def test_b(self, device=torch.device("xpu:0")):\n        pass\n')
+    assert report.migrated == {"default-device": 1}
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    ('    def test_a(self, device="npu"):\n        self.assertEqual(device, "npu")\n',
+     "every `device=` default is 'npu', which is not a configured classification: add it to `classifications`"),
+    ('    def test_a(self, device="xpu"):\n        pass\n\n    def test_b(self, device):\n        pass\n',
+     "the tests' `device` defaults differ or are computed: choose the classification by hand"),
+    ('    def test_a(self, device="xpu"):\n        torch.cuda.get_device_capability()\n',
+     "the tests default to 'xpu' but the class also uses torch.cuda.get_device_capability() (line 8): classify it "
+     "by hand"),
+    ("    def test_a(self, devices):\n        pass\n", "a test takes `devices` (several devices): migrate by hand"),
+    ("    def test_a(self, device):\n        torch.cuda.synchronize()\n",
+     "no test uses its `device`, but the class uses an accelerator (torch.cuda.synchronize(), line 8): "
+     "instantiate it (ACCELERATOR) or classify it by hand"),
+])
+def test_device_parameter_refusals_say_why(tmp_path: Path, body: str, reason: str) -> None:
+    source = IMPORTS + "\n\nclass TestA(TestCase):\n" + body
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    assert reasons(report) == [reason]
+
+
+def test_a_subclassed_class_is_not_instantiated(tmp_path: Path) -> None:
+    source = IMPORTS + "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        torch.ones(1, device=device)\n"
+    other = "from test.test_a import TestA\n\n\nclass TestB(TestA):\n    pass\n"
+    text, report = migrate(tmp_path, source, files={"test/test_b.py": other})
+    assert text == source
+    assert any("a class in another file subclasses it" in r for r in reasons(report))
+    same = source + "\n\nclass TestC(TestA):\n    hw_classification = 'GENERIC'\n"
+    text, report = migrate(tmp_path / "same", same)
+    assert "instantiate_device_type_tests(TestA" not in text and "ACCELERATOR" not in text
+    assert any("another class of the module subclasses TestA" in r for r in reasons(report))
+
+
+# -- the tests of ACCELERATOR classes ----------------------------------------
+
+
+ACCELERATOR = (
+    "import torch\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA, onlyXPU\n"
+    "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+    "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+)
+ACCELERATOR_TAIL = "\n\ninstantiate_device_type_tests(TestA, globals())\n"
+
+
+def test_device_decorators_of_generic_tests_become_only_accelerator(tmp_path: Path) -> None:
+    body = (
+        "    @onlyCUDA\n    def test_a(self, device):\n        torch.ones(2, device=device)\n\n"
+        "    @onlyXPU  # why\n    @onlyCUDA\n    def test_b(self, device):\n        pass\n\n"
+        "    def test_c(self):\n        self.assertTrue(True)\n\n"
+        "    def test_d(self, dtype):\n        pass\n"
+    )
+    text, report = migrate(tmp_path, ACCELERATOR + body + ACCELERATOR_TAIL)
+    assert text == ACCELERATOR.replace("onlyCUDA, onlyXPU\n", "onlyCUDA, onlyXPU, onlyAccelerator\n") + (
+        "    @onlyAccelerator\n    def test_a(self, device):\n        torch.ones(2, device=device)\n\n"
+        "    @onlyAccelerator  # why\n    def test_b(self, device):\n        pass\n\n"
+        "    def test_c(self, device):\n        self.assertTrue(True)\n\n"
+        "    def test_d(self, device, dtype):\n        pass\n"
+    ) + ACCELERATOR_TAIL
+    assert report.migrated == {"add-device": 2, "only-accelerator": 2}
+    assert report.unfixed == []
+
+
+@pytest.mark.parametrize(("body", "reason", "code"), [
+    ("    @onlyCUDA\n    def test_a(self, device):\n        torch.cuda.get_device_capability()\n",
+     "test_a is @onlyCUDA and names 'cuda': a test of that device; move it to a class of that device", "HWC103"),
+    ("    @onlyCUDA\n    @skipCUDAIfNoCudnn\n    def test_a(self, device):\n        pass\n",
+     "test_a is @onlyCUDA and names 'CUDA': a test of that device; move it to a class of that device", "HWC103"),
+    ("    @onlyNativeDeviceTypes\n    def test_a(self, device):\n        pass\n",
+     "test_a is @onlyNativeDeviceTypes, which runs it on CPU too or names its devices: keep it in a class of "
+     "those devices", "HWC103"),
+    ("    def test_a(self):\n        x = torch.ones(2).cuda()\n",
+     "test_a takes no device and names 'cuda': make it device-generic or move it to a class of that device", "HWC102"),
+    ("    @staticmethod\n    def test_a():\n        pass\n", "test_a has no `self` to put `device` after", "HWC102"),
+])
+def test_accelerator_test_refusals_say_why(tmp_path: Path, body: str, reason: str, code: str) -> None:
+    source = ACCELERATOR + body + ACCELERATOR_TAIL
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    (left,) = report.unfixed
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "def test_a" in text)
+    assert (left.reason, left.code, left.kind, left.line) == (reason, code, "accelerator-tests", line)
+
+
+def test_only_accelerator_under_the_name_the_file_imports(tmp_path: Path) -> None:
+    source = ACCELERATOR.replace("onlyCUDA, onlyXPU\n", "onlyCUDA, onlyXPU\nfrom torch.testing._internal.common_device_type "
+                                 "import onlyAccelerator as only_acc\n") + (
+        "    @onlyCUDA\n    def test_a(self, device):\n        pass\n") + ACCELERATOR_TAIL
+    text, _ = migrate(tmp_path, source)
+    assert "    @only_acc\n    def test_a(self, device):\n" in text
+
+
+# -- never a new finding -------------------------------------------------------
+
+
+def test_a_migration_that_would_surface_a_finding_is_refused(tmp_path: Path) -> None:
+    # Instantiating TestA makes it ACCELERATOR; test_b hard-codes CUDA, so
+    # its missing `device` cannot be added: HWC102 would be new.
+    source = IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        torch.ones(2, device=device)\n\n"
+        "    def test_b(self):\n        torch.ones(2).cuda()\n")
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    # Fixed again without the migration: test_b's own refusal goes with it.
+    assert reasons(report) == ["not migrated: it would surface HWC102 (TestA.test_b)"]
+
+
+# -- the command -------------------------------------------------------------
+
+
+def test_fix_diff_and_json_show_the_migrations(tmp_path: Path) -> None:
+    source = IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), only_for=("cpu", "cuda"))\n')
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source})
+    diff = run_cli("fix", "--unsafe", "--diff", cwd=root)
+    assert diff.returncode == 1
+    assert ('-instantiate_device_type_tests(TestA, globals(), only_for=("cpu", "cuda"))\n'
+            '+instantiate_device_type_tests(TestA, globals(), except_for=("hpu", "privateuse1"))\n') in diff.stdout
+    assert diff.stderr.splitlines()[:4] == [
+        "Would classify 1 class in 1 file (ACCELERATOR 1).",
+        "Would migrate (unsafe: review the diff), by kind:",
+        "  1 only_for several devices -> except_for the complement (ACCELERATOR)",
+        "Instantiated per device, collected as (where the machine has the device):",
+    ]
+    data = json.loads(run_cli("fix", "--unsafe", "--format", "json", cwd=root).stdout)
+    assert data["migrated"] == {"only-for-except": 1}
+    assert data["migrations"] == [{
+        "path": "test/test_a.py", "line": 6, "class_name": "TestA", "method": None, "kind": "only-for-except",
+        "classification": "ACCELERATOR", "detail": "only_for=('cpu', 'cuda') -> except_for=('hpu', 'privateuse1')",
+        "collected_as": ["TestACPU", "TestACUDA"]}]
+    assert data["moves"] == []
+    assert run_cli("check", cwd=root).returncode == 0
+
+
+def test_without_unsafe_nothing_is_migrated(tmp_path: Path) -> None:
+    source = IMPORTS + "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        pass\n"
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source})
+    proc = run_cli("fix", cwd=root)
+    assert (root / "test/test_a.py").read_text() == source
+    assert "tests take a device but the class is never instantiated" in proc.stderr
+
+
+# -- a one-device class made device-generic ------------------------------------
+
+ONE_DEVICE = (
+    "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+    "class TestOps(TestCase):\n"
+    "    def setUp(self):\n        super().setUp()\n        self.eye = torch.eye(2).xpu()  # shared\n\n"
+    "    def test_add(self):\n        a = torch.ones(2, device=\"xpu\")\n        torch.xpu.synchronize()\n"
+    "        self.assertEqual((a + a).sum().item(), 4)\n\n"
+    "    def test_mul(self, dtype=torch.float):\n        b = torch.ones(2).to(\"xpu\")\n"
+) + MAIN
+
+
+def test_a_one_device_class_becomes_an_instantiated_accelerator_class(tmp_path: Path) -> None:
+    text, report = migrate(tmp_path, ONE_DEVICE)
+    assert text == (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n\n"
+        "class TestOps(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def setUp(self):\n        super().setUp()\n        self.eye = torch.eye(2).to(self.device_type)  # shared\n\n"
+        "    def test_add(self, device):\n        a = torch.ones(2, device=device)\n        torch.accelerator.synchronize()\n"
+        "        self.assertEqual((a + a).sum().item(), 4)\n\n"
+        "    def test_mul(self, device, dtype=torch.float):\n        b = torch.ones(2).to(device)\n\n\n"
+        # allow_xpu: it still runs on XPU, where it ran; never only_for.
+        "instantiate_device_type_tests(TestOps, globals(), allow_xpu=True)\n"
+    ) + MAIN
+    assert report.migrated == {"generalize": 1}
+    assert report.classified == {"ACCELERATOR": 1}
+    (done,) = report.files[0].migrated
+    assert done.collected == ("TestOpsCPU", "TestOpsCUDA", "TestOpsXPU", "TestOpsHPU", "TestOpsPRIVATEUSE1")
+
+
+def test_device_defaults_of_an_accelerator_are_generalized(tmp_path: Path) -> None:
+    source = IMPORTS + (
+        '\n\nclass TestA(TestCase):\n    def test_a(self, device="cuda"):\n        torch.ones(2, device=device)\n')
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        "instantiate_device_type_tests(TestA, globals())\n")
+    assert report.migrated == {"generalize": 1}
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    (("torch.xpu.synchronize()", "torch.xpu.get_device_properties()"),
+     # The line in the file as written (its declaration added).
+     "line 14: torch.xpu.get_device_properties() has no device-generic equivalent (torch.xpu.get_device_properties: "
+     "device properties differ per backend)"),
+    (("self.assertEqual(", 'self.assertEqual(a.device.type == "xpu", '),
+     "TestOps names 'xpu' (line 15), which no rewrite changes: it is a test of that device"),
+    (("class TestOps(TestCase):\n", "@skipIfNoXPU\nclass TestOps(TestCase):\n"),
+     "TestOps has class decorators (skipIfNoXPU): generalize by hand"),
+    (("import torch\n", 'import torch\nDEVICE = torch.device("xpu")\n'),
+     "TestOps uses DEVICE, which the module binds to a device"),
+])
+def test_a_one_device_class_not_generalized_keeps_its_device(tmp_path: Path, change: tuple[str, str], reason: str) -> None:
+    source = ONE_DEVICE.replace(*change, 1)
+    if "DEVICE =" in source:
+        source = source.replace('device="xpu"', "device=DEVICE")
+    text, report = migrate(tmp_path, source)
+    assert "    hw_classification = HardwareClassification.XPU\n" in text
+    assert "instantiate_device_type_tests" not in text
+    (refused,) = [r for f in report.files for r in f.refused]
+    assert refused.reason == reason
+    assert report.to_dict()["not_generalized"][0]["reason"] == reason
+
+
+# -- docs/fix.md -------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
+
+
+@pytest.mark.parametrize("name", ["only-for", "device-param", "accelerator-tests", "generalize"])
+def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) -> None:
+    import re
+
+    text = DOCS.read_text()
+    blocks = dict(re.findall(rf"<!-- migration-example: {name} (\w+) -->\n```python\n(.*?)```", text, re.S))
+    assert set(blocks) == {"before", "after"}, f"docs/fix.md lost its {name} before/after example"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]})
+    proc = run_cli("fix", "--unsafe", cwd=root)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert (root / "test/test_x.py").read_text() == blocks["after"]
+    if name == "accelerator-tests":
+        left = re.search(r"For the accelerator-tests example `fix` says what it left: `(.*?)`\.", text, re.S)
+        assert left and " ".join(left.group(1).split()) in proc.stderr
+    again = run_cli("fix", "--unsafe", "--diff", cwd=root)
+    assert again.stdout == ""
+
+
+def test_an_accelerator_class_never_instantiated_gets_no_device(tmp_path: Path) -> None:
+    # Its tests would be called without one: the finding (HWC101, HWC102) stays.
+    source = ACCELERATOR + "    def test_a(self):\n        pass\n"
+    text, report = migrate(tmp_path, source)
+    assert text == source and report.files == []

@@ -1,0 +1,126 @@
+"""Properties of the class migrations of `hwlint fix --unsafe` over
+generated classes (hypothesis): every migrated file compiles, keeps its
+classes and tests, differs from the original only in the lines a migration
+may touch (declarations, imports, instantiations, `@only*` decorators, the
+`def` lines that gain or lose `device`), never touches a test whose body
+names a device or runs on CPU, and a second run changes nothing."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwlint.core.config import load_config
+from hwlint.fix.apply import apply_fixes
+from tests.conftest import lint, write_project
+
+HEADER = (
+    "import torch\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCPU, onlyCUDA\n"
+    "from torch.testing._internal.common_utils import HardwareClassification, TestCase, run_tests\n"
+)
+# (body, names a device)
+BODIES = [
+    ("pass", False),
+    ("self.assertEqual(1, 1)  # keep me", False),
+    ("torch.ones(2, device=device)", False),
+    ("torch.cuda.get_device_capability()", True),
+    ('x = torch.ones(2).to("cuda")', True),
+]
+DECORATORS = ["", "onlyCUDA", "onlyCPU"]
+# How the class is instantiated: not at all, per device, or with only_for.
+KINDS = ["declared", "never", "only_for", "only_for_one"]
+
+
+@st.composite
+def classes(draw: st.DrawFn) -> tuple[str, dict[str, tuple[str, bool, bool]]]:
+    """A module and, per test `Class.test`, (decorator, takes device, body names a device)."""
+    n = draw(st.integers(1, 3))
+    parts = [HEADER]
+    calls = []
+    expect: dict[str, tuple[str, bool, bool]] = {}
+    for c in range(n):
+        kind = draw(st.sampled_from(KINDS))
+        name = f"Test{c}"
+        lines = ["", "", f"class {name}(TestCase):"]
+        if kind == "declared":
+            lines.append("    hw_classification = HardwareClassification.ACCELERATOR")
+            lines.append("")
+        for t in range(draw(st.integers(1, 3))):
+            decorator = draw(st.sampled_from(DECORATORS))
+            device = draw(st.booleans()) or kind == "never" and t == 0
+            body, named = draw(st.sampled_from(BODIES))
+            if not device and "device=device" in body:
+                body, named = "pass", False
+            if decorator:
+                lines.append(f"    @{decorator}")
+            lines.append(f"    def test_{t}(self{', device' if device else ''}):")
+            lines.append(f"        {body}")
+            lines.append("")
+            expect[f"{name}.test_{t}"] = (decorator, device, named)
+        parts.append("\n".join(lines).rstrip("\n") + "\n")
+        if kind == "declared":
+            calls.append(f"instantiate_device_type_tests({name}, globals())")
+        elif kind == "only_for":
+            calls.append(f'instantiate_device_type_tests({name}, globals(), only_for=("cpu", "cuda"))')
+        elif kind == "only_for_one":
+            calls.append(f'instantiate_device_type_tests({name}, globals(), only_for=("cuda", "mps"))')
+    parts.append("\n\n" + "\n".join(calls) + "\n" if calls else "")
+    parts.append('\n\nif __name__ == "__main__":\n    run_tests()\n')
+    return "".join(parts), expect
+
+
+# The lines a migration may remove or add; every other line stays, in order.
+TOUCHED = re.compile(
+    r"^(\s*hw_classification = .*|\s*@only\w+|\s*def test_\w+\(.*|instantiate_device_type_tests\(.*|from torch\..*|)$")
+
+
+def _tests(source: str) -> dict[str, ast.FunctionDef]:
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name.startswith("test"):
+                    found[f"{node.name}.{item.name}"] = item
+    return found
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(classes())
+def test_migrations_change_only_what_they_say(generated: tuple[str, dict[str, tuple[str, bool, bool]]]) -> None:
+    source, expect = generated
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_project(Path(tmp) / "proj", {"test/test_g.py": source})
+        config = load_config(start=root)
+        apply_fixes(config, lint(root), unsafe=True, jobs=1)
+        text = (root / "test/test_g.py").read_text()
+        compile(text, "test_g.py", "exec")
+        again = apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1)
+        assert again.files == [], "a second run changed something"
+    before, after = source.splitlines(), text.splitlines()
+    diff = list(difflib.ndiff(before, after))
+    changed = [line[2:] for line in diff if line[:2] in ("- ", "+ ")]
+    assert all(TOUCHED.match(line) for line in changed), [c for c in changed if not TOUCHED.match(c)]
+    assert [x for x in before if not TOUCHED.match(x)] == [x for x in after if not TOUCHED.match(x)]
+    old, new = _tests(source), _tests(text)
+    assert list(old) == list(new)  # same classes, same tests, same order
+    for key, (decorator, device, named) in expect.items():
+        was, now = old[key], new[key]
+        decorators = [ast.unparse(d) for d in now.decorator_list]
+        params = [a.arg for a in now.args.args]
+        if named or decorator == "onlyCPU":
+            # A test that names a device, or runs on CPU, is never migrated.
+            assert [ast.unparse(d) for d in was.decorator_list] == decorators, key
+            assert [a.arg for a in was.args.args] == params, key
+        if decorator == "onlyCUDA" and not named:
+            assert decorators in (["onlyCUDA"], ["onlyAccelerator"]), key
+        assert params in (["self"], ["self", "device"]), key
+        if device and "device" not in params:
+            # Dropped only with GENERIC: no test of the class used `device`.
+            assert ast.unparse(now.body[0]).find("device") < 0, key
