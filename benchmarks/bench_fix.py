@@ -30,6 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 from benchmarks.corpus import generate  # noqa: E402
 
@@ -54,12 +55,13 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def copy_trees(trees: list[str], project: Path) -> None:
     """A project holding the Python files of `trees` (under tree/<name>/), checked by their test-file names."""
+    from bench_vs_test_linter import copy_python_files  # the benchmarks' shared helpers
+
     for tree in trees:
         origin = Path(tree).resolve()
         if origin == HERE.parent or HERE.parent in origin.parents:
             sys.exit(f"{origin} is inside the repository: keep real trees outside it")
-        shutil.copytree(origin, project / "tree" / origin.name, ignore=lambda folder, names: [
-            n for n in names if not n.endswith(".py") and not (Path(folder) / n).is_dir()])
+        copy_python_files(origin, project, Path("tree") / origin.name)
     (project / "pyproject.toml").write_text('[tool.hwlint]\ninclude = ["tree/**/test_*.py", "tree/**/*_test.py"]\n')
 
 
