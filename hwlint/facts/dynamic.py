@@ -3,11 +3,12 @@ or change test classes at run time (records.Dynamic)."""
 
 import ast
 import bisect
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 from hwlint.facts.prescan import line_numbers, places
 from hwlint.facts.records import Dynamic
 from hwlint.facts.vocabulary import INSTANTIATE, LazyPattern, dotted_name
+from hwlint.facts.walk import walk_lines
 
 # What the runtime may collect that the class statements do not show:
 # classes made by calls and published into the module, test methods added
@@ -145,7 +146,7 @@ class _DynamicFinder:
         once cost a third as much as parsing it."""
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _spans(stmt, lines):
-                for node in _walk_lines(stmt, lines):
+                for node in walk_lines(stmt, lines, whole_fstrings=True):
                     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
                         self.call(node, "")
 
@@ -162,31 +163,6 @@ def _spans(node: ast.AST, lines: list[int]) -> bool:
     high: int = getattr(node, "end_lineno", None) or low
     index = bisect.bisect_left(lines, low)
     return index < len(lines) and lines[index] <= high
-
-
-def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
-    """The nodes under `node` (itself included) that span one of `lines`:
-    ast.walk, pruned. The children of a node are found through its
-    `_fields` (ast.iter_child_nodes is a generator over a generator, most of
-    a walk's cost). Inside an f-string the walk is not pruned: before
-    Python 3.12 the positions of its parts are not always right."""
-    stack = [node]
-    pop, push = stack.pop, stack.append
-    while stack:
-        current = pop()
-        if type(current) is ast.JoinedStr:
-            yield from ast.walk(current)
-            continue
-        yield current
-        for name in current._fields:
-            value = getattr(current, name, None)
-            # A node without fields (`Load`, an operator) holds no call.
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST) and item._fields and _spans(item, lines):
-                        push(item)
-            elif isinstance(value, ast.AST) and value._fields and _spans(value, lines):
-                push(value)
 
 
 def _lines_of(source: str, token: str) -> list[int]:

@@ -14,6 +14,7 @@ from hwlint.facts.prescan import Places, accelerator_lines, is_skipped, line_num
 from hwlint.facts.reach import Statement, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, Import, Instantiation, Method, ModuleFacts, Site, Value
+from hwlint.facts.walk import walk_lines
 from hwlint.facts.vocabulary import (
     DEFAULT_ACCELERATORS,
     INSTANTIATE,
@@ -386,7 +387,7 @@ class _Extractor:
         distributed: dict[tuple[int, int], Site] = {}
         vocabulary = self.vocabulary
         flags = vocabulary.flags
-        for sub in _walk_lines(node, hit_lines):
+        for sub in walk_lines(node, hit_lines):
             kind = type(sub)
             if kind is ast.Call:
                 call = cast(ast.Call, sub)
@@ -554,62 +555,6 @@ def _distributed_places(found: Places, devices: frozenset[str]) -> list[int]:
                 result.append(at - len(device))
     result.sort()
     return result
-
-
-# Fields that never hold a node a walk wants: names and numbers (`id`,
-# `attr`, `level`...), and the contexts and operators (`Load`, `Add`), which
-# have neither position nor children. A Constant holds no node at all.
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "asname", "module", "level", "names", "arg",
-                          "kind", "type_comment", "conversion", "is_async", "simple", "tag", "kwd_attrs"})
-# Nodes without a position: always entered (their children have one).
-_UNPLACED = frozenset({ast.arguments, ast.comprehension, ast.withitem, ast.match_case})
-_DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _LEAF_FIELDS)
-    return fields
-
-
-def _walk_lines(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
-    """Like ast.walk, but only into nodes spanning one of `lines`: a big
-    class mentions CUDA on a few lines, and walking all of it would cost more
-    than parsing it did. The nodes come in the order of a stack fed by
-    ast.iter_child_nodes (a site found twice at one place keeps the last);
-    children are taken from the fields that can hold them (iter_child_nodes,
-    a generator over a generator, was most of the walk's cost)."""
-    stack = [node]
-    pop, push = stack.pop, stack.append
-    bisect_left = bisect.bisect_left
-    count = len(lines)
-    fields_of = _CHILD_FIELDS
-    while stack:
-        current = pop()
-        yield current
-        kind = type(current)
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = _child_fields(kind)
-        for field in fields:
-            value = getattr(current, field, None)
-            if value is None:
-                continue
-            for child in (value if type(value) is list else (value,)):
-                if child is None:  # a `**` key of a dict, a keyword-only argument without default
-                    continue
-                child_kind = type(child)
-                if child_kind not in _UNPLACED:
-                    # A decorated function or class starts at its first
-                    # decorator (ast's lineno is the `def` line).
-                    low = child.decorator_list[0].lineno if child_kind in _DECORATED and child.decorator_list \
-                        else child.lineno
-                    index = bisect_left(lines, low)
-                    if index == count or lines[index] > (child.end_lineno or low):
-                        continue
-                push(child)
 
 
 # Statements whose accelerator mentions are not module-level uses: classes
