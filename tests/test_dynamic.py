@@ -138,13 +138,13 @@ def test_the_walk_is_pruned(monkeypatch: pytest.MonkeyPatch) -> None:
     body = "".join(f"    x{i} = foo(a, b, c={i})\n" for i in range(200))
     source = f"def make(cls):\n{body}    setattr(cls, 'test_a', f)\n"
     visited = []
-    walk = dynamic._walk_lines
+    walk = dynamic.walk_lines
 
-    def counting(node: ast.AST, lines: list[int]) -> Iterator[ast.AST]:
-        for sub in walk(node, lines):
+    def counting(node: ast.AST, lines: list[int], *, whole_fstrings: bool = False) -> Iterator[ast.AST]:
+        for sub in walk(node, lines, whole_fstrings=whole_fstrings):
             visited.append(sub)
             yield sub
 
-    monkeypatch.setattr(dynamic, "_walk_lines", counting)
+    monkeypatch.setattr(dynamic, "walk_lines", counting)
     assert [d.args for d in _pruned(source)] == [("test_a",)]
     assert len(visited) < 20
