@@ -215,6 +215,14 @@ def test_device_defaults_name_the_device(tmp_path: Path) -> None:
      "the tests default to 'xpu' but the class also uses torch.cuda.get_device_capability() (line 8): classify it "
      "by hand"),
     ("    def test_a(self, devices):\n        pass\n", "a test takes `devices` (several devices): migrate by hand"),
+    # PyTorch's distributed functional tests (instantiate_parametrized_tests):
+    # instantiating them per device would leave none to collect.
+    ('    @parametrize("device", ["cpu", "cuda"])\n    @parametrize("dim", [0, 1])\n'
+     "    def test_a(self, device, dim):\n        torch.ones(dim, device=device)\n",
+     "test_a gets `device` from @parametrize, not from the device framework: migrate by hand"),
+    ('    @common_utils.parametrize("dtype, device", [(1, "cpu")])\n'
+     "    def test_a(self, dtype, device):\n        torch.ones(1, device=device)\n",
+     "test_a gets `device` from @parametrize, not from the device framework: migrate by hand"),
     ("    def test_a(self, device):\n        torch.cuda.synchronize()\n",
      "no test uses its `device`, but the class uses an accelerator (torch.cuda.synchronize(), line 8): "
      "instantiate it (ACCELERATOR) or classify it by hand"),

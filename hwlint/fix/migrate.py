@@ -508,6 +508,22 @@ def _device_param(fn: cst.FunctionDef) -> cst.Param | None:
     return None
 
 
+def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
+    """Whether a `@parametrize("name, ...", ...)`-style decorator of `fn`
+    gives it the argument `name`."""
+    for decorator in fn.decorators:
+        call = decorator.decorator
+        if not (isinstance(call, cst.Call) and _decorator_name(decorator).startswith("parametrize") and call.args):
+            continue
+        first = call.args[0].value
+        if isinstance(first, cst.SimpleString):
+            value = first.evaluated_value
+            names = value.decode("latin-1") if isinstance(value, bytes) else value
+            if name in (n.strip() for n in names.split(",")):
+                return True
+    return False
+
+
 def _default_device(node: cst.BaseExpression | None) -> str | None:
     """The device a literal default names: `"xpu"`, `"cuda:0"`, `torch.device("xpu")`."""
     if isinstance(node, cst.Call) and _dotted(node.func) == "torch.device" and node.args:
@@ -555,6 +571,13 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         return f"no test written in {m.class_name}'s body takes `device` (inherited?): migrate by hand"
     if any(p.name.value == "devices" for _, _, p in taking):
         return "a test takes `devices` (several devices): migrate by hand"
+    parametrized = next((fn for _, fn, p in taking if _parametrizes(fn, p.name.value)), None)
+    if parametrized is not None:
+        # `@parametrize("device", [...])` gives the test its device itself:
+        # instantiating the class would ask the device framework for one
+        # more, and the runtime would collect none of its tests.
+        return (f"{parametrized.name.value} gets `device` from @parametrize, not from the device framework: "
+                "migrate by hand")
     defaults = {fn.name.value: _default_device(p.default) for _, fn, p in taking if p.default is not None}
     if defaults:
         kinds = set(defaults.values())
