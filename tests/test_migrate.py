@@ -223,6 +223,9 @@ def test_device_defaults_name_the_device(tmp_path: Path) -> None:
     ('    @common_utils.parametrize("dtype, device", [(1, "cpu")])\n'
      "    def test_a(self, dtype, device):\n        torch.ones(1, device=device)\n",
      "test_a gets `device` from @parametrize, not from the device framework: migrate by hand"),
+    ("    def test_a(self, device):\n        torch.ones(1, device=device)\n\n"
+     "    def test_a_cpu(self, device):\n        torch.ones(1, device=device)\n",
+     "instantiated, test_a would be named test_a_cpu on cpu, which another test already is: rename one, then migrate"),
     ("    def test_a(self, device):\n        torch.cuda.synchronize()\n",
      "no test uses its `device`, but the class uses an accelerator (torch.cuda.synchronize(), line 8): "
      "instantiate it (ACCELERATOR) or classify it by hand"),
@@ -409,6 +412,12 @@ def test_device_defaults_of_an_accelerator_are_generalized(tmp_path: Path) -> No
      "TestOps has class decorators (skipIfNoXPU): generalize by hand"),
     (("import torch\n", 'import torch\nDEVICE = torch.device("xpu")\n'),
      "TestOps uses DEVICE, which the module binds to a device"),
+    # torch-xpu-ops' export/test_converter_xpu.py: instantiated, test_mul on
+    # CUDA would be a second test_mul_cuda, and the module would not import
+    # (--verify-runtime found it losing all 48 tests).
+    (("    def test_mul(self", "    def test_mul_cuda(self):\n        pass\n\n    def test_mul(self"),
+     "instantiated, test_mul would be named test_mul_cuda on cuda, which another test already is: rename one, "
+     "then migrate"),
 ])
 def test_a_one_device_class_not_generalized_keeps_its_device(tmp_path: Path, change: tuple[str, str], reason: str) -> None:
     source = ONE_DEVICE.replace(*change, 1)

@@ -269,6 +269,21 @@ def _collected(name: str, devices: Sequence[str]) -> tuple[str, ...]:
     return tuple(name + d.upper() for d in devices)
 
 
+def _clash(cls: cst.ClassDef, devices: Sequence[str], extend: Sequence[str]) -> str | None:
+    """Why instantiating `cls` for `devices` would break its import, or None:
+    the framework names each test `<test>_<device>`, and a test already
+    called so (`test_x` beside `test_x_cuda`) makes instantiation raise
+    "Redefinition of test" — the runtime would collect none of the module's
+    tests."""
+    names = {fn.name.value for _, fn in _tests(cls)}
+    for name in sorted(names):
+        for device in (*devices, *extend):
+            if f"{name}_{device}" in names:
+                return (f"instantiated, {name} would be named {name}_{device} on {device}, which another test "
+                        "already is: rename one, then migrate")
+    return None
+
+
 # -- text evidence -------------------------------------------------------
 
 
@@ -599,6 +614,9 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
     if used or decorated:
         if "ACCELERATOR" not in state.config.classifications:
             return "ACCELERATOR is not a configured classification"
+        clash = _clash(cls, instantiable(False, False), state.config.extend_devices)
+        if clash is not None:
+            return clash
         state.declare[index] = "ACCELERATOR"
         state.instantiate.append((index, m.class_name, ""))
         why = f"{used[0]} uses `device`" if used else f"{decorated[0]} has a device-type decorator"
@@ -774,9 +792,12 @@ def _generalize(data: bytes, m: Migration, config: Config,
     if replaced is None:
         state.declare[where] = "ACCELERATOR"
     flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+    runs = instantiable(device == "mps", device == "xpu")
+    clash = _clash(cls, runs, config.extend_devices)
+    if clash is not None:
+        return clash
     state.instantiate.append((where, m.class_name, flag))
     fixed = _write_class_level(state).bytes
-    runs = instantiable(device == "mps", device == "xpu")
     detail = (f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
               f"{len(sites)} hard-coded device{'s' if len(sites) != 1 else ''} rewritten, instantiated{flag}")
     return fixed, Done("generalize", m.class_name, m.line, "ACCELERATOR", detail, _collected(m.class_name, runs))
