@@ -11,6 +11,7 @@ it; nothing a child does stops the run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -19,7 +20,7 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 CHILD = Path(__file__).with_name("runtime_child.py")
 
@@ -222,25 +223,35 @@ def collect_served(root: Path, paths: list[str], *, python: str, attribute: str,
         finally:
             server.close()
 
+    # The guard inside the pool: children end before the pool waits for its threads.
+    with ThreadPoolExecutor(max_workers=workers) as pool, _children_guard():
+        futures = [pool.submit(work) for _ in range(workers)]
+        try:
+            for future in futures:
+                future.result()
+        except BaseException:
+            with lock:
+                todo.clear()
+            raise
+    return {path: found[path] for path in paths if path in found}
+
+
+@contextlib.contextmanager
+def _children_guard() -> Iterator[None]:
+    """While the children run: SIGTERM (a CI job cancelled) ends hwlint by
+    an exception, and any exception ends every child still running."""
     terminate = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _exit_on_signal) if terminate else None
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(work) for _ in range(workers)]
-            try:
-                for future in futures:
-                    future.result()
-            except BaseException:
-                with lock:
-                    todo.clear()
-                with _RUNNING_LOCK:
-                    for pid in _RUNNING:
-                        _end_group(pid)
-                raise
+        yield
+    except BaseException:
+        with _RUNNING_LOCK:
+            for pid in _RUNNING:
+                _end_group(pid)
+        raise
     finally:
         if terminate:
             signal.signal(signal.SIGTERM, previous)
-    return {path: found[path] for path in paths if path in found}
 
 
 def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float, jobs: int | None = None,
@@ -251,29 +262,20 @@ def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeou
     in `sources` as that text."""
     workers = max(1, jobs or os.cpu_count() or 1)
     found: dict[str, RuntimeModule] = {}
-    # SIGTERM (a CI job cancelled) ends hwlint by an exception, so that the children end too.
-    terminate = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _exit_on_signal) if terminate else None
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout,
-                                   device=device, source=(sources or {}).get(path))
-                       for path in paths]
-            try:
-                for future in futures:
-                    module = future.result()
-                    found[module.path] = module
-                    if progress is not None:
-                        progress(1, len(paths))
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                with _RUNNING_LOCK:
-                    for pid in _RUNNING:
-                        _end_group(pid)
-                raise
-    finally:
-        if terminate:
-            signal.signal(signal.SIGTERM, previous)
+    # The guard inside the pool: children end before the pool waits for its threads.
+    with ThreadPoolExecutor(max_workers=workers) as pool, _children_guard():
+        futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout,
+                               device=device, source=(sources or {}).get(path))
+                   for path in paths]
+        try:
+            for future in futures:
+                module = future.result()
+                found[module.path] = module
+                if progress is not None:
+                    progress(1, len(paths))
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return found
 
 
