@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,12 @@ def project(tmp_path: Path):
         return write_project(tmp_path / "proj", files, settings, allowlist)
 
     return make
+
+
+@pytest.fixture(scope="module")
+def torch_python() -> str:
+    """A Python with torch (the oracle tests; .ci/run makes one and names it in HWLINT_TORCH_PYTHON)."""
+    python = os.environ.get("HWLINT_TORCH_PYTHON")
+    if not python:
+        pytest.skip("HWLINT_TORCH_PYTHON is not set: these tests need a Python with torch>=2.14 (.ci/run makes one)")
+    return python

@@ -287,14 +287,6 @@ print(json.dumps(out))
 
 
 @pytest.fixture(scope="module")
-def torch_python() -> str:
-    python = os.environ.get("HWLINT_TORCH_PYTHON")
-    if not python:
-        pytest.skip("HWLINT_TORCH_PYTHON is not set: these tests need a Python with torch>=2.14 (.ci/run makes one)")
-    return python
-
-
-@pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_project(tmp_path_factory.mktemp("oracle") / "proj", SUITE, SETTINGS)
 

@@ -11,10 +11,8 @@ a test. Without that Python those tests skip, saying so.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-import pytest
 
 from hwlint.fix.apply import FileResult
 from hwlint.fix.plan import ClassMove
@@ -74,14 +72,6 @@ def test_a_module_that_does_not_import_before_is_skipped_and_one_broken_after_lo
 
 
 # -- with torch --------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def torch_python() -> str:
-    python = os.environ.get("HWLINT_TORCH_PYTHON")
-    if not python:
-        pytest.skip("HWLINT_TORCH_PYTHON is not set: these tests need a Python with torch>=2.14 (.ci/run makes one)")
-    return python
-
 
 PLAIN = """\
 import torch

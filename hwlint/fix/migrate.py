@@ -42,7 +42,7 @@ from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
 from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, SiteRewrite, not_replaceable
-from hwlint.fix.rewrite import parse_module, rewrite_source, verify_rewrites
+from hwlint.fix.rewrite import dotted_expr, parse_module, rewrite_source, verify_rewrites
 from hwlint.rules.device_decorator import is_device_specific
 
 DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
@@ -1020,13 +1020,5 @@ class _Rename(cst.CSTTransformer):
 
     def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
         if isinstance(updated_node.decorator, cst.Name) and updated_node.decorator.value == self.old:
-            return updated_node.with_changes(decorator=_name_or_attr(self.new))
+            return updated_node.with_changes(decorator=dotted_expr(self.new))
         return updated_node
-
-
-def _name_or_attr(dotted: str) -> cst.BaseExpression:
-    head, *rest = dotted.split(".")
-    node: cst.BaseExpression = cst.Name(head)
-    for part in rest:
-        node = cst.Attribute(node, cst.Name(part))
-    return node

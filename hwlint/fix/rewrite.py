@@ -71,7 +71,8 @@ def _is_computed_index(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.BinaryOperation, cst.Subscript))
 
 
-def _dotted_expr(dotted: str) -> cst.BaseExpression:
+def dotted_expr(dotted: str) -> cst.BaseExpression:
+    """`a.b.c` as a libcst expression (Names and Attributes)."""
     head, *rest = dotted.split(".")
     node: cst.BaseExpression = cst.Name(head)
     for part in rest:
@@ -191,7 +192,7 @@ class _Rewriter(cst.CSTTransformer):
         there is none."""
         found = self._device_type(site)
         if isinstance(found, str) and site.imports_torch:
-            return cst.Attribute(cst.Call(_dotted_expr("torch.accelerator.current_accelerator")), cst.Name("type"))
+            return cst.Attribute(cst.Call(dotted_expr("torch.accelerator.current_accelerator")), cst.Name("type"))
         return found
 
     def _device_type(self, site: SiteRewrite) -> cst.BaseExpression | str:
@@ -250,9 +251,9 @@ class _Rewriter(cst.CSTTransformer):
             if not site.imports_torch:
                 return self._skip(site, f"{device}, and the file does not `import torch`", call)
             # Outside a test of an instantiated class: the accelerator there is.
-            device = cst.Call(_dotted_expr("torch.accelerator.current_accelerator"))
+            device = cst.Call(dotted_expr("torch.accelerator.current_accelerator"))
         args = list(call.args)
-        replacement = cst.Call(_dotted_expr(site.equivalent.target), args=[cst.Arg(device)])
+        replacement = cst.Call(dotted_expr(site.equivalent.target), args=[cst.Arg(device)])
         args[index] = args[index].with_changes(value=replacement)
         self.done.append(site)
         return call.with_changes(args=args)
@@ -326,7 +327,7 @@ class _Rewriter(cst.CSTTransformer):
                 device_type = self.device_type(site)
                 if isinstance(device_type, str):
                     return self._skip(site, device_type, call)
-                device = cst.Call(_dotted_expr("torch.device"), args=[cst.Arg(device_type, comma=cst.Comma(
+                device = cst.Call(dotted_expr("torch.device"), args=[cst.Arg(device_type, comma=cst.Comma(
                     whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(arg.value)])
                 continue
             return self._skip(site, f".{site.name}() names a device other than the default one, or an argument .to() does not take", call)
@@ -395,7 +396,7 @@ class _Rewriter(cst.CSTTransformer):
         if len(positional) > equivalent.max_positional or not keywords <= set(equivalent.keywords):
             return self._skip(site, f"{equivalent.target} does not take the arguments {site.name}() is given here", call)
         self.done.append(site)
-        return call.with_changes(func=_dotted_expr(equivalent.target))
+        return call.with_changes(func=dotted_expr(equivalent.target))
 
 
 def parse_module(data: bytes, error: type[Exception]) -> cst.Module:
