@@ -690,9 +690,11 @@ def test_checks_fixable_count_is_what_a_plain_fix_then_classifies(tmp_path: Path
 
 
 def test_unsafe_applies_it_and_names_the_file_over_budget_without_raising_it(tmp_path: Path) -> None:
-    # Tests that name CUDA in their bodies: no migration makes them generic.
+    # Tests that name CUDA in their bodies: no migration makes them generic;
+    # kept to two devices, none moves to a class of one.
     source = DEVICE_TYPE.replace("(self, device): pass", "(self, device): torch.cuda.synchronize()").replace(
-        "def test_plain(self): pass", "def test_plain(self): torch.ones(1).cuda()")
+        "def test_plain(self): pass", "def test_plain(self): torch.ones(1).cuda()").replace(
+        "@onlyCUDA\n", "@onlyCUDAAndPRIVATEUSE1\n")
     root = adopted(tmp_path, {"test/test_ops.py": source})
     proc = run_cli("fix", "--unsafe", cwd=root)
     assert proc.returncode == 1

@@ -12,6 +12,7 @@ import pytest
 from hwlint.core.config import load_config
 from hwlint.fix.apply import FixReport, apply_fixes
 from hwlint.fix.migrate import complement, instantiable
+from hwlint.fix.plan import ClassMove
 from tests.conftest import lint, run_cli, write_project
 
 IMPORTS = (
@@ -171,14 +172,14 @@ def test_the_instantiation_joins_the_others_and_merges_the_import(tmp_path: Path
         "from torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n\n\n"
         "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
         "    @dtypes(torch.float)\n    def test_a(self, device, dtype):\n        pass\n\n\n"
-        "class TestB(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "class TestB(TestCase):\n    hw_classification = HardwareClassification.CPU\n\n"
         "    @onlyCPU\n    def test_b(self, device):\n        pass\n\n\n"
-        "instantiate_device_type_tests(TestB, globals())\n"
+        'instantiate_device_type_tests(TestB, globals(), only_for="cpu")\n'
         "instantiate_device_type_tests(TestA, globals())\n"
     ) + MAIN
-    # TestB's @onlyCPU is not migrated (it would stop running on CPU): its finding stays.
-    assert reasons(report) == ["test_b is @onlyCPU, which runs it on CPU too or names its devices: keep it in a "
-                               "class of those devices"]
+    # TestB's only test is @onlyCPU: the class is CPU's (nothing renamed).
+    assert reasons(report) == []
+    assert report.files[0].moves == (ClassMove("TestB", "TestB", ("test_b",), ("cpu",)),)
 
 
 def test_an_unused_device_parameter_is_dropped(tmp_path: Path) -> None:
@@ -280,13 +281,14 @@ def test_device_decorators_of_generic_tests_become_only_accelerator(tmp_path: Pa
 
 
 @pytest.mark.parametrize(("body", "reason", "code"), [
-    ("    @onlyCUDA\n    def test_a(self, device):\n        torch.cuda.get_device_capability()\n",
-     "test_a is @onlyCUDA and names 'cuda': a test of that device; move it to a class of that device", "HWC103"),
-    ("    @onlyCUDA\n    @skipCUDAIfNoCudnn\n    def test_a(self, device):\n        pass\n",
-     "test_a is @onlyCUDA and names 'CUDA': a test of that device; move it to a class of that device", "HWC103"),
-    ("    @onlyNativeDeviceTypes\n    def test_a(self, device):\n        pass\n",
-     "test_a is @onlyNativeDeviceTypes, which runs it on CPU too or names its devices: keep it in a class of "
+    ('    @onlyOn(["cpu", "cuda"])\n    def test_a(self, device):\n        pass\n',
+     "test_a is @onlyOn, which runs it on CPU too or names its devices: keep it in a class of those devices",
+     "HWC103"),
+    ('    @onlyNativeDeviceTypesAnd(["xla"])\n    def test_a(self, device):\n        pass\n',
+     "test_a is @onlyNativeDeviceTypesAnd, which runs it on CPU too or names its devices: keep it in a class of "
      "those devices", "HWC103"),
+    ("    @onlyCUDA\n    def test_a(self):\n        torch.cuda.synchronize()\n",
+     "test_a is @onlyCUDA and names 'cuda': a test of that device; move it to a class of that device", "HWC103"),
     ("    def test_a(self):\n        x = torch.ones(2).cuda()\n",
      "test_a takes no device and names 'cuda': make it device-generic or move it to a class of that device", "HWC102"),
     ("    @staticmethod\n    def test_a():\n        pass\n", "test_a has no `self` to put `device` after", "HWC102"),
@@ -346,7 +348,7 @@ def test_fix_diff_and_json_show_the_migrations(tmp_path: Path) -> None:
     assert data["migrations"] == [{
         "path": "test/test_a.py", "line": 6, "class_name": "TestA", "method": None, "kind": "only-for-except",
         "classification": "ACCELERATOR", "detail": "only_for=('cpu', 'cuda') -> except_for=('hpu', 'privateuse1')",
-        "collected_as": ["TestACPU", "TestACUDA"]}]
+        "collected_as": ["TestACPU", "TestACUDA"], "to_class": None}]
     assert data["moves"] == []
     assert run_cli("check", cwd=root).returncode == 0
 
@@ -448,7 +450,7 @@ def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) ->
     assert "Traceback" not in proc.stderr, proc.stderr
     assert (root / "test/test_x.py").read_text() == blocks["after"]
     if name == "accelerator-tests":
-        left = re.search(r"For the accelerator-tests example `fix` says what it left: `(.*?)`\.", text, re.S)
+        left = re.search(r"For the accelerator-tests example `fix` says where the test went: `(.*?)`\.", text, re.S)
         assert left and " ".join(left.group(1).split()) in proc.stderr
     again = run_cli("fix", "--unsafe", "--diff", cwd=root)
     assert again.stdout == ""
@@ -459,3 +461,113 @@ def test_an_accelerator_class_never_instantiated_gets_no_device(tmp_path: Path) 
     source = ACCELERATOR + "    def test_a(self):\n        pass\n"
     text, report = migrate(tmp_path, source)
     assert text == source and report.files == []
+
+
+# -- one-device tests move to a class of their device --------------------------------
+
+MOVE_HEAD = (
+    "import unittest\n"
+    "import torch\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCPU, onlyOn\n"
+    "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+)
+MOVE_CLASS = (
+    "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+    "    def helper(self):\n        return 1\n\n"
+    "    def test_keep(self, device):\n        torch.ones(2, device=device)\n\n"
+    "    # CPU only: the comment goes with it\n"
+    "    @onlyCPU\n    def test_cpu(self, device):\n        self.assertEqual(self.helper(), 1)\n\n"
+    '    @onlyOn("cuda")\n    def test_gpu(self, device):\n        torch.cuda.synchronize()\n'
+)
+
+
+def test_one_device_tests_move_to_subclasses_of_their_device(tmp_path: Path) -> None:
+    source = MOVE_HEAD + MOVE_CLASS + "\n\ninstantiate_device_type_tests(TestA, globals())\n"
+    text, report = migrate(tmp_path, source)
+    assert text == MOVE_HEAD + (
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def helper(self):\n        return 1\n\n"
+        "    def test_keep(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        "class TestACPUOnly(TestA):\n    hw_classification = HardwareClassification.CPU\n\n"
+        "    # CPU only: the comment goes with it\n"
+        "    @onlyCPU\n    def test_cpu(self, device):\n        self.assertEqual(self.helper(), 1)\n\n\n"
+        "class TestACUDAOnly(TestA):\n    hw_classification = HardwareClassification.CUDA\n\n"
+        '    @onlyOn("cuda")\n    def test_gpu(self, device):\n        torch.cuda.synchronize()\n\n\n'
+        "instantiate_device_type_tests(TestA, globals())\n"
+        'instantiate_device_type_tests(TestACPUOnly, globals(), only_for="cpu")\n'
+        'instantiate_device_type_tests(TestACUDAOnly, globals(), only_for="cuda")\n')
+    assert report.migrated == {"move-tests": 2}
+    assert report.unfixed == []
+    assert report.files[0].moves == (ClassMove("TestA", "TestACPUOnly", ("test_cpu",), ("cpu",)),
+                                      ClassMove("TestA", "TestACUDAOnly", ("test_gpu",), ("cuda",)))
+    assert [d.collected for d in report.files[0].migrated] == [("TestACPUOnlyCPU",), ("TestACUDAOnlyCUDA",)]
+
+
+def test_native_device_tests_move_to_an_accelerator_class_without_the_other_types(tmp_path: Path) -> None:
+    source = (
+        "import torch\nfrom torch.testing._internal.common_device_type import (\n"
+        "    instantiate_device_type_tests,\n    onlyNativeDeviceTypes,\n)\n"
+        "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_keep(self, device):\n        pass\n\n"
+        "    @onlyNativeDeviceTypes\n    def test_native(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for="mps", allow_xpu=True)\n')
+    text, report = migrate(tmp_path, source)
+    assert text == (
+        "import torch\nfrom torch.testing._internal.common_device_type import (\n"
+        "    instantiate_device_type_tests,\n)\n"
+        "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_keep(self, device):\n        pass\n\n\n"
+        "class TestANative(TestA):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_native(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for="mps", allow_xpu=True)\n'
+        'instantiate_device_type_tests(TestANative, globals(), allow_xpu=True, except_for=("mps", "hpu", "xla"))\n')
+    assert report.files[0].moves == (ClassMove("TestA", "TestANative", ("test_native",), ()),)
+
+
+def test_a_class_whose_tests_all_have_one_device_becomes_that_device(tmp_path: Path) -> None:
+    # Class decorators stay on it: nothing is subclassed.
+    source = MOVE_HEAD + (
+        '@unittest.skipIf(False, "never")\n'
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @onlyCPU\n    def test_cpu(self, device):\n        super().setUp()\n\n\n"
+        "instantiate_device_type_tests(TestA, globals(), except_for=\"cuda\", include_lazy=True)\n")
+    text, report = migrate(tmp_path, source)
+    assert text == source.replace("ACCELERATOR", "CPU").replace(
+        'except_for="cuda", include_lazy=True', 'only_for="cpu"')
+    assert report.files[0].moves == (ClassMove("TestA", "TestA", ("test_cpu",), ("cpu",)),)
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    (lambda s: s.replace("class TestA(TestCase):", '@unittest.skipIf(False, "never")\nclass TestA(TestCase):'),
+     "TestA has class decorators (skipIf), which a subclass would not have"),
+    (lambda s: s.replace("class TestA(TestCase):", "TestACPUOnly = None\n\n\nclass TestA(TestCase):"),
+     "the name TestACPUOnly is taken"),
+    (lambda s: s.replace("self.assertEqual(self.helper(), 1)", "super().test_keep(device)"),
+     "test_cpu uses super() or __class__, which a move changes"),
+    (lambda s: s + "TestA.alias = TestA.test_cpu\n", "test_cpu is named elsewhere in the module"),
+    (lambda s: s.replace("globals())", "globals(), 1)"),
+     "TestA's instantiate_device_type_tests call has more positional arguments than the scope"),
+])
+def test_a_move_is_refused_with_the_reason(tmp_path: Path, change, reason: str) -> None:
+    source = change(MOVE_HEAD + MOVE_CLASS.split("    @onlyOn")[0].rstrip("\n") + "\n"
+                    + "\n\ninstantiate_device_type_tests(TestA, globals())\n")
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    (left,) = report.unfixed
+    assert (left.reason, left.code, left.kind) == (f"test_cpu is @onlyCPU; not moved: {reason}", "HWC103",
+                                                   "accelerator-tests")
+
+
+def test_a_move_to_an_unconfigured_device_or_past_include_lazy_is_refused(tmp_path: Path) -> None:
+    source = MOVE_HEAD + MOVE_CLASS.split("    @onlyOn")[0].rstrip("\n") + "\n" \
+        + "\n\ninstantiate_device_type_tests(TestA, globals())\n"
+    text, report = migrate(tmp_path, source, {"classifications": ["GENERIC", "ACCELERATOR", "CUDA"]})
+    assert text == source
+    assert reasons(report) == ["test_cpu is @onlyCPU; not moved: CPU is not a configured classification"]
+    native = source.replace("@onlyCPU", "@onlyNativeDeviceTypes").replace("globals())", "globals(), include_lazy=True)")
+    text, report = migrate(tmp_path / "lazy", native)
+    assert text == native
+    assert reasons(report) == ["test_cpu is @onlyNativeDeviceTypes; not moved: include_lazy=True adds Lazy, which "
+                               "except_for cannot leave out"]

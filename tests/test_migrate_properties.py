@@ -76,18 +76,26 @@ def classes(draw: st.DrawFn) -> tuple[str, dict[str, tuple[str, bool, bool]]]:
     return "".join(parts), expect
 
 
-# The lines a migration may remove or add; every other line stays, in order.
+# The lines a migration may remove or add (a class that one-device tests
+# move to among them); every other line stays.
 TOUCHED = re.compile(
-    r"^(\s*hw_classification = .*|\s*@only\w+|\s*def test_\w+\(.*|instantiate_device_type_tests\(.*|from torch\..*|)$")
+    r"^(\s*hw_classification = .*|\s*@only\w+|\s*def test_\w+\(.*|instantiate_device_type_tests\(.*|from torch\..*"
+    r"|class Test\d+(CPUOnly|CUDAOnly|Native)\(Test\d+\):|)$")
+# A class one-device tests moved to, and the class they left.
+MOVED = re.compile(r"^(Test\d+)(?:CPUOnly|CUDAOnly|Native)$")
 
 
-def _tests(source: str) -> dict[str, ast.FunctionDef]:
+def _tests(source: str) -> dict[str, tuple[str, ast.FunctionDef]]:
+    """Each test, keyed by the class it was written in: `Test0.test_1` ->
+    (the class it is in now, its node)."""
     found = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.ClassDef):
+            moved = MOVED.match(node.name)
+            home = moved.group(1) if moved else node.name
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name.startswith("test"):
-                    found[f"{node.name}.{item.name}"] = item
+                    found[f"{home}.{item.name}"] = (node.name, item)
     return found
 
 
@@ -106,12 +114,19 @@ def test_migrations_change_only_what_they_say(generated: tuple[str, dict[str, tu
     before, after = source.splitlines(), text.splitlines()
     diff = list(difflib.ndiff(before, after))
     changed = [line[2:] for line in diff if line[:2] in ("- ", "+ ")]
-    assert all(TOUCHED.match(line) for line in changed), [c for c in changed if not TOUCHED.match(c)]
-    assert [x for x in before if not TOUCHED.match(x)] == [x for x in after if not TOUCHED.match(x)]
+    # Moved tests' lines move with them: the same lines, maybe elsewhere.
+    assert sorted(x for x in before if not TOUCHED.match(x)) == sorted(x for x in after if not TOUCHED.match(x))
+    if not any(line.startswith("class ") for line in changed):
+        assert all(TOUCHED.match(line) for line in changed), [c for c in changed if not TOUCHED.match(c)]
+        assert [x for x in before if not TOUCHED.match(x)] == [x for x in after if not TOUCHED.match(x)]
     old, new = _tests(source), _tests(text)
-    assert list(old) == list(new)  # same classes, same tests, same order
+    assert sorted(old) == sorted(new)  # the same tests, each from the class it was in
     for key, (decorator, device, named) in expect.items():
-        was, now = old[key], new[key]
+        (_, was), (where, now) = old[key], new[key]
+        if where != key.split(".")[0]:
+            # Moved: a one-device test (@onlyCPU; @onlyCUDA naming CUDA) whose class stays ACCELERATOR.
+            assert decorator == "onlyCPU" or (decorator == "onlyCUDA" and named), key
+            assert where == key.split(".")[0] + ("CPUOnly" if decorator == "onlyCPU" else "CUDAOnly"), key
         decorators = [ast.unparse(d) for d in now.decorator_list]
         params = [a.arg for a in now.args.args]
         if named or decorator == "onlyCPU":

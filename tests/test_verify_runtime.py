@@ -64,6 +64,19 @@ def test_moves_map_tests_to_the_new_class_and_its_device_classes() -> None:
     assert without.lost == ("TestMixed.test_gpu", "TestOldCUDA.test_c_cuda")
 
 
+def test_a_moved_one_device_test_is_not_lost_where_its_decorator_skipped_it() -> None:
+    # test_b was @onlyCPU: collected (skipped) in TestACUDA before; now only in TestACPUOnlyCPU.
+    before = RuntimeModule("m", (_cls("TestACPU", "test_a_cpu", "test_b_cpu", generic="TestA", device="cpu"),
+                                 _cls("TestACUDA", "test_a_cuda", "test_b_cuda", generic="TestA", device="cuda")))
+    after = RuntimeModule("m", (_cls("TestACPU", "test_a_cpu", generic="TestA", device="cpu"),
+                                _cls("TestACUDA", "test_a_cuda", generic="TestA", device="cuda"),
+                                _cls("TestACPUOnlyCPU", "test_b_cpu", generic="TestACPUOnly", device="cpu")))
+    check = compare("m", before, after, (ClassMove("TestA", "TestACPUOnly", ("test_b",), ("cpu",)),))
+    assert (check.renamed, check.lost, check.narrowed) == (1, (), ("TestACUDA.test_b_cuda",))
+    # The same tests gone, without the move's devices, are lost.
+    assert compare("m", before, after, (ClassMove("TestA", "TestACPUOnly"),)).lost == ("TestACUDA.test_b_cuda",)
+
+
 def test_a_module_that_does_not_import_before_is_skipped_and_one_broken_after_loses_all() -> None:
     broken = RuntimeModule("m", error="import failed: ModuleNotFoundError: No module named 'x'")
     assert compare("m", broken, broken).skipped == "import failed: ModuleNotFoundError: No module named 'x'"
@@ -226,3 +239,66 @@ def test_the_fork_server_survives_what_modules_do(tmp_path: Path) -> None:
     assert (found["test/test_crashes.py"].error or "").startswith("the import crashed (killed by signal 6)")
     # From the text given, not the file.
     assert [c.tests for c in found["test/test_fine.py"].classes] == [("test_a", "test_b")]
+
+
+MOVABLE = """\
+import torch
+from torch.testing._internal.common_device_type import (
+    instantiate_device_type_tests,
+    onlyCPU,
+    onlyCUDA,
+    onlyNativeDeviceTypes,
+)
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestFoo(TestCase):
+    def setUp(self):
+        super().setUp()
+        self.k = 3
+
+    def test_a(self, device):
+        self.assertEqual(self.k, 3)
+
+    @onlyCPU
+    def test_b(self, device):
+        self.assertEqual(self.k, 3)
+
+    @onlyNativeDeviceTypes
+    def test_c(self, device):
+        self.assertEqual(torch.ones(2, device=device).sum().item(), 2)
+
+    @onlyCUDA
+    def test_d(self, device):
+        torch.cuda.synchronize()
+
+
+instantiate_device_type_tests(TestFoo, globals())
+
+if __name__ == "__main__":
+    run_tests()
+"""
+
+
+def test_moving_one_device_tests_loses_none_with_torch(tmp_path: Path, torch_python: str) -> None:
+    root = write_project(tmp_path / "p", {"test/test_foo.py": MOVABLE})
+    proc = run_cli("fix", "--unsafe", "--verify-runtime", "--python", torch_python, "--format", "json", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    check = data["verify_runtime"]
+    # Before: TestFooCPU and TestFooCUDA (no allow_xpu/allow_mps), 4 tests each. After: test_a in both,
+    # test_b in TestFooCPUOnlyCPU, test_c in TestFooNativeCPU and TestFooNativeCUDA, test_d in
+    # TestFooCUDAOnlyCUDA; test_b_cuda and test_d_cpu, which their decorators skipped, are not collected.
+    assert {k: check[k] for k in ("tests_before", "tests_after", "renamed", "lost", "narrowed")} == {
+        "tests_before": 8, "tests_after": 6, "renamed": 4, "lost": 0, "narrowed": 2}
+    assert data["moves"] == [
+        {"path": "test/test_foo.py", "old": "TestFoo", "new": new} for new in ("TestFooCPUOnly", "TestFooNative",
+                                                                               "TestFooCUDAOnly")]
+    text = (root / "test/test_foo.py").read_text()
+    assert "    onlyNativeDeviceTypes,\n" not in text
+    assert text.endswith(
+        "instantiate_device_type_tests(TestFoo, globals())\n"
+        'instantiate_device_type_tests(TestFooCPUOnly, globals(), only_for="cpu")\n'
+        'instantiate_device_type_tests(TestFooNative, globals(), except_for=("hpu", "xla"))\n'
+        'instantiate_device_type_tests(TestFooCUDAOnly, globals(), only_for="cuda")\n'
+        '\nif __name__ == "__main__":\n    run_tests()\n')

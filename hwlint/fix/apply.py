@@ -308,18 +308,28 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
     otherwise."""
     if after.error is not None:
         raise RewriteError(f"the migrated file does not parse: {after.error.message}")
-    if [(c.name, [m.name for m in c.methods]) for c in before.classes] != [
-            (c.name, [m.name for m in c.methods]) for c in after.classes]:
+    moved = [d for d in done if d.kind == "move-tests"]
+    _verify_moves(before, after, moved, config)
+    # Tests moved to a new class leave theirs; a class all of whose tests
+    # went to one device keeps them (_verify_moves checked them).
+    targets = {d.to_class for d in moved if d.to_class != d.class_name}
+    gone = {(d.class_name, d.method) for d in moved if d.to_class != d.class_name}
+    retargeted = {(d.class_name, d.method) for d in moved if d.to_class == d.class_name}
+    kept = [c._replace(methods=tuple(x for x in c.methods if (c.name, x.name) not in gone)) for c in before.classes]
+    staying = [c for c in after.classes if c.name not in targets]
+    if [(c.name, [m.name for m in c.methods]) for c in kept] != [(c.name, [m.name for m in c.methods]) for c in staying]:
         raise RewriteError("the migration changed the file's classes or their tests")
     by_class = {d.class_name: d for d in done if not d.method}
-    tests = [d for d in done if d.method]
-    for old, new in zip(before.classes, after.classes):
+    tests = [d for d in done if d.method and d.kind != "move-tests"]
+    for old, new in zip(kept, staying):
         d = by_class.get(new.name)
         if d is not None and d.member is not None:
             own = [canonical_member(x, config) for x in new.declarations if x.where == "body"]
             if own != [d.member]:
                 raise RewriteError(f"{new.name} does not end up classified {d.member}")
         for was, now in zip(old.methods, new.methods):
+            if (new.name, now.name) in retargeted:
+                continue
             mine = {x.kind for x in tests if (x.class_name, x.method) == (new.name, now.name)}
             want_params, want_decorators = was.params, was.decorators
             if d is not None and d.kind == "drop-device":
@@ -349,6 +359,41 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             raise RewriteError(f"{d.class_name} still has only_for")
         if d.kind == "only-for-one" and (len(calls) != 1 or calls[0].only_for is None or len(calls[0].only_for) != 1):
             raise RewriteError(f"{d.class_name} is not instantiated for one device")
+
+
+def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done], config: Config) -> None:
+    """Each class tests were moved to is a new subclass of the class they
+    left, holds exactly them (their parameters as they were, their
+    decorators too but @onlyNativeDeviceTypes, which its except_for stands
+    for), declares what the move says and is instantiated once, for its
+    device (only_for) or, ACCELERATOR, without only_for."""
+    if not moved:
+        return
+    old = {(c.name, x.name): x for c in before.classes for x in c.methods}
+    for target in dict.fromkeys(d.to_class for d in moved):
+        mine = [d for d in moved if d.to_class == target]
+        found = [c for c in after.classes if c.name == target]
+        whole = target == mine[0].class_name
+        if len(found) != 1 or (not whole and any(c.name == target for c in before.classes)):
+            raise RewriteError(f"{target} is not one {'' if whole else 'new '}class")
+        (cls,) = found
+        if whole and [x.name for x in cls.methods] != [x.name for c in before.classes if c.name == target
+                                                         for x in c.methods]:
+            raise RewriteError(f"the migration changed {target}'s tests")
+        if not whole and (cls.bases != (mine[0].class_name,) or [x.name for x in cls.methods] != [d.method for d in mine]):
+            raise RewriteError(f"{target} is not a subclass of {mine[0].class_name} with the tests moved")
+        if [canonical_member(x, config) for x in cls.declarations if x.where == "body"] != [mine[0].member]:
+            raise RewriteError(f"{target} does not end up classified {mine[0].member}")
+        calls = [i for i in after.instantiations if i.class_name == target]
+        device = mine[0].member.lower() if mine[0].member != "ACCELERATOR" else None
+        if len(calls) != 1 or calls[0].only_for != ((device,) if device else None):
+            raise RewriteError(f"{target} is not instantiated once for {device or 'every native device'}")
+        now_by_name = {x.name: x for x in cls.methods}
+        for d in mine:
+            was, now = old[(d.class_name, d.method)], now_by_name[d.method]
+            decorators = was.decorators if device else tuple(x for x in was.decorators if x != "onlyNativeDeviceTypes")
+            if (now.params, now.decorators) != (was.params, decorators):
+                raise RewriteError(f"the move changed {target}.{now.name} other than intended")
 
 
 def _decorator_names(original: bytes, rewrites: list[SiteRewrite]) -> list[SiteRewrite]:
@@ -564,14 +609,20 @@ class FixReport:
         width = len(str(max(migrated.values())))
         lines.extend(f"  {n:>{width}} {KINDS.get(kind, kind)}" for kind, n in
                      sorted(migrated.items(), key=lambda kv: (-kv[1], kv[0])))
-        collected = [(r.path, d) for r in self.files for d in r.migrated if d.collected]
+        # A moved test's class is the one it went to; several tests moved there are one line.
+        collected = list(dict.fromkeys((r.path, d.to_class or d.class_name, d.collected)
+                                       for r in self.files for d in r.migrated if d.collected))
         if collected:
             lines.append("Instantiated per device, collected as (where the machine has the device):")
-            lines.extend(f"  {path}: {d.class_name} -> {', '.join(d.collected)}" for path, d in collected[:_LIST_AT_MOST])
+            lines.extend(f"  {path}: {name} -> {', '.join(names)}" for path, name, names in collected[:_LIST_AT_MOST])
             if len(collected) > _LIST_AT_MOST:
                 lines.append(f"  ... {len(collected) - _LIST_AT_MOST} more (`--format json` lists them)")
-        moves = [(r.path, m) for r in self.files for m in r.moves]
-        lines.extend(f"  {path}: tests of {m.old} now in {m.new}" for path, m in moves)
+        moves = [(r.path, m) for r in self.files for m in r.moves if m.old != m.new]
+        if moves:
+            lines.append("Tests moved to new classes:")
+            lines.extend(f"  {path}: tests of {m.old} now in {m.new}" for path, m in moves[:_LIST_AT_MOST])
+            if len(moves) > _LIST_AT_MOST:
+                lines.append(f"  ... {len(moves) - _LIST_AT_MOST} more (`--format json` lists them)")
         return lines
 
 

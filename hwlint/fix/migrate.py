@@ -75,7 +75,20 @@ KINDS = {
     "only-accelerator": "@only<Device> -> @onlyAccelerator",
     "add-device": "`device` parameter added",
     "generalize": "one-device class -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
+    "move-tests": "one-device test of an ACCELERATOR class -> a class of that device (a subclass; the class "
+                  "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
 }
+
+# The device a test's decorator keeps it to; "native" for
+# @onlyNativeDeviceTypes, which skips the device types that are not
+# PyTorch's own (NATIVE_DEVICES in common_utils).
+_MOVES_TO = {"onlyCPU": "cpu", "onlyCUDA": "cuda", "onlyXPU": "xpu", "onlyMPS": "mps",
+             "onlyNativeDeviceTypes": "native"}
+NATIVE = "native"
+# The device types instantiate_device_type_tests can instantiate that are
+# not native: HPU (in tree) and XLA (out of tree, by TORCH_TEST_DEVICES).
+# Lazy is added after the filter (include_lazy), so except_for cannot drop it.
+NOT_NATIVE = ("hpu", "xla")
 
 
 class MigrateError(Exception):
@@ -94,11 +107,12 @@ class Done(NamedTuple):
     detail: str
     collected: tuple[str, ...] = ()
     method: str = ""
+    to_class: str = ""  # "move-tests": the class the test is now in
 
     def to_dict(self, path: str) -> dict[str, object]:
         return {"path": path, "line": self.line, "class_name": self.class_name, "method": self.method or None,
                 "kind": self.kind, "classification": self.member, "detail": self.detail,
-                "collected_as": list(self.collected)}
+                "collected_as": list(self.collected), "to_class": self.to_class or None}
 
 
 class Refused(NamedTuple):
@@ -380,14 +394,23 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         module = _write_class_level(state)
         fixed = module.bytes
         facts = facts_of(fixed)
+    moves: list[ClassMove] = []
     if accelerator:
         # The tree as written, and the facts of its bytes: their lines match.
         module, tests_done, tests_refused = _accelerator_tests(module, accelerator, config, facts)
         done.extend(tests_done)
         refused.extend(tests_refused)
+        moved: dict[tuple[str, str], list[Done]] = {}
+        for d in tests_done:
+            if d.to_class:
+                moved.setdefault((d.class_name, d.to_class), []).append(d)
+        for (old, new), ds in moved.items():
+            member = ds[0].member or ""
+            devices = (member.lower(),) if member != "ACCELERATOR" else ()
+            moves.append(ClassMove(old, new, tuple(d.method for d in ds), devices))
         if tests_done:
             fixed = module.bytes
-    return Outcome(fixed if done else original, tuple(done), tuple(refused))
+    return Outcome(fixed if done else original, tuple(done), tuple(refused), tuple(moves))
 
 
 def _write_class_level(state: _State) -> cst.Module:
@@ -946,6 +969,8 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
         for method in info.methods:
             lines.setdefault(method.name, method.line)
         new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
+        # Tests that stay bound to a device: where they go (hwlint.fix.migrate._move).
+        moving: dict[str, list[tuple[int, cst.FunctionDef, int, list[str]]]] = {}
         for i, fn in _tests(cls):
             specific = [d for d in fn.decorators if is_device_specific(_decorator_name(d), allowed)]
             lacks = _device_param(fn) is None
@@ -970,6 +995,10 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
                 names = [_decorator_name(d) for d in specific]
                 bad = [n for n in names if n not in REPLACEABLE]
                 kept = bool(bad) or not generic
+                target = _move_target(specific) if kept else None
+                if target is not None and not lacks:
+                    moving.setdefault(target, []).append((i, fn, line, names))
+                    continue
                 if bad:
                     refused.append(Refused(m, not_replaceable(fn.name.value, bad[0]), line, "HWC103"))
                 elif not generic:
@@ -1001,6 +1030,16 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
             new_body[i] = new_fn
         if isinstance(cls.body, cst.IndentedBlock):
             body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+        placed = 0  # classes already moved out of this one: the next goes after them
+        staying = {fn.name.value for _, fn in _tests(cls)} - {fn.name.value for ts in moving.values() for _, fn, _, _ in ts}
+        for target, tests in moving.items():
+            made = _move(module, body, where, placed, m, target, tests, config, whole=not staying and len(moving) == 1)
+            if isinstance(made, str):
+                refused.extend(Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {made}", line, "HWC103")
+                               for _, fn, line, names in tests)
+                continue
+            done.extend(made)
+            placed += 1
     if not done:
         return module, done, refused
     module = module.with_changes(body=body)
@@ -1008,7 +1047,171 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
         module, local = ensure_import(module, DEVICE_TYPE_MODULE, ONLY_ACCELERATOR)
         if local != ONLY_ACCELERATOR:
             module = module.visit(_Rename(ONLY_ACCELERATOR, local))
+    if any(d.kind == "move-tests" and d.member == "ACCELERATOR" for d in done):
+        module = _drop_unused_import(module, "onlyNativeDeviceTypes")
     return module, done, refused
+
+
+def _drop_unused_import(module: cst.Module, name: str) -> cst.Module:
+    """`module` without `name` in its `from ... import` lists when nothing
+    else names it any more (the moves dropped its last uses): flake8's
+    F401 would report it. An import of it alone, or under another name,
+    stays."""
+    if len(re.findall(rf"\b{re.escape(name)}\b", module.code)) != 1:
+        return module
+
+    class Drop(cst.CSTTransformer):
+        def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
+            if isinstance(updated_node.names, cst.ImportStar) or len(updated_node.names) < 2:
+                return updated_node
+            names = list(updated_node.names)
+            for at, alias in enumerate(names):
+                if alias.asname is None and _dotted(alias.name) == name:
+                    names.pop(at)
+                    if at == len(names):  # it was last: the one now last keeps its comma (or none)
+                        names[-1] = names[-1].with_changes(comma=alias.comma)
+                    return updated_node.with_changes(names=names)
+            return updated_node
+
+    return module.visit(Drop())
+
+
+def _move_target(specific: Sequence[cst.Decorator]) -> str | None:
+    """The device a test's device decorators keep it to (`@onlyCPU` ->
+    "cpu", `@onlyOn("cuda")` -> "cuda"), NATIVE for @onlyNativeDeviceTypes
+    alone, or None when they name several or none that a class can stand for."""
+    targets = set()
+    for d in specific:
+        name = _decorator_name(d)
+        if name == "onlyOn":
+            call = d.decorator
+            named = (_strings(call.args[0].value) if isinstance(call, cst.Call) and len(call.args) == 1
+                     and call.args[0].keyword is None else None)
+            if not named or len(named) != 1:
+                return None
+            targets.add(named[0].lower())
+        elif name in _MOVES_TO:
+            targets.add(_MOVES_TO[name])
+        else:
+            return None
+    if len(targets) == 2 and NATIVE in targets:
+        targets.discard(NATIVE)  # @onlyCUDA @onlyNativeDeviceTypes: CUDA is native
+    return next(iter(targets)) if len(targets) == 1 else None
+
+
+def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed: int, m: Migration, target: str,
+          tests: Sequence[tuple[int, cst.FunctionDef, int, list[str]]], config: Config,
+          whole: bool = False) -> list[Done] | str:
+    """Move `tests` of the ACCELERATOR class at `body[where]` into a new
+    subclass of it, defined right after it and instantiated right after
+    it (after the `placed` classes moved out of it before): `class
+    TestFooCPUOnly(TestFoo)` with `only_for="cpu"` for a device, `class TestFooNative(TestFoo)` with `except_for` the types
+    that are not native for @onlyNativeDeviceTypes (which it loses). Being
+    a subclass, it has the class's setUp, helpers and attributes; the
+    class's own tests are not inherited at run time: instantiating a class
+    deletes its tests from it. When `whole` (every test of the class
+    goes), the class itself is reclassified and its instantiation changed
+    instead: nothing is renamed. `body` is changed in place; the reason
+    when the move cannot be made."""
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    name = cls.name.value
+    if target == NATIVE:
+        member, suffix = "ACCELERATOR", "Native"
+    else:
+        member, suffix = target.upper(), f"{target.upper()}Only"
+        if member not in config.classifications:
+            return f"{member} is not a configured classification"
+    if cls.decorators and not whole:
+        return f"{name} has class decorators ({_decorator_name(cls.decorators[0])}), which a subclass would not have"
+    calls = [at for at, stmt in enumerate(body) if _instantiation(stmt, name) is not None]
+    if len(calls) != 1:
+        return f"{name} is not instantiated once at the module's top level"
+    call = _instantiation(body[calls[0]], name)
+    assert call is not None
+    new_name = name if whole else name + suffix
+    code = module.code_for_node(module.with_changes(body=body))
+    if not whole and re.search(rf"\b{re.escape(new_name)}\b", code):
+        return f"the name {new_name} is taken"
+    if len(call.args) < 2 or any(a.keyword is None for a in call.args[2:]):
+        return f"{name}'s instantiate_device_type_tests call has more positional arguments than the scope"
+    keywords = {a.keyword.value: a for a in call.args[2:] if a.keyword is not None}
+    if "include_lazy" in keywords and target == NATIVE:
+        return "include_lazy=True adds Lazy, which except_for cannot leave out"
+    for _, fn, _, _ in tests if not whole else ():
+        text = module.code_for_node(fn)
+        if "super(" in text or "__class__" in text:
+            return f"{fn.name.value} uses super() or __class__, which a move changes"
+        if len(re.findall(rf"\b{re.escape(fn.name.value)}\b", code)) != 1:
+            return f"{fn.name.value} is named elsewhere in the module"
+    args = [cst.Arg(cst.Name(new_name)), call.args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    if target == NATIVE:
+        old = keywords.get("except_for")
+        named = _strings(old.value) if old is not None else ()
+        if named is None:
+            return f"{name}'s except_for is computed"
+        excluded = tuple(dict.fromkeys((*named, *NOT_NATIVE)))
+        flags = [keywords[k] for k in ("allow_mps", "allow_xpu") if k in keywords]
+        more = [*flags, cst.Arg(_string_tuple(excluded), keyword=cst.Name("except_for"))]
+        runs = f"except_for={excluded!r}"
+    else:
+        more = [cst.Arg(_string(target), keyword=cst.Name("only_for"))]
+        if target in OPT_IN:
+            more.append(cst.Arg(cst.Name("True"), keyword=cst.Name(OPT_IN[target])))
+        runs = f"only_for={target!r}"
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [a.with_changes(comma=space, equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+            if a.keyword is not None else a.with_changes(comma=space) for a in (*args, *more)]
+    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    instantiation = cst.SimpleStatementLine([cst.Expr(call.with_changes(args=args))])
+    enum_name = ensure_import(module, config.import_from, config.enum)[1]
+    moved: list[cst.BaseStatement] = []
+    ids = {id(fn) for _, fn, _, _ in tests}
+    native = {id(fn): fn.with_changes(decorators=[d for d in fn.decorators if _decorator_name(d) != "onlyNativeDeviceTypes"])
+              for _, fn, _, _ in tests} if target == NATIVE else {}
+    for _, fn, _, _ in tests:
+        moved.append(native.get(id(fn), fn))
+    if whole:
+        stmts = [native.get(id(s), s) for s in cls.body.body]
+        redeclared = _redeclare(cls.with_changes(body=cls.body.with_changes(body=stmts)), config.attribute, member)
+        if redeclared is None:
+            return f"{name} declares its classification other than in its body"
+        body[where] = redeclared
+        stmt = body[calls[0]]
+        assert isinstance(stmt, cst.SimpleStatementLine)
+        body[calls[0]] = stmt.with_changes(body=[cst.Expr(call.with_changes(args=[call.args[0], *args[1:]]))])
+        collected = (name + target.upper(),) if target != NATIVE else ()
+        return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)}, as every test of "
+                     f"{name} -> {name} is {member} ({runs})", collected, method=fn.name.value, to_class=name)
+                for _, fn, line, names in tests]
+    blank = cst.EmptyLine(indent=False)
+    new_cls = cst.ClassDef(
+        name=cst.Name(new_name), bases=[cst.Arg(cst.Name(name))], leading_lines=[blank, blank],
+        body=cls.body.with_changes(body=[_declaration(config.attribute, enum_name, member), *moved]))
+    body[where] = cls.with_changes(body=cls.body.with_changes(body=[s for s in cls.body.body if id(s) not in ids]))
+    # The instantiation first: it is after the class, and inserting the class moves it.
+    body.insert(calls[0] + 1 + placed, instantiation)
+    body.insert(where + 1 + placed, new_cls)
+    collected = (new_name + ("" if target == NATIVE else target.upper()),)
+    return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)} -> {new_name} ({member}, "
+                 f"{runs})", collected if target != NATIVE else (), method=fn.name.value, to_class=new_name)
+            for _, fn, line, names in tests]
+
+
+def _string(value: str) -> cst.SimpleString:
+    """A device name as a string literal, in double quotes (black's, and
+    PyTorch's, style); device names hold no quote or backslash."""
+    return cst.SimpleString(f'"{value}"')
+
+
+def _string_tuple(values: Sequence[str]) -> cst.Tuple:
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    elements = [cst.Element(_string(v), comma=space) for v in values]
+    if len(elements) > 1:
+        elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    else:
+        elements[-1] = elements[-1].with_changes(comma=cst.Comma())
+    return cst.Tuple(elements)
 
 
 class _Rename(cst.CSTTransformer):

@@ -44,6 +44,9 @@ class ModuleCheck(NamedTuple):
     per_device: tuple[str, ...] = ()  # ids after that per-device instantiation made of a test before
     added: tuple[str, ...] = ()  # ids after that no test before maps to
     lost: tuple[str, ...] = ()  # ids before that map to nothing after
+    # ids before of moved one-device tests on other device types, where
+    # their @only decorator skipped them: no longer collected there
+    narrowed: tuple[str, ...] = ()
     error: str | None = None  # the module no longer imports after the fix
 
 
@@ -66,6 +69,7 @@ class RuntimeCheck(NamedTuple):
             "renamed": sum(m.renamed for m in checked),
             "per_device": sum(len(m.per_device) for m in checked),
             "added": sum(len(m.added) for m in checked),
+            "narrowed": sum(len(m.narrowed) for m in checked),
             "lost": self.lost,
         }
 
@@ -77,6 +81,7 @@ class RuntimeCheck(NamedTuple):
             "lost_tests": [f"{m.path}::{test}" for m in self.modules for test in m.lost],
             "modules_checked": [{"path": m.path, "before": m.before, "after": m.after, "renamed": m.renamed,
                                  "per_device": list(m.per_device), "added": list(m.added), "lost": list(m.lost),
+                                 "narrowed": list(m.narrowed),
                                  "error": m.error}
                                 for m in self.modules if m.skipped is None],
         }
@@ -87,7 +92,9 @@ class RuntimeCheck(NamedTuple):
                  f"{'s' if t['modules'] != 1 else ''} collected before and after, {t['skipped']} skipped; "
                  f"{t['tests_before']} test{'s' if t['tests_before'] != 1 else ''} before, {t['tests_after']} after: "
                  f"{t['renamed']} renamed, "
-                 f"{t['per_device']} newly per-device, {t['added']} new, {t['lost']} lost."]
+                 f"{t['per_device']} newly per-device, {t['added']} new, {t['lost']} lost"
+                 + (f"; {t['narrowed']} no longer collected on device types their @only decorator skipped them on"
+                    if t['narrowed'] else "") + "."]
         for m in self.modules:
             if m.skipped:
                 lines.append(f"  skipped {m.path}: {m.skipped}")
@@ -117,6 +124,15 @@ def _per_device(test: str, device: str, name: str) -> bool:
     return name == stem or name.startswith(stem + "_")
 
 
+def _skipped_there(cls: RuntimeClass, test: str, moves: Sequence[ClassMove]) -> bool:
+    """Whether `test` of the per-device class `cls` is a moved one-device
+    test on a device type it no longer runs on (its decorator skipped it there)."""
+    if cls.generic is None or not cls.device_type:
+        return False
+    return any(move.old == cls.generic and move.devices and cls.device_type not in move.devices
+               and any(_per_device(t, cls.device_type, test) for t in move.tests) for move in moves)
+
+
 def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Sequence[ClassMove] = ()) -> ModuleCheck:
     """Map the tests collected before through the renames onto those
     collected after."""
@@ -133,7 +149,7 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
             by_generic.setdefault(cls.generic, []).append(cls)
     images: set[str] = set()
     per_device: set[str] = set()
-    renamed, lost = 0, []
+    renamed, lost, narrowed = 0, [], []
     for cls in before.classes:
         # The names its tests may have now: moved, and the moved device
         # class of a device class (TestFooCUDA → TestBarCUDA).
@@ -153,7 +169,7 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
                         found |= made
                         per_device |= made
             if not found:
-                lost.append(own)
+                (narrowed if _skipped_there(cls, test, moves) else lost).append(own)
                 continue
             images |= found
             if own not in found:
@@ -161,7 +177,7 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
     added = ids_after - images - ids_before
     return ModuleCheck(path, before=len(ids_before), after=len(ids_after), renamed=renamed,
                        per_device=tuple(sorted(per_device - ids_before)), added=tuple(sorted(added)),
-                       lost=tuple(sorted(lost)))
+                       lost=tuple(sorted(lost)), narrowed=tuple(sorted(narrowed)))
 
 
 def verify_runtime(root: Path, results: Sequence[FileResult], *, python: str, attribute: str, timeout: float,
