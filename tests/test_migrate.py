@@ -281,7 +281,7 @@ def test_device_decorators_of_generic_tests_become_only_accelerator(tmp_path: Pa
 
 
 @pytest.mark.parametrize(("body", "reason", "code"), [
-    ('    @onlyOn(["cpu", "cuda"])\n    def test_a(self, device):\n        pass\n',
+    ('    @onlyOn(DEVICES)\n    def test_a(self, device):\n        pass\n',
      "test_a is @onlyOn, which runs it on CPU too or names its devices: keep it in a class of those devices",
      "HWC103"),
     ('    @onlyNativeDeviceTypesAnd(["xla"])\n    def test_a(self, device):\n        pass\n',
@@ -540,8 +540,6 @@ def test_a_class_whose_tests_all_have_one_device_becomes_that_device(tmp_path: P
 
 
 @pytest.mark.parametrize(("change", "reason"), [
-    (lambda s: s.replace("class TestA(TestCase):", '@unittest.skipIf(False, "never")\nclass TestA(TestCase):'),
-     "TestA has class decorators (skipIf), which a subclass would not have"),
     (lambda s: s.replace("class TestA(TestCase):", "TestACPUOnly = None\n\n\nclass TestA(TestCase):"),
      "the name TestACPUOnly is taken"),
     (lambda s: s.replace("self.assertEqual(self.helper(), 1)", "super().test_keep(device)"),
@@ -571,3 +569,29 @@ def test_a_move_to_an_unconfigured_device_or_past_include_lazy_is_refused(tmp_pa
     assert text == native
     assert reasons(report) == ["test_cpu is @onlyNativeDeviceTypes; not moved: include_lazy=True adds Lazy, which "
                                "except_for cannot leave out"]
+
+
+def test_a_moved_test_keeps_its_class_decorators_and_a_test_that_cannot_move_stays(tmp_path: Path) -> None:
+    # What a class decorator does to the class's tests it does to the moved ones: the subclass wears it too.
+    # test_other cannot move (another test calls it): it stays, with its finding.
+    source = MOVE_HEAD + '@unittest.skipIf(False, "never")\n' + MOVE_CLASS.split("    @onlyOn")[0] + (
+        "    @onlyCPU\n    def test_other(self, device):\n        pass\n\n"
+        "    def test_calls(self, device):\n        self.test_other(device)\n"
+        "\n\ninstantiate_device_type_tests(TestA, globals())\n")
+    text, report = migrate(tmp_path, source)
+    assert '\n\n\n@unittest.skipIf(False, "never")\nclass TestACPUOnly(TestA):\n' in text
+    assert [d.method for d in report.files[0].migrated] == ["test_cpu"]
+    assert reasons(report) == ["test_other is @onlyCPU; not moved: test_other is named elsewhere in the module"]
+
+
+def test_a_test_on_several_devices_moves_to_an_accelerator_class_without_the_others(tmp_path: Path) -> None:
+    source = MOVE_HEAD + MOVE_CLASS.split("    @onlyOn")[0] + (
+        '    @onlyOn(["cuda", "xpu", "mps"])\n    def test_gpus(self, device):\n        torch.ones(1, device=device)\n'
+        "\n\ninstantiate_device_type_tests(TestA, globals(), allow_xpu=True)\n")
+    text, report = migrate(tmp_path, source)
+    # MPS is not instantiated there (no allow_mps): the test ran on CUDA and XPU.
+    assert ("class TestACUDAXPUOnly(TestA):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+            "    def test_gpus(self, device):\n") in text
+    assert text.endswith('instantiate_device_type_tests(TestACUDAXPUOnly, globals(), allow_xpu=True, '
+                         'except_for=("cpu", "hpu", "privateuse1"))\n')
+    assert report.files[0].moves[-1] == ClassMove("TestA", "TestACUDAXPUOnly", ("test_gpus",), ("cuda", "xpu"))

@@ -36,6 +36,7 @@ from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
 from hwlint.fix.edits import _declaration, _is_docstring, declare, ensure_import
 from hwlint.fix.migrate import KINDS, ONLY_ACCELERATOR, Done, MigrateError, Refused, migrate_source
+from hwlint.rules.device_decorator import is_device_specific
 from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.trial import Trial
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
@@ -387,11 +388,14 @@ def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done]
         calls = [i for i in after.instantiations if i.class_name == target]
         device = mine[0].member.lower() if mine[0].member != "ACCELERATOR" else None
         if len(calls) != 1 or calls[0].only_for != ((device,) if device else None):
-            raise RewriteError(f"{target} is not instantiated once for {device or 'every native device'}")
+            raise RewriteError(f"{target} is not instantiated once for {device or 'the devices it names'}")
         now_by_name = {x.name: x for x in cls.methods}
+        allowed = frozenset(config.allowed_only_decorators)
         for d in mine:
             was, now = old[(d.class_name, d.method)], now_by_name[d.method]
-            decorators = was.decorators if device else tuple(x for x in was.decorators if x != "onlyNativeDeviceTypes")
+            # To an ACCELERATOR class, without the device decorators its except_for stands for.
+            decorators = was.decorators if device else tuple(x for x in was.decorators
+                                                             if not is_device_specific(x, allowed))
             if (now.params, now.decorators) != (was.params, decorators):
                 raise RewriteError(f"the move changed {target}.{now.name} other than intended")
 

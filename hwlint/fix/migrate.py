@@ -406,7 +406,9 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
                 moved.setdefault((d.class_name, d.to_class), []).append(d)
         for (old, new), ds in moved.items():
             member = ds[0].member or ""
-            devices = (member.lower(),) if member != "ACCELERATOR" else ()
+            # The types the tests still run on: the device, or those an @onlyOn named (their classes).
+            devices = ((member.lower(),) if member != "ACCELERATOR"
+                       else tuple(c[len(new):].lower() for c in ds[0].collected))
             moves.append(ClassMove(old, new, tuple(d.method for d in ds), devices))
         if tests_done:
             fixed = module.bytes
@@ -970,7 +972,7 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
             lines.setdefault(method.name, method.line)
         new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
         # Tests that stay bound to a device: where they go (hwlint.fix.migrate._move).
-        moving: dict[str, list[tuple[int, cst.FunctionDef, int, list[str]]]] = {}
+        moving: dict[str | tuple[str, ...], list[tuple[int, cst.FunctionDef, int, list[str]]]] = {}
         for i, fn in _tests(cls):
             specific = [d for d in fn.decorators if is_device_specific(_decorator_name(d), allowed)]
             lacks = _device_param(fn) is None
@@ -1038,8 +1040,11 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
                 refused.extend(Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {made}", line, "HWC103")
                                for _, fn, line, names in tests)
                 continue
-            done.extend(made)
-            placed += 1
+            moved, stay = made
+            refused.extend(Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {why}", line, "HWC103")
+                           for fn, line, names, why in stay)
+            done.extend(moved)
+            placed += bool(moved) and moved[0].to_class != moved[0].class_name
     if not done:
         return module, done, refused
     module = module.with_changes(body=body)
@@ -1076,20 +1081,21 @@ def _drop_unused_import(module: cst.Module, name: str) -> cst.Module:
     return module.visit(Drop())
 
 
-def _move_target(specific: Sequence[cst.Decorator]) -> str | None:
+def _move_target(specific: Sequence[cst.Decorator]) -> str | tuple[str, ...] | None:
     """The device a test's device decorators keep it to (`@onlyCPU` ->
-    "cpu", `@onlyOn("cuda")` -> "cuda"), NATIVE for @onlyNativeDeviceTypes
-    alone, or None when they name several or none that a class can stand for."""
-    targets = set()
+    "cpu", `@onlyOn("cuda")` -> "cuda"), the devices `@onlyOn(["cuda",
+    "xpu"])` names, NATIVE for @onlyNativeDeviceTypes alone, or None when
+    they disagree or name none that a class can stand for."""
+    targets: set[str | tuple[str, ...]] = set()
     for d in specific:
         name = _decorator_name(d)
         if name == "onlyOn":
             call = d.decorator
             named = (_strings(call.args[0].value) if isinstance(call, cst.Call) and len(call.args) == 1
                      and call.args[0].keyword is None else None)
-            if not named or len(named) != 1:
+            if not named:
                 return None
-            targets.add(named[0].lower())
+            targets.add(named[0].lower() if len(named) == 1 else tuple(d.lower() for d in named))
         elif name in _MOVES_TO:
             targets.add(_MOVES_TO[name])
         else:
@@ -1099,9 +1105,22 @@ def _move_target(specific: Sequence[cst.Decorator]) -> str | None:
     return next(iter(targets)) if len(targets) == 1 else None
 
 
-def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed: int, m: Migration, target: str,
+def _several(target: tuple[str, ...], call: cst.Call, config: Config) -> tuple[str, ...] | str:
+    """The device types a test of `@onlyOn(target)` ran on in a class
+    instantiated by `call`: those it names that the call instantiates."""
+    excepted = next((a for a in call.args if a.keyword is not None and a.keyword.value == "except_for"), None)
+    named_out = _strings(excepted.value) if excepted is not None else ()
+    if named_out is None:
+        return "the class's except_for is computed"
+    out = {_normal(d, config.extend_devices) for d in named_out}
+    named = {_normal(d, config.extend_devices) for d in target}
+    return tuple(d for d in instantiable(_flag(call, "allow_mps"), _flag(call, "allow_xpu")) if d in named and d not in out)
+
+
+def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed: int, m: Migration,
+          target: str | tuple[str, ...],
           tests: Sequence[tuple[int, cst.FunctionDef, int, list[str]]], config: Config,
-          whole: bool = False) -> list[Done] | str:
+          whole: bool = False) -> tuple[list[Done], list[tuple[cst.FunctionDef, int, list[str], str]]] | str:
     """Move `tests` of the ACCELERATOR class at `body[where]` into a new
     subclass of it, defined right after it and instantiated right after
     it (after the `placed` classes moved out of it before): `class
@@ -1109,26 +1128,42 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
     that are not native for @onlyNativeDeviceTypes (which it loses). Being
     a subclass, it has the class's setUp, helpers and attributes; the
     class's own tests are not inherited at run time: instantiating a class
-    deletes its tests from it. When `whole` (every test of the class
+    deletes its tests from it; it wears the class's decorators too, so
+    that what they do to tests they do to the moved ones. A test that
+    cannot move stays, returned with why (hwlint.fix.migrate._stays). When `whole` (every test of the class
     goes), the class itself is reclassified and its instantiation changed
     instead: nothing is renamed. `body` is changed in place; the reason
     when the move cannot be made."""
     cls = body[where]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
     name = cls.name.value
-    if target == NATIVE:
-        member, suffix = "ACCELERATOR", "Native"
-    else:
-        member, suffix = target.upper(), f"{target.upper()}Only"
-        if member not in config.classifications:
-            return f"{member} is not a configured classification"
-    if cls.decorators and not whole:
-        return f"{name} has class decorators ({_decorator_name(cls.decorators[0])}), which a subclass would not have"
     calls = [at for at, stmt in enumerate(body) if _instantiation(stmt, name) is not None]
     if len(calls) != 1:
         return f"{name} is not instantiated once at the module's top level"
     call = _instantiation(body[calls[0]], name)
     assert call is not None
+    several: tuple[str, ...] = ()
+    if isinstance(target, tuple):
+        runs_on = _several(target, call, config)
+        if isinstance(runs_on, str):
+            return runs_on
+        if not runs_on:
+            return f"{name}'s instantiation makes none of {', '.join(target)}"
+        if len(runs_on) == 1 and runs_on[0] != "privateuse1":
+            target = runs_on[0]
+        else:
+            several = runs_on
+    if several:
+        member, suffix = "ACCELERATOR", "".join(d.upper() for d in several) + "Only"
+    elif target == NATIVE:
+        member, suffix = "ACCELERATOR", "Native"
+    else:
+        assert isinstance(target, str)
+        member, suffix = target.upper(), f"{target.upper()}Only"
+        if member not in config.classifications:
+            return f"{member} is not a configured classification"
+    if member not in config.classifications:
+        return f"{member} is not a configured classification"
     new_name = name if whole else name + suffix
     code = module.code_for_node(module.with_changes(body=body))
     if not whole and re.search(rf"\b{re.escape(new_name)}\b", code):
@@ -1138,14 +1173,28 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
     keywords = {a.keyword.value: a for a in call.args[2:] if a.keyword is not None}
     if "include_lazy" in keywords and target == NATIVE:
         return "include_lazy=True adds Lazy, which except_for cannot leave out"
-    for _, fn, _, _ in tests if not whole else ():
-        text = module.code_for_node(fn)
-        if "super(" in text or "__class__" in text:
-            return f"{fn.name.value} uses super() or __class__, which a move changes"
-        if len(re.findall(rf"\b{re.escape(fn.name.value)}\b", code)) != 1:
-            return f"{fn.name.value} is named elsewhere in the module"
+    # A test that cannot move stays (and is refused); the others go.
+    refused: list[tuple[cst.FunctionDef, int, list[str], str]] = []
+    going = []
+    for entry in tests:
+        _, fn, line, names = entry
+        why = None if whole else _stays(module, fn, code)
+        if why is None:
+            going.append(entry)
+        else:
+            refused.append((fn, line, names, why))
+    if not going:
+        return [], refused
+    tests = going
     args = [cst.Arg(cst.Name(new_name)), call.args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-    if target == NATIVE:
+    if several:
+        # Every type the call can instantiate but those the test ran on.
+        flags = [keywords[k] for k in ("allow_mps", "allow_xpu") if k in keywords]
+        excluded = tuple(d for d in instantiable(_flag(call, "allow_mps"), _flag(call, "allow_xpu"))
+                         if d not in several)
+        more = [*flags, cst.Arg(_string_tuple(excluded), keyword=cst.Name("except_for"))]
+        runs = f"except_for={excluded!r}"
+    elif target == NATIVE:
         old = keywords.get("except_for")
         named = _strings(old.value) if old is not None else ()
         if named is None:
@@ -1167,8 +1216,9 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
     enum_name = ensure_import(module, config.import_from, config.enum)[1]
     moved: list[cst.BaseStatement] = []
     ids = {id(fn) for _, fn, _, _ in tests}
-    native = {id(fn): fn.with_changes(decorators=[d for d in fn.decorators if _decorator_name(d) != "onlyNativeDeviceTypes"])
-              for _, fn, _, _ in tests} if target == NATIVE else {}
+    # An ACCELERATOR class's tests lose their device decorators: its except_for stands for them.
+    native = {id(fn): fn.with_changes(decorators=[d for d in fn.decorators if _decorator_name(d) not in names])
+              for _, fn, _, names in tests} if member == "ACCELERATOR" else {}
     for _, fn, _, _ in tests:
         moved.append(native.get(id(fn), fn))
     if whole:
@@ -1180,22 +1230,36 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
         stmt = body[calls[0]]
         assert isinstance(stmt, cst.SimpleStatementLine)
         body[calls[0]] = stmt.with_changes(body=[cst.Expr(call.with_changes(args=[call.args[0], *args[1:]]))])
-        collected = (name + target.upper(),) if target != NATIVE else ()
+        collected = (name + member,) if member != "ACCELERATOR" else ()
         return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)}, as every test of "
                      f"{name} -> {name} is {member} ({runs})", collected, method=fn.name.value, to_class=name)
-                for _, fn, line, names in tests]
+                for _, fn, line, names in tests], refused
     blank = cst.EmptyLine(indent=False)
     new_cls = cst.ClassDef(
         name=cst.Name(new_name), bases=[cst.Arg(cst.Name(name))], leading_lines=[blank, blank],
+        decorators=[d.with_changes(leading_lines=[]) for d in cls.decorators],
         body=cls.body.with_changes(body=[_declaration(config.attribute, enum_name, member), *moved]))
     body[where] = cls.with_changes(body=cls.body.with_changes(body=[s for s in cls.body.body if id(s) not in ids]))
     # The instantiation first: it is after the class, and inserting the class moves it.
     body.insert(calls[0] + 1 + placed, instantiation)
     body.insert(where + 1 + placed, new_cls)
-    collected = (new_name + ("" if target == NATIVE else target.upper()),)
+    collected = tuple(new_name + d.upper() for d in several) or ((new_name + member,) if member != "ACCELERATOR" else ())
     return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)} -> {new_name} ({member}, "
-                 f"{runs})", collected if target != NATIVE else (), method=fn.name.value, to_class=new_name)
-            for _, fn, line, names in tests]
+                 f"{runs})", collected, method=fn.name.value, to_class=new_name)
+            for _, fn, line, names in tests], refused
+
+
+def _stays(module: cst.Module, fn: cst.FunctionDef, code: str) -> str | None:
+    """Why a test cannot move to a subclass, or None: zero-argument
+    `super()` and `__class__` would mean the new class; a test named
+    anywhere but in a `def` (`test_y = test_x`, a skip list, another
+    test calling it) would be looked for where it no longer is."""
+    text = module.code_for_node(fn)
+    if "super(" in text or "__class__" in text:
+        return f"{fn.name.value} uses super() or __class__, which a move changes"
+    if re.search(rf"(?<!def )\b{re.escape(fn.name.value)}\b", code):
+        return f"{fn.name.value} is named elsewhere in the module"
+    return None
 
 
 def _string(value: str) -> cst.SimpleString:
