@@ -427,10 +427,20 @@ def test_a_one_device_class_not_generalized_keeps_its_device(tmp_path: Path, cha
         source = source.replace('device="xpu"', "device=DEVICE")
     text, report = migrate(tmp_path, source)
     assert "    hw_classification = HardwareClassification.XPU\n" in text
-    assert "instantiate_device_type_tests" not in text
-    (refused,) = [r for f in report.files for r in f.refused]
-    assert refused.reason == reason
+    refused = [r for f in report.files for r in f.refused]
+    assert refused[0].reason == reason
     assert report.to_dict()["not_generalized"][0]["reason"] == reason
+    # It stays XPU's, instantiated for XPU (its tests given `device`), where nothing stands in the way.
+    if "skipIfNoXPU" in source:  # (test_mul_cuda is no clash on XPU)
+        assert "instantiate_device_type_tests" not in text
+        assert report.migrated == {}
+    else:
+        assert text.endswith('\n\ninstantiate_device_type_tests(TestOps, globals(), only_for="xpu", allow_xpu=True)\n'
+                             + MAIN)
+        assert "    def test_add(self, device):\n" in text
+        assert report.migrated == {"device-class": 1}
+        assert report.classified == {"XPU": 1}
+        assert report.files[0].migrated[0].collected == ("TestOpsXPU",)
 
 
 # -- docs/fix.md -------------------------------------------------------------
@@ -438,7 +448,7 @@ def test_a_one_device_class_not_generalized_keeps_its_device(tmp_path: Path, cha
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
 
 
-@pytest.mark.parametrize("name", ["only-for", "device-param", "accelerator-tests", "generalize"])
+@pytest.mark.parametrize("name", ["only-for", "device-param", "accelerator-tests", "generalize", "device-class"])
 def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) -> None:
     import re
 

@@ -335,7 +335,7 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             want_params, want_decorators = was.params, was.decorators
             if d is not None and d.kind == "drop-device":
                 want_params = tuple(p for p in was.params if p != "device")
-            if d is not None and d.kind == "generalize" and "device" not in was.params:
+            if d is not None and d.kind in ("generalize", "device-class") and "device" not in was.params:
                 want_params = ("device", *was.params)
             if "add-device" in mine:
                 want_params = ("device", *was.params)  # after `self`, which the facts leave out
@@ -358,6 +358,8 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             raise RewriteError(f"{d.class_name} is not instantiated once for every device")
         if d.kind == "only-for-except" and (len(calls) != 1 or calls[0].only_for is not None):
             raise RewriteError(f"{d.class_name} still has only_for")
+        if d.kind == "device-class" and [(i.only_for, i.except_for) for i in calls] != [((d.member.lower(),), None)]:
+            raise RewriteError(f"{d.class_name} is not instantiated once for {d.member.lower()}")
         if d.kind == "only-for-one" and (len(calls) != 1 or calls[0].only_for is None or len(calls[0].only_for) != 1):
             raise RewriteError(f"{d.class_name} is not instantiated for one device")
 
@@ -516,7 +518,8 @@ class FixReport:
             for f in result.declared:
                 counts[f.member] = counts.get(f.member, 0) + 1
             for d in result.migrated:
-                if d.member is not None and not d.method:
+                # A class instantiated for its device keeps the declaration its fix wrote (counted above).
+                if d.member is not None and not d.method and d.kind != "device-class":
                     counts[d.member] = counts.get(d.member, 0) + 1
         return dict(sorted(counts.items()))
 

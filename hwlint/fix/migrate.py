@@ -75,6 +75,8 @@ KINDS = {
     "only-accelerator": "@only<Device> -> @onlyAccelerator",
     "add-device": "`device` parameter added",
     "generalize": "one-device class -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
+    "device-class": "one-device class that cannot be made device-generic -> instantiated for its device "
+                    "(tests take `device`, only_for)",
     "move-tests": "one-device test of an ACCELERATOR class -> a class of that device (a subclass; the class "
                   "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
 }
@@ -360,8 +362,14 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         elif m.kind == "generalize":
             made = _generalize(data, m, config, facts_of)
             if isinstance(made, str):
-                # The one-device classification hwlint.fix.apply wrote stays.
+                # The one-device classification hwlint.fix.apply wrote stays,
+                # as a class instantiated for that device when it can be.
                 refused.append(Refused(m, made))
+                as_device = _device_class(data, m, config, facts_of)
+                if isinstance(as_device, str):
+                    continue
+                data, instantiated = as_device
+                done.append(instantiated)
                 continue
         else:
             continue
@@ -826,6 +834,67 @@ def _generalize(data: bytes, m: Migration, config: Config,
     detail = (f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
               f"{len(sites)} hard-coded device{'s' if len(sites) != 1 else ''} rewritten, instantiated{flag}")
     return fixed, Done("generalize", m.class_name, m.line, "ACCELERATOR", detail, _collected(m.class_name, runs))
+
+
+def _device_class(data: bytes, m: Migration, config: Config,
+                  facts_of: Callable[[bytes], ModuleFacts]) -> tuple[bytes, Done] | str:
+    """A class bound to one device that cannot be made device-generic, as
+    a class of that device the framework instantiates: its tests take
+    `device` (their bodies still name the device, which a class of it may),
+    and it is passed to instantiate_device_type_tests with `only_for=` the
+    device (and `allow_xpu=True`/`allow_mps=True`). It then runs, renamed
+    `TestFooXPU`, where that device is, as the classification says; the
+    declaration hwlint.fix.apply wrote stays."""
+    device = m.member.lower()
+    if device == "cpu":
+        return "a CPU class is not instantiated for CPU by this migration"
+    facts = facts_of(data)
+    info = _class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        return f"class {m.class_name} not found in the facts"
+    if any(i.class_name == m.class_name for i in facts.instantiations):
+        return f"{m.class_name} is already instantiated"
+    if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
+        return f"another class of the module subclasses {m.class_name}"
+    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
+        return f"{m.class_name} is passed to a function at module level"
+    module = parse_module(data, MigrateError)
+    body = list(module.body)
+    where = _find(body, m.class_name, m.occurrence)
+    if isinstance(where, str):
+        return where
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    if cls.decorators:
+        return f"{m.class_name} has class decorators ({_decorator_name(cls.decorators[0])}): instantiate it by hand"
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return f"{m.class_name} has a one-line body"
+    new_body = list(cls.body.body)
+    added = 0
+    for i, fn in _tests(cls):
+        param = _device_param(fn)
+        if any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
+            return f"{fn.name.value} is a {_decorator_name(fn.decorators[0])}: it gets no `device`"
+        if param is None:
+            params = _with_device(fn.params)
+            if params is None:
+                return f"{fn.name.value} has no `self` to put `device` after"
+            new_body[i] = fn.with_changes(params=params)
+            added += 1
+        elif param.name.value == "devices":
+            return f"{fn.name.value} takes `devices` (several devices)"
+    kind = _normal(device, config.extend_devices)
+    clash = _clash(cls, (device,), config.extend_devices)
+    if clash is not None:
+        return clash
+    body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+    state = _State(module.with_changes(body=body), config)
+    flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+    state.instantiate.append((where, m.class_name, f', only_for="{device}"{flag}'))
+    fixed = _write_class_level(state).bytes
+    detail = (f"{m.member} class instantiated for {device}: {added} test{'s' if added != 1 else ''} given `device`, "
+              f'only_for="{device}"{flag}')
+    return fixed, Done("device-class", m.class_name, m.line, m.member, detail, _collected(m.class_name, (kind,)))
 
 
 def _one_default(data: bytes, m: Migration) -> str | None:
