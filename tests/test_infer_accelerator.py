@@ -53,7 +53,7 @@ def test_a_base_in_another_file_that_hard_codes_the_npu_is_no_generic(tmp_path: 
     assert fix == NotFixable(
         "`hw_classification = HardwareClassification.<MEMBER>`; its tests need NPU: torch.device(\"npu\") in "
         "TestUtils, test/_inductor/testutils.py:7, but NPU is not a configured classification: add it to "
-        "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured")
+        "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured", "NPU")
     assert message.startswith("test class TestAbs declares no hw_classification: add ")
 
 

@@ -62,6 +62,9 @@ class NotFixable(NamedTuple):
 
     reason: str
     kind: str = ""
+    # "not-configured": the one device the class is bound to (e.g. "NPU"),
+    # for `fix --unsafe` to try making the class device-generic.
+    device: str = ""
 
 
 FixInfo = Union[Fix, Rewrite, NotFixable, None]

@@ -316,13 +316,14 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
     targets = {d.to_class for d in moved if d.to_class != d.class_name}
     gone = {(d.class_name, d.method) for d in moved if d.to_class != d.class_name}
     retargeted = {(d.class_name, d.method) for d in moved if d.to_class == d.class_name}
-    kept = [c._replace(methods=tuple(x for x in c.methods if (c.name, x.name) not in gone)) for c in before.classes]
+    remaining = [c._replace(methods=tuple(x for x in c.methods if (c.name, x.name) not in gone)) for c in before.classes]
     staying = [c for c in after.classes if c.name not in targets]
-    if [(c.name, [m.name for m in c.methods]) for c in kept] != [(c.name, [m.name for m in c.methods]) for c in staying]:
+    if [(c.name, [m.name for m in c.methods]) for c in remaining] != [
+            (c.name, [m.name for m in c.methods]) for c in staying]:
         raise RewriteError("the migration changed the file's classes or their tests")
     by_class = {d.class_name: d for d in done if not d.method}
     tests = [d for d in done if d.method and d.kind != "move-tests"]
-    for old, new in zip(kept, staying):
+    for old, new in zip(remaining, staying):
         d = by_class.get(new.name)
         if d is not None and d.member is not None:
             own = [canonical_member(x, config) for x in new.declarations if x.where == "body"]
@@ -358,8 +359,9 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             raise RewriteError(f"{d.class_name} is not instantiated once for every device")
         if d.kind == "only-for-except" and (len(calls) != 1 or calls[0].only_for is not None):
             raise RewriteError(f"{d.class_name} still has only_for")
-        if d.kind == "device-class" and [(i.only_for, i.except_for) for i in calls] != [((d.member.lower(),), None)]:
-            raise RewriteError(f"{d.class_name} is not instantiated once for {d.member.lower()}")
+        device = (d.member or "").lower()
+        if d.kind == "device-class" and [(i.only_for, i.except_for) for i in calls] != [((device,), None)]:
+            raise RewriteError(f"{d.class_name} is not instantiated once for {device}")
         if d.kind == "only-for-one" and (len(calls) != 1 or calls[0].only_for is None or len(calls[0].only_for) != 1):
             raise RewriteError(f"{d.class_name} is not instantiated for one device")
 
@@ -388,7 +390,7 @@ def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done]
         if [canonical_member(x, config) for x in cls.declarations if x.where == "body"] != [mine[0].member]:
             raise RewriteError(f"{target} does not end up classified {mine[0].member}")
         calls = [i for i in after.instantiations if i.class_name == target]
-        device = mine[0].member.lower() if mine[0].member != "ACCELERATOR" else None
+        device = (mine[0].member or "").lower() if mine[0].member != "ACCELERATOR" else None
         if len(calls) != 1 or calls[0].only_for != ((device,) if device else None):
             raise RewriteError(f"{target} is not instantiated once for {device or 'the devices it names'}")
         now_by_name = {x.name: x for x in cls.methods}
@@ -775,7 +777,12 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
     listed = {(u.path, u.line, u.class_name, u.reason) for u in report.unfixed if u.path == plan.path}
     for r in outcome.refused:
         left = refused_unfixed(plan.path, r)
-        if r.migration.kind != "generalize" and (left.path, left.line, left.class_name, left.reason) not in listed:
+        if r.migration.kind == "generalize" and r.migration.member not in config.classifications:
+            # No classification was written for it (its device is no configured member): it is left.
+            left = left._replace(reason=f"{r.migration.evidence}; not generalized: {r.reason}", kind="not-configured")
+        elif r.migration.kind == "generalize":
+            continue
+        if (left.path, left.line, left.class_name, left.reason) not in listed:
             report.unfixed.append(left)
     if outcome.changed:
         report.files.append(outcome)

@@ -365,6 +365,8 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
                 # The one-device classification hwlint.fix.apply wrote stays,
                 # as a class instantiated for that device when it can be.
                 refused.append(Refused(m, made))
+                if m.member not in config.classifications:
+                    continue  # not configured: the class stays unclassified, with why
                 as_device = _device_class(data, m, config, facts_of)
                 if isinstance(as_device, str):
                     continue
@@ -415,7 +417,7 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         for (old, new), ds in moved.items():
             member = ds[0].member or ""
             # The types the tests still run on: the device, or those an @onlyOn named (their classes).
-            devices = ((member.lower(),) if member != "ACCELERATOR"
+            devices: tuple[str, ...] = ((member.lower(),) if member != "ACCELERATOR"
                        else tuple(c[len(new):].lower() for c in ds[0].collected))
             moves.append(ClassMove(old, new, tuple(d.method for d in ds), devices))
         if tests_done:
@@ -1012,7 +1014,7 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
     positions would cost a resolve of the whole module)."""
     words = device_words(config)
     allowed = frozenset(config.allowed_only_decorators)
-    body = list(module.body)
+    body: list[cst.BaseStatement] = list(module.body)
     done: list[Done] = []
     refused: list[Refused] = []
     needs_import = False
@@ -1273,6 +1275,7 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
         more = [*flags, cst.Arg(_string_tuple(excluded), keyword=cst.Name("except_for"))]
         runs = f"except_for={excluded!r}"
     else:
+        assert isinstance(target, str)
         more = [cst.Arg(_string(target), keyword=cst.Name("only_for"))]
         if target in OPT_IN:
             more.append(cst.Arg(cst.Name("True"), keyword=cst.Name(OPT_IN[target])))
@@ -1299,7 +1302,9 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
         stmt = body[calls[0]]
         assert isinstance(stmt, cst.SimpleStatementLine)
         body[calls[0]] = stmt.with_changes(body=[cst.Expr(call.with_changes(args=[call.args[0], *args[1:]]))])
-        collected = (name + member,) if member != "ACCELERATOR" else ()
+        collected: tuple[str, ...] = tuple(name + d.upper() for d in several)
+        if not several and member != "ACCELERATOR":
+            collected = (name + member,)
         return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)}, as every test of "
                      f"{name} -> {name} is {member} ({runs})", collected, method=fn.name.value, to_class=name)
                 for _, fn, line, names in tests], refused
@@ -1312,7 +1317,9 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
     # The instantiation first: it is after the class, and inserting the class moves it.
     body.insert(calls[0] + 1 + placed, instantiation)
     body.insert(where + 1 + placed, new_cls)
-    collected = tuple(new_name + d.upper() for d in several) or ((new_name + member,) if member != "ACCELERATOR" else ())
+    collected = tuple(new_name + d.upper() for d in several)
+    if not several and member != "ACCELERATOR":
+        collected = (new_name + member,)
     return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)} -> {new_name} ({member}, "
                  f"{runs})", collected, method=fn.name.value, to_class=new_name)
             for _, fn, line, names in tests], refused

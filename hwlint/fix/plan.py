@@ -210,6 +210,15 @@ def plan_fixes(
         fix = diag.fix
         if isinstance(fix, NotFixable):
             migration = _MIGRATIONS.get(fix.kind) if unsafe and diag.code == MissingClassification.code else None
+            if (fix.kind == "not-configured" and fix.device and unsafe and diag.code == MissingClassification.code
+                    and "ACCELERATOR" in result.config.classifications
+                    and not ancestors.get((diag.path, diag.class_name, diag.line))):
+                # A class of a device that is no configured member: only
+                # device-generic (ACCELERATOR) can classify it.
+                occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
+                plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
+                    Migration("generalize", diag.class_name, occurrence, diag.line, fix.reason, fix.device))
+                continue
             if migration is not None:
                 occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
                 plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
@@ -291,12 +300,14 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
             for m in migrations:
                 if (path, m.class_name) in subclassed:
                     plans[path].migrations.remove(m)
-                    if m.kind == "generalize":
+                    if m.kind == "generalize" and m.member in result.config.classifications:
                         continue  # the one-device classification is planned
+                    unconfigured = m.kind == "generalize"
                     left.append(Unfixed(path, m.line, m.class_name,
                                         f"{m.evidence}; a class in another file subclasses it, so instantiating it "
                                         "(which removes it from its module) would break that file: migrate by hand",
-                                        "device-not-instantiated", code=MissingClassification.code))
+                                        "not-configured" if unconfigured else "device-not-instantiated",
+                                        code=MissingClassification.code))
     allowed = frozenset(result.config.allowed_only_decorators)
     for ctx in result.contexts:
         plan = plans.get(ctx.path)

@@ -149,7 +149,9 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
             by_generic.setdefault(cls.generic, []).append(cls)
     images: set[str] = set()
     per_device: set[str] = set()
-    renamed, lost, narrowed = 0, [], []
+    renamed = 0
+    lost: list[str] = []
+    narrowed: list[str] = []
     for cls in before.classes:
         # The names its tests may have now: moved, and the moved device
         # class of a device class (TestFooCUDA → TestBarCUDA).

@@ -54,6 +54,7 @@ class Inference(NamedTuple):
     applicability: str | None  # "safe", "unsafe", or None when there is no fix
     evidence: str
     kind: str = ""  # a key of REASONS
+    device: str = ""  # "not-configured": the one member the class is bound to
 
     def as_fix(self) -> Fix | None:
         if self.member is None or self.applicability is None:
@@ -110,9 +111,11 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
         evidence = (None if own else needs.evidence(member)) or f"every accelerator use in the class is {member}"
         if member in members:
             return _known(member, "unsafe", evidence, members, "one-device")
-        if needs.first is not None:
-            return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
-                             "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured")
+        # An out-of-tree device's class (NPU's, in Ascend's tests): what to
+        # do is to configure it or generalize the class, whatever else it probes.
+        return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
+                         "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured",
+                         member)
     if cls.probes or cls.devices or device_decorators or len(hints) > 1:
         return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
                          "mixed-accelerator-use")

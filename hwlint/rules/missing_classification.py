@@ -138,13 +138,17 @@ class MissingClassification(Rule):
             "class TestA(TestCase):\n    @onlyCUDA\n    def test_a(self): pass\n",
             expect=((1, 1),),
             messages=("add `hw_classification = HardwareClassification.CUDA` (every accelerator use in the class is CUDA)",),
+            # `fix --unsafe` also instantiates it for CUDA, its test given `device` (hwlint.fix.migrate).
             unsafe_fixed=(
                 'from torch.testing._internal.common_utils import HardwareClassification\n'
+                'from torch.testing._internal.common_device_type import instantiate_device_type_tests\n'
                 'class TestA(TestCase):\n'
                 '    hw_classification = HardwareClassification.CUDA\n'
                 '\n'
                 '    @onlyCUDA\n'
-                '    def test_a(self): pass\n'
+                '    def test_a(self, device): pass\n'
+                '\n\n'
+                'instantiate_device_type_tests(TestA, globals(), only_for="cuda")\n'
             ),
         ),
         Example(
@@ -219,7 +223,7 @@ class MissingClassification(Rule):
                 info.facts.column,
                 message(info.facts.name, attribute, hint, inherited),
                 info.facts.name,
-                fix if fix is not None else NotFixable(hint, guess.kind),
+                fix if fix is not None else NotFixable(hint, guess.kind, guess.device),
             )
 
 
