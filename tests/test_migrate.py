@@ -104,6 +104,20 @@ def test_only_for_a_module_constant_is_read(tmp_path: Path) -> None:
     assert 'only_for = ("cpu", "npu")\n' in text  # the constant stays: other code may read it
 
 
+@pytest.mark.parametrize("only_for", ['"npu"', '("npu", "privateuse1")'])
+def test_only_for_one_unconfigured_device_becomes_accelerator_without_the_others(tmp_path: Path, only_for: str) -> None:
+    # NPU is no configured member: the blacklist approach, as for several devices.
+    source = IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    def test_a(self, device):\n        pass\n\n\n"
+        f"instantiate_device_type_tests(TestA, globals(), only_for={only_for})\n")
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        pass\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for=("cpu", "cuda", "hpu"))\n')
+    assert report.migrated == {"only-for-except": 1}
+
+
 @pytest.mark.parametrize(("head", "call", "reason"), [
     ('if torch.cuda.is_available():\n    device_types = ("cuda",)\nelse:\n    device_types = ("cpu", "cuda")\n',
      "only_for=device_types",
@@ -113,8 +127,6 @@ def test_only_for_a_module_constant_is_read(tmp_path: Path) -> None:
      "only_for is not given by keyword, or except_for is given too: migrate by hand"),
     ("", 'only_for=("mps", "xpu")',
      "only_for=('mps', 'xpu') names no device this call can instantiate: it runs nowhere; fix it by hand"),
-    ("", 'only_for=("npu", "privateuse1")',
-     "only_for instantiates only 'npu' here, which is not a configured classification: add it to `classifications`"),
 ])
 def test_only_for_refusals_say_why(tmp_path: Path, head: str, call: str, reason: str) -> None:
     source = IMPORTS + head + (

@@ -501,12 +501,16 @@ def _only_for(state: _State, m: Migration, index: int, facts: ModuleFacts) -> Do
         quote = "'"
     if not runs:
         return f"only_for={named!r} names no device this call can instantiate: it runs nowhere; fix it by hand"
+    member = None
     if len(kinds) == 1:
         device = runs[0]
         member = next((c for c in state.config.classifications if c == device.upper() or c == kinds[0].upper()), None)
-        if member is None:
+        if member is None and "ACCELERATOR" not in state.config.classifications:
             return (f"only_for{source} instantiates only {device!r} here, which is not a configured classification: "
                     "add it to `classifications`")
+    # One device that is no configured member (a PrivateUse1 backend's):
+    # ACCELERATOR with except_for the others, as for several.
+    if member is not None:
         new_arg = arg.with_changes(value=cst.SimpleString(f"{quote}{device}{quote}"))
         state.body[at] = _with_call(state.body[at], call.with_changes(
             args=[new_arg if i == position else a for i, a in enumerate(call.args)]))

@@ -280,7 +280,8 @@ def plan_fixes(
 
 # What `--unsafe` tries in place of leaving a class for a human: the kind of
 # a NotFixable (hwlint.rules.infer.REASONS) -> the migration (hwlint.fix.migrate).
-_MIGRATIONS = {"only-for-several": "only-for", "device-not-instantiated": "device-param"}
+_MIGRATIONS = {"only-for-several": "only-for", "only-for-unconfigured": "only-for",
+               "device-not-instantiated": "device-param"}
 
 
 def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: set[str] | None) -> list[Unfixed]:

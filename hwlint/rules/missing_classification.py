@@ -191,6 +191,13 @@ class MissingClassification(Rule):
             expect=((1, 1),),
             messages=("instantiated with only_for='privateuse1' (one device), which is not a configured "
                       "classification: add it to `classifications`",),
+            # `fix --unsafe`: ACCELERATOR, blacklisting the other devices (hwlint.fix.migrate).
+            unsafe_fixed=(
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+                "    def test_a(self, device): pass\n\n"
+                "instantiate_device_type_tests(TestA, globals(), except_for=('cpu', 'cuda', 'hpu'))\n"
+            ),
         ),
         Example(
             "class _OpsTests(object):\n    def test_a(self, device): pass\n",
