@@ -1,6 +1,6 @@
 """How far `hwlint fix` takes a migration toward an empty allowlist, on any trees.
 
-    python benchmarks/bench_migrate.py TREE [TREE...] [--json FILE] [--verify-runtime]
+    python benchmarks/bench_migrate.py TREE [TREE...] [--json FILE] [--verify-runtime] [--setting TOML]...
 
 The trees (folders of test files, e.g. an accelerator backend's `test/`)
 are outside this repository and are never written: their Python files are
@@ -80,8 +80,9 @@ def listed(project: Path) -> list[str]:
             if line.strip() and not line.lstrip().startswith("#")]
 
 
-def make_project(trees: Sequence[Path], project: Path) -> int:
-    """The trees' Python files under `tree/<name>/`; the number of test files."""
+def make_project(settings: Sequence[str], trees: Sequence[Path], project: Path) -> int:
+    """The trees' Python files under `tree/<name>/`, with `settings` (lines
+    of `[tool.hwlint]`) after the include; the number of test files."""
     names: set[str] = set()
     tests = 0
     for tree in trees:
@@ -90,7 +91,7 @@ def make_project(trees: Sequence[Path], project: Path) -> int:
             name += "_"
         names.add(name)
         tests += len(copy_python_files(tree, project, Path("tree") / name))
-    (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    (project / "pyproject.toml").write_text(SETTINGS + "".join(f"{line}\n" for line in settings), encoding="utf-8")
     return tests
 
 
@@ -188,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--torch-python", default=os.environ.get("HWLINT_TORCH_PYTHON"),
                         help="the Python with torch for --verify-runtime (default: $HWLINT_TORCH_PYTHON)")
     parser.add_argument("--keep", type=Path, help="keep the projects in this (new) folder")
+    parser.add_argument("--setting", action="append", default=[], metavar="TOML",
+                        help="a line of [tool.hwlint] for the project, e.g. 'classifications = [..., \"NPU\"]' "
+                             "(repeatable)")
     args = parser.parse_args(argv)
     trees = [tree.resolve() for tree in args.trees]
     for tree in trees:
@@ -203,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         work.mkdir(parents=True, exist_ok=bool(not args.keep))
         adopted = work / "adopted"
         adopted.mkdir()
-        tests = make_project(trees, adopted)
+        tests = make_project(args.setting, trees, adopted)
         init = hwlint(adopted, "allowlist", "init", env=env)
         if init.returncode != 0:
             print(f"bench_migrate: `hwlint allowlist init` failed: {init.stderr.strip()}", file=sys.stderr)
@@ -224,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for text, ok in targets.items():
         print(f"{'PASS' if ok else 'FAIL'}  {text}")
     if args.json:
-        figures = {"trees": [str(t) for t in trees], "test_files": tests, "listed_at_init": initial,
+        figures = {"settings": args.setting, "trees": [str(t) for t in trees], "test_files": tests, "listed_at_init": initial,
                    "runs": runs, "targets": targets}
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0 if all(targets.values()) else 1
