@@ -139,3 +139,56 @@ def test_migrations_change_only_what_they_say(generated: tuple[str, dict[str, tu
         if device and "device" not in params:
             # Dropped only with GENERIC: no test of the class used `device`.
             assert ast.unparse(now.body[0]).find("device") < 0, key
+
+
+# One-device classes that cannot be made device-generic (their bodies use
+# CUDA-only APIs): each becomes CUDA's, instantiated for it, its tests
+# given `device` and nothing else changed.
+CUDA_ONLY = ["torch.cuda.get_device_capability()", 'self.assertTrue(torch.cuda.get_device_name(0) != "")',
+             "torch.cuda.get_device_properties(0)  # keep me"]
+
+
+@st.composite
+def cuda_classes(draw: st.DrawFn) -> tuple[str, int]:
+    parts = [HEADER]
+    n = draw(st.integers(1, 3))
+    for c in range(n):
+        lines = ["", "", f"class TestC{c}(TestCase):"]
+        for t in range(draw(st.integers(1, 3))):
+            if draw(st.booleans()):
+                lines.append("    @onlyCUDA")
+            # (A test taking an unused `device` makes it the device-parameter migration's, which leaves
+            # such a class to a human: test_migrate.py covers that.)
+            lines.append(f"    def test_{t}(self{draw(st.sampled_from(['', ', n=1']))}):")
+            lines.append(f"        {draw(st.sampled_from(CUDA_ONLY))}")
+            lines.append("")
+        parts.append("\n".join(lines).rstrip("\n") + "\n")
+    parts.append('\n\nif __name__ == "__main__":\n    run_tests()\n')
+    return "".join(parts), n
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(cuda_classes())
+def test_a_one_device_class_is_instantiated_for_its_device_and_nothing_else_changes(generated: tuple[str, int]) -> None:
+    source, n = generated
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_project(Path(tmp) / "proj", {"test/test_g.py": source})
+        config = load_config(start=root)
+        report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
+        text = (root / "test/test_g.py").read_text()
+        compile(text, "test_g.py", "exec")
+        assert apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1).files == []
+    assert report.migrated == {"device-class": n}
+    tree = ast.parse(text)
+    calls = [ast.unparse(s) for s in tree.body if isinstance(s, ast.Expr)]
+    assert calls == [f"instantiate_device_type_tests(TestC{c}, globals(), only_for='cuda')" for c in range(n)]
+    old, new = _tests(source), _tests(text)
+    assert sorted(old) == sorted(new)
+    for key, (_, was) in old.items():
+        now = new[key][1]
+        assert [a.arg for a in now.args.args] == ["self", "device", *[a.arg for a in was.args.args][1:]], key
+        assert [ast.dump(d) for d in now.decorator_list] == [ast.dump(d) for d in was.decorator_list], key
+        assert [ast.dump(s) for s in now.body] == [ast.dump(s) for s in was.body], key
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            assert ast.unparse(node.body[0]) == "hw_classification = HardwareClassification.CUDA"
