@@ -30,12 +30,13 @@ from hwlint.infra.pool import run_in_pool
 from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.core.config import Config
 from hwlint.facts.collect import FactsOptions
-from hwlint.core.diagnostics import Diagnostic
+from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
 from hwlint.fix.edits import _declaration, _is_docstring, declare, ensure_import
 from hwlint.fix.migrate import KINDS, ONLY_ACCELERATOR, Done, MigrateError, Refused, migrate_source
+from hwlint.rules import COUNTED
 from hwlint.rules.device_decorator import is_device_specific
 from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.trial import Trial
@@ -688,7 +689,8 @@ def apply_fixes(
     done: dict[str, FileResult] = {}
     recorded = 0
     migrating = [plan.path for plan in plans if plan.migrations]
-    trial = Trial(result) if migrating else None
+    budgets = _budgets(result) if unsafe else {}
+    trial = Trial(result) if migrating or budgets else None
     # The subclasses in other files of each migrating file's classes, once
     # for the run: migrations keep class names, so the run's facts tell.
     reached: dict[str, dict[str, set[tuple[str, str]]]] = {}
@@ -701,6 +703,9 @@ def apply_fixes(
         if trial is not None and outcome.migrated:
             outcome = _judged(config, trial, by_path[outcome.path], facts[outcome.path], outcome,
                               reached.get(outcome.path, {}))
+        if trial is not None and outcome.path in budgets:
+            outcome = _within_budget(config, trial, by_path[outcome.path], facts[outcome.path], outcome,
+                                     budgets[outcome.path], report)
         done[outcome.path] = outcome
         while recorded < len(plans) and plans[recorded].path in done:
             _record(config, plans[recorded], done.pop(plans[recorded].path), report, write)
@@ -757,6 +762,50 @@ def _judged(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, o
 
 # Each retry drops at least one migration; a file rarely needs more than two.
 _MAX_RETRIES = 4
+
+
+def _budgets(result: CheckResult) -> dict[str, int]:
+    """The budget of each allowlisted file (`fix` checks with the allowlist
+    exempting nothing, so it is read here)."""
+    allowlist = result.allowlist
+    if allowlist is None:
+        from hwlint.allowlist.model import load_allowlist
+
+        try:
+            allowlist = load_allowlist(result.config.root, result.config.allowlist, layout=False)
+        except UserError:  # an unreadable list is check's to report, not fix's to guard
+            return {}
+    return {path: entry.budget for path, entry in allowlist.entries.items()}
+
+
+def _within_budget(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, outcome: FileResult,
+                   budget: int, report: FixReport) -> FileResult:
+    """`outcome`, or, when it would put its allowlisted file over its budget
+    (an unsafe ACCELERATOR whose tests keep their device decorators: one
+    HWC001 becomes several HWC103), the file fixed again without the
+    classes that keep findings: even `--unsafe` never turns a passing
+    `check` into a failing one (the class is left, saying what it would
+    surface, and the budget still counts it once)."""
+    fixes, migrations = list(plan.fixes), list(plan.migrations)
+    for _ in range(_MAX_RETRIES):
+        if outcome.fixed is None or not outcome.changed:
+            return outcome
+        found = [d for d in trial.lint(_facts_of(plan.path, outcome.fixed, config)) if d.code in COUNTED]
+        if len(found) <= budget:
+            return outcome
+        changed = {f.class_name for f in fixes} | {m.class_name for m in migrations}
+        culprits = {d.class_name for d in found if d.class_name in changed}
+        if not culprits:
+            return outcome
+        codes = ", ".join(sorted({d.code for d in found if d.class_name in culprits}))
+        reason = (f"not applied: the file would have {len(found)} violations, over its budget of {budget} "
+                  f"({codes}): fix those tests first")
+        report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, reason, "over-budget", f.member,
+                                      tuple(codes.split(", ")), code=f.code) for f in fixes if f.class_name in culprits)
+        fixes = [f for f in fixes if f.class_name not in culprits]
+        migrations = [m for m in migrations if m.class_name not in culprits]
+        outcome = fix_file(config.root, FilePlan(plan.path, fixes, plan.rewrites, migrations), before, config)
+    return outcome
 
 
 def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixReport, write: bool) -> None:

@@ -103,6 +103,9 @@ class Unfixed(NamedTuple):
                     "fix those tests, or apply with --unsafe and fix them then")
         if self.kind == "unsafe":
             return f"unsafe fix to {self.member}: apply with --unsafe"
+        if self.kind == "over-budget":
+            return (f"{self.member} would put its allowlisted file over budget ({', '.join(self.surfaced)}): "
+                    "fix those tests first")
         if self.kind == "not-fixed":
             return "not fixed: the rewrite failed"
         if self.kind == "lost-tests":
