@@ -10,7 +10,7 @@ import warnings
 from typing import Iterable, Iterator, Sequence, cast
 
 from hwlint.facts.dynamic import dynamic_sites
-from hwlint.facts.prescan import Places, accelerator_lines, is_skipped, line_numbers, noqa_comments, split_lines
+from hwlint.facts.prescan import Lines, Places, accelerator_lines, is_skipped, line_numbers, noqa_comments
 from hwlint.facts.reach import Statement, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, Import, Instantiation, Method, ModuleFacts, Site, Value
@@ -825,7 +825,7 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
                    accelerators: Accelerators = DEFAULT_ACCELERATORS) -> ModuleFacts:
     """Reduce one module's source to facts. Never raises on bad source: a
     module Python would refuse is a ModuleFacts with `error` set."""
-    lines = split_lines(source)
+    lines = Lines(source)  # split only if something reads them all
     if is_skipped(source):
         return ModuleFacts(path, skip_file=True, lines=len(lines))
     noqa = noqa_comments(source, lines)
@@ -865,14 +865,14 @@ def facts_from_tree(
     source: str,
     tree: ast.Module,
     *,
-    lines: list[str] | None = None,
+    lines: Sequence[str] | None = None,
     enum: str = "HardwareClassification",
     attribute: str = "hw_classification",
     accelerators: Accelerators = DEFAULT_ACCELERATORS,
 ) -> ModuleFacts:
     """Facts from an already parsed module (the flake8 plugin gets the tree
     from flake8). `noqa` is left empty: the caller reads comments its way."""
-    lines = lines if lines is not None else split_lines(source)
+    lines = lines if lines is not None else Lines(source)
     extractor = _Extractor(lines, attribute, source if "\r" not in source else None, accelerators)
     try:
         extractor.block(tree.body, Branch(), {})

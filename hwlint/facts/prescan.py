@@ -3,7 +3,8 @@
 an accelerator)."""
 
 import re
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, Iterable, overload
 
 from hwlint.facts.vocabulary import ANCHOR, DEFAULT_ACCELERATORS, LazyPattern, Vocabulary, vocabulary_for
 
@@ -19,6 +20,52 @@ def split_lines(source: str) -> list[str]:
     if "\r" not in source:
         return source.split("\n")  # the same lines, several times faster
     return _NEWLINE.split(source)
+
+
+def line_at(text: str, at: int) -> str:
+    """The line of `text` (`\\n` line ends) that holds the place `at`,
+    without splitting the others."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start:] if end == -1 else text[start:end]
+
+
+class Lines(Sequence[str]):
+    """A module's lines (split_lines), split on first use: most modules need
+    only how many there are (one count of newlines) and the few lines that
+    hold a token, which their readers take from the text (line_at); splitting
+    every line of every module cost more than the rest of the pre-scan."""
+
+    __slots__ = ("_source", "_lines", "_count")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._lines: list[str] | None = None
+        self._count = -1
+
+    def all(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self._source)
+        return self._lines
+
+    def __len__(self) -> int:
+        if self._count < 0:
+            # Without "\r", split_lines is source.split("\n"): one line more than newlines.
+            source = self._source
+            self._count = len(self.all()) if "\r" in source else source.count("\n") + 1
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        return self.all()[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.all())
 
 
 def is_skipped(source: str) -> bool:
@@ -50,6 +97,18 @@ def line_numbers(text: str, positions: Iterable[int]) -> list[int]:
     return found
 
 
+def _lines_holding(text: str, positions: Iterable[int]) -> Iterator[tuple[int, str]]:
+    """(number, text) of the lines (`\\n`-separated) that hold these places
+    of `text`, given in order: each line once."""
+    line, counted, last = 1, 0, 0
+    for at in positions:
+        line += text.count("\n", counted, at)
+        counted = at
+        if line != last:
+            last = line
+            yield line, line_at(text, at)
+
+
 def noqa_comments(source: str, lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
     """The `# noqa` comments by line: the codes each names, None for every code."""
     found: dict[int, frozenset[str] | None] = {}
@@ -58,9 +117,9 @@ def noqa_comments(source: str, lines: Sequence[str]) -> dict[int, frozenset[str]
         return found
     if source.isascii() and "\r" not in source:
         # The lines holding "noqa", from its places in the text (lowering
-        # ASCII keeps every character where it is): not every line lowered.
-        numbers = line_numbers(lowered, places(lowered, "noqa"))
-        candidates: Iterable[tuple[int, str]] = ((n, lines[n - 1]) for n in numbers)
+        # ASCII keeps every character where it is): not every line lowered,
+        # nor every line split.
+        candidates: Iterable[tuple[int, str]] = _lines_holding(source, places(lowered, "noqa"))
     else:
         candidates = ((n, line) for n, line in enumerate(lines, start=1) if "noqa" in line.lower())
     for number, line in candidates:
@@ -159,7 +218,8 @@ def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | 
     """Sorted 1-based numbers of the lines that mention an accelerator.
 
     `text` is the module with `\n` line ends (the source itself when it has
-    no `\r`), `lines` its lines; `found`: its Places, when the caller has them."""
+    no `\r`), `lines` its lines (each candidate line is taken from `text`:
+    the same line); `found`: its Places, when the caller has them."""
     vocabulary = vocabulary or vocabulary_for(DEFAULT_ACCELERATORS)
     pattern = vocabulary.text
     positions = (found or Places(text, vocabulary)).accelerators()
@@ -172,6 +232,6 @@ def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | 
         previous = at
         if line != checked:  # a line with several tokens is matched once
             checked = line
-            if pattern.search(lines[line - 1]):
+            if pattern.search(line_at(text, at)):
                 result.append(line)
     return result

@@ -37,6 +37,7 @@ def walk_lines(node: ast.AST, lines: list[int], *, whole_fstrings: bool = False)
     pop, push = stack.pop, stack.append
     bisect_left = bisect.bisect_left
     count = len(lines)
+    hit = set(lines)
     fields_of = _CHILD_FIELDS
     while stack:
         current = pop()
@@ -57,11 +58,17 @@ def walk_lines(node: ast.AST, lines: list[int], *, whole_fstrings: bool = False)
                     continue
                 child_kind = type(child)
                 if child_kind not in _UNPLACED:
-                    # A decorated function or class starts at its first
-                    # decorator (ast's lineno is the `def` line).
-                    low = child.decorator_list[0].lineno if child_kind in _DECORATED and child.decorator_list \
-                        else child.lineno
-                    index = bisect_left(lines, low)
-                    if index == count or lines[index] > (child.end_lineno or low):
-                        continue
+                    line = child.lineno
+                    # Most nodes entered start on one of the lines (a call on
+                    # a line that mentions CUDA): in, without the search
+                    # below, which would find that line (a node's decorators
+                    # and its end are never on its wrong side of it).
+                    if line not in hit or (child.end_lineno or 0) < line:
+                        # A decorated function or class starts at its first
+                        # decorator (ast's lineno is the `def` line).
+                        low = child.decorator_list[0].lineno if child_kind in _DECORATED and child.decorator_list \
+                            else line
+                        index = bisect_left(lines, low)
+                        if index == count or lines[index] > (child.end_lineno or low):
+                            continue
                 push(child)
