@@ -73,6 +73,12 @@ def test_a_moved_one_device_test_is_not_lost_where_its_decorator_skipped_it() ->
                                 _cls("TestACPUOnlyCPU", "test_b_cpu", generic="TestACPUOnly", device="cpu")))
     check = compare("m", before, after, (ClassMove("TestA", "TestACPUOnly", ("test_b",), ("cpu",)),))
     assert (check.renamed, check.lost, check.narrowed) == (1, (), ("TestACUDA.test_b_cuda",))
+    # Parameters before the device, a dtype after: still test_b's (PyTorch's names; ipex's test_sparse.py).
+    param = RuntimeModule("m", (_cls("TestACUDA", "test_a_cuda", "test_b_grad_False_cuda_float32", generic="TestA",
+                                     device="cuda"),))
+    moved = (ClassMove("TestA", "TestACPUOnly", ("test_b",), ("cpu",)),)
+    assert compare("m", param, RuntimeModule("m", (_cls("TestACUDA", "test_a_cuda", generic="TestA", device="cuda"),)),
+                   moved).narrowed == ("TestACUDA.test_b_grad_False_cuda_float32",)
     # The same tests gone, without the move's devices, are lost.
     assert compare("m", before, after, (ClassMove("TestA", "TestACPUOnly"),)).lost == ("TestACUDA.test_b_cuda",)
 
