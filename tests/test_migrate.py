@@ -617,3 +617,5 @@ def test_a_test_on_several_devices_moves_to_an_accelerator_class_without_the_oth
     assert text.endswith('instantiate_device_type_tests(TestACUDAXPUOnly, globals(), allow_xpu=True, '
                          'except_for=("cpu", "hpu", "privateuse1"))\n')
     assert report.files[0].moves[-1] == ClassMove("TestA", "TestACUDAXPUOnly", ("test_gpus",), ("cuda", "xpu"))
+    # @onlyOn has no other use: its import goes (flake8's F401 would report it).
+    assert "import instantiate_device_type_tests, onlyCPU\n" in text

@@ -787,18 +787,20 @@ def _within_budget(config: Config, trial: Trial, plan: FilePlan, before: ModuleF
     `check` into a failing one (the class is left, saying what it would
     surface, and the budget still counts it once)."""
     fixes, migrations = list(plan.fixes), list(plan.migrations)
+    # A file already over its budget (a class added since it was listed) may still get fixes that do not add.
+    limit = max(budget, len([d for d in trial.lint(before) if d.code in COUNTED]))
     for _ in range(_MAX_RETRIES):
         if outcome.fixed is None or not outcome.changed:
             return outcome
         found = [d for d in trial.lint(_facts_of(plan.path, outcome.fixed, config)) if d.code in COUNTED]
-        if len(found) <= budget:
+        if len(found) <= limit:
             return outcome
         changed = {f.class_name for f in fixes} | {m.class_name for m in migrations}
         culprits = {d.class_name for d in found if d.class_name in changed}
         if not culprits:
             return outcome
         codes = ", ".join(sorted({d.code for d in found if d.class_name in culprits}))
-        reason = (f"not applied: the file would have {len(found)} violations, over its budget of {budget} "
+        reason = (f"not applied: the file would have {len(found)} violations, over its budget of {limit} "
                   f"({codes}): fix those tests first")
         report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, reason, "over-budget", f.member,
                                       tuple(codes.split(", ")), code=f.code) for f in fixes if f.class_name in culprits)

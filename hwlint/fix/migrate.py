@@ -1128,7 +1128,9 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
         if local != ONLY_ACCELERATOR:
             module = module.visit(_Rename(ONLY_ACCELERATOR, local))
     if any(d.kind == "move-tests" and d.member == "ACCELERATOR" for d in done):
-        module = _drop_unused_import(module, "onlyNativeDeviceTypes")
+        # The decorators an ACCELERATOR subclass's except_for stands for.
+        for name in ("onlyNativeDeviceTypes", "onlyOn"):
+            module = _drop_unused_import(module, name)
     return module, done, refused
 
 
