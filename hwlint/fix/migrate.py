@@ -741,15 +741,9 @@ def _generalize(data: bytes, m: Migration, config: Config,
     if device == "cpu" or "ACCELERATOR" not in config.classifications:
         return "a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification"
     facts = facts_of(data)
-    info = _class_facts(facts, m.class_name, m.occurrence)
-    if info is None:
-        return f"class {m.class_name} not found in the facts"
-    if any(i.class_name == m.class_name for i in facts.instantiations):
-        return f"{m.class_name} is already instantiated"
-    if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
-        return f"another class of the module subclasses {m.class_name}"
-    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
-        return f"{m.class_name} is passed to a function at module level"
+    info = _to_instantiate(facts, m)
+    if isinstance(info, str):
+        return info
     if info.decorators:
         return f"{m.class_name} has class decorators ({info.decorators[0]}): generalize by hand"
     words = device_words(config)
@@ -778,22 +772,10 @@ def _generalize(data: bytes, m: Migration, config: Config,
     assert isinstance(cls, cst.ClassDef)
     if cls.decorators:
         return f"{m.class_name} has class decorators ({_decorator_name(cls.decorators[0])}): generalize by hand"
-    new_body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
-    added = 0
-    for i, fn in _tests(cls):
-        param = _device_param(fn)
-        if param is None:
-            params = _with_device(fn.params)
-            if params is None or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
-                return f"{fn.name.value} has no `self` to put `device` after"
-            new_body[i] = fn.with_changes(params=params)
-            added += 1
-        elif param.name.value == "devices":
-            return f"{fn.name.value} takes `devices` (several devices)"
-        elif param.default is not None:
-            if _default_device(param.default) != device:
-                return f"{fn.name.value}'s `device` defaults to something other than {device!r}"
-            new_body[i] = fn.with_changes(params=_without_default(fn.params, param))
+    given = _given_device(cls, device, drop_defaults=True)
+    if isinstance(given, str):
+        return given
+    new_body, added = given
     body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     step_a = module.with_changes(body=body).bytes
     facts_a = facts_of(step_a)
@@ -854,16 +836,9 @@ def _device_class(data: bytes, m: Migration, config: Config,
     device = m.member.lower()
     if device == "cpu":
         return "a CPU class is not instantiated for CPU by this migration"
-    facts = facts_of(data)
-    info = _class_facts(facts, m.class_name, m.occurrence)
-    if info is None:
-        return f"class {m.class_name} not found in the facts"
-    if any(i.class_name == m.class_name for i in facts.instantiations):
-        return f"{m.class_name} is already instantiated"
-    if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
-        return f"another class of the module subclasses {m.class_name}"
-    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
-        return f"{m.class_name} is passed to a function at module level"
+    found = _to_instantiate(facts_of(data), m)
+    if isinstance(found, str):
+        return found
     module = parse_module(data, MigrateError)
     body = list(module.body)
     where = _find(body, m.class_name, m.occurrence)
@@ -875,20 +850,10 @@ def _device_class(data: bytes, m: Migration, config: Config,
         return f"{m.class_name} has class decorators ({_decorator_name(cls.decorators[0])}): instantiate it by hand"
     if not isinstance(cls.body, cst.IndentedBlock):
         return f"{m.class_name} has a one-line body"
-    new_body = list(cls.body.body)
-    added = 0
-    for i, fn in _tests(cls):
-        param = _device_param(fn)
-        if any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
-            return f"{fn.name.value} is a {_decorator_name(fn.decorators[0])}: it gets no `device`"
-        if param is None:
-            params = _with_device(fn.params)
-            if params is None:
-                return f"{fn.name.value} has no `self` to put `device` after"
-            new_body[i] = fn.with_changes(params=params)
-            added += 1
-        elif param.name.value == "devices":
-            return f"{fn.name.value} takes `devices` (several devices)"
+    given = _given_device(cls, device, drop_defaults=False)
+    if isinstance(given, str):
+        return given
+    new_body, added = given
     kind = _normal(device, config.extend_devices)
     clash = _clash(cls, (device,), config.extend_devices)
     if clash is not None:
@@ -901,6 +866,49 @@ def _device_class(data: bytes, m: Migration, config: Config,
     detail = (f"{m.member} class instantiated for {device}: {added} test{'s' if added != 1 else ''} given `device`, "
               f'only_for="{device}"{flag}')
     return fixed, Done("device-class", m.class_name, m.line, m.member, detail, _collected(m.class_name, (kind,)))
+
+
+def _to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts | str:
+    """The facts of the class `m` would pass to instantiate_device_type_tests,
+    or why it cannot be: instantiating removes it from its module, so
+    nothing else there may use it."""
+    info = _class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        return f"class {m.class_name} not found in the facts"
+    if any(i.class_name == m.class_name for i in facts.instantiations):
+        return f"{m.class_name} is already instantiated"
+    if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
+        return f"another class of the module subclasses {m.class_name}"
+    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
+        return f"{m.class_name} is passed to a function at module level"
+    return info
+
+
+def _given_device(cls: cst.ClassDef, device: str, *, drop_defaults: bool) -> tuple[list[cst.BaseStatement], int] | str:
+    """The class's body with `device` after `self` in each test that lacks
+    it, and how many got it; with `drop_defaults` (made device-generic),
+    a default naming `device` goes too. Or why a test cannot take one."""
+    new_body: list[cst.BaseStatement] = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
+    added = 0
+    for i, fn in _tests(cls):
+        param = _device_param(fn)
+        static = next((_decorator_name(d) for d in fn.decorators
+                       if _decorator_name(d) in ("staticmethod", "classmethod")), None)
+        if param is None:
+            params = _with_device(fn.params)
+            if params is None or static:
+                return f"{fn.name.value} has no `self` to put `device` after"
+            new_body[i] = fn.with_changes(params=params)
+            added += 1
+        elif static:
+            return f"{fn.name.value} is a {static}: it gets no `device`"
+        elif param.name.value == "devices":
+            return f"{fn.name.value} takes `devices` (several devices)"
+        elif drop_defaults and param.default is not None:
+            if _default_device(param.default) != device:
+                return f"{fn.name.value}'s `device` defaults to something other than {device!r}"
+            new_body[i] = fn.with_changes(params=_without_default(fn.params, param))
+    return new_body, added
 
 
 def _one_default(data: bytes, m: Migration) -> str | None:
