@@ -787,12 +787,17 @@ def _within_budget(config: Config, trial: Trial, plan: FilePlan, before: ModuleF
     `check` into a failing one (the class is left, saying what it would
     surface, and the budget still counts it once)."""
     fixes, migrations = list(plan.fixes), list(plan.migrations)
-    # A file already over its budget (a class added since it was listed) may still get fixes that do not add.
-    limit = max(budget, len([d for d in trial.lint(before) if d.code in COUNTED]))
+    limit: int | None = None
     for _ in range(_MAX_RETRIES):
         if outcome.fixed is None or not outcome.changed:
             return outcome
         found = [d for d in trial.lint(_facts_of(plan.path, outcome.fixed, config)) if d.code in COUNTED]
+        if len(found) <= budget:
+            return outcome
+        if limit is None:
+            # A file already over its budget (a class added since it was
+            # listed) may still get the fixes that add nothing: linted only here.
+            limit = max(budget, len([d for d in trial.lint(before) if d.code in COUNTED]))
         if len(found) <= limit:
             return outcome
         changed = {f.class_name for f in fixes} | {m.class_name for m in migrations}
