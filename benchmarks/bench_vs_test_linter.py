@@ -168,6 +168,11 @@ def run(args: argparse.Namespace) -> int:
     for outside in (tree, test_linter):
         if outside == REPO or REPO in outside.parents:
             sys.exit(f"{outside} is inside the repository: keep TEST_LINTER and the tree outside it")
+    if not args.skip_memory:
+        try:
+            import psutil  # noqa: F401  (peak memory is sampled with it, after the timed rounds)
+        except ImportError:
+            sys.exit("peak memory needs psutil: `pip install psutil` (or `pip install -e '.[test]'`), or pass --skip-memory")
     work = Path(tempfile.mkdtemp(prefix="hwlint-vs-test-linter-"))
     try:
         project = work / "project"

@@ -98,6 +98,54 @@ def test_mtime_is_not_the_key(tmp_path: Path) -> None:
     assert codes == _run(root, tmp_path / "fresh")[0]
 
 
+def _many(tmp_path: Path) -> Path:
+    """Enough files for a whole-tree run to trust stats (hash_files's bulk)."""
+    files = {f"test/test_g{i}.py": GENERIC.replace("TestA", f"TestG{i}") for i in range(10)}
+    return write_project(tmp_path / "proj", {**files, "test/test_b.py": UNCLASSIFIED})
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    import hwlint.engine.cached
+
+    read: list[str] = []
+    real = hwlint.engine.cached.read_bytes
+    monkeypatch.setattr(hwlint.engine.cached, "read_bytes", lambda path: read.append(path) or real(path))
+    return read
+
+
+def test_an_unchanged_stat_vouches_for_the_hash_and_a_changed_ctime_does_not(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import hwlint.engine.cached
+
+    # Files written just before a run are racy (changed within 2 s of the
+    # stat): here every stat older than the run counts.
+    monkeypatch.setattr(hwlint.engine.cached, "_RACY_NS", 0)
+    root, cache = _many(tmp_path), tmp_path / "cache"
+    first, _ = _run(root, cache)
+    read = _reads(monkeypatch)
+    second, store = _run(root, cache)
+    assert (second, store.memo_hit, read) == (first, True, [])
+    # Other bytes of the same size, the old mtime put back: the ctime moved.
+    target = root / "test/test_b.py"
+    stat = target.stat()
+    target.write_text(UNCLASSIFIED.replace("test_b", "test_c"))
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+    third, store = _run(root, cache)
+    assert {os.path.basename(p) for p in read} == {"test_b.py"}  # hashed, then parsed
+    assert not store.memo_hit and store.misses == 1
+    assert third == _run(root, tmp_path / "fresh")[0]
+
+
+def test_a_file_changed_just_before_its_stat_was_taken_is_read_again(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    root, cache = _many(tmp_path), tmp_path / "cache"
+    _run(root, cache)  # every file is younger than 2 s: racy, its stat vouches for nothing
+    read = _reads(monkeypatch)
+    _, store = _run(root, cache)
+    assert store.memo_hit and len(read) == 11
+
+
 @pytest.mark.parametrize(("setting", "facts_change"), [
     ({"enum": "HwClass"}, True),
     ({"attribute": "hw_class"}, True),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, TypeVar, cast
 
@@ -151,6 +152,11 @@ def settings_reader(cache: bool | str | Path | None) -> TableReader:
 
 # -- facts -----------------------------------------------------------------------------
 
+# A file modified this close to when its stat was taken may have changed
+# again within the filesystem's timestamp granularity (git's "racy" files;
+# FAT and some network filesystems keep 2 s): its stat vouches for nothing.
+_RACY_NS = 2_000_000_000
+
 
 class CachedFactsSource(FactsSource):
     """FactsSource whose files' facts are kept, keyed by their content."""
@@ -162,17 +168,31 @@ class CachedFactsSource(FactsSource):
         self.store = store
         self.keys: dict[str, bytes | None] = {}  # content hash of every file read
         self.extras: dict[str, bytes | None] = {}  # non-test files loaded for resolution
+        # hash_files's stats (path -> size, mtime, ctime, inode), taken at
+        # `taken` (ns), and the records it found.
+        self.stats: dict[str, tuple[int, int, int, int]] | None = None
+        self.taken = 0
+        self.recorded: dict[str, Any] = {}
 
     def hash_files(self, files: list[str]) -> None:
         """Read and hash every file the cache has an entry for: the key is
         the content (a CI checkout gives every file a new mtime). A file
         without an entry is parsed anyway, and hashed by whoever parses it.
         Reading and SHA-1 let go of the interpreter lock: two threads do it
-        in about half the time."""
+        in about half the time.
+
+        Many files (a whole tree): a file whose stat (size, mtime, ctime,
+        inode) is the one recorded with its hash by an earlier run is not
+        read, as git's index does, unless it was modified within
+        _RACY_NS of when that stat was taken (it may have changed again in
+        the same timestamp tick). The key stays the content: a stat only
+        says the content is the one hashed then."""
         store = self.store
-        files = [rel for rel in files if store.has(rel)]
         root, keys, sizes = self.root, self.keys, self.sizes
         bulk = len(files) > 8
+        if bulk:
+            files = self._known_by_stat(files)
+        files = [rel for rel in files if store.has(rel)]
 
         def run(part: list[str]) -> None:
             for rel in part:
@@ -194,6 +214,51 @@ class CachedFactsSource(FactsSource):
             run(files[0::2])
         finally:
             helper.join()
+
+    def _known_by_stat(self, files: list[str]) -> list[str]:
+        """Set the keys of the files whose stat vouches for an earlier hash;
+        the others, to read. Each file's stat is taken before anyone reads
+        it, so that what record_stats stores is never newer than its hash."""
+        self.taken = time.time_ns()
+        recorded = self.store.stats_get()
+        stats: dict[str, tuple[int, int, int, int]] = {}
+        self.stats = stats
+        unknown = []
+        root, keys, sizes = self.root, self.keys, self.sizes
+        for rel in files:
+            try:
+                st = os.stat(os.path.join(root, rel))
+            except OSError:
+                unknown.append(rel)  # read_bytes says what happened
+                continue
+            stat = stats[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            old = recorded.get(rel)
+            if (type(old) is tuple and len(old) == 6 and old[:4] == stat and type(old[4]) is bytes
+                    and max(stat[1], stat[2]) < old[5] - _RACY_NS):
+                keys[rel] = old[4]
+                sizes[rel] = stat[0]
+            else:
+                unknown.append(rel)
+        self.recorded = recorded
+        return unknown
+
+    def record_stats(self, whole_tree: bool) -> None:
+        """After the run: each file's stat with the hash of what was read
+        (see hash_files), beside the records of other files unless the run
+        saw the whole tree; written only when it changed."""
+        stats = self.stats
+        if stats is None:
+            return
+        entries = {} if whole_tree else dict(self.recorded)
+        for rel, stat in stats.items():
+            key = self.keys.get(rel)
+            if key is None:
+                continue
+            old = self.recorded.get(rel)
+            keep = type(old) is tuple and len(old) == 6 and old[:5] == (*stat, key)
+            entries[rel] = old if keep else (*stat, key, self.taken)
+        if entries != self.recorded:
+            self.store.stats_put(entries)
 
     def collect(self, files: list[str]) -> dict[str, Blob | ModuleFacts]:
         values: dict[str, Blob | ModuleFacts] = {}

@@ -295,6 +295,8 @@ def run_check(
         if store is not None:
             if found.whole_tree and not store.memo_hit and isinstance(source, cached.CachedFactsSource):
                 store.retain(set(files) | set(source.extras))  # deleted files leave the cache
+            if isinstance(source, cached.CachedFactsSource):
+                source.record_stats(found.whole_tree)
             store.save()
     finally:
         if gc_was_enabled:

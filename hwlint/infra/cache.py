@@ -56,6 +56,7 @@ from hwlint.infra.hashing import digest
 _MAGIC = b"HWLINT-CACHE-2\n"  # the format of files and facts blobs
 _SHARDS = 64
 _SELECTION = "selection.bin"
+_STATS = "stats.bin"
 # Verdicts are ~25 bytes each; past this many (paths renamed, patterns and
 # .gitignore files edited over months) the memo starts again.
 _SELECTION_MAX = 20_000
@@ -152,6 +153,7 @@ class Cache:
         self._dirty: dict[int, set[str]] = {}  # shard -> paths removed from it (changed or not)
         self._selection: dict[bytes, bool] | None = None
         self._selection_new: dict[bytes, bool] = {}
+        self._stats_new: dict[str, tuple[int, int, int, int, bytes, int]] | None = None
         self._notice_given = False
 
     # -- facts --------------------------------------------------------------
@@ -215,6 +217,18 @@ class Cache:
     def selection_put(self, key: tuple[Any, ...], verdict: bool) -> None:
         self._selection_new[digest(repr(key).encode("utf-8", "surrogatepass"))] = verdict
 
+    # -- what each file's stat said when its content had a given hash ------
+
+    def stats_get(self) -> dict[str, tuple[int, int, int, int, bytes, int]]:
+        """path -> (size, mtime_ns, ctime_ns, inode, content hash, when that
+        stat was taken, ns): see hwlint.engine.cached.CachedFactsSource.hash_files."""
+        stored = self._read(_STATS)
+        return stored if isinstance(stored, dict) else {}
+
+    def stats_put(self, entries: dict[str, tuple[int, int, int, int, bytes, int]]) -> None:
+        """Replace the stat records (a whole-tree run knows every file's)."""
+        self._stats_new = entries
+
     # -- whole-run memos ----------------------------------------------------
 
     def memo_get(self, name: str) -> Any:
@@ -249,6 +263,8 @@ class Cache:
             merged.update(self._selection_new)
             if self._write(_SELECTION, _pack(merged)):
                 self._selection_new.clear()
+        if self._stats_new is not None and self._write(_STATS, _pack(self._stats_new)):
+            self._stats_new = None
 
     def _write(self, name: str, data: bytes) -> bool:
         if not self.writable:
