@@ -153,7 +153,7 @@ class Cache:
         self._dirty: dict[int, set[str]] = {}  # shard -> paths removed from it (changed or not)
         self._selection: dict[bytes, bool] | None = None
         self._selection_new: dict[bytes, bool] = {}
-        self._stats_new: dict[str, tuple[int, int, int, int, bytes, int]] | None = None
+        self._stats_new: dict[str, bytes] | None = None
         self._notice_given = False
 
     # -- facts --------------------------------------------------------------
@@ -219,13 +219,13 @@ class Cache:
 
     # -- what each file's stat said when its content had a given hash ------
 
-    def stats_get(self) -> dict[str, tuple[int, int, int, int, bytes, int]]:
-        """path -> (size, mtime_ns, ctime_ns, inode, content hash, when that
-        stat was taken, ns): see hwlint.engine.cached.CachedFactsSource.hash_files."""
+    def stats_get(self) -> dict[str, bytes]:
+        """path -> its stat (size, mtime, ctime, inode), content hash and when
+        that stat was taken, packed: see hwlint.engine.cached.CachedFactsSource.hash_files."""
         stored = self._read(_STATS)
         return stored if isinstance(stored, dict) else {}
 
-    def stats_put(self, entries: dict[str, tuple[int, int, int, int, bytes, int]]) -> None:
+    def stats_put(self, entries: dict[str, bytes]) -> None:
         """Replace the stat records (a whole-tree run knows every file's)."""
         self._stats_new = entries
 
