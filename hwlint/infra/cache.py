@@ -7,7 +7,9 @@ Where: `.hwlint_cache/` at the project root, or `--cache-dir DIR`, or
 `HWLINT_NO_CACHE=1`) turns it off.
 
 What: entries are keyed by a hash of the file's bytes, never its mtime (a CI
-checkout gives every file a new mtime), under a folder named after hwlint's
+checkout gives every file a new mtime; a file's recorded stat only spares
+re-reading a file whose content was hashed when the stat was taken, see
+`stats_get`), under a folder named after hwlint's
 version and its own source files (their sizes and mtimes: the code that
 wrote the entries), Python's version, the facts' schema and the options of
 the facts stage (hwlint.facts.collect.FactsOptions, whole); any of those changing
