@@ -24,7 +24,7 @@ import struct
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, Callable, TypeGuard, TypeVar, cast
 
 from hwlint.allowlist.model import Allowlist, allowlist_from_bytes, allowlist_from_tuple, allowlist_to_tuple, read_allowlist_bytes
 from hwlint.infra.cache import Cache, chosen_folder, memo_name, namespace_key, table_get, table_put, tracked_by_git
@@ -162,7 +162,14 @@ _RACY_NS = 2_000_000_000
 _STAT = struct.Struct("<4q")
 _TAKEN = struct.Struct("<q")
 _RECORD = struct.Struct(f"<4q{DIGEST_SIZE}sq")
+_TAKEN_AT = _RECORD.size - _TAKEN.size
 _NO_STAT = bytes(_STAT.size)
+
+
+def _begins(record: object, prefix: bytes) -> TypeGuard[bytes]:
+    """Whether `record` (from the cache file: anything) is a _RECORD that
+    begins with `prefix` (a stat, or a stat and its hash)."""
+    return type(record) is bytes and len(record) == _RECORD.size and record.startswith(prefix)
 
 
 class CachedFactsSource(FactsSource):
@@ -233,7 +240,7 @@ class CachedFactsSource(FactsSource):
         packed = bytearray()
         unknown = []
         root, keys, sizes = self.root, self.keys, self.sizes
-        pack, unpack_from = _STAT.pack, _RECORD.unpack_from
+        pack, taken_at = _STAT.pack, _TAKEN.unpack_from
         for rel in files:
             try:
                 st = os.stat(os.path.join(root, rel))
@@ -244,8 +251,7 @@ class CachedFactsSource(FactsSource):
             stat = pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             packed += stat
             old = recorded.get(rel)
-            if type(old) is bytes and len(old) == _RECORD.size and old.startswith(stat) \
-                    and max(st.st_mtime_ns, st.st_ctime_ns) < unpack_from(old)[5] - _RACY_NS:
+            if _begins(old, stat) and max(st.st_mtime_ns, st.st_ctime_ns) < taken_at(old, _TAKEN_AT)[0] - _RACY_NS:
                 keys[rel] = old[_STAT.size:_STAT.size + DIGEST_SIZE]
                 sizes[rel] = st.st_size
             else:
@@ -269,7 +275,7 @@ class CachedFactsSource(FactsSource):
             if key is None or stat == _NO_STAT:
                 continue
             old = self.recorded.get(rel)
-            if type(old) is bytes and len(old) == _RECORD.size and old.startswith(stat + key):
+            if _begins(old, stat + key):
                 entries[rel] = old  # the same stat and content: when it was first vouched for stays
             else:
                 entries[rel] = stat + key + taken
