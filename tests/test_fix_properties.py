@@ -142,3 +142,84 @@ def test_fix_properties(source: str) -> None:
         left = [d.fix for d in again.diagnostics if isinstance(d.fix, Fix) and d.fix.applicability == "unsafe"]
         assert len(left) == sum(d.code == "HWC002" for d in result.diagnostics if isinstance(d.fix, Fix) and d.fix.applicability == "unsafe")
         assert plan_fixes(again)[0] == []
+
+
+# -- the check that replaces libcst's round trip (hwlint.fix.edits.only_inserted) --
+
+ENUM = "HardwareClassification"
+IMPORT_FROM = "torch.testing._internal.common_utils"
+ORIGINAL_LINES = ["class TestA(TestCase):\n", "    def test_a(self):\n", "        pass\n", "\n", "import torch\n",
+                  "    hw_classification = HardwareClassification.CPU\n", "x = '\x0c'\n", "# a comment\r\n"]
+
+
+def _inserted(original: bytes, fixed: bytes, declarations: int = 2) -> bool:
+    from hwlint.fix.edits import only_inserted
+
+    return only_inserted(original, fixed, attribute="hw_classification", enum=ENUM, import_from=IMPORT_FROM,
+                         declarations=declarations)
+
+
+@st.composite
+def insertions(draw: st.DrawFn) -> tuple[list[str], list[str], list[int]]:
+    """Original lines, the same with up to two declarations (with blank lines
+    beside them) and one import added, and the positions in the fixed lines
+    of the lines that are the original's."""
+    original = draw(st.lists(st.sampled_from(ORIGINAL_LINES), min_size=1, max_size=12))
+    fixed: list[str] = []
+    kept: list[int] = []
+    points = draw(st.lists(st.integers(0, len(original)), max_size=2))
+    importing = draw(st.one_of(st.none(), st.integers(0, len(original))))
+    for index in range(len(original) + 1):
+        for point in points:
+            if point == index:
+                added = [draw(st.sampled_from(["    ", "\t", ""])) + f"hw_classification = {ENUM}.GENERIC\n"]
+                fixed += draw(st.sampled_from([[], ["\n"]])) + added + draw(st.sampled_from([[], ["\n"]]))
+        if importing == index:
+            fixed.append(f"from {IMPORT_FROM} import {ENUM}\n")
+        if index < len(original):
+            kept.append(len(fixed))
+            fixed.append(original[index])
+    return original, fixed, kept
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(insertions(), st.data())
+def test_only_inserted_shows_additions_and_never_a_changed_or_lost_original_line(
+        case: tuple[list[str], list[str], list[int]], data: st.DataObject) -> None:
+    original, fixed, kept = case
+    assert _inserted("".join(original).encode(), "".join(fixed).encode())
+    # What libcst does wrong, to any line of the original: a form feed
+    # dropped, a bare `\r` written as `\n`, a line lost or changed.
+    at = data.draw(st.sampled_from(kept))
+    line = fixed[at]
+    broken = data.draw(st.sampled_from([
+        line.replace("\x0c", ""), line.replace("\r\n", "\n"), line.replace("\n", "\r"), "", "#" + line,
+        line.replace("pass", "pas"),
+    ]))
+    if broken == line or (not broken.strip() and not line.strip()):
+        return  # not a change of the original (or one blank line for another)
+    mutated = fixed[:at] + [broken] + fixed[at + 1:]
+    assert not _inserted("".join(original).encode(), "".join(mutated).encode())
+
+
+def test_only_inserted_takes_the_enum_merged_into_an_import_and_nothing_else_on_that_line() -> None:
+    head = f"from {IMPORT_FROM} import TestCase\n"
+    body = "class TestA(TestCase):\n    def test_a(self):\n        pass\n"
+    declared = body.replace(":\n", f":\n    hw_classification = {ENUM}.GENERIC\n\n", 1)
+    assert _inserted((head + body).encode(), (f"from {IMPORT_FROM} import TestCase, {ENUM}\n" + declared).encode())
+    # Parenthesized, with and without a trailing comma.
+    before = f"from {IMPORT_FROM} import (\n    TestCase,\n    run_tests)\n"
+    after = f"from {IMPORT_FROM} import (\n    TestCase,\n    run_tests,\n    {ENUM})\n"
+    assert _inserted((before + body).encode(), (after + declared).encode())
+    before = f"from {IMPORT_FROM} import (\n    TestCase,\n)\n"
+    after = f"from {IMPORT_FROM} import (\n    TestCase,\n    {ENUM},\n)\n"
+    assert _inserted((before + body).encode(), (after + declared).encode())
+    # Anything else on the import line, a second import, more declarations
+    # than the fixes, blank lines on their own: not shown (the caller then
+    # checks libcst's round trip).
+    assert not _inserted((head + body).encode(), (f"from {IMPORT_FROM} import TestCase, {ENUM}  # x\n" + declared).encode())
+    assert not _inserted((head + body).encode(), (f"from {IMPORT_FROM} import TestCase, {ENUM}\n"
+                                                   f"from {IMPORT_FROM} import {ENUM}\n" + declared).encode())
+    assert not _inserted(body.encode(), declared.encode(), declarations=0)
+    assert not _inserted(body.encode(), (body + "\n").encode())
+    assert not _inserted(body.encode(), ("\n" + body).encode())

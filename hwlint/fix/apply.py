@@ -34,13 +34,13 @@ from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
-from hwlint.fix.edits import _declaration, _is_docstring, declare, ensure_import
+from hwlint.fix.edits import _declaration, _is_docstring, declare, ensure_import, only_inserted
 from hwlint.fix.migrate import KINDS, ONLY_ACCELERATOR, Done, MigrateError, Refused, migrate_source
 from hwlint.rules import COUNTED
 from hwlint.rules.device_decorator import is_device_specific
 from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.trial import Trial
-from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source, verify_rewrites
+from hwlint.fix.rewrite import RewriteError, parse_module, reproduces, rewrite_source, verify_rewrites
 from hwlint.rules.hardcoded_device import HardcodedDevice
 from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE
 
@@ -195,7 +195,10 @@ def replace_strings(module: cst.Module, fixes: Sequence[ClassFix], enum: str) ->
 
 def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
     """The fixed bytes of a module, or FixError."""
-    module = parse_module(data, FixError)
+    # One code generation where it can be: the round trip of the original
+    # is checked only when what is written is not shown to be the original
+    # with declarations and an import added (only_inserted).
+    original = module = parse_module(data, FixError, round_trip=False)
     try:
         replacements = [f for f in fixes if f.replaces]
         if replacements:
@@ -209,6 +212,9 @@ def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
         fixed = module.bytes
     except (RecursionError, MemoryError):
         raise FixError("the file is too deeply nested to rewrite") from None
+    if replacements or not only_inserted(data, fixed, attribute=config.attribute, enum=enum_name,
+                                         import_from=config.import_from, declarations=len(fixes)):
+        reproduces(original, data, FixError)
     missing = [f"{f.class_name}" for f in fixes if not f.replaces and (f.class_name, f.occurrence) not in finder.done]
     if missing:
         raise FixError(f"class {', '.join(missing)} not found where expected")

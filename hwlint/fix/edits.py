@@ -1,9 +1,11 @@
 """The libcst edits `fix` and its migrations share: a declaration put in a
 class after its docstring, a name imported (merged into an existing `from
-... import` when there is one). Each keeps every other byte."""
+... import` when there is one). Each keeps every other byte, and
+`only_inserted` checks that the written file did."""
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import libcst as cst
@@ -134,3 +136,68 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
         insert_at = 1 if body and _is_docstring(body[0]) else 0
     body.insert(insert_at, new)
     return module.with_changes(body=body), enum
+
+
+def only_inserted(original: bytes, fixed: bytes, *, attribute: str, enum: str, import_from: str,
+                  declarations: int) -> bool:
+    """Whether `fixed` is `original` with nothing but what `declare` and
+    `ensure_import` add: at most `declarations` lines `attribute =
+    enum.MEMBER`, one `from import_from import enum` (or `enum` merged into
+    an existing import), and blank lines beside a declaration.
+
+    It replaces libcst's round trip of the original (a second code
+    generation, a seventh of a fix's time) where it can: every line of the
+    original must be in `fixed`, in order and byte for byte, so nothing
+    libcst failed to reproduce (a form feed, a bare `\\r`) can pass. False
+    means "not shown", never "wrong": the caller then checks the round trip
+    (a string declaration replaced, `class A: pass` opened up)."""
+    old = original.splitlines(keepends=True)
+    new = fixed.splitlines(keepends=True)
+    name = re.escape(enum.encode())
+    declaration = re.compile(rb"[ \t]*" + re.escape(attribute.encode()) + rb" = " + name + rb"\.\w+\r?\n?\Z")
+    whole_import = re.compile(rb"(from " + re.escape(import_from.encode()) + rb" import " + name + rb"|[ \t]*" + name
+                              + rb",)\r?\n?\Z")
+    merged = re.compile(rb",[ \t]*(?:\r?\n[ \t]*)?" + name + rb"(?![\w.])")
+    imports = 0
+    i = j = 0
+    beside = False  # only blank lines (kept or added) since a declaration or import was added
+    pending = False  # a blank line was added with no declaration beside it yet
+    while j < len(new):
+        line = new[j]
+        blank = not line.strip()
+        if i < len(old) and line == old[i]:
+            if not blank:
+                if pending:
+                    return False
+                beside = False
+            i += 1
+            j += 1
+            continue
+        if declaration.match(line) and declarations > 0:
+            declarations -= 1
+            beside, pending = True, False
+        elif blank:
+            pending = pending or not beside
+        elif whole_import.match(line) and imports == 0:
+            imports += 1
+            beside, pending = True, False
+        elif i < len(old) and imports == 0 and not pending and _merged(old[i], new, j, merged):
+            imports += 1
+            beside = False
+            j += 1 if _dropped(new[j], merged) == old[i] else 2
+            i += 1
+            continue
+        else:
+            return False
+        j += 1
+    return i == len(old) and not pending
+
+
+def _dropped(text: bytes, merged: re.Pattern[bytes]) -> bytes:
+    return merged.sub(b"", text, count=1)
+
+
+def _merged(old: bytes, new: list[bytes], j: int, merged: re.Pattern[bytes]) -> bool:
+    """Whether `new[j]` (or it and the next line: `(a,\\n    b)` gains
+    `,\\n    enum`) is the import line `old` with `, enum` added."""
+    return _dropped(new[j], merged) == old or (j + 1 < len(new) and _dropped(new[j] + new[j + 1], merged) == old)

@@ -399,24 +399,39 @@ class _Rewriter(cst.CSTTransformer):
         return call.with_changes(func=dotted_expr(equivalent.target))
 
 
-def parse_module(data: bytes, error: type[Exception]) -> cst.Module:
-    """libcst's tree of a module, or `error` saying in one line why not."""
+def parse_module(data: bytes, error: type[Exception], *, round_trip: bool = True) -> cst.Module:
+    """libcst's tree of a module, or `error` saying in one line why not.
+
+    With `round_trip`, also `error` when libcst does not give the file back
+    byte for byte; without it the caller checks what it writes instead
+    (`reproduces`, or hwlint.fix.edits.only_inserted)."""
     try:
         module = cst.parse_module(data)
-        same = module.bytes == data
     except cst.ParserSyntaxError as exc:
         raise error(f"libcst cannot parse the file: {str(exc).splitlines()[0]}") from None
     except (RecursionError, MemoryError):
         raise error("libcst cannot parse the file: too deeply nested") from None
     except Exception as exc:  # libcst has no contract for odd input; the file must stay as it is
         raise error(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
-    if not same:
+    if round_trip:
+        reproduces(module, data, error)
+    return module
+
+
+def reproduces(module: cst.Module, data: bytes, error: type[Exception]) -> None:
+    """`error` unless libcst's code for `module` (parsed from `data`) is `data`."""
+    try:
+        written = module.bytes
+    except (RecursionError, MemoryError):
+        raise error("libcst cannot parse the file: too deeply nested") from None
+    except Exception as exc:  # as above: no contract for odd input
+        raise error(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+    if written != data:
         # A rewrite keeps everything else byte for byte only if libcst does:
         # it drops a form feed before a statement and turns bare `\r` line
         # ends into `\n`, for two.
-        raise error(f"libcst cannot reproduce the file byte for byte ({_first_difference(data, module.bytes)}): "
+        raise error(f"libcst cannot reproduce the file byte for byte ({_first_difference(data, written)}): "
                     "it is left as it is")
-    return module
 
 
 def _first_difference(data: bytes, written: bytes) -> str:
