@@ -533,6 +533,28 @@ def test_string_fix_refuses_a_declaration_not_where_the_facts_say(tmp_path: Path
         fix_source(source.replace("    hw_classification", "    #\n    hw_classification").encode(), plan.fixes, result.config)
 
 
+def test_a_libcst_failure_writing_the_fixed_module_is_a_fix_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fixed module's code is generated once, with no round trip before
+    # it: libcst failing there on odd input must still be one line, not a
+    # traceback.
+    import libcst
+
+    from hwlint.fix.apply import FixError, fix_source
+    from hwlint.fix.plan import plan_fixes
+
+    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
+    root = write_project(tmp_path / "p", {"test/test_x.py": source})
+    result = lint(root)
+    (plan,), _ = plan_fixes(result)
+
+    def broken(self: libcst.Module) -> bytes:
+        raise ValueError("odd input")
+
+    monkeypatch.setattr(libcst.Module, "bytes", property(broken))
+    with pytest.raises(FixError, match="^libcst cannot parse the file: ValueError: odd input$"):
+        fix_source(source.encode(), plan.fixes, result.config)
+
+
 def test_lintrunner_replacement_for_string_fixes(tmp_path: Path) -> None:
     source = HEADER + (
         "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n\n"

@@ -40,7 +40,7 @@ from hwlint.rules import COUNTED
 from hwlint.rules.device_decorator import is_device_specific
 from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.trial import Trial
-from hwlint.fix.rewrite import RewriteError, parse_module, reproduces, rewrite_source, verify_rewrites
+from hwlint.fix.rewrite import RewriteError, generate, parse_module, reproduces, rewrite_source, verify_rewrites
 from hwlint.rules.hardcoded_device import HardcodedDevice
 from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE
 
@@ -209,9 +209,11 @@ def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
         module, enum_name = ensure_import(module, config.import_from, config.enum)
         finder = _Classes(fixes, lambda member: _declaration(config.attribute, enum_name, member))
         module = module.with_changes(body=finder.block(module.body))
-        fixed = module.bytes
     except (RecursionError, MemoryError):
         raise FixError("the file is too deeply nested to rewrite") from None
+    # The one generation: libcst's failures on odd input become FixError, as
+    # they did when the round trip came first.
+    fixed = generate(module, FixError)
     if replacements or not only_inserted(data, fixed, attribute=config.attribute, enum=enum_name,
                                          import_from=config.import_from, declarations=len(fixes)):
         reproduces(original, data, FixError)

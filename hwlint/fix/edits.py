@@ -181,11 +181,11 @@ def only_inserted(original: bytes, fixed: bytes, *, attribute: str, enum: str, i
         elif whole_import.match(line) and imports == 0:
             imports += 1
             beside, pending = True, False
-        elif i < len(old) and imports == 0 and not pending and _merged(old[i], new, j, merged):
+        elif i < len(old) and imports == 0 and not pending and (taken := _merged(old[i], new, j, merged)):
             imports += 1
             beside = False
-            j += 1 if _dropped(new[j], merged) == old[i] else 2
             i += 1
+            j += taken
             continue
         else:
             return False
@@ -193,11 +193,10 @@ def only_inserted(original: bytes, fixed: bytes, *, attribute: str, enum: str, i
     return i == len(old) and not pending
 
 
-def _dropped(text: bytes, merged: re.Pattern[bytes]) -> bytes:
-    return merged.sub(b"", text, count=1)
-
-
-def _merged(old: bytes, new: list[bytes], j: int, merged: re.Pattern[bytes]) -> bool:
-    """Whether `new[j]` (or it and the next line: `(a,\\n    b)` gains
-    `,\\n    enum`) is the import line `old` with `, enum` added."""
-    return _dropped(new[j], merged) == old or (j + 1 < len(new) and _dropped(new[j] + new[j + 1], merged) == old)
+def _merged(old: bytes, new: list[bytes], j: int, merged: re.Pattern[bytes]) -> int:
+    """How many lines from `new[j]` are the import line `old` with `, enum`
+    added: 1, 2 (`(a,\\n    b)` gains `,\\n    enum`), or 0 when they are not."""
+    for taken in (1, 2):
+        if j + taken <= len(new) and merged.sub(b"", b"".join(new[j:j + taken]), count=1) == old:
+            return taken
+    return 0

@@ -418,14 +418,19 @@ def parse_module(data: bytes, error: type[Exception], *, round_trip: bool = True
     return module
 
 
-def reproduces(module: cst.Module, data: bytes, error: type[Exception]) -> None:
-    """`error` unless libcst's code for `module` (parsed from `data`) is `data`."""
+def generate(module: cst.Module, error: type[Exception]) -> bytes:
+    """libcst's code for `module`, or `error` saying in one line why not."""
     try:
-        written = module.bytes
+        return module.bytes
     except (RecursionError, MemoryError):
         raise error("libcst cannot parse the file: too deeply nested") from None
     except Exception as exc:  # as above: no contract for odd input
         raise error(f"libcst cannot parse the file: {type(exc).__name__}: {exc}") from None
+
+
+def reproduces(module: cst.Module, data: bytes, error: type[Exception]) -> None:
+    """`error` unless libcst's code for `module` (parsed from `data`) is `data`."""
+    written = generate(module, error)
     if written != data:
         # A rewrite keeps everything else byte for byte only if libcst does:
         # it drops a form feed before a statement and turns bare `\r` line
