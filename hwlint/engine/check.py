@@ -53,6 +53,7 @@ class CheckResult:
         missing: list[str] | None = None,
         cache: bool | str | Path | Cache | None = None,
         memo: Callable[[str, Callable[[], int]], int] | None = None,
+        linted: list[Diagnostic] | None = None,
     ) -> None:
         self.diagnostics = diagnostics
         self.contexts = contexts
@@ -69,6 +70,27 @@ class CheckResult:
         # fix) uses the cache this run was told to use.
         self.cache = cache
         self._memo = memo
+        # Every module's diagnostics before the allowlist, as `enabled` found
+        # them: fix's trials lint each module as it is once more per file
+        # otherwise (more than half of the "N fixable" count's cost).
+        self._linted = linted
+        self._by_path: dict[str, list[Diagnostic]] | None = None
+
+    def as_linted(self, facts: ModuleFacts, enabled: frozenset[str]) -> list[Diagnostic] | None:
+        """What lint_variant would give for `facts` unchanged, from the run
+        itself: its diagnostics of that module before the allowlist, when
+        `facts` is the very module the run linted, with the same rules;
+        None otherwise."""
+        if self._linted is None or enabled != self.enabled:
+            return None
+        resolver = run_resolver(self)
+        if resolver is None or facts.path not in resolver.modules or resolver.modules[facts.path] is not facts:
+            return None
+        if self._by_path is None:
+            self._by_path = {}
+            for d in self._linted:
+                self._by_path.setdefault(d.path, []).append(d)
+        return list(self._by_path.get(facts.path, ()))
 
     def remember(self, name: str, compute: Callable[[], int]) -> int:
         """`compute()`, a figure derived from this result, or the value it had
@@ -190,7 +212,7 @@ def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str
     # A variant is linted many times (fix's trials): the run's probes of
     # candidate files are shared, not made again each time.
     resolver = Resolver(result.config, {**(changed or {}), facts.path: facts}, load,
-                        base.exists if base is not None else None)
+                        base.exists if base is not None else None, base.located if base is not None else None)
     judge = judge or Judge(result.config)
     return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 
@@ -301,6 +323,7 @@ def run_check(
     finally:
         if gc_was_enabled:
             gc.enable()
+    linted = list(diagnostics)
     for missing in found.missing:
         if ParseError.code in enabled:
             diagnostics.append(parse_error.missing(missing))
@@ -325,4 +348,4 @@ def run_check(
                                                     found.whole_tree, settings, config.source)
     diagnostics.sort()
     return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
-                       counts, found.missing, cache, memo[0].derived(diagnostics) if memo is not None else None)
+                       counts, found.missing, cache, memo[0].derived(diagnostics) if memo is not None else None, linted)

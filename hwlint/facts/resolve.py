@@ -67,15 +67,19 @@ _Resolved = tuple[bool, "str | None", "str | None", "tuple[tuple[str, ClassFacts
 
 class Resolver:
     def __init__(self, config: Config, modules: Mapping[str, ModuleFacts], load: Loader,
-                 exists: dict[str, bool] | None = None) -> None:
+                 exists: dict[str, bool] | None = None,
+                 located: dict[tuple[str, str, int], str | None] | None = None) -> None:
         """`exists`: which candidate files exist, as another resolver of the
-        same tree found them (shared: files do not come and go in a run)."""
+        same tree found them (shared: files do not come and go in a run);
+        `located`: the files its imports were found in (shared with `exists`:
+        they follow from it)."""
         self.config = config
         self.root = str(config.root)
         self.modules = modules
         self.load = load
         self._extra: dict[str, ModuleFacts | None] = {}
         self.exists: dict[str, bool] = {} if exists is None else exists
+        self.located: dict[tuple[str, str, int], str | None] = {} if located is None else located
         self._info: dict[tuple[str, str, int], _Resolved] = {}
 
     # -- files ------------------------------------------------------------
@@ -99,6 +103,12 @@ class Resolver:
 
     def locate(self, from_path: str, module: str, level: int) -> str | None:
         """The root-relative file a module name refers to, seen from `from_path`."""
+        key = (from_path, module, level)
+        if key not in self.located:
+            self.located[key] = self._locate(from_path, module, level)
+        return self.located[key]
+
+    def _locate(self, from_path: str, module: str, level: int) -> str | None:
         parts = module.split(".") if module else []
         directory = from_path.rsplit("/", 1)[0] if "/" in from_path else ""
         if level:
