@@ -455,6 +455,21 @@ def test_a_one_device_class_not_generalized_keeps_its_device(tmp_path: Path, cha
         assert report.files[0].migrated[0].collected == ("TestOpsXPU",)
 
 
+def test_a_class_reaching_a_module_level_device_through_a_helper_stays_that_devices(tmp_path: Path) -> None:
+    # The class never names DEVICE: made device-generic, _ones() would still
+    # make its tensors on XPU wherever the class ran.
+    source = (IMPORTS + '\nDEVICE = torch.device("xpu")\n\n\ndef _ones():\n    return torch.ones(2, device=DEVICE)\n\n\n'
+              "class TestOnes(TestCase):\n    def test_ones(self):\n        self.assertEqual(_ones().sum().item(), 2)\n"
+              + MAIN)
+    text, report = migrate(tmp_path, source)
+    assert [r.reason for f in report.files for r in f.refused] == [
+        "TestOnes reaches DEVICE, which the module binds to 'xpu' (line 5): it is a test of that device"]
+    assert "    hw_classification = HardwareClassification.XPU\n\n    def test_ones(self, device):\n" in text
+    assert text.endswith('\n\ninstantiate_device_type_tests(TestOnes, globals(), only_for="xpu", allow_xpu=True)\n'
+                         + MAIN)
+    assert report.migrated == {"device-class": 1}
+
+
 # -- docs/fix.md -------------------------------------------------------------
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hwlint.core.diagnostics import Fix
@@ -43,9 +44,59 @@ def test_an_unused_module_variable_is_not_reached(tmp_path: Path) -> None:
 
 
 def test_a_variable_the_class_uses_is_reached(tmp_path: Path) -> None:
-    source = ('DEVICE = torch.device("xpu")\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
-              '        torch.ones(2, device=DEVICE)\n')
+    source = ('HAS_XPU = torch.xpu.is_available()\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
+              '        self.assertTrue(HAS_XPU or True)\n')
     assert fixes(tmp_path, source) == {"TestA": unsafe("4")}
+
+
+def test_a_class_using_a_module_level_device_is_that_devices(tmp_path: Path) -> None:
+    # intel-extension-for-pytorch's and torch-xpu-ops' tests, as they are:
+    # GENERIC would send an XPU test to CPU runners and take it off XPU's.
+    source = ('dpcpp_device = torch.device("xpu")\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
+              '        torch.ones(2).to(dpcpp_device)\n')
+    assert fixes(tmp_path, source) == {"TestA": Fix(
+        "unsafe", "XPU", "every accelerator use in the class is XPU: it reaches dpcpp_device, bound to xpu at module "
+        "level (line 4)", kind="one-device")}
+
+
+def test_a_module_level_device_of_no_configured_member_says_so(tmp_path: Path) -> None:
+    # Ascend's tests: `device = "npu:0"` at the top, NPU not configured.
+    source = 'device = "npu:0"\n\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=device)\n'
+    root = write_project(tmp_path / "proj", {"test/test_x.py": HEADER + source})
+    (found,) = [d for d in lint(root).diagnostics if d.code == "HWC001"]
+    assert found.fix is not None and found.fix.kind == "not-configured" and found.fix.device == "NPU"
+    assert "it reaches device, bound to npu at module level (line 4), but NPU is not a configured classification" \
+        in found.fix.reason
+
+
+def test_a_device_and_a_probe_reached_stay_module_mentions(tmp_path: Path) -> None:
+    source = ('DEVICE = "cuda"\nHAS_XPU = torch.xpu.is_available()\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
+              '        return DEVICE, HAS_XPU\n')
+    assert fixes(tmp_path, source) == {"TestA": unsafe("4, 5")}
+
+
+@pytest.mark.parametrize("statement, binding", [
+    ('D = "xpu"', ("D", "xpu")),
+    ('D = "cuda:1"', ("D", "cuda")),
+    ('D = torch.device("xpu")', ("D", "xpu")),
+    ('D = torch.device("mps", 0)', ("D", "mps")),
+    ('D = torch.device("cpu")', None),
+    ('D = torch.device(f"xpu:{0}")', None),
+    ('D = E = "xpu"', None),
+    ('D, E = "xpu", "cpu"', None),
+    ('D = torch.device("xpu", index=0)', None),
+    ('D = get("xpu")', None),
+])
+def test_the_facts_know_module_level_names_bound_to_a_device(statement: str, binding: tuple[str, str] | None) -> None:
+    facts = extract_source("t.py", HEADER + statement + "\n" + PLAIN)
+    assert [(b.line, b.name, b.device) for b in facts.device_bindings] == ([(4, *binding)] if binding else [])
+    assert from_tuple(to_tuple(facts)) == facts
+
+
+def test_names_bound_to_a_device_elsewhere_than_the_module_level_are_not_bindings() -> None:
+    source = (HEADER + 'class TestA(TestCase):\n    D = "xpu"\n\n    def test_a(self):\n        d = "xpu"\n\n\n'
+              'def helper():\n    d = "xpu"\n\n\nif __name__ == "__main__":\n    D = "xpu"\n')
+    assert extract_source("t.py", source).device_bindings == ()
 
 
 def test_reached_through_module_functions_and_assignments(tmp_path: Path) -> None:
@@ -100,7 +151,8 @@ def test_a_base_is_unsafe_when_a_subclass_that_inherits_it_reaches_a_mention(tmp
     assert found["TestA"] == Fix("unsafe", "GENERIC", "no accelerator use in the class, but its subclass TestB reaches "
                                  "the module's mention of one (line 4), and would inherit GENERIC",
                                  kind="module-mentions")
-    assert found["TestB"] == unsafe("4")
+    assert found["TestB"] == Fix("unsafe", "CUDA", "every accelerator use in the class is CUDA: it reaches DEVICE, bound "
+                                 "to cuda at module level (line 4)", kind="one-device")
 
 
 def test_an_attribute_of_the_same_name_is_not_a_use(tmp_path: Path) -> None:
@@ -166,7 +218,10 @@ def test_reached_exactly_when_a_chain_of_names_leads_to_a_mention(
 def test_a_helper_class_that_reaches_a_mention_passes_it_on(tmp_path: Path) -> None:
     source = ('DEVICE = "xpu"\n\n\nclass _Maker:\n    def make(self):\n        return torch.ones(1, device=DEVICE)\n'
               + PLAIN + "\n\nclass TestB(TestCase):\n    def test_b(self):\n        _Maker().make()\n")
-    assert fixes(tmp_path, source) == {"TestA": safe("4"), "TestB": unsafe("4")}
+    # TestB's test makes its tensors on XPU, through _Maker.
+    assert fixes(tmp_path, source) == {"TestA": safe("4"), "TestB": Fix(
+        "unsafe", "XPU", "every accelerator use in the class is XPU: it reaches DEVICE, bound to xpu at module level "
+        "(line 4)", kind="one-device")}
 
 
 def test_the_docs_example_is_what_fix_does(tmp_path: Path) -> None:

@@ -36,8 +36,9 @@ from hwlint.facts.records import ModuleFacts
 # decorators count as `requires`), and so can the compact form's shape:
 # FACTS_VERSION, part of SCHEMA, says so. 3: the codec derived from the
 # fields (a nested record is a tuple of its own: Value, Branch). 4: which
-# module-level mentions each class reaches (ClassFacts.unreached).
-FACTS_VERSION = 4
+# module-level mentions each class reaches (ClassFacts.unreached). 5:
+# module-level names bound to a device (ModuleFacts.device_bindings).
+FACTS_VERSION = 5
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

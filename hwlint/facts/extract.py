@@ -13,7 +13,7 @@ from hwlint.facts.dynamic import dynamic_sites
 from hwlint.facts.prescan import Lines, Places, accelerator_lines, is_skipped, line_numbers, noqa_comments
 from hwlint.facts.reach import Statement, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
-from hwlint.facts.records import Branch, ClassFacts, Declaration, Import, Instantiation, Method, ModuleFacts, Site, Value
+from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation, Method, ModuleFacts, Site, Value
 from hwlint.facts.walk import walk_lines
 from hwlint.facts.vocabulary import (
     DEFAULT_ACCELERATORS,
@@ -71,6 +71,7 @@ class _Extractor:
         self.instantiations: list[Instantiation] = []
         self.imports: list[Import] = []
         self.module_declarations: list[tuple[str, Declaration]] = []
+        self.device_bindings: list[DeviceBinding] = []
 
     def column(self, line: int, col_offset: int) -> int:
         """1-based character column; ast gives UTF-8 byte offsets."""
@@ -126,6 +127,7 @@ class _Extractor:
     def block(self, body: Iterable[ast.stmt], branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
         for stmt in body:
             kind = type(stmt)
+            line = 0
             if kind not in _NOT_MENTIONS and not _is_instantiation(stmt):
                 line = self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno)
                 # Every one, mention or not: a class may reach a mention through it (hwlint.facts.reach).
@@ -143,6 +145,8 @@ class _Extractor:
                 self.maybe_instantiation(stmt.value, branch, loops)
             elif isinstance(stmt, ast.Assign):
                 self.assignment(stmt, branch, loops)
+                if line and not self.in_main:
+                    self.device_binding(stmt, line)
             elif isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     self.imports.append(
@@ -198,6 +202,20 @@ class _Extractor:
                 for name in loops.get(target.value.id, (target.value.id,)):
                     self.module_declarations.append((name, decl))
         self.maybe_instantiation(stmt.value, branch, loops)
+
+    def device_binding(self, stmt: ast.Assign, line: int) -> None:
+        """`NAME = "xpu"`, `NAME = "xpu:0"`, `NAME = torch.device("xpu")`
+        (`line`: where it mentions the device)."""
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+            return
+        value = stmt.value
+        if (isinstance(value, ast.Call) and value.args and not value.keywords and len(value.args) <= 2
+                and dotted_name(value.func) == "torch.device"):
+            value = value.args[0]
+        named = _device_string(value, self.vocabulary)
+        device = named.split(":", 1)[0] if named is not None else None
+        if device is not None and device in self.device_names:
+            self.device_bindings.append(DeviceBinding(line, stmt.targets[0].id, device))
 
     def maybe_instantiation(self, node: ast.expr, branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
         if not isinstance(node, ast.Call):
@@ -891,6 +909,7 @@ def facts_from_tree(
         lines=len(lines),
         accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
         dynamic=dynamic_sites(tree, source, extractor.column, attribute, {c.name for c in extractor.classes}),
+        device_bindings=tuple(extractor.device_bindings),
     )
 
 

@@ -120,6 +120,16 @@ class Import(NamedTuple):
     asname: str  # the local name it is bound to
 
 
+class DeviceBinding(NamedTuple):
+    """A module-level name bound to one accelerator's device (`xpu_device =
+    torch.device("xpu")`, `device = "npu:0"`): a class that uses the name
+    uses that device, though its own lines never name it."""
+
+    line: int  # where the statement mentions the device (a line of ModuleFacts.accelerator_lines)
+    name: str
+    device: str  # the device type ("xpu"), without an index
+
+
 class Dynamic(NamedTuple):
     """A statement that may make, publish or change test classes at run
     time, where hwlint cannot see the result (hwlint.rules.uncertain judges it)."""
@@ -153,6 +163,7 @@ class ModuleFacts(NamedTuple):
     # evidence for `hwlint fix` that a class without its own is GENERIC.
     accelerator_lines: tuple[int, ...] = ()
     dynamic: tuple[Dynamic, ...] = ()
+    device_bindings: tuple[DeviceBinding, ...] = ()
 
     def suppressed(self, line: int, code: str) -> bool:
         if line not in self.noqa:

@@ -806,6 +806,12 @@ def _generalize(data: bytes, m: Migration, config: Config,
     used = sorted(name for name in bound if _uses_in(cls, name))
     if used:
         return f"{m.class_name} uses {used[0]}, which the module binds to a device"
+    far = set(info.unreached)
+    reached = [b for b in facts.device_bindings if b.line not in far]
+    if reached:
+        # Through a module-level function or name: no rewrite of the class changes it.
+        return (f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "
+                f"(line {reached[0].line}): it is a test of that device")
     replaced = _redeclare(cls, config.attribute, "ACCELERATOR")
     if replaced is not None:
         body[where] = replaced

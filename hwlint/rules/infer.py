@@ -133,6 +133,19 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
     mentions = ctx.facts.accelerator_lines
     if mentions:
         reached = _reached(cls, mentions)
+        bound = _bound_device(ctx, reached)
+        if bound is not None:
+            # `xpu_device = torch.device("xpu")` at module level, used by the
+            # class: its tests are that device's as surely as if they named it.
+            member, binding = bound.upper(), ctx.facts.device_bindings
+            names = sorted({b.name for b in binding if b.line in reached})
+            evidence = (f"every accelerator use in the class is {member}: it reaches {', '.join(names)}, bound to "
+                        f"{bound} at module level (line {_lines(reached)})")
+            if member in members:
+                return _known(member, "unsafe", evidence, members, "one-device")
+            return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
+                             "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured",
+                             member)
         if reached:
             return _known("GENERIC", "unsafe", "no accelerator use in the class, but it reaches the module's mention "
                           f"of one outside it (line {_lines(reached)}): a name it uses, or a statement run at import",
@@ -150,6 +163,19 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
 
 def _lines(lines: "tuple[int, ...] | list[int]") -> str:
     return ", ".join(str(n) for n in lines[:3]) + (", ..." if len(lines) > 3 else "")
+
+
+def _bound_device(ctx: ModuleContext, reached: list[int]) -> str | None:
+    """The device when every mention the class reaches binds a name to that
+    one device (ModuleFacts.device_bindings); else None."""
+    if not reached:
+        return None
+    devices = {b.line: b.device for b in ctx.facts.device_bindings}
+    found = {devices.get(line) for line in reached}
+    if len(found) != 1 or None in found:
+        return None
+    (device,) = found
+    return device
 
 
 def _reached(cls: ClassFacts, mentions: tuple[int, ...]) -> list[int]:
