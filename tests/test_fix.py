@@ -827,3 +827,31 @@ def test_fix_says_when_its_arguments_name_nothing(tmp_path: Path) -> None:
         "Classified 0 classes in 0 files."]
     assert (root / "test/test_x.py").read_text() == source
     assert run_cli("fix", "--class", "TestA", cwd=root).stderr == "Classified 1 class in 1 file (GENERIC 1).\n"
+
+
+def test_the_trials_take_an_unchanged_modules_diagnostics_from_the_run(tmp_path: Path) -> None:
+    """fix's trials lint each module as it is; the run already did, and its
+    diagnostics before the allowlist are what lint_variant gives, with the
+    allowlist, noqa and per-file-ignores applied as the run applied them."""
+    from hwlint.engine.check import lint_variant, run_resolver
+    from hwlint.rules import enabled_codes
+
+    files = {
+        "test/test_a.py": "from torch.testing._internal.common_utils import TestCase\n\n\nclass TestA(TestCase):\n"
+                          "    def test_a(self):\n        pass\n\n\nclass TestB(TestA):  # noqa: HWC001\n"
+                          "    def test_b(self):\n        pass\n",
+        "test/test_b.py": "from test_a import TestA\n\n\nclass TestC(TestA):\n    def test_c(self, device):\n        pass\n",
+    }
+    root = write_project(tmp_path / "proj", files, allowlist="test/test_b.py 2\n")
+    result = lint(root)
+    resolver = run_resolver(result)
+    assert resolver is not None
+    assert not [d for d in result.diagnostics if d.path == "test/test_b.py"]  # allowlisted
+    for path in files:
+        facts = resolver.modules[path]
+        known = result.as_linted(facts, result.enabled)
+        assert known is not None and sorted(known) == sorted(lint_variant(result, facts, result.enabled))
+        assert [d.class_name for d in known] == (["TestA"] if path == "test/test_a.py" else ["TestC"])  # TestB: noqa
+        # A changed module, or other rules: linted afresh.
+        assert result.as_linted(facts._replace(lines=facts.lines + 1), result.enabled) is None
+        assert result.as_linted(facts, enabled_codes(("HWC001",), ())) is None
