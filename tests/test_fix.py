@@ -282,13 +282,13 @@ def test_file_changed_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
     assert (root / "test/test_x.py").read_text() == source + "# edited\n"
 
 
-def test_module_level_accelerator_use_makes_generic_unsafe(tmp_path: Path) -> None:
+def test_module_level_accelerator_use_makes_the_fix_unsafe_and_the_class_that_devices(tmp_path: Path) -> None:
     source = HEADER + 'device = torch.device("xpu")\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=device)\n\n' \
         "instantiate_device_type_tests(TestB, globals(), only_for='cuda')\n"
     text, err, code = fixed(tmp_path, source)
     assert text == source and code == 1
-    assert ("unsafe fix to GENERIC (no accelerator use in the class, but it reaches the module's mention of one "
-            "outside it (line 3): a name it uses, or a statement run at import)") in err
+    assert ("unsafe fix to XPU (every accelerator use in the class is XPU: it reaches device, bound to xpu at module "
+            "level (line 3))") in err
 
 
 def test_parallel_fix_equals_serial_fix(tmp_path: Path) -> None:
