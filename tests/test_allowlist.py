@@ -261,6 +261,17 @@ def test_a_budget_too_long_to_be_a_count_is_a_malformed_entry(tmp_path: Path) ->
     assert parse_allowlist("test/test_a.py 999999999999999999\n", "a.txt").entries["test/test_a.py"].budget == 10**18 - 1
 
 
+def test_a_path_written_with_a_colon_is_malformed_but_keeps_its_file_and_budget(tmp_path: Path) -> None:
+    # `path: 2`, as YAML or a dict would write it: it named a file
+    # `test/test_a.py:` that "no longer exists" (HWC301), and the file's
+    # findings were over no budget.
+    root = write_project(tmp_path, {"test/test_a.py": unclassified(2)}, allowlist="test/test_a.py: 2\n")
+    assert [(d.path, d.line, d.code, d.message) for d in lint(root).diagnostics] == [
+        ("allowlist.txt", 1, "HWC304", "malformed entry 'test/test_a.py: 2': expected `<path> <violations allowed>`")]
+    for layout in (True, False):
+        assert parse_allowlist("test/test_a.py: 2\n", "a.txt", layout=layout).entries["test/test_a.py"].budget == 2
+
+
 # ---------------------------------------------------------------------------
 # Budgets against a real tree, through the API other commands use.
 

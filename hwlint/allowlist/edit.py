@@ -176,7 +176,8 @@ def _layout_actions(allowlist: Allowlist, budgets: Mapping[str, int]) -> list[Ac
         elif rec.kind == "bad-path":
             actions.append(Action("drop", rec.path, rec.line, reason=f"{rec.text.strip()!r}: not a root-relative path"))
         elif rec.kind == "malformed":
-            actions.append(Action("drop", rec.path, rec.line, reason=f"{rec.text.strip()!r}: no budget"))
+            actions.append(Action("drop", rec.path, rec.line, reason=f"{rec.text.strip()!r}: " + (
+                "no budget" if rec.budget is None else "not `<path> <violations allowed>`")))
         elif rec.kind == "duplicate" and rec.path is not None and rec.path in budgets:
             actions.append(Action("merge", rec.path, rec.line, new=budgets[rec.path]))
     kept = [rec.path for rec in allowlist.records if rec.kind == "entry" and rec.path is not None and rec.path in budgets]

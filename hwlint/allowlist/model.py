@@ -103,6 +103,7 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
 
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
+        colon_budget: int | None = None
         if not line or line[0] == "#":
             if layout:
                 pending.append(raw)
@@ -113,7 +114,7 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
             # without layout, so that a test can compare both paths.)
             path, digits, trailing = match.groups()
             if (previous < path and path not in entries and "\\" not in path and ".." not in path
-                    and path[0] not in "/.<=>|" and path[1:2] != ":"):  # not a conflict marker either
+                    and path[0] not in "/.<=>|" and path[1:2] != ":" and path[-1] != ":"):  # not a conflict marker either
                 previous = path
                 entries[path] = Entry(path, int(digits), number)
                 continue
@@ -125,7 +126,11 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
                 record(number, raw, "conflict")
             continue
         path = match.group("path") if match else line.split()[0]
-        if match is None:
+        if match is not None and path.endswith(":") and len(path) > 1:
+            # `test/test_x.py: 3`, as YAML writes it: the file is meant.
+            problems.append(syntax.diagnostic(where, number, syntax.malformed_message(line)))
+            path, colon_budget, match = path[:-1], int(match.group("budget")), None
+        elif match is None:
             problems.append(syntax.diagnostic(where, number, syntax.malformed_message(line)))
         if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or "\\" in path:
             problems.append(syntax.diagnostic(where, number, syntax.absolute_message(path)))
@@ -137,7 +142,7 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
             if layout:
                 record(number, raw, "bad-path", path)
             continue
-        budget = int(match.group("budget")) if match else None
+        budget = int(match.group("budget")) if match else colon_budget
         trailing = match.group("trailing") if match else ""
         if path in entries:
             first = entries[path].line
