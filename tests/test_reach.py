@@ -93,6 +93,20 @@ def test_the_facts_know_module_level_names_bound_to_a_device(statement: str, bin
     assert from_tuple(to_tuple(facts)) == facts
 
 
+@pytest.mark.parametrize("elsewhere", [
+    'try:\n    import intel_extension_for_pytorch\nexcept ImportError:\n    D = "cpu"\n',
+    'if torch.xpu.is_available():\n    pass\nelse:\n    D = torch.device("cpu")\n',
+    "def setUpModule():\n    global D\n    D = 'cpu'\n",
+    "from elsewhere import D\n",
+])
+def test_a_name_bound_again_at_module_level_names_no_one_device(elsewhere: str) -> None:
+    facts = extract_source("t.py", HEADER + 'D = "xpu"\n' + elsewhere + PLAIN)
+    assert facts.device_bindings == ()
+    # Bound again only where collection never runs, it is still XPU's.
+    main = extract_source("t.py", HEADER + 'D = "xpu"\n' + PLAIN + '\n\nif __name__ == "__main__":\n    D = "cpu"\n')
+    assert [(b.name, b.device) for b in main.device_bindings] == [("D", "xpu")]
+
+
 def test_names_bound_to_a_device_elsewhere_than_the_module_level_are_not_bindings() -> None:
     source = (HEADER + 'class TestA(TestCase):\n    D = "xpu"\n\n    def test_a(self):\n        d = "xpu"\n\n\n'
               'def helper():\n    d = "xpu"\n\n\nif __name__ == "__main__":\n    D = "xpu"\n')

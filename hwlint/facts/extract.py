@@ -11,7 +11,7 @@ from typing import Iterable, Iterator, Sequence, cast
 
 from hwlint.facts.dynamic import dynamic_sites
 from hwlint.facts.prescan import Lines, Places, accelerator_lines, is_skipped, line_numbers, noqa_comments
-from hwlint.facts.reach import Statement, is_main_guard, unreached
+from hwlint.facts.reach import Statement, bound_names, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation, Method, ModuleFacts, Site, Value
 from hwlint.facts.walk import walk_lines
@@ -909,8 +909,36 @@ def facts_from_tree(
         lines=len(lines),
         accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
         dynamic=dynamic_sites(tree, source, extractor.column, attribute, {c.name for c in extractor.classes}),
-        device_bindings=tuple(extractor.device_bindings),
+        device_bindings=_bound_once(extractor.device_bindings, extractor.statements, extractor.imports, source),
     )
+
+
+_GLOBAL_NAMES = LazyPattern(r"\bglobal\s+(\w+(?:\s*,\s*\w+)*)")
+
+
+def _bound_once(bindings: list[DeviceBinding], statements: list[Statement], imports: list[Import],
+                text: str) -> tuple[DeviceBinding, ...]:
+    """The bindings of names that nothing else at module level binds (`try:
+    device = "xpu"` / `except: device = "cpu"` names no one device), no
+    import, nor a function's `global` statement."""
+    if not bindings:
+        return ()
+    names = {b.name for b in bindings}
+    counts = dict.fromkeys(names, 0)
+    for statement in statements:
+        if statement.in_main:
+            continue  # collection never runs it
+        for name in (bound_names(statement.node) or set()) & names:
+            counts[name] += 1
+    for imported in imports:
+        if imported.asname in counts:
+            counts[imported.asname] += 1
+    if "global" in text:
+        for match in _GLOBAL_NAMES.compiled().finditer(text):
+            for name in re.split(r"\s*,\s*", match.group(1)):
+                if name in counts:
+                    counts[name] += 1
+    return tuple(b for b in bindings if counts[b.name] == 1)
 
 
 def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification",
