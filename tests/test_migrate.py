@@ -634,3 +634,41 @@ def test_a_test_on_several_devices_moves_to_an_accelerator_class_without_the_oth
     assert report.files[0].moves[-1] == ClassMove("TestA", "TestACUDAXPUOnly", ("test_gpus",), ("cuda", "xpu"))
     # @onlyOn has no other use: its import goes (flake8's F401 would report it).
     assert "import instantiate_device_type_tests, onlyCPU\n" in text
+
+
+def test_a_device_default_naming_a_module_level_device_is_that_device(tmp_path: Path) -> None:
+    # intel-extension-for-pytorch's tests/gpu/examples: `device=dpcpp_device`
+    # after a parameter with a default; the device framework passes `device`
+    # by name, so it moves ahead of them when its default goes.
+    source = (IMPORTS + '\ncpu_device = torch.device("cpu")\ndpcpp_device = torch.device("xpu")\n\n\n'
+              "class TestTorchMethod(TestCase):\n"
+              "    def test_inverse(self, dtype=torch.float32, device=dpcpp_device):\n"
+              "        a = torch.eye(3, dtype=dtype, device=device)\n"
+              "        self.assertEqual(torch.linalg.inv(a).to(cpu_device), torch.eye(3, dtype=dtype))\n\n"
+              "    def test_det(self, device=dpcpp_device):\n"
+              "        self.assertEqual(torch.linalg.det(torch.eye(2, device=device)).item(), 1.0)\n" + MAIN)
+    text, report = migrate(tmp_path, source)
+    assert "    def test_inverse(self, device, dtype=torch.float32):\n" in text
+    assert "    def test_det(self, device):\n" in text
+    assert "    hw_classification = HardwareClassification.ACCELERATOR\n" in text
+    assert text.endswith("\n\ninstantiate_device_type_tests(TestTorchMethod, globals(), allow_xpu=True)\n" + MAIN)
+    assert report.migrated == {"generalize": 1}
+
+
+def test_a_node_libcst_refuses_is_a_refused_migration_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst as cst
+
+    from hwlint.fix import migrate as module
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise cst.CSTValidationError("Cannot have param without defaults following a param with defaults.")
+
+    monkeypatch.setattr(module, "_without_default", refuse)
+    source = (IMPORTS + '\n\nclass TestOps(TestCase):\n    def test_add(self, device="xpu"):\n'
+              "        torch.ones(2, device=device)\n" + MAIN)
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source})
+    report = apply_fixes(load_config(start=root), lint(root), unsafe=True, jobs=1)
+    assert [u.reason for u in report.unfixed] == [
+        "not migrated: Cannot have param without defaults following a param with defaults."]
+    assert report.migrated == {} and report.files == []
+    assert "instantiate_device_type_tests(TestOps" not in (root / "test/test_a.py").read_text()

@@ -303,7 +303,9 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
         if outcome.done:
             verify_migrations(_facts_of(plan.path, fixed, config), _facts_of(plan.path, outcome.fixed, config),
                               outcome.done, config)
-    except (MigrateError, RewriteError) as exc:
+    except (MigrateError, RewriteError, cst.CSTValidationError) as exc:
+        # (CSTValidationError: a node a migration built that libcst refuses,
+        # e.g. a parameter without a default after one with: a refusal, not a crash.)
         refused = tuple(Refused(m, f"not migrated: {exc}") for m in plan.migrations)
         return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten, refused=refused)
     return FileResult(plan.path, original, outcome.fixed, plan.fixes, None, rewritten, not_rewritten,
@@ -347,6 +349,10 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
                 want_params = tuple(p for p in was.params if p != "device")
             if d is not None and d.kind in ("generalize", "device-class") and "device" not in was.params:
                 want_params = ("device", *was.params)
+            elif d is not None and d.kind == "generalize" and now.params[:1] == ("device",):
+                # Its default gone, `device` moved ahead of the parameters
+                # with defaults (hwlint.fix.migrate._without_default).
+                want_params = ("device", *(p for p in was.params if p != "device"))
             if "add-device" in mine:
                 want_params = ("device", *was.params)  # after `self`, which the facts leave out
             if "only-accelerator" in mine:

@@ -33,7 +33,7 @@ the tests too, which is the point of `except_for`.
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 import libcst as cst
 
@@ -352,7 +352,7 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         if m.kind == "device-param":
             # Tests whose `device` defaults to one accelerator are that
             # device's; generalized if they can be, else classified so.
-            default = _one_default(data, m)
+            default = _one_default(data, m, _bindings(facts_of(data)))
             if default is None:
                 continue
             made = _generalize(data, m._replace(member=default.upper()), config, facts_of)
@@ -578,8 +578,12 @@ def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
     return False
 
 
-def _default_device(node: cst.BaseExpression | None) -> str | None:
-    """The device a literal default names: `"xpu"`, `"cuda:0"`, `torch.device("xpu")`."""
+def _default_device(node: cst.BaseExpression | None, bound: Mapping[str, str]) -> str | None:
+    """The device a default names: a literal (`"xpu"`, `"cuda:0"`,
+    `torch.device("xpu")`), or a module-level name `bound` to one
+    (ModuleFacts.device_bindings: `device=dpcpp_device`)."""
+    if isinstance(node, cst.Name):
+        return bound.get(node.value)
     if isinstance(node, cst.Call) and _dotted(node.func) == "torch.device" and node.args:
         node = node.args[0].value
     if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
@@ -632,7 +636,8 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         # more, and the runtime would collect none of its tests.
         return (f"{parametrized.name.value} gets `device` from @parametrize, not from the device framework: "
                 "migrate by hand")
-    defaults = {fn.name.value: _default_device(p.default) for _, fn, p in taking if p.default is not None}
+    bound = _bindings(facts)
+    defaults = {fn.name.value: _default_device(p.default, bound) for _, fn, p in taking if p.default is not None}
     if defaults:
         kinds = set(defaults.values())
         if None in kinds or len(kinds) != 1 or len(defaults) != len(taking):
@@ -772,7 +777,7 @@ def _generalize(data: bytes, m: Migration, config: Config,
     assert isinstance(cls, cst.ClassDef)
     if cls.decorators:
         return f"{m.class_name} has class decorators ({_decorator_name(cls.decorators[0])}): generalize by hand"
-    given = _given_device(cls, device, drop_defaults=True)
+    given = _given_device(cls, device, drop_defaults=True, bound=_bindings(facts))
     if isinstance(given, str):
         return given
     new_body, added = given
@@ -806,8 +811,10 @@ def _generalize(data: bytes, m: Migration, config: Config,
     used = sorted(name for name in bound if _uses_in(cls, name))
     if used:
         return f"{m.class_name} uses {used[0]}, which the module binds to a device"
-    far = set(info.unreached)
-    reached = [b for b in facts.device_bindings if b.line not in far]
+    facts_b = facts_of(step_b)
+    info_b = _class_facts(facts_b, m.class_name, m.occurrence)
+    far = set(info_b.unreached) if info_b is not None else set()
+    reached = [b for b in facts_b.device_bindings if b.line not in far]
     if reached:
         # Through a module-level function or name: no rewrite of the class changes it.
         return (f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "
@@ -890,7 +897,8 @@ def _to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts | str:
     return info
 
 
-def _given_device(cls: cst.ClassDef, device: str, *, drop_defaults: bool) -> tuple[list[cst.BaseStatement], int] | str:
+def _given_device(cls: cst.ClassDef, device: str, *, drop_defaults: bool,
+                  bound: Mapping[str, str] | None = None) -> tuple[list[cst.BaseStatement], int] | str:
     """The class's body with `device` after `self` in each test that lacks
     it, and how many got it; with `drop_defaults` (made device-generic),
     a default naming `device` goes too. Or why a test cannot take one."""
@@ -911,13 +919,18 @@ def _given_device(cls: cst.ClassDef, device: str, *, drop_defaults: bool) -> tup
         elif param.name.value == "devices":
             return f"{fn.name.value} takes `devices` (several devices)"
         elif drop_defaults and param.default is not None:
-            if _default_device(param.default) != device:
+            if _default_device(param.default, bound or {}) != device:
                 return f"{fn.name.value}'s `device` defaults to something other than {device!r}"
             new_body[i] = fn.with_changes(params=_without_default(fn.params, param))
     return new_body, added
 
 
-def _one_default(data: bytes, m: Migration) -> str | None:
+def _bindings(facts: ModuleFacts) -> dict[str, str]:
+    """Module-level name -> the device it is bound to."""
+    return {b.name: b.device for b in facts.device_bindings}
+
+
+def _one_default(data: bytes, m: Migration, bound: Mapping[str, str]) -> str | None:
     """The accelerator every `device=` default of the class's tests names, if one does."""
     body = parse_module(data, MigrateError).body
     where = _find(body, m.class_name, m.occurrence)
@@ -926,7 +939,7 @@ def _one_default(data: bytes, m: Migration) -> str | None:
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)
     params = [p for _, fn in _tests(cls) if (p := _device_param(fn)) is not None]
-    found = {_default_device(p.default) if p.default is not None else None for p in params}
+    found = {_default_device(p.default, bound) if p.default is not None else None for p in params}
     if len(found) != 1:
         return None
     (device,) = found
@@ -1016,8 +1029,18 @@ def _redeclare(cls: cst.ClassDef, attribute: str, member: str) -> cst.ClassDef |
 
 
 def _without_default(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
-    """`params` with `param`'s default gone (`device="xpu"` -> `device`)."""
+    """`params` with `param`'s default gone (`device="xpu"` -> `device`).
+    A positional parameter without a default cannot follow one with a
+    default (`self, dtype=torch.float, device=dpcpp_device`): it moves to
+    right after `self` (the device framework passes `device` by name),
+    each place keeping its comma."""
     bare = param.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
+    group = list(params.params)
+    if param in group and any(p.default is not None for p in group[:group.index(param)]):
+        commas = [p.comma for p in group]
+        group.remove(param)
+        group.insert(1, bare)
+        return params.with_changes(params=[p.with_changes(comma=comma) for p, comma in zip(group, commas)])
     return params.with_changes(**{field: [bare if p is param else p for p in getattr(params, field)]
                                   for field in ("posonly_params", "params", "kwonly_params")})
 
