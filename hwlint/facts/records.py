@@ -165,6 +165,12 @@ class ModuleFacts(NamedTuple):
     dynamic: tuple[Dynamic, ...] = ()
     device_bindings: tuple[DeviceBinding, ...] = ()
 
+    def bindings_reached(self, cls: ClassFacts) -> tuple[DeviceBinding, ...]:
+        """The device bindings of the module that `cls` reaches (one of its
+        mentions that the class does not leave unreached)."""
+        far = set(cls.unreached)
+        return tuple(b for b in self.device_bindings if b.line not in far)
+
     def suppressed(self, line: int, code: str) -> bool:
         if line not in self.noqa:
             return False

@@ -813,8 +813,8 @@ def _generalize(data: bytes, m: Migration, config: Config,
         return f"{m.class_name} uses {used[0]}, which the module binds to a device"
     facts_b = facts_of(step_b)
     info_b = _class_facts(facts_b, m.class_name, m.occurrence)
-    far = set(info_b.unreached) if info_b is not None else set()
-    reached = [b for b in facts_b.device_bindings if b.line not in far]
+    assert info_b is not None
+    reached = facts_b.bindings_reached(info_b)
     if reached:
         # Through a module-level function or name: no rewrite of the class changes it.
         return (f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "

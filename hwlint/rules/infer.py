@@ -109,13 +109,7 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
         assert member is not None
         own = member in device_decorators or member in probe_devices
         evidence = (None if own else needs.evidence(member)) or f"every accelerator use in the class is {member}"
-        if member in members:
-            return _known(member, "unsafe", evidence, members, "one-device")
-        # An out-of-tree device's class (NPU's, in Ascend's tests): what to
-        # do is to configure it or generalize the class, whatever else it probes.
-        return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
-                         "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured",
-                         member)
+        return _one_device(member, evidence, members)
     if cls.probes or cls.devices or device_decorators or len(hints) > 1:
         return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
                          "mixed-accelerator-use")
@@ -133,19 +127,16 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
     mentions = ctx.facts.accelerator_lines
     if mentions:
         reached = _reached(cls, mentions)
-        bound = _bound_device(ctx, reached)
-        if bound is not None:
-            # `xpu_device = torch.device("xpu")` at module level, used by the
-            # class: its tests are that device's as surely as if they named it.
-            member, binding = bound.upper(), ctx.facts.device_bindings
-            names = sorted({b.name for b in binding if b.line in reached})
-            evidence = (f"every accelerator use in the class is {member}: it reaches {', '.join(names)}, bound to "
-                        f"{bound} at module level (line {_lines(reached)})")
-            if member in members:
-                return _known(member, "unsafe", evidence, members, "one-device")
-            return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
-                             "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured",
-                             member)
+        bindings = ctx.facts.bindings_reached(cls)
+        bound = {b.device for b in bindings}
+        if len(bound) == 1 and {b.line for b in bindings} == set(reached):
+            # Every mention it reaches is `xpu_device = torch.device("xpu")`
+            # or the like: its tests are that device's as surely as if they named it.
+            (device,) = bound
+            names = ", ".join(sorted({b.name for b in bindings}))
+            evidence = (f"every accelerator use in the class is {device.upper()}: it reaches {names}, bound to "
+                        f"{device} at module level (line {_lines(reached)})")
+            return _one_device(device.upper(), evidence, members)
         if reached:
             return _known("GENERIC", "unsafe", "no accelerator use in the class, but it reaches the module's mention "
                           f"of one outside it (line {_lines(reached)}): a name it uses, or a statement run at import",
@@ -165,17 +156,15 @@ def _lines(lines: "tuple[int, ...] | list[int]") -> str:
     return ", ".join(str(n) for n in lines[:3]) + (", ..." if len(lines) > 3 else "")
 
 
-def _bound_device(ctx: ModuleContext, reached: list[int]) -> str | None:
-    """The device when every mention the class reaches binds a name to that
-    one device (ModuleFacts.device_bindings); else None."""
-    if not reached:
-        return None
-    devices = {b.line: b.device for b in ctx.facts.device_bindings}
-    found = {devices.get(line) for line in reached}
-    if len(found) != 1 or None in found:
-        return None
-    (device,) = found
-    return device
+def _one_device(member: str, evidence: str, members: tuple[str, ...]) -> Inference:
+    """A class whose every accelerator use is `member`'s: that member
+    (unsafe); for an out-of-tree device's class (NPU's, in Ascend's tests),
+    what to do is to configure it or generalize the class, whatever else it
+    probes."""
+    if member in members:
+        return _known(member, "unsafe", evidence, members, "one-device")
+    return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
+                     "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured", member)
 
 
 def _reached(cls: ClassFacts, mentions: tuple[int, ...]) -> list[int]:
