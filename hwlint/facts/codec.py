@@ -37,8 +37,9 @@ from hwlint.facts.records import ModuleFacts
 # FACTS_VERSION, part of SCHEMA, says so. 3: the codec derived from the
 # fields (a nested record is a tuple of its own: Value, Branch). 4: which
 # module-level mentions each class reaches (ClassFacts.unreached). 5:
-# module-level names bound to a device (ModuleFacts.device_bindings).
-FACTS_VERSION = 5
+# module-level names bound to a device (ModuleFacts.device_bindings). 6:
+# devices found in the code (ModuleFacts.devices_found), matched as devices.
+FACTS_VERSION = 6
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

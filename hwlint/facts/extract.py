@@ -14,6 +14,7 @@ from hwlint.facts.prescan import Lines, Places, accelerator_lines, is_skipped, l
 from hwlint.facts.reach import Statement, bound_names, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation, Method, ModuleFacts, Site, Value
+from hwlint.facts.devices import discover
 from hwlint.facts.walk import walk_lines
 from hwlint.facts.vocabulary import (
     DEFAULT_ACCELERATORS,
@@ -369,9 +370,9 @@ class _Extractor:
         if lowered in ("skipif", "skipunless"):
             if not isinstance(decorator, ast.Call) or not decorator.args:
                 return
-            device = _guard_device(decorator.args[0], lowered == "skipif")
+            device = _guard_device(decorator.args[0], lowered == "skipif", self.device_names)
         else:
-            device = _required_device(name)
+            device = _required_device(name, self.device_names)
         if device is not None:
             requires.append(Site(decorator.lineno, self.column(decorator.lineno, decorator.col_offset),
                                  _decorator_text(decorator), kind, device))
@@ -390,7 +391,7 @@ class _Extractor:
         for stmt in body:
             if not isinstance(stmt, ast.If) or not any(_is_skip(s) for s in stmt.body):
                 continue
-            device = _guard_device(stmt.test, True)
+            device = _guard_device(stmt.test, True, self.device_names)
             if device is not None:
                 requires.append(Site(stmt.lineno, self.column(stmt.lineno, stmt.col_offset),
                                      "setUp: if " + _short(stmt.test) + ": skip", "setup", device))
@@ -671,55 +672,70 @@ _FLAG_DEVICE = {"CUDA": "cuda", "CUDNN": "cuda", "GPU": "", "XPU": "xpu", "MPS":
                 "PRIVATEUSE1": "privateuse1", "ACCELERATOR": ""}
 
 
-def _required_device(name: str) -> str | None:
+# The same decorators for a device hwlint was not told of (`@skipIfNoMLU`,
+# `@requires_musa`): the name is kept when it is a device of the module.
+_REQUIRES_OTHER = LazyPattern(
+    r"^(?:requires_|skip_?if_?no_?|skip_?unless_?(?:torch_)?|skip_?if_?unsupport_?(?:multi_?)?)(?:multi_?)?"
+    r"([a-z][a-z0-9]*)(?:_and_\w+)?$",
+    re.IGNORECASE,
+)
+
+
+def _required_device(name: str, names: frozenset[str]) -> str | None:
     """The device a skip-unless decorator needs ("" for any accelerator), or None."""
     if name in _REQUIRES_ANY:
         return ""
     match = _REQUIRES.match(name)
     if match is None:
-        return None
+        other = _REQUIRES_OTHER.match(name)
+        device = other.group(1).lower() if other is not None else ""
+        return device if device in names else None
     return _REQUIRED[match.group(1).lower().replace("_", "")]
 
 
-def _present(node: ast.expr) -> str | None:
+def _present(node: ast.expr, names: frozenset[str]) -> str | None:
     """The accelerator whose presence `node` asserts (`TEST_CUDA`,
     `torch.cuda.is_available()`, `torch.cuda.device_count() >= 2`), "" for
     any, None when it asserts none."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         left, op = node.left, node.ops[0]
-        if isinstance(op, (ast.Gt, ast.GtE)) and _counts(left) is not None:
-            return _counts(left)
+        if isinstance(op, (ast.Gt, ast.GtE)) and _counts(left, names) is not None:
+            return _counts(left, names)
         return None
     if isinstance(node, ast.Call) and not node.args:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "is_available":
-            return _module_device(dotted_name(func.value))
+            return _module_device(dotted_name(func.value), names)
         return None
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
     match = _FLAG.match(name) if name else None
-    return _FLAG_DEVICE[match.group(1)] if match else None
+    if match is None:
+        # `TEST_MLU`: the flag of a device of the module's.
+        device = name.partition("_")[2].lower() if name.startswith(("TEST_", "HAS_")) else ""
+        return device if device in names and device not in _FLAG_DEVICE.values() else None
+    return _FLAG_DEVICE[match.group(1)]
 
 
-def _absent(node: ast.expr) -> str | None:
+def _absent(node: ast.expr, names: frozenset[str]) -> str | None:
     """The accelerator whose absence `node` asserts (`not TEST_CUDA`,
     `torch.cuda.device_count() < 2`), "" for any, None when it asserts none."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _present(node.operand)
+        return _present(node.operand, names)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         op = node.ops[0]
         if isinstance(op, (ast.Lt, ast.LtE, ast.Eq)):
-            return _counts(node.left)
+            return _counts(node.left, names)
     return None
 
 
-def _counts(node: ast.expr) -> str | None:
+def _counts(node: ast.expr, names: frozenset[str]) -> str | None:
     """`torch.cuda.device_count()`: the accelerator counted, or None."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "device_count":
-        return _module_device(dotted_name(node.func.value))
+        return _module_device(dotted_name(node.func.value), names)
     return None
 
 
-def _module_device(dotted: str) -> str | None:
+def _module_device(dotted: str, names: frozenset[str]) -> str | None:
     """`torch.cuda` -> "cuda", `torch.accelerator` -> "", `torch_npu.npu` -> "npu"."""
     parts = dotted.split(".")
     if len(parts) < 2 or not parts[0].startswith("torch"):
@@ -727,12 +743,12 @@ def _module_device(dotted: str) -> str | None:
     last = parts[-1]
     if last == "accelerator":
         return ""
-    if last in ("cuda", "xpu", "mps", "npu", "hpu"):
+    if last in names:
         return last
     return None
 
 
-def _guard_device(cond: ast.expr, skip_if: bool) -> str | None:
+def _guard_device(cond: ast.expr, skip_if: bool, names: frozenset[str]) -> str | None:
     """The accelerator a skip condition needs: `skipIf(cond)` (skip_if) skips
     when cond holds, `skipUnless(cond)` when it does not. "" for any
     accelerator; None when the condition needs none (it skips for other
@@ -742,14 +758,14 @@ def _guard_device(cond: ast.expr, skip_if: bool) -> str | None:
         # skipIf(a and b) needs every one of them to skip: without CUDA and
         # without XPU, some accelerator at least.
         one = isinstance(cond.op, ast.Or) == skip_if
-        found = [_guard_device(v, skip_if) for v in cond.values]
+        found = [_guard_device(v, skip_if, names) for v in cond.values]
         if one:
             named = [d for d in found if d is not None]
             return named[0] if named else None
         if any(d is None for d in found):
             return None
         return found[0] if len(set(found)) == 1 else ""
-    return _absent(cond) if skip_if else _present(cond)
+    return _absent(cond, names) if skip_if else _present(cond, names)
 
 
 def _is_skip(stmt: ast.stmt) -> bool:
@@ -891,6 +907,12 @@ def facts_from_tree(
     """Facts from an already parsed module (the flake8 plugin gets the tree
     from flake8). `noqa` is left empty: the caller reads comments its way."""
     lines = lines if lines is not None else Lines(source)
+    # A device the configuration does not name is still a device: the
+    # module's facts match the names it uses as it uses them.
+    found = discover(source, accelerators.devices)
+    if found:
+        accelerators = accelerators.extended([f"torch.{name}" for name in found],
+                                              [f"TEST_{name.upper()}" for name in found], found)
     extractor = _Extractor(lines, attribute, source if "\r" not in source else None, accelerators)
     try:
         extractor.block(tree.body, Branch(), {})
@@ -910,6 +932,7 @@ def facts_from_tree(
         accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
         dynamic=dynamic_sites(tree, source, extractor.column, attribute, {c.name for c in extractor.classes}),
         device_bindings=_bound_once(extractor.device_bindings, extractor.statements, extractor.imports, source),
+        devices_found=found,
     )
 
 

@@ -164,6 +164,10 @@ class ModuleFacts(NamedTuple):
     accelerator_lines: tuple[int, ...] = ()
     dynamic: tuple[Dynamic, ...] = ()
     device_bindings: tuple[DeviceBinding, ...] = ()
+    # Accelerator device names the module uses that the configuration does
+    # not name (`.to("mlu")` in an out-of-tree backend's tests): matched as
+    # devices in this module's facts all the same (hwlint.facts.devices.discover).
+    devices_found: tuple[str, ...] = ()
 
     def bindings_reached(self, cls: ClassFacts) -> tuple[DeviceBinding, ...]:
         """The device bindings of the module that `cls` reaches (one of its

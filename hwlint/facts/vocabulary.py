@@ -9,6 +9,8 @@ import ast
 import re
 from typing import NamedTuple, Sequence
 
+from hwlint.facts import devices as known
+
 
 class LazyPattern:
     """re.compile on first use: compiling the facts stage's patterns costs
@@ -45,21 +47,16 @@ class Accelerators(NamedTuple):
     `extend-devices` settings (hwlint.core.config)."""
 
     # A call whose callee starts with `torch` and has one of these segments
-    # (`torch.cuda.is_available()`, `torch.empty(4).cuda()`,
-    # `torch.backends.mps.is_available()`, `torch.ops.xla.add()`) is
-    # accelerator use: TEST_LINTER's [accelerator_availability] test, kept
-    # exactly so that hwlint reports at least what it reports.
-    segments: tuple[str, ...] = ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu")
-    # Calls into these are accelerator use too (PrivateUse1 backends, which
-    # TEST_LINTER does not know); calls into them other than a question
-    # (`is_available()`) are also device-specific use (HWC201).
-    device_modules: tuple[str, ...] = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu")
-    flags: tuple[str, ...] = ("TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1",
-                              "TEST_NPU")
-    # Device names: `device="cuda"`, `.to("cuda:1")`, `torch.device("cuda")`.
-    devices: tuple[str, ...] = ("cuda", "xpu", "mps", "npu", "hpu")
-    # Tensor methods that move to a device: `.cuda()`.
-    methods: tuple[str, ...] = ("cuda", "xpu", "npu")
+    # (`torch.cuda.is_available()`, `torch.ops.xla.add()`) is accelerator
+    # use; calls into `device_modules` are too, and calls into them other
+    # than a question (`is_available()`) are also device-specific use
+    # (HWC201). Device names: `device="cuda"`, `.to("cuda:1")`; methods:
+    # `.cuda()`. The defaults and what each means: hwlint.facts.devices.
+    segments: tuple[str, ...] = known.SEGMENTS
+    device_modules: tuple[str, ...] = known.DEVICE_MODULES
+    flags: tuple[str, ...] = known.FLAGS
+    devices: tuple[str, ...] = known.DEVICES
+    methods: tuple[str, ...] = known.METHODS
 
     def extended(self, modules: Sequence[str] = (), flags: Sequence[str] = (),
                  devices: Sequence[str] = ()) -> "Accelerators":

@@ -1,0 +1,148 @@
+"""PyTorch's device knowledge, in one place: device names (in-tree, the
+accelerators hwlint knows, what is no accelerator), the device-type
+framework's rules for instantiation, decorators, flags and collective
+backends with their devices, and the discovery of devices nobody configured.
+
+Every other module reads these; none keeps a set of device names of its own
+(tests/test_devices.py holds them to it).
+"""
+
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+# Device types that are no accelerator: a test on them runs on any CPU runner.
+NOT_ACCELERATORS = frozenset({"cpu", "meta", "lazy", "mkldnn", "ideep"})
+# Strings that sit where a device goes but name none (`device="auto"` is
+# transformers' placement, `map_location="cpu"` aside).
+NOT_DEVICES = frozenset({"auto", "balanced", "sequential", "disk", "default", "gpu", "none", "cpu_ram", "same"})
+
+# The accelerators hwlint knows without configuration: the device names it
+# matches (`device="cuda"`, `.to("xpu:1")`, `torch.device("npu")`), the
+# tensor methods that move to one (`.cuda()`), the modules whose calls use
+# one (`torch.cuda.synchronize()`), and the flags that say one is there.
+DEVICES: tuple[str, ...] = ("cuda", "xpu", "mps", "npu", "hpu", "xla", "mtia")
+METHODS: tuple[str, ...] = ("cuda", "xpu", "npu")
+DEVICE_MODULES: tuple[str, ...] = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu")
+FLAGS: tuple[str, ...] = ("TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1",
+                          "TEST_NPU")
+# TEST_LINTER's [accelerator_availability] test: a call rooted at `torch`
+# with one of these segments, kept exactly so that hwlint reports at least
+# what it reports.
+SEGMENTS: tuple[str, ...] = ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu")
+
+# The device-type framework (common_device_type.instantiate_device_type_tests):
+# the device types it instantiates for by default, those it needs an opt-in
+# flag for, the order it lists them in, and the names an `only_for` may
+# give that are not PrivateUse1 backends (any other name is mapped to
+# "privateuse1" by the framework).
+INSTANTIATED_BY_DEFAULT: tuple[str, ...] = ("cpu", "cuda", "hpu", "privateuse1")
+OPT_IN: dict[str, str] = {"mps": "allow_mps", "xpu": "allow_xpu"}
+FRAMEWORK_ORDER: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu", "hpu", "privateuse1")
+FRAMEWORK_DEVICES = frozenset({"cpu", "cuda", "mps", "xpu", "hpu", "lazy", "privateuse1"})
+# Device types a test base of its own exists for in common_device_type.
+NATIVE_DEVICES = frozenset({"cpu", "cuda", "meta", "mps", "xpu", "hpu", "lazy", "mtia", "xla"})
+
+# The default members that are one device, and that device.
+MEMBER_DEVICES: dict[str, str] = {"CPU": "cpu", "CUDA": "cuda", "MPS": "mps", "XPU": "xpu"}
+# `@onlyCUDA` and its kin: the decorator and the one device it keeps a test on.
+ONLY_DECORATORS: dict[str, str] = {"onlyCPU": "cpu", "onlyCUDA": "cuda", "onlyXPU": "xpu", "onlyMPS": "mps"}
+# Collective backends of one device family (`backend="nccl"`).
+BACKENDS: dict[str, str] = {"nccl": "cuda", "xccl": "xpu", "hccl": "npu"}
+
+# Names PyTorch's own tests use for "whichever GPU this machine has"
+# (torch.testing._internal.inductor_utils): a device, but no one device.
+# `device=GPU_TYPE` is accelerator use whose migration is ACCELERATOR with a
+# `device` parameter, never CUDA.
+ANY_GPU_NAMES = frozenset({"GPU_TYPE"})
+# Flags that say some accelerator is there, whichever (`if HAS_GPU:`), and
+# those that say one is: inductor_utils and common_utils.
+ANY_GPU_FLAGS = frozenset({"HAS_GPU", "HAS_GPU_AND_TRITON", "HAS_MULTIGPU", "TEST_MULTIGPU", "RUN_GPU",
+                           "HAS_TRITON", "TEST_ACCELERATOR"})
+FLAG_DEVICES: dict[str, str] = {"HAS_CUDA": "cuda", "HAS_CUDA_AND_TRITON": "cuda", "RUN_CUDA": "cuda",
+                                "HAS_XPU": "xpu", "HAS_XPU_AND_TRITON": "xpu", "RUN_XPU": "xpu", "HAS_MPS": "mps"}
+
+
+def accelerator(name: str) -> bool:
+    """Whether a device type is an accelerator (`cpu`, `meta` are not)."""
+    return name not in NOT_ACCELERATORS
+
+
+# Where a device name is written: `torch.device("x"`, `device="x"` (also
+# `device_type=`, `map_location=`), `.to("x"` and `f"x:{...}"` there; the
+# name is group 1, a lowercase identifier as device types are.
+_POSITION = re.compile(
+    r"""(?:\btorch\.device\(\s*|\b(?:device|device_type|map_location)\s*=\s*|\.to\(\s*)"""
+    r"""f?["']([a-z][a-z0-9_]*)(?::[^"'\n]*)?["']"""
+)
+# A backend registering its name: what PrivateUse1 becomes.
+_REGISTERED = re.compile(r"""\b(?:rename_privateuse1_backend|_register_device_module)\(\s*["']([a-z][a-z0-9_]*)["']""")
+# A backend package (`import torch_mlu`, `from torch_musa import ...`): its
+# name counts once the module also uses it as a device (`torch.mlu.`, `.mlu()`).
+_PACKAGE = re.compile(r"^\s*(?:import|from)\s+torch_([a-z][a-z0-9]*)\b", re.MULTILINE)
+
+
+def discover(text: str, known: Iterable[str]) -> tuple[str, ...]:
+    """The accelerator device names `text` uses that are not `known`, in the
+    order first seen: written where a device goes, registered as the
+    PrivateUse1 backend, or the backend package imported and its name used
+    as a device module or tensor method. A plain function of the text: the
+    facts of a module depend on it alone."""
+    known = frozenset(known)
+    found: dict[str, None] = {}
+
+    def take(name: str) -> None:
+        if name not in known and name not in NOT_DEVICES and accelerator(name):
+            found.setdefault(name)
+
+    if "device" in text or ".to(" in text or "map_location" in text:
+        for match in _POSITION.finditer(text):
+            take(match.group(1))
+    if "_privateuse1_backend" in text or "_register_device_module" in text:
+        for match in _REGISTERED.finditer(text):
+            take(match.group(1))
+    if "torch_" in text:
+        for match in _PACKAGE.finditer(text):
+            name = match.group(1)
+            if name not in found and (f"torch.{name}." in text or f".{name}()" in text):
+                take(name)
+    return tuple(found)
+
+
+class Coverage(NamedTuple):
+    """What covers devices hwlint found in the code: the `[tool.hwlint]`
+    settings, whole (each list with what the configuration has already)."""
+
+    classifications: tuple[str, ...]
+    extend_devices: tuple[str, ...]
+    extend_accelerator_modules: tuple[str, ...]
+    extend_accelerator_flags: tuple[str, ...]
+
+    def settings(self) -> dict[str, list[str]]:
+        """The keys as `[tool.hwlint]` spells them, and their values."""
+        return {key.replace("_", "-"): list(value) for key, value in self._asdict().items()}
+
+    def toml(self) -> str:
+        """The lines to put in `[tool.hwlint]` (the table's header first)."""
+        def array(values: list[str]) -> str:
+            return "[" + ", ".join(f'"{v}"' for v in values) + "]"
+
+        return "[tool.hwlint]\n" + "".join(f"{key} = {array(values)}\n" for key, values in self.settings().items())
+
+
+def coverage(found: Iterable[str], classifications: tuple[str, ...], devices: tuple[str, ...],
+             modules: tuple[str, ...], flags: tuple[str, ...]) -> Coverage:
+    """The settings that cover the `found` device names, given the
+    configuration's own (its classifications and extend-* lists): a member
+    for each (what `fix` declares its classes), the device, its `torch.x`
+    module, its `TEST_X` flag."""
+    def add(old: tuple[str, ...], new: Iterable[str]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*old, *new)))
+
+    names = tuple(dict.fromkeys(found))
+    return Coverage(
+        add(classifications, (n.upper() for n in names)),
+        add(devices, names),
+        add(modules, (f"torch.{n}" for n in names)),
+        add(flags, (f"TEST_{n.upper()}" for n in names)),
+    )
