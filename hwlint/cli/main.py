@@ -16,6 +16,7 @@ from hwlint import __version__
 COMMANDS = {
     "allowlist": "hwlint.cli.commands.allowlist:allowlist",
     "check": "hwlint.cli.commands.check:check",
+    "devices": "hwlint.cli.commands.devices:devices",
     "fix": "hwlint.cli.commands.fix:fix",
     "lintrunner": "hwlint.cli.commands.lintrunner:lintrunner",
     "report": "hwlint.cli.commands.report:report",

@@ -197,6 +197,15 @@ def dry_run(command: str) -> Option:
                   f"Change nothing: print what {command} would change and exit 1 if anything (for CI).")
 
 
+# hwlint devices
+WRITE = Option(("--write",), "write", "flag",
+               "Add the settings that cover the devices found to the configuration file (pyproject.toml's "
+               "[tool.hwlint] when there is none), keeping the rest of the file as it is.")
+DEVICES_COMMAND = (CONFIG, JOBS, OUTPUT, *CACHE, FORMAT.with_choices(
+    ("text", "json", "toml"), "text",
+    "text: each device, its files and the lines that cover them; json: {devices, settings, toml}; toml: the "
+    "lines only."), WRITE)
+
 # hwlint rule
 SHOW_ALL = Option(("--all",), "show_all", "flag", "Print every rule's explanation.")
 

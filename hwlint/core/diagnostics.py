@@ -67,11 +67,27 @@ class NotFixable(NamedTuple):
     device: str = ""
 
 
-FixInfo = Union[Fix, Rewrite, NotFixable, None]
+class Configure(NamedTuple):
+    """A finding that settings clear, not an edit of the file (HWC003: a
+    device the configuration does not name). `settings` are the
+    `[tool.hwlint]` keys and their whole values that cover `device`
+    (hwlint.facts.devices.coverage); `hwlint devices --write` writes them."""
+
+    device: str
+    settings: tuple[tuple[str, tuple[str, ...]], ...]
+    applicability: str = "safe"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `fix` object of JSON output."""
+        return {"applicability": self.applicability, "device": self.device,
+                "settings": {key: list(values) for key, values in self.settings}}
+
+
+FixInfo = Union[Fix, Rewrite, NotFixable, Configure, None]
 
 # marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
 # plain tuples led by the type's name.
-_BY_NAME: dict[str, Callable[..., FixInfo]] = {t.__name__: t for t in (Fix, Rewrite, NotFixable)}
+_BY_NAME: dict[str, Callable[..., FixInfo]] = {t.__name__: t for t in (Fix, Rewrite, NotFixable, Configure)}
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
@@ -162,7 +178,7 @@ class Diagnostic:
             "severity": self.severity,
             "message": self.message,
             "class_name": self.class_name,
-            "fix": self.fix.to_dict() if isinstance(self.fix, (Fix, Rewrite)) else None,
+            "fix": self.fix.to_dict() if isinstance(self.fix, (Fix, Rewrite, Configure)) else None,
         }
 
 

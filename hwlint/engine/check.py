@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, overload
 
 from hwlint.facts.collect import FactsSource, LazyFacts, Progress
 from hwlint.core.config import Config
-from hwlint.core.diagnostics import Diagnostic
+from hwlint.core.diagnostics import Configure, Diagnostic
 from hwlint.facts.discover import discover
 from hwlint.facts import ModuleFacts
 from hwlint.engine.judge import Judge
@@ -92,6 +92,16 @@ class CheckResult:
                 self._by_path.setdefault(d.path, []).append(d)
         return list(self._by_path.get(facts.path, ()))
 
+    def unconfigured_devices(self) -> tuple[tuple[str, int], ...]:
+        """Each accelerator device this run found in the code that the
+        configuration does not name (HWC003's findings), with how many
+        files use it: most used first."""
+        files: dict[str, set[str]] = {}
+        for d in self.diagnostics:
+            if isinstance(d.fix, Configure):
+                files.setdefault(d.fix.device, set()).add(d.path)
+        return tuple(sorted(((name, len(paths)) for name, paths in files.items()), key=lambda x: (-x[1], x[0])))
+
     def remember(self, name: str, compute: Callable[[], int]) -> int:
         """`compute()`, a figure derived from this result, or the value it had
         for the last run with the same inputs and diagnostics (the cache's
@@ -121,7 +131,7 @@ def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]
             found.append(parse_error.diagnostic(facts.path, facts.error))
         return found
     for rule in ALL_RULES:
-        if rule.code not in enabled or rule.scope != "module":
+        if rule.code not in enabled or rule.scope == "allowlist":
             continue
         for v in rule().check(ctx):
             if not facts.suppressed(v.line, rule.code):

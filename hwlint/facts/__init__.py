@@ -28,6 +28,7 @@ from hwlint.facts.records import (
     ClassFacts,
     Declaration,
     DeviceBinding,
+    FoundDevice,
     Dynamic,
     Import,
     Instantiation,
@@ -40,7 +41,7 @@ from hwlint.facts.vocabulary import DEFAULT_ACCELERATORS, INSTANTIATE, Accelerat
 
 __all__ = [
     "DEFAULT_ACCELERATORS", "FACTS_VERSION", "INSTANTIATE", "SCHEMA", "Accelerators", "Branch", "ClassFacts",
-    "Declaration", "DeviceBinding", "Dynamic", "Import", "Instantiation", "Method", "ModuleFacts", "Site", "Value",
+    "Declaration", "DeviceBinding", "FoundDevice", "Dynamic", "Import", "Instantiation", "Method", "ModuleFacts", "Site", "Value",
     "accelerator_lines", "dynamic_sites", "extract_file", "extract_source", "facts_from_tree", "from_blob",
     "from_tuple", "is_skipped", "split_lines", "to_blob", "to_tuple",
 ]

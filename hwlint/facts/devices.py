@@ -9,7 +9,12 @@ Every other module reads these; none keeps a set of device names of its own
 
 import re
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from hwlint.facts.records import FoundDevice
+
+if TYPE_CHECKING:
+    from hwlint.core.config import Config
 
 # Device types that are no accelerator: a test on them runs on any CPU runner.
 NOT_ACCELERATORS = frozenset({"cpu", "meta", "lazy", "mkldnn", "ideep"})
@@ -82,31 +87,36 @@ _REGISTERED = re.compile(r"""\b(?:rename_privateuse1_backend|_register_device_mo
 _PACKAGE = re.compile(r"^\s*(?:import|from)\s+torch_([a-z][a-z0-9]*)\b", re.MULTILINE)
 
 
-def discover(text: str, known: Iterable[str]) -> tuple[str, ...]:
-    """The accelerator device names `text` uses that are not `known`, in the
-    order first seen: written where a device goes, registered as the
-    PrivateUse1 backend, or the backend package imported and its name used
-    as a device module or tensor method. A plain function of the text: the
-    facts of a module depend on it alone."""
+def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
+    """The accelerator device names `text` uses that are not `known`, each
+    where first seen: written where a device goes, registered as the
+    PrivateUse1 backend, or its backend package imported and the name used
+    as a device module or a tensor method (`torch.mlu.`, `.mlu()`). A plain
+    function of the text: a module's facts depend on it alone."""
     known = frozenset(known)
-    found: dict[str, None] = {}
+    found: dict[str, FoundDevice] = {}
 
-    def take(name: str) -> None:
-        if name not in known and name not in NOT_DEVICES and accelerator(name):
-            found.setdefault(name)
+    def take(name: str, at: int, end: int) -> None:
+        if name in known or name in NOT_DEVICES or not accelerator(name):
+            return
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        seen = found.get(name)
+        if seen is None or (line, column) < (seen.line, seen.column):
+            found[name] = FoundDevice(name, line, column, text[at:end].strip())
 
     if "device" in text or ".to(" in text or "map_location" in text:
         for match in _POSITION.finditer(text):
-            take(match.group(1))
+            take(match.group(1), match.start(), match.end())
     if "_privateuse1_backend" in text or "_register_device_module" in text:
         for match in _REGISTERED.finditer(text):
-            take(match.group(1))
+            take(match.group(1), match.start(), match.end())
     if "torch_" in text:
         for match in _PACKAGE.finditer(text):
             name = match.group(1)
-            if name not in found and (f"torch.{name}." in text or f".{name}()" in text):
-                take(name)
-    return tuple(found)
+            if f"torch.{name}." in text or f".{name}()" in text:
+                take(name, match.start(), match.end())
+    return tuple(sorted(found.values(), key=lambda f: (f.line, f.column)))
 
 
 class Coverage(NamedTuple):
@@ -130,19 +140,33 @@ class Coverage(NamedTuple):
         return "[tool.hwlint]\n" + "".join(f"{key} = {array(values)}\n" for key, values in self.settings().items())
 
 
-def coverage(found: Iterable[str], classifications: tuple[str, ...], devices: tuple[str, ...],
-             modules: tuple[str, ...], flags: tuple[str, ...]) -> Coverage:
-    """The settings that cover the `found` device names, given the
-    configuration's own (its classifications and extend-* lists): a member
-    for each (what `fix` declares its classes), the device, its `torch.x`
-    module, its `TEST_X` flag."""
+def coverage(found: Iterable[str], config: "Config") -> Coverage:
+    """The settings that cover the `found` device names, with what the
+    configuration has already: a member for each (what `fix` declares its
+    classes), the device, its `torch.x` module, its `TEST_X` flag."""
     def add(old: tuple[str, ...], new: Iterable[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys((*old, *new)))
 
     names = tuple(dict.fromkeys(found))
     return Coverage(
-        add(classifications, (n.upper() for n in names)),
-        add(devices, names),
-        add(modules, (f"torch.{n}" for n in names)),
-        add(flags, (f"TEST_{n.upper()}" for n in names)),
+        add(config.classifications, (n.upper() for n in names)),
+        add(config.extend_devices, names),
+        add(config.extend_accelerator_modules, (f"torch.{n}" for n in names)),
+        add(config.extend_accelerator_flags, (f"TEST_{n.upper()}" for n in names)),
     )
+
+
+def note(found: Iterable[tuple[str, int]], config: "Config") -> str:
+    """What a command says of the devices it found that the configuration
+    does not name (`found`: each name and how many files use it): the
+    names, and the lines that cover them. "" when there are none."""
+    found = tuple(found)
+    if not found:
+        return ""
+    names = ", ".join(f"{name} ({n} file{'s' if n != 1 else ''})" for name, n in found)
+    where = config.source.name if config.source is not None else "pyproject.toml"
+    one = len(found) == 1
+    return (f"Found {'a device' if one else f'{len(found)} devices'} the configuration does not name: {names}. "
+            f"hwlint takes {'it' if one else 'them'} for {'an accelerator' if one else 'accelerators'}; these lines "
+            f"cover {'it' if one else 'them'} (`hwlint devices --write` adds them to {where}):\n"
+            + coverage((name for name, _ in found), config).toml())

@@ -911,8 +911,9 @@ def facts_from_tree(
     # module's facts match the names it uses as it uses them.
     found = discover(source, accelerators.devices)
     if found:
-        accelerators = accelerators.extended([f"torch.{name}" for name in found],
-                                              [f"TEST_{name.upper()}" for name in found], found)
+        names = [f.name for f in found]
+        accelerators = accelerators.extended([f"torch.{name}" for name in names],
+                                              [f"TEST_{name.upper()}" for name in names], names)
     extractor = _Extractor(lines, attribute, source if "\r" not in source else None, accelerators)
     try:
         extractor.block(tree.body, Branch(), {})

@@ -130,6 +130,16 @@ class DeviceBinding(NamedTuple):
     device: str  # the device type ("xpu"), without an index
 
 
+class FoundDevice(NamedTuple):
+    """An accelerator device name the module uses that the configuration
+    does not name, where it is first used (hwlint.facts.devices.discover)."""
+
+    name: str  # the device type ("mlu")
+    line: int
+    column: int
+    text: str  # how it is written there (`.to("mlu:0")`, `import torch_mlu`)
+
+
 class Dynamic(NamedTuple):
     """A statement that may make, publish or change test classes at run
     time, where hwlint cannot see the result (hwlint.rules.uncertain judges it)."""
@@ -167,7 +177,7 @@ class ModuleFacts(NamedTuple):
     # Accelerator device names the module uses that the configuration does
     # not name (`.to("mlu")` in an out-of-tree backend's tests): matched as
     # devices in this module's facts all the same (hwlint.facts.devices.discover).
-    devices_found: tuple[str, ...] = ()
+    devices_found: tuple[FoundDevice, ...] = ()
 
     def bindings_reached(self, cls: ClassFacts) -> tuple[DeviceBinding, ...]:
         """The device bindings of the module that `cls` reaches (one of its

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from hwlint.engine.api import CheckResult
+from hwlint.facts.devices import note
 from hwlint.rules import BY_CODE
 
 
@@ -45,4 +46,7 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
     if out:
         out.append("")
     out.append(_style(summary, color, bold=True))
+    found = note(result.unconfigured_devices(), result.config)
+    if found:
+        out += ["", found.rstrip("\n")]
     return "\n".join(out) + "\n"

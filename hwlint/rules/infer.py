@@ -287,7 +287,8 @@ def _asks(site: Site) -> bool:
 def _device_names(ctx: ModuleContext) -> tuple[str, ...]:
     """Device names that name one member: PyTorch's, the project's own, and
     those the module uses that nobody configured (hwlint.facts.devices)."""
-    return tuple(dict.fromkeys((*DEFAULT_ACCELERATORS.devices, *ctx.config.extend_devices, *ctx.facts.devices_found)))
+    return tuple(dict.fromkeys((*DEFAULT_ACCELERATORS.devices, *ctx.config.extend_devices,
+                                *(f.name for f in ctx.facts.devices_found))))
 
 
 def _known(member: str, applicability: str, evidence: str, members: tuple[str, ...], kind: str) -> Inference:

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from hwlint.core.diagnostics import Configure
+from hwlint.facts.devices import coverage
+from hwlint.facts.resolve import ModuleContext
+from hwlint.rules.base import Example, Rule, Violation
+
+_TABLE = "[tool.hwlint]"
+
+
+class UnconfiguredDevice(Rule):
+    """
+    ## What it does
+    Reports a test file that uses an accelerator device the configuration
+    does not name: a device string where a device goes (`.to("mlu")`,
+    `device="mlu:0"`, `torch.device("mlu")`, `f"mlu:{rank}"`), a backend
+    registered under that name (`rename_privateuse1_backend("mlu")`), or its
+    backend package imported and used (`import torch_mlu` with
+    `torch.mlu.synchronize()` or `.mlu()`). `cpu` and `meta` are no
+    accelerators. Reported once per file and device, at its first use.
+
+    ## Why is this bad?
+    A device hwlint was not told about is still a device: hwlint matches it
+    as one all the same (a class that uses it never gets a safe GENERIC,
+    which would send its tests to CPU runners), but it cannot classify such
+    a class, and the project's runners and `select` know nothing of it. The
+    configuration should say what the tree is for.
+
+    ## Example
+    ```python
+    class TestAbs(TestCase):
+        def test_abs(self):
+            self.assertEqual(torch.abs(x.to("mlu")).cpu(), torch.abs(x))
+    ```
+
+    ## Use instead
+    Cover the device in `[tool.hwlint]`: a member for its classes, the
+    device, its `torch.<device>` module and its `TEST_<DEVICE>` flag.
+    `hwlint devices` prints the lines, `hwlint devices --write` adds them:
+
+    ```toml
+    [tool.hwlint]
+    classifications = ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "MLU"]
+    extend-devices = ["mlu"]
+    extend-accelerator-modules = ["torch.mlu"]
+    extend-accelerator-flags = ["TEST_MLU"]
+    ```
+
+    Not counted against an allowlisted file's budget, and never exempted by
+    the allowlist: it is about the configuration, not the file.
+    """
+
+    code = "HWC003"
+    name = "unconfigured-device"
+    summary = "Test file uses an accelerator device the configuration does not name"
+    scope = "file"
+
+    VALID = (
+        Example('x = torch.ones(2).to("cpu")\ny = torch.ones(2, device="meta")\nz = torch.ones(2, device="cuda:0")\n'),
+        Example('t = torch.ones(2).to("mlu")\n', settings={"extend-devices": ["mlu"]}),
+    )
+    INVALID = (
+        Example(
+            'import torch\n\n\nclass TestAbs:\n    def test_abs(self):\n        x = torch.ones(2)\n'
+            '        assert torch.abs(x.to("mlu")).cpu().sum() == 2\n',
+            expect=((7, 28),),
+            messages=('uses device "mlu" (`.to("mlu")`), which the configuration does not name',),
+        ),
+        Example(
+            'import torch\n\nt = torch.ones(2, device="musa:0")\nu = torch.device("mlu")\n',
+            expect=((3, 19), (4, 5)),
+            messages=('uses device "musa" (`device="musa:0"`)', 'uses device "mlu" (`torch.device("mlu")`)'),
+        ),
+        Example(
+            'import torch\nimport torch_gcu\n\n\ndef sync():\n    torch.gcu.synchronize()\n',
+            expect=((2, 1),),
+            messages=('uses device "gcu" (`import torch_gcu`)',),
+        ),
+        Example(
+            'import torch\n\ntorch.utils.rename_privateuse1_backend("foo")\n',
+            expect=((3, 13),),
+            messages=('uses device "foo" (`rename_privateuse1_backend("foo"`)',),
+        ),
+    )
+
+    def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        for found in ctx.facts.devices_found:
+            settings = coverage((found.name,), ctx.config).settings()
+            yield Violation(
+                found.line, found.column,
+                f'uses device "{found.name}" (`{found.text}`), which the configuration does not name: hwlint takes '
+                f"it for an accelerator; `hwlint devices --write` adds the {_TABLE} lines that cover it "
+                f'(extend-devices = ["{found.name}"], a member {found.name.upper()}, its module and flag)',
+                fix=Configure(found.name, tuple((key, tuple(values)) for key, values in settings.items())),
+            )
