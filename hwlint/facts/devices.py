@@ -82,6 +82,17 @@ _POSITION = re.compile(
 )
 # A backend registering its name: what PrivateUse1 becomes.
 _REGISTERED = re.compile(r"""\b(?:rename_privateuse1_backend|_register_device_module)\(\s*["']([a-z][a-z0-9_]*)["']""")
+# A call into a device module's API (`torch.musa.current_device()`,
+# `torch.mlu.synchronize()`): the functions every device module has
+# (torch.cuda's, which out-of-tree modules copy), on a name that is no
+# torch submodule with functions of those names.
+_DEVICE_API = re.compile(
+    r"\btorch\.([a-z][a-z0-9_]*)\.(?:is_available|device_count|current_device|set_device|synchronize|empty_cache"
+    r"|memory_allocated|max_memory_allocated|memory_reserved|reset_peak_memory_stats|manual_seed_all"
+    r"|current_stream|default_stream|get_device_name|get_device_properties|get_device_capability|Stream|Event)\("
+)
+NOT_DEVICE_MODULES = frozenset({"accelerator", "distributed", "backends", "autograd", "profiler", "jit", "nn",
+                                "utils", "random", "compiler", "testing", "_C", "ops", "library", "export"})
 # A backend package (`import torch_mlu`, `from torch_musa import ...`): its
 # name counts once the module also uses it as a device (`torch.mlu.`, `.mlu()`).
 _PACKAGE = re.compile(r"^\s*(?:import|from)\s+torch_([a-z][a-z0-9]*)\b", re.MULTILINE)
@@ -111,10 +122,14 @@ def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
     if "_privateuse1_backend" in text or "_register_device_module" in text:
         for match in _REGISTERED.finditer(text):
             take(match.group(1), match.start(), match.end())
+    if "torch." in text:
+        for match in _DEVICE_API.finditer(text):
+            if match.group(1) not in NOT_DEVICE_MODULES:
+                take(match.group(1), match.start(), match.end())
     if "torch_" in text:
         for match in _PACKAGE.finditer(text):
             name = match.group(1)
-            if f"torch.{name}." in text or f".{name}()" in text:
+            if f"torch.{name}." in text or f".{name}()" in text or f"torch.backends.{name}." in text:
                 take(name, match.start(), match.end())
     return tuple(sorted(found.values(), key=lambda f: (f.line, f.column)))
 

@@ -436,6 +436,15 @@ class _Extractor:
                 if isinstance(value, str) and "CCL_" in value and _BACKEND_ENV.match(value):
                     feature = self.backend_feature(constant, value)
                     distributed[(feature.line, feature.column)] = feature
+            elif kind is ast.Assign:
+                # `device = "musa"` in a test: the device its tensors then go to.
+                assign = cast(ast.Assign, sub)
+                value = _device_string(assign.value, vocabulary)
+                if value is not None and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
+                    line = assign.value.lineno
+                    devices[(line, assign.value.col_offset)] = Site(
+                        line, self.column(line, assign.value.col_offset), f'{assign.targets[0].id} = "{value}"',
+                        "assign", value)
             elif kind is ast.JoinedStr:
                 site = self.device_fstring(cast(ast.JoinedStr, sub))
                 if site is not None:

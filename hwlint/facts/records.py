@@ -42,8 +42,9 @@ class Site(NamedTuple):
     # `torch.empty(4).cuda()`, `torch.cuda.synchronize()`), "flag"
     # (`TEST_CUDA`). For hard-coded devices (HWC201's rewrites): "keyword"
     # (`device="cuda"`), "method" (`.cuda()`), "torch.device", "to"
-    # (`.to("cuda")`) or "module" (`torch.cuda.synchronize()`), and `name` is
-    # the device string, the method, or the module function's dotted name.
+    # (`.to("cuda")`), "module" (`torch.cuda.synchronize()`) or "assign"
+    # (`device = "musa"` in a test: no rewrite), and `name` is the device
+    # string, the method, or the module function's dotted name.
     kind: str = ""
     name: str = ""
 

@@ -196,6 +196,8 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
                           "(ACCELERATOR, or the device's member), or the device use must go")
     if site.kind == "backend-feature":
         return NotFixable(f"{site.name} belongs to one collective backend: a test of that backend")
+    if site.kind == "assign":
+        return NotFixable(f"a name bound to \"{site.name}\": use the test's `device` where the name is used")
     if site.kind in ("backend", "backend-options", "decorator"):
         from hwlint.rules.torch_api import NoEquivalent, distributed_equivalent  # off by default, as below
 
