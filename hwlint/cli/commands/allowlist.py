@@ -92,6 +92,7 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
     exists (prune shrinks it, sync rebuilds it)."""
     from hwlint.allowlist.edit import init_allowlist
     from hwlint.engine.api import run_check
+    from hwlint.facts.devices import note
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
@@ -115,7 +116,12 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
     for path in broken:
         click.echo(f"hwlint: warning: {path} does not parse (HWC000): it cannot be allowlisted; "
                    "`hwlint check` reports it until it is fixed", err=True)
+    found = note(result.unconfigured_devices(), config)
+    if found:
+        click.echo(found, nl=False)
     click.echo("Next:")
+    if found:
+        click.echo("  hwlint devices --write (covers the devices above), then hwlint allowlist sync")
     click.echo(f"  git add {where} && git commit -m 'Adopt hwlint: allowlist the files not yet migrated'")
     click.echo("  in CI: hwlint check && hwlint allowlist check --base origin/main")
     click.echo("  then: hwlint fix (classifies what can be inferred, prunes the list)")

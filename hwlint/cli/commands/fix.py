@@ -55,6 +55,7 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     before and after the fix, mapped through its renames: a file whose
     fix loses a test is not written, and the command exits 1."""
     from hwlint.engine.api import run_check
+    from hwlint.facts.devices import note
     from hwlint.fix.apply import apply_fixes, unified_diff
     from hwlint.rules import FIXABLE, enabled_codes
     from hwlint.rules.allowlist_budget import AllowlistBudget
@@ -107,14 +108,19 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     after = None if show_diff else run_check(config, targets, jobs=jobs, cache=cache)
     failing = after.diagnostics if after is not None else []
     over = [d for d in failing if d.code == AllowlistBudget.code]
+    # The devices nobody configured, as check names them (its own run's words).
+    found = after.unconfigured_devices() if after is not None else ()
     if fmt == "json":
         data = report.to_dict(over_budget=over)
+        data["unconfigured_devices"] = [{"name": name, "files": n} for name, n in found]
         if runtime is not None:
             data["verify_runtime"] = runtime.to_dict()
         write_output(json.dumps(data, ensure_ascii=False, indent=2) + "\n", None)
     done, *left = report.summary(show_unfixed=show_unfixed)
     click.echo("\n".join([done, *([pruned] if pruned else []), *left, *(runtime.summary() if runtime else [])]),
                err=True)
+    if found:
+        click.echo(note(found, config).rstrip("\n"), err=True)
     if failing:
         # The check's own words, so that the hook's output says what to do;
         # a few, not a tree's worth before adoption.
