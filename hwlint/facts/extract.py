@@ -14,7 +14,7 @@ from hwlint.facts.prescan import Lines, Places, accelerator_lines, is_skipped, l
 from hwlint.facts.reach import Statement, bound_names, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation, Method, ModuleFacts, Site, Value
-from hwlint.facts.devices import discover
+from hwlint.facts.devices import ANY_GPU_NAMES, discover
 from hwlint.facts.walk import walk_lines
 from hwlint.facts.vocabulary import (
     DEFAULT_ACCELERATORS,
@@ -422,6 +422,10 @@ class _Extractor:
                 if name in flags:
                     line, col = named.lineno, named.col_offset
                     probes[(line, col, line, col)] = Site(line, self.column(line, col), name, "flag")
+                elif name in ANY_GPU_NAMES:
+                    # `device=GPU_TYPE`, `device = GPU_TYPE`: whichever GPU the machine has.
+                    line, col = named.lineno, named.col_offset
+                    devices[(line, col)] = Site(line, self.column(line, col), name, "any-gpu", name)
                 elif name in _BACKEND_CLASSES:
                     feature = self.backend_feature(named, name)
                     distributed[(feature.line, feature.column)] = feature

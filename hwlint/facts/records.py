@@ -43,7 +43,8 @@ class Site(NamedTuple):
     # (`TEST_CUDA`). For hard-coded devices (HWC201's rewrites): "keyword"
     # (`device="cuda"`), "method" (`.cuda()`), "torch.device", "to"
     # (`.to("cuda")`), "module" (`torch.cuda.synchronize()`) or "assign"
-    # (`device = "musa"` in a test: no rewrite), and `name` is the device
+    # (`device = "musa"` in a test: no rewrite), "any-gpu" (`GPU_TYPE`:
+    # whichever GPU the machine has; not a hard-coded device), and `name` is the device
     # string, the method, or the module function's dotted name.
     kind: str = ""
     name: str = ""

@@ -94,7 +94,7 @@ class Vocabulary:
         self.text = LazyPattern(
             rf"(?:{'|'.join(re.escape(m) for m in self.device_modules)})\b"
             rf"|\.\s*(?:{'|'.join(re.escape(s) for s in acc.segments)})\b"
-            rf"|\b(?:{'|'.join(re.escape(f) for f in acc.flags)})\b"
+            rf"|\b(?:{'|'.join(re.escape(f) for f in (*acc.flags, *known.ANY_GPU_NAMES))})\b"
             rf"|\.(?:{'|'.join(re.escape(m) for m in acc.methods)})\("
             rf"|[\"'](?:{names})(?::\d+)?[\"']"
         )
@@ -104,7 +104,7 @@ class Vocabulary:
         # with the regex itself cost more than half as much as parsing them.
         # PyTorch's own are picked by hand ("npu" alone would hit every
         # "input"); a backend's are added whole.
-        tokens = [*acc.segments, "TEST_", "torch.npu", ".npu(", '"npu', "'npu"]
+        tokens = [*acc.segments, "TEST_", "torch.npu", ".npu(", '"npu', "'npu", *known.ANY_GPU_NAMES]
         default = DEFAULT_ACCELERATORS
         tokens += [m for m in acc.device_modules if m not in default.device_modules]
         tokens += [f for f in acc.flags if f not in default.flags]

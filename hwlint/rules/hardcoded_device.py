@@ -162,6 +162,8 @@ class HardcodedDevice(Rule):
                 continue
             features = _backend_features(info)
             for site in sorted((*info.facts.devices, *info.facts.distributed), key=lambda s: (s.line, s.column)):
+                if site.kind == "any-gpu":
+                    continue  # GPU_TYPE names no one device: not hard-coded
                 fix = _fix(site, info, modules, ctx.config.oldest_torch)
                 feature = features.get(_test_of(info, site)) if site.kind in ("backend", "decorator") else None
                 if isinstance(fix, Rewrite) and feature is not None:
@@ -196,6 +198,8 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
                           "(ACCELERATOR, or the device's member), or the device use must go")
     if site.kind == "backend-feature":
         return NotFixable(f"{site.name} belongs to one collective backend: a test of that backend")
+    if site.kind == "any-gpu":
+        return NotFixable(f"{site.text} is whichever GPU the machine has: the test's `device` takes its place")
     if site.kind == "assign":
         return NotFixable(f"a name bound to \"{site.name}\": use the test's `device` where the name is used")
     if site.kind in ("backend", "backend-options", "decorator"):

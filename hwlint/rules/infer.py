@@ -37,6 +37,7 @@ REASONS = {
     "needs-accelerator": "its tests run only with an accelerator (a skip, a decorator or a base says so): ACCELERATOR (instantiated) or a device, never GENERIC",
     "base-probes": "GENERIC, but a base class asks about an accelerator (unsafe: --unsafe)",
     "some-tests-need-accelerator": "GENERIC, but some tests run only with an accelerator: move them to an ACCELERATOR class (unsafe: --unsafe)",
+    "any-gpu": "its tests run on whichever GPU the machine has (GPU_TYPE): ACCELERATOR with a device parameter",
     "device-not-instantiated": "tests take a device but the class is never instantiated: instantiate it or drop the parameter",
     "device-mixin": "a mixin whose tests take a device: the classification of the classes that run its tests",
     "mixed-accelerator-use": "the class probes or uses accelerators: GENERIC (drop the probes), ACCELERATOR or a device",
@@ -110,6 +111,11 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
         own = member in device_decorators or member in probe_devices
         evidence = (None if own else needs.evidence(member)) or f"every accelerator use in the class is {member}"
         return _one_device(member, evidence, members)
+    any_gpu = [s for s in cls.devices if s.kind == "any-gpu"]
+    if any_gpu and not cls.probes and not device_decorators and not hints and len(any_gpu) == len(cls.devices):
+        return Inference(None, None, f"its tests run on whichever GPU the machine has ({any_gpu[0].text}, line "
+                         f"{any_gpu[0].line}): make it ACCELERATOR, its tests taking `device` in place of "
+                         f"{any_gpu[0].text}, instantiated with except_for=\"cpu\", allow_xpu=True", "any-gpu")
     if cls.probes or cls.devices or device_decorators or len(hints) > 1:
         return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
                          "mixed-accelerator-use")
