@@ -252,7 +252,11 @@ BACKEND = textwrap.dedent(
 
 def test_a_backends_api_counts_once_configured() -> None:
     plain = extract_source("test/test_x.py", BACKEND)
-    assert plain.classes[0].probes == () and plain.classes[0].devices == () and plain.accelerator_lines == ()
+    # Unconfigured, the device is found in the code (hwlint.facts.devices)
+    # and its uses count; the backend's own module and flag need the settings.
+    assert [d.name for d in plain.devices_found] == ["openreg"]
+    assert [(d.line, d.text) for d in plain.classes[0].devices] == [(9, ".openreg()"), (10, '.to("openreg:1")')]
+    assert [p.text for p in plain.classes[0].probes] == ["TEST_OPENREG"]
     backend = DEFAULT_ACCELERATORS.extended(modules=["torch_npu.npu"], flags=["TEST_OPENREG"], devices=["openreg"])
     f = extract_source("test/test_x.py", BACKEND, accelerators=backend)
     cls = f.classes[0]
@@ -269,9 +273,9 @@ def test_default_vocabulary_keeps_its_hand_picked_tokens() -> None:
     backend's additions must not drop any of it."""
     default = vocabulary_for(DEFAULT_ACCELERATORS).tokens
     assert default == ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu",
-                       "TEST_", "torch.npu", ".npu(", '"npu', "'npu")
+                       "TEST_", "torch.npu", ".npu(", '"npu', "'npu", "GPU_TYPE")
     extended = vocabulary_for(DEFAULT_ACCELERATORS.extended(modules=["torch.openreg", "torch_npu.npu"],
                                                          flags=["TEST_OPENREG"], devices=["openreg"])).tokens
     # TEST_OPENREG needs no token of its own: "TEST_" finds it.
-    assert extended[:13] == default
-    assert set(extended[13:]) == {"torch.openreg", "torch_npu.npu", '"openreg', "'openreg", ".openreg("}
+    assert extended[:14] == default
+    assert set(extended[14:]) == {"torch.openreg", "torch_npu.npu", '"openreg', "'openreg", ".openreg("}

@@ -45,8 +45,19 @@ INSTANTIATED_BY_DEFAULT: tuple[str, ...] = ("cpu", "cuda", "hpu", "privateuse1")
 OPT_IN: dict[str, str] = {"mps": "allow_mps", "xpu": "allow_xpu"}
 FRAMEWORK_ORDER: tuple[str, ...] = ("cpu", "cuda", "mps", "xpu", "hpu", "privateuse1")
 FRAMEWORK_DEVICES = frozenset({"cpu", "cuda", "mps", "xpu", "hpu", "lazy", "privateuse1"})
-# Device types a test base of its own exists for in common_device_type.
+# Device types with test bases outside common_device_type (no call's
+# complement lists them).
+OUT_OF_TREE_BASES = frozenset({"xla", "mtia", "meta"})
+# Device types PyTorch knows by name: any other device a runner names is a
+# PrivateUse1 backend's (npu, openreg, ...), which `only_for="privateuse1"` covers.
 NATIVE_DEVICES = frozenset({"cpu", "cuda", "meta", "mps", "xpu", "hpu", "lazy", "mtia", "xla"})
+# The device types instantiate_device_type_tests can instantiate that are
+# not native (common_utils' NATIVE_DEVICES): HPU (in tree) and XLA (out of
+# tree, by TORCH_TEST_DEVICES).
+NOT_NATIVE: tuple[str, ...] = ("hpu", "xla")
+# The accelerators of the default one-device members, whose runners
+# `fix --verify-runtime` collects for besides the CPU.
+MEMBER_ACCELERATORS: tuple[str, ...] = ("cuda", "xpu", "mps")
 
 # The default members that are one device, and that device.
 MEMBER_DEVICES: dict[str, str] = {"CPU": "cpu", "CUDA": "cuda", "MPS": "mps", "XPU": "xpu"}

@@ -39,6 +39,7 @@ import libcst as cst
 
 from hwlint.core.config import Config
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
+from hwlint.facts import devices
 from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, SiteRewrite, not_replaceable
@@ -52,15 +53,15 @@ ONLY_ACCELERATOR = "onlyAccelerator"
 # The device types instantiate_device_type_tests instantiates whatever its
 # flags (when the machine has them), in the framework's order, and those a
 # flag opts in.
-ALWAYS = ("cpu", "cuda", "hpu", "privateuse1")
-OPT_IN = {"mps": "allow_mps", "xpu": "allow_xpu"}
-_ORDER = ("cpu", "cuda", "mps", "xpu", "hpu", "privateuse1")
+ALWAYS = devices.INSTANTIATED_BY_DEFAULT
+OPT_IN = devices.OPT_IN
+_ORDER = devices.FRAMEWORK_ORDER
 # Types of common_device_type that are not PrivateUse1 backends; any other
 # name in only_for is a PrivateUse1 backend's (filter_desired_device_types
 # maps it to "privateuse1"), but for the out-of-tree bases, which no call's
 # complement lists.
-_IN_TREE = frozenset({"cpu", "cuda", "mps", "xpu", "hpu", "lazy", "privateuse1"})
-_OUT_OF_TREE = frozenset({"xla", "mtia", "meta"})
+_IN_TREE = devices.FRAMEWORK_DEVICES
+_OUT_OF_TREE = devices.OUT_OF_TREE_BASES
 # Decorators of the device-type framework: a test wearing one is a device test.
 _DEVICE_TEST_DECORATORS = ("dtypes", "ops", "modules", "deviceCountAtLeast", "precisionOverride",
                            "largeTensorTest", "skipMeta", "onlyAccelerator", "expectedFailureMeta")
@@ -87,10 +88,8 @@ KINDS = {
 _MOVES_TO = {"onlyCPU": "cpu", "onlyCUDA": "cuda", "onlyXPU": "xpu", "onlyMPS": "mps",
              "onlyNativeDeviceTypes": "native"}
 NATIVE = "native"
-# The device types instantiate_device_type_tests can instantiate that are
-# not native: HPU (in tree) and XLA (out of tree, by TORCH_TEST_DEVICES).
 # Lazy is added after the filter (include_lazy), so except_for cannot drop it.
-NOT_NATIVE = ("hpu", "xla")
+NOT_NATIVE = devices.NOT_NATIVE
 
 
 class MigrateError(Exception):

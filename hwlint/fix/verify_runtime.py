@@ -25,13 +25,14 @@ import re
 from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
+from hwlint.facts.devices import MEMBER_ACCELERATORS
 from hwlint.fix.apply import FileResult, FixReport
 from hwlint.fix.plan import ClassMove, Unfixed
 from hwlint.infra.runtime import RuntimeClass, RuntimeModule, collect_served
 from hwlint.rules.hardcoded_device import HardcodedDevice
 
 # The device types whose runners the check collects for, besides the CPU.
-DEVICES = ("cuda", "xpu", "mps")
+DEVICES = MEMBER_ACCELERATORS
 
 
 class ModuleCheck(NamedTuple):

@@ -13,14 +13,10 @@ from typing import NamedTuple
 
 from hwlint.core.diagnostics import Fix
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, Site
+from hwlint.facts.devices import MEMBER_ACCELERATORS, ONLY_DECORATORS
 from hwlint.facts.resolve import ClassInfo, ModuleContext
 
-_DEVICE_DECORATORS = {
-    "onlyCPU": "CPU",
-    "onlyCUDA": "CUDA",
-    "onlyMPS": "MPS",
-    "onlyXPU": "XPU",
-}
+_DEVICE_DECORATORS = {decorator: device.upper() for decorator, device in ONLY_DECORATORS.items()}
 
 
 # Each kind of evidence (or of its absence), as `hwlint fix` counts what it
@@ -303,7 +299,7 @@ def _known(member: str, applicability: str, evidence: str, members: tuple[str, .
     return Inference(member, applicability, evidence, kind)
 
 
-def _probe_device(text: str, devices: tuple[str, ...] = ("cuda", "xpu", "mps")) -> str | None:
+def _probe_device(text: str, devices: tuple[str, ...] = MEMBER_ACCELERATORS) -> str | None:
     """The one device a probe or hard-coded use names (`torch.cuda...()`,
     `TEST_CUDA`, `.cuda()`, `torch.empty(...).cuda()`, `device="cuda"`), if
     any. Probes are calls only: a module patched or named as a type is no

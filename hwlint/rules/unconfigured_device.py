@@ -65,7 +65,7 @@ class UnconfiguredDevice(Rule):
         Example(
             'import torch\n\n\nclass TestAbs:\n    def test_abs(self):\n        x = torch.ones(2)\n'
             '        assert torch.abs(x.to("mlu")).cpu().sum() == 2\n',
-            expect=((7, 28),),
+            expect=((7, 27),),
             messages=('uses device "mlu" (`.to("mlu")`), which the configuration does not name',),
         ),
         Example(
@@ -79,9 +79,9 @@ class UnconfiguredDevice(Rule):
             messages=('uses device "gcu" (`import torch_gcu`)',),
         ),
         Example(
-            'import torch\n\ntorch.utils.rename_privateuse1_backend("foo")\n',
+            'import torch\n\ntorch.utils.rename_privateuse1_backend("foo")\ntorch.foo.manual_seed(0)\n',
             expect=((3, 13),),
-            messages=('uses device "foo" (`rename_privateuse1_backend("foo"`)',),
+            messages=('uses device "foo" (`rename_privateuse1_backend("foo")`)',),
         ),
     )
 

@@ -35,11 +35,10 @@ from hwlint.facts import ClassFacts, Instantiation
 from hwlint.facts.resolve import ClassInfo, Resolver
 from hwlint.infra.runtime import RuntimeModule
 from hwlint.rules.no_runner import test_methods
+from hwlint.facts.devices import NATIVE_DEVICES
 from hwlint.rules.uncertain import Reason, analyse, base_may_be_testcase
 
-# Device types PyTorch knows by name; any other device a runner names is a
-# PrivateUse1 backend (npu, openreg, ...), which `only_for="privateuse1"` covers.
-_NATIVE_DEVICES = frozenset({"cpu", "cuda", "meta", "mps", "xpu", "hpu", "lazy", "mtia", "xla"})
+_NATIVE_DEVICES = NATIVE_DEVICES  # the device types PyTorch knows by name (hwlint.facts.devices)
 
 
 @dataclass(frozen=True)
