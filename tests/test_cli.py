@@ -192,9 +192,9 @@ def _declared() -> set[str]:
 def test_every_commands_options_are_declared_in_hwlint_options(tmp_path: Path) -> None:
     top = _hwlint(tmp_path, "--help").stdout
     commands = [[name] for name in _commands(top)]
-    assert [c[0] for c in commands] == ["allowlist", "check", "fix", "lintrunner", "report", "rule", "select"]
+    assert [c[0] for c in commands] == ["allowlist", "check", "devices", "fix", "lintrunner", "report", "rule", "select"]
     commands += [["allowlist", name] for name in _commands(_hwlint(tmp_path, "allowlist", "--help").stdout)]
-    assert len(commands) == 14  # allowlist: check, export-json, import-json, init, prune, show, sync
+    assert len(commands) == 15  # allowlist: check, export-json, import-json, init, prune, show, sync
     declared = _declared() | {"-h", "--help"}
     for command in commands:
         shown = _help_flags(_hwlint(tmp_path, *command, "--help").stdout)
