@@ -19,6 +19,7 @@ import pytest
 from hwlint.allowlist.model import load_allowlist
 from hwlint.core.config import load_config
 from hwlint.report.figures import build_report, burndown_series, percent_migrated
+from hwlint.report.time_axis import point_labels
 from tests.conftest import lint, run_cli, write_project
 from tests.test_history import GIT_ENV, commit, git, init_repo, listing
 
@@ -599,11 +600,19 @@ def test_burndown_series_samples_time_evenly() -> None:
     ]
     series = burndown_series(history, 10)
     assert len(series) == 10
-    assert series[0] == ("2024-01-01", 100) and series[-1] == ("2024-01-10", 1)
-    assert [label for label, _ in series] == [f"2024-01-{d:02d}" for d in range(1, 11)]
+    assert series[0] == (datetime(2024, 1, 1, tzinfo=timezone.utc), 100)
+    assert series[-1] == (datetime(2024, 1, 10, 9, tzinfo=timezone.utc), 1)
+    # Evenly spaced over 9 days 9 hours: a day and an hour apart, one date each.
+    assert point_labels([when for when, _ in series]) == ([f"2024-01-{d:02d}" for d in range(1, 11)], None)
     values = [v for _, v in series]
     assert values == sorted(values, reverse=True)
-    assert burndown_series(history[:5], 10) == [(p["date"][:10], p["allowlisted"]) for p in history[:5]]
+    # Few enough: the commits themselves, five hours of one day, labelled by the hour.
+    five = burndown_series(history[:5], 10)
+    assert five == [(datetime(2024, 1, 1, h, tzinfo=timezone.utc), 100 - h) for h in range(5)]
+    assert point_labels([when for when, _ in five]) == (["00:00", "01:00", "02:00", "03:00", "04:00"], "2024-01-01 (UTC)")
+    # Two commits in the same second are one state: the one they left.
+    same = [{"date": "2024-01-01T00:00:00Z", "allowlisted": 5}, {"date": "2024-01-01T00:00:00Z", "allowlisted": 4}]
+    assert burndown_series(same, 10) == [(datetime(2024, 1, 1, tzinfo=timezone.utc), 4)]
 
 
 def _with_terminal_stderr(root: Path, *args: str) -> tuple[int, str, str]:

@@ -10,11 +10,12 @@ burn-down as a table and says how to get the chart.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import timedelta
 from html import escape
 from typing import Any, Sequence
 
 from hwlint.report.figures import Block, Chart, Code, Layout, Paragraph, Table
+from hwlint.report.time_axis import parse_iso, ticks
 
 _CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0; background: #f6f8fa; }
@@ -78,8 +79,17 @@ def block(item: Block) -> str:
     return shown
 
 
-def _parse(iso: str) -> datetime:
-    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ")
+# The chart's plot is about 830 px wide and its labels 12 px: about 7 px a
+# character, digits and dashes.
+_AXIS_ROOM = 115
+
+
+def _tooltip(point: dict[str, Any]) -> str:
+    """What a browser shows on hovering a commit's dot (an SVG <title>: no script)."""
+    if "commit" not in point:  # a phase's burn-down: one point a day
+        return f"{point['date'][:10]}: {point['allowlisted']} files"
+    when = parse_iso(point["date"]).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{when}, {point['commit'][:10]}: {point['allowlisted']} files allowlisted"
 
 
 def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title: str = "Files allowlisted",
@@ -88,24 +98,51 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
     The last size holds until `until` (the report's time), so that the
     newest commit's change is not hidden at the chart's right edge. A
     phase's `plan` (date, files) is drawn as a dashed grey line to its due
-    date, with a legend."""
+    date, with a legend. The x axis ticks at round instants, labelled as
+    finely as the span needs (time_axis.ticks: times on adoption day,
+    dates over weeks, months over a year)."""
     try:
         import pygal
         from pygal.style import Style
     except ImportError:
         return None
+    # A staircase: the size holds until the next commit changes it. Only a
+    # commit's own point has a dot (with its tooltip); the corners do not.
+    commits = sorted(history, key=lambda p: p["date"])
+    points: list[dict[str, Any]] = []
+    for point in commits:
+        when = parse_iso(point["date"])
+        if points:
+            points.append({"value": (when, points[-1]["value"][1]), "node": {"r": 0}})
+        points.append({"value": (when, point["allowlisted"]), "tooltip": _tooltip(point)})
+    end = points[-1]["value"][0]
+    if until is not None and parse_iso(until) > end:
+        end = parse_iso(until)
+        points.append({"value": (end, points[-1]["value"][1]), "node": {"r": 0}})
+    planned = [(parse_iso(day), n) for day, n in plan]
+    start = min([points[0]["value"][0], *(when for when, _ in planned)])
+    end = max([end, *(when for when, _ in planned)])
+    axis = ticks(start, end, _AXIS_ROOM)
+    if end - start < timedelta(seconds=1):  # one instant: the axis's minute around it
+        start, end = axis.ticks[0][0], axis.ticks[-1][0]
     style = Style(
         background="#ffffff",
         plot_background="#ffffff",
         foreground="#1f2328",
         foreground_strong="#1f2328",
         foreground_subtle="#d0d7de",
-        colors=("#cf222e", "#59636e"),
+        # The area, the line over it, the plan.
+        colors=("#cf222e", "#cf222e", "#59636e"),
         opacity=".25",  # the area under the line: light, so the line stands out
         opacity_hover=".35",
-        stroke_width="3",  # the filled area's outline is the line itself
+        stroke_width="3",
         stroke_opacity="1",
         font_family="system-ui, sans-serif",
+        # pygal's 10 px labels read small beside the page's 15 px text.
+        label_font_size=12,
+        major_label_font_size=12,
+        title_font_size=16,
+        legend_font_size=13,
     )
     chart = pygal.DateTimeLine(
         style=style,
@@ -114,30 +151,29 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
         show_legend=bool(plan),
         legend_at_bottom=True,
         show_dots=len(history) <= 60,
-        fill=True,
         width=900,
         height=360,
         title=title,
-        x_label_rotation=30,
-        x_value_formatter=lambda d: d.strftime("%Y-%m-%d"),
+        x_title=axis.caption,
+        x_label_rotation=0,  # ticks.ticks spaced them to fit level
+        x_labels=[{"value": when, "label": label} for when, label in axis.ticks],
+        xrange=(start, end),
         range=(0, max(1, max(p["allowlisted"] for p in history), *(n for _, n in plan))),
         include_x_axis=True,
         truncate_label=-1,
     )
-    # A staircase: the size holds until the next commit changes it.
-    points: list[tuple[datetime, int]] = []
-    for point in sorted(history, key=lambda p: p["date"]):
-        when = _parse(point["date"])
-        if points:
-            points.append((when, points[-1][1]))
-        points.append((when, point["allowlisted"]))
-    if until is not None and _parse(until) > points[-1][0]:
-        points.append((_parse(until), points[-1][1]))
+    # The area under the staircase, without an outline: a filled line's
+    # outline closes down to zero at both ends, and at the right edge that
+    # read as the list emptied on the report's day. No title: no legend.
+    chart.add(None, [p["value"] for p in points], fill=True, show_dots=False)
     chart.add("files left" if plan else "files allowlisted", points)
     if plan:
-        chart.add("plan: zero by the due date", [(datetime.strptime(day, "%Y-%m-%d"), n) for day, n in plan],
-                  fill=False, show_dots=False, stroke_style={"width": 2, "dasharray": "8, 6"})
+        chart.add("plan: zero by the due date", planned, fill=False, show_dots=False,
+                  stroke_style={"width": 2, "dasharray": "8, 6"})
     svg: str = chart.render(is_unicode=True)
+    # The area is the one filled path: an area, not a line, and without
+    # the outline (an attribute beats pygal's stylesheet).
+    svg = svg.replace('class="line reactive"', 'class="area reactive" style="stroke: none"', 1)
     # pygal always embeds its tooltip configuration as a <script>; without
     # its tooltip library (js=[] above) the script does nothing, and a page
     # without scripts opens everywhere (CI artifact viewers block them).

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from hwlint.report.figures import Block, Chart, Code, Layout, Paragraph, burndown_series, plan_at
+from hwlint.report.time_axis import parse_iso, point_labels
 
 # Points on the chart's x axis: more labels than this overlap on GitHub.
 CHART_POINTS = 30
@@ -34,22 +35,27 @@ def _number(value: float) -> str:
 
 def chart(item: Chart) -> list[str]:
     """A Mermaid line chart; with a plan, the x axis runs to the due date
-    (the last size held) and a second line is the plan."""
+    (the last size held) and a second line is the plan. Mermaid's x axis has
+    a label per point and merges points whose labels are equal: they are
+    dates, or times when points share a day (time_axis.point_labels), with
+    what they leave out (the day, the time zone) as the axis's title."""
     series = burndown_series(list(item.history), CHART_POINTS)
-    labels = [label for label, _ in series]
+    instants = [when for when, _ in series]
     lines: list[list[float]] = [[value for _, value in series]]
     if item.plan:
-        due = item.plan[-1][0]
-        if labels[-1] < due:
-            labels.append(due)
+        due = parse_iso(item.plan[-1][0])
+        if instants[-1] < due:
+            instants.append(due)
             lines[0].append(lines[0][-1])
-        lines.append([plan_at(item.plan, label) for label in labels])
+        lines.append([plan_at(item.plan, when.strftime("%Y-%m-%d")) for when in instants])
+    labels, caption = point_labels(instants)
     top = max(max(line) for line in lines)
+    title = f'"{caption}" ' if caption else ""
     return [
         "```mermaid",
         "xychart-beta",
         f'    title "{item.title}"',
-        f"    x-axis [{', '.join(f'{chr(34)}{label}{chr(34)}' for label in labels)}]",
+        f"    x-axis {title}[{', '.join(f'{chr(34)}{label}{chr(34)}' for label in labels)}]",
         f'    y-axis "files" 0 --> {max(int(top + 0.5), 1)}',
         *(f"    line [{', '.join(_number(value) for value in line)}]" for line in lines),
         "```",

@@ -60,6 +60,7 @@ from hwlint.core.diagnostics import UserError
 from hwlint.allowlist.model import counted
 from hwlint.rules import ALLOWLIST_RULES
 from hwlint.allowlist.history import MIN_PROJECTION_DAYS, HistoryPoint, project_zero, projection_gap
+from hwlint.report.time_axis import parse_iso, point_labels
 
 TOP_FILES = 10
 # Rows a table shows in text, markdown and html before it folds into "M more"
@@ -277,29 +278,38 @@ def rule_name(code: str) -> str:
     return rule.name if rule is not None else ""
 
 
-def burndown_series(history: list[dict[str, Any]], samples: int) -> list[tuple[str, int]]:
-    """The burn-down as at most `samples` (date, allowlisted) points for a
-    chart whose x axis is evenly spaced (Mermaid's, a sparkline).
+def burndown_series(history: list[dict[str, Any]], samples: int) -> list[tuple[datetime, int]]:
+    """The burn-down as at most `samples` (instant, allowlisted) points for
+    a chart whose x axis is evenly spaced (Mermaid's, a sparkline); label
+    them with time_axis.point_labels.
 
-    Up to `samples` commits are shown as they are. Beyond that, the step
-    function "size of the list at time t" is read at evenly spaced instants
-    between the first and the last commit, so that the chart's x axis is
-    time, not commit count (ten commits in a day would otherwise look like
-    ten days of work).
+    Up to `samples` commits are shown as they are (commits at the same
+    instant, a phase's several commits of one day, as the last of them:
+    the state they left). Beyond that, the step function "size of the list
+    at time t" is read at evenly spaced instants between the first and the
+    last commit, so that the chart's x axis is time, not commit count (ten
+    commits in a day would otherwise look like ten days of work).
     """
-    if len(history) <= samples:
-        return [(p["date"][:10], p["allowlisted"]) for p in history]
+    points: list[tuple[datetime, int]] = []
+    for p in history:
+        when = parse_iso(p["date"])
+        if points and points[-1][0] == when:
+            points[-1] = (when, p["allowlisted"])
+        else:
+            points.append((when, p["allowlisted"]))
+    if len(points) <= samples:
+        return points
     # Commit order is graph order; dates can step back (rebases), so read
     # the step function over the points sorted by date.
-    points = sorted(((_epoch(p["date"]), p["allowlisted"]) for p in history), key=lambda item: item[0])
-    first, last = points[0][0], points[-1][0]
-    series: list[tuple[str, int]] = []
+    ordered = sorted(((when.timestamp(), n) for when, n in points), key=lambda item: item[0])
+    first, last = ordered[0][0], ordered[-1][0]
+    series: list[tuple[datetime, int]] = []
     index = 0
     for k in range(samples):
         instant = first + (last - first) * k / (samples - 1)
-        while index + 1 < len(points) and points[index + 1][0] <= instant:
+        while index + 1 < len(ordered) and ordered[index + 1][0] <= instant:
             index += 1
-        series.append((datetime.fromtimestamp(instant, tz=timezone.utc).strftime("%Y-%m-%d"), points[index][1]))
+        series.append((datetime.fromtimestamp(round(instant), tz=timezone.utc), ordered[index][1]))
     return series
 
 
@@ -314,10 +324,6 @@ def plan_at(plan: tuple[tuple[str, int], ...], day: str) -> float:
         if ordinal <= x1:
             return round(y0 + (y1 - y0) * (ordinal - x0) / max(1, x1 - x0), 1)
     return float(points[-1][1])
-
-
-def _epoch(iso: str) -> float:
-    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
 
 
 def projection_sentence(report: dict[str, Any]) -> str:
@@ -535,13 +541,16 @@ def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
     if history:
         n = len(history)
         commits = f"{n} commit{'s' if n != 1 else ''}"
+        # The day of each commit, or its time when two share a day (adoption
+        # day: every row would read the same date).
+        when, zone = point_labels([parse_iso(p["date"]) for p in reversed(history)], dated=True)
         burndown: tuple[Block, ...] = (
             Chart(tuple(history), f["generated_at"]),
             Paragraph(f"{commits} changed the allowlist. {projection_sentence(f)}"),
             Table(
                 "history",
-                ("date", "commit", "files allowlisted"),
-                tuple((p["date"][:10], Code(p["commit"][:10]), p["allowlisted"]) for p in reversed(history)),
+                ("date" if zone is None else f"date ({zone})", "commit", "files allowlisted"),
+                tuple((label, Code(p["commit"][:10]), p["allowlisted"]) for label, p in zip(when, reversed(history))),
                 fold=f"The {commits} that changed the allowlist",
                 noun=("commit", "commits"),
             ),
