@@ -11,7 +11,7 @@ import pty
 import re
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -730,3 +730,104 @@ def test_the_migration_loop_figures(tmp_path: Path) -> None:
         (adopted, "2024-05-01T00:00:00Z", baseline),
         (fixed, "2024-05-08T00:00:00Z", left),
     ]
+
+
+# ---- the burn-down's time axis: labels as fine as the span needs ----
+
+AXES = [
+    # (span from 2026-03-04 09:12:00 UTC, labels, caption)
+    (timedelta(seconds=36), ["09:12:00", "09:12:05", "09:12:10", "09:12:15", "09:12:20", "09:12:25", "09:12:30",
+                             "09:12:35"], "2026-03-04 (UTC)"),
+    (timedelta(minutes=58), ["09:20", "09:30", "09:40", "09:50", "10:00", "10:10"], "2026-03-04 (UTC)"),
+    (timedelta(hours=5), ["09:30", "10:00", "10:30", "11:00", "11:30", "12:00", "12:30", "13:00", "13:30", "14:00"],
+     "2026-03-04 (UTC)"),
+    # Past midnight: the date where the day changes.
+    (timedelta(hours=23), ["12:00", "15:00", "18:00", "21:00", "2026-03-05", "03:00", "06:00"],
+     "2026-03-04 to 2026-03-05 (UTC)"),
+    # A day and more: 12:00 twice would be two different noons, so each time has its date.
+    (timedelta(hours=30), ["2026-03-04 12:00", "2026-03-04 18:00", "2026-03-05", "2026-03-05 06:00",
+                           "2026-03-05 12:00"], "UTC"),
+    (timedelta(days=6), ["2026-03-05", "2026-03-06", "2026-03-07", "2026-03-08", "2026-03-09", "2026-03-10"], None),
+    (timedelta(days=45), ["2026-03-09", "2026-03-16", "2026-03-23", "2026-03-30", "2026-04-06", "2026-04-13"], None),
+    (timedelta(days=150), ["2026-04", "2026-05", "2026-06", "2026-07", "2026-08"], None),
+    (timedelta(days=400), ["2026-05", "2026-07", "2026-09", "2026-11", "2027-01", "2027-03"], None),
+    (timedelta(days=12 * 365), ["2028", "2030", "2032", "2034", "2036", "2038"], None),
+]
+
+
+@pytest.mark.parametrize("span,labels,caption", AXES, ids=[str(span) for span, _, _ in AXES])
+def test_time_axis_ticks_at_round_instants_as_finely_as_the_span_needs(span: timedelta, labels: list[str],
+                                                                       caption: str | None) -> None:
+    from hwlint.report.time_axis import ticks
+
+    start = datetime(2026, 3, 4, 9, 12, tzinfo=timezone.utc)
+    axis = ticks(start, start + span, 115)
+    assert [label for _, label in axis.ticks] == labels
+    assert axis.caption == caption
+    assert all(start <= when <= start + span for when, _ in axis.ticks)
+    assert len(set(labels)) == len(labels)
+    # They fit: each label, and a gap, in the axis's room.
+    assert len(labels) * (max(map(len, labels)) + 4) <= 115
+
+
+def test_time_axis_of_one_instant_is_the_minute_around_it() -> None:
+    from hwlint.report.time_axis import ticks
+
+    start = datetime(2026, 3, 4, 9, 12, tzinfo=timezone.utc)
+    axis = ticks(start, start)
+    assert axis.ticks[0][0] == start - timedelta(seconds=30) and axis.ticks[-1][0] == start + timedelta(seconds=30)
+    assert axis.caption == "2026-03-04 (UTC)"
+
+
+def test_point_labels_are_distinct() -> None:
+    day = datetime(2026, 3, 4, 9, 12, tzinfo=timezone.utc)
+    minutes = [day, day + timedelta(minutes=7), day + timedelta(hours=1)]
+    assert point_labels(minutes) == (["09:12", "09:19", "10:12"], "2026-03-04 (UTC)")
+    assert point_labels(minutes, dated=True) == (["2026-03-04 09:12", "2026-03-04 09:19", "2026-03-04 10:12"], "UTC")
+    seconds = [day, day + timedelta(seconds=36)]
+    assert point_labels(seconds) == (["09:12:00", "09:12:36"], "2026-03-04 (UTC)")
+    # Two days, two commits on the second: each label has its date.
+    assert point_labels([day, day + timedelta(days=1), day + timedelta(days=1, hours=2)]) == (
+        ["2026-03-04 09:12", "2026-03-05 09:12", "2026-03-05 11:12"], "UTC")
+    assert point_labels([day, day + timedelta(days=1)]) == (["2026-03-04", "2026-03-05"], None)
+    # The same second twice (a rebase can do it): still two labels.
+    assert point_labels([day, day]) == (["09:12:00", "09:12:00 (2)"], "2026-03-04 (UTC)")
+    assert point_labels([]) == ([], None)
+
+
+def test_adoption_day_text_and_markdown_show_times(tmp_path: Path) -> None:
+    """Adopt, fix 36 s later, prune at 07:41: the commits table and the
+    Mermaid chart showed 2026-11-29 three times (and Mermaid, whose x axis
+    merges equal labels, drew one point). Now times, to the second where
+    two commits share a minute, and the day as the axis's title."""
+    root = init_repo(tmp_path / "repo")
+    write_project(root, TREE, allowlist=listing(5))
+    shas = [commit_at(root, "2026-11-29T07:24:18+0000", {}, "adopt hwlint"),
+            commit_at(root, "2026-11-29T07:24:54+0000", {"allowlist.txt": listing(4)}, "fix"),
+            commit_at(root, "2026-11-29T07:41:05+0000", {"allowlist.txt": ALLOWLIST}, "prune")]
+    text = _run(root, "--history")
+    rows = text.split("\nBurn-down\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    assert rows == [
+        "  date (UTC)           commit      files allowlisted",
+        f"  2026-11-29 07:41:05  {shas[2][:10]}                  3",
+        f"  2026-11-29 07:24:54  {shas[1][:10]}                  4",
+        f"  2026-11-29 07:24:18  {shas[0][:10]}                  5",
+    ]
+    markdown = _run(root, "--history", "--format", "markdown")
+    assert '    x-axis "2026-11-29 (UTC)" ["07:24:18", "07:24:54", "07:41:05"]\n' in markdown
+    assert "    line [5, 4, 3]\n" in markdown
+    assert f"| date (UTC) | commit | files allowlisted |\n|---|---|---:|\n| 2026-11-29 07:41:05 | `{shas[2][:10]}` | 3 |" in markdown
+
+
+def test_a_sampled_mermaid_chart_of_one_morning_has_distinct_times() -> None:
+    """Forty commits in two hours: thirty samples four minutes apart, each its own time."""
+    from hwlint.output.report_markdown import CHART_POINTS, chart
+    from hwlint.report.figures import Chart
+
+    history = tuple({"commit": f"{i:040x}", "date": f"2026-11-29T{7 + i * 3 // 60:02d}:{i * 3 % 60:02d}:00Z",
+                     "allowlisted": 40 - i} for i in range(40))
+    lines = chart(Chart(history, "2026-11-29T09:00:00Z"))
+    axis = lines[3]
+    assert axis.startswith('    x-axis "2026-11-29 (UTC)" ["07:00", "07:04", ')
+    labels = re.findall(r'"(\d\d:\d\d)"', axis)
+    assert len(labels) == CHART_POINTS == len(set(labels)) and labels[-1] == "08:57"

@@ -10,13 +10,14 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hwlint.report.figures import Code, Table, layout
-from tests.test_history import GIT_ENV
+from tests.test_history import GIT_ENV, git
 from tests.test_report import FIRST_15, make_repo, make_wide_tree
 
 
@@ -173,3 +174,129 @@ def test_a_long_directory_table_folds_in_a_browser(tmp_path: Path) -> None:
             assert paths == FIRST_15
             assert after == ('<p class="more">36 more directories (<code>--all-rows</code> shows every row; '
                              "<code>--format json</code> lists them all).</p>\n")
+
+
+# ---- the burn-down's time axis, as the browser lays it out ----
+
+# Run in a copy of the page (the report itself has no script): each x-axis
+# label's box as the browser lays it out, written into the DOM it dumps.
+MEASURE = """<script>
+const found = [];
+for (const figure of document.querySelectorAll("figure")) {
+  const labels = [...figure.querySelectorAll("g.axis.x text")].map(t => {
+    const r = t.getBoundingClientRect(); return {text: t.textContent, left: r.left, right: r.right};
+  });
+  const caption = figure.querySelector("text.title:not(.plot_title)");
+  const dots = [...figure.querySelectorAll("g.dots title")].map(t => t.textContent);
+  found.push({id: figure.id, labels, caption: caption ? caption.textContent : null, dots});
+}
+const out = document.createElement("pre"); out.id = "measured"; out.textContent = JSON.stringify(found);
+document.body.appendChild(out);
+</script>"""
+
+
+def measured_axes(page: Path, tmp_path: Path) -> list[dict[str, Any]]:
+    """Each chart's x-axis labels (text, left, right in px), its caption and
+    its dots' tooltips, as headless chromium lays out the page."""
+    import html as html_lib
+    import json
+
+    probe = tmp_path / f"{page.stem}-measured.html"
+    probe.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
+    proc = browse(probe, tmp_path, "--window-size=1280,2000", "--dump-dom")
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    dom = proc.stdout.decode("utf-8", "replace")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found, "the measuring script did not run"
+    return json.loads(html_lib.unescape(found.group(1)))  # type: ignore[no-any-return]
+
+
+def report_of_history(root: Path, moments: list[str], now: str, tmp_path: Path) -> Path:
+    """A committed tree whose allowlist shrinks by a file at each of
+    `moments` (ISO 8601, to the second), reported as html at `now`."""
+    from tests.test_report import TREE, commit_at
+    from tests.test_history import init_repo, listing
+    from tests.conftest import write_project
+
+    init_repo(root)
+    write_project(root, TREE)
+    for index, when in enumerate(moments):
+        commit_at(root, when, {"allowlist.txt": listing(len(moments) + 4 - index)}, f"commit {index}")
+    page = tmp_path / f"{root.name}.html"
+    epoch = str(int(datetime.fromisoformat(now).timestamp()))
+    proc = subprocess.run(
+        [sys.executable, "-m", "hwlint", "report", "--history", "--format", "html", "-o", str(page)],
+        cwd=root, capture_output=True, text=True, timeout=120, env={**GIT_ENV, "SOURCE_DATE_EPOCH": epoch},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return page
+
+
+def assert_readable(labels: list[dict[str, Any]]) -> list[str]:
+    """The labels are distinct, in order, and no two overlap (4 px apart at least)."""
+    texts = [label["text"] for label in labels]
+    assert len(set(texts)) == len(texts), texts
+    for before, after in zip(labels, labels[1:]):
+        assert after["left"] - before["right"] >= 4, (before, after)
+    return texts
+
+
+def test_adoption_day_axis_shows_times(tmp_path: Path) -> None:
+    """Adopted at 07:24, a fix 36 s later, three more commits within the
+    hour, the report at 08:15: the axis ticks every 10 minutes, labelled
+    with times (the date once, as the axis's title); each commit's dot has
+    its time and short hash as a tooltip. It printed 2026-11-29 eleven
+    times."""
+    moments = ["2026-11-29T07:24:18+00:00", "2026-11-29T07:24:54+00:00", "2026-11-29T07:41:05+00:00",
+               "2026-11-29T07:58:30+00:00", "2026-11-29T08:02:11+00:00"]
+    page = report_of_history(tmp_path / "adopted", moments, "2026-11-29T08:15:00+00:00", tmp_path)
+    (chart,) = [axis for axis in measured_axes(page, tmp_path) if axis["id"] == "chart"]
+    assert assert_readable(chart["labels"]) == ["07:30", "07:40", "07:50", "08:00", "08:10"]
+    assert chart["caption"] == "2026-11-29 (UTC)"
+    root = tmp_path / "adopted"
+    hashes = git(root, "log", "--reverse", "--format=%h", "--abbrev=10").split()
+    assert chart["dots"] == [
+        f"2026-11-29 {when[11:16]} UTC, {sha}: {files} files allowlisted"
+        for when, sha, files in zip(moments, hashes, (9, 8, 7, 6, 5))
+    ]
+    # The commits table says the time too (every row has the same date), to
+    # the second: two commits share 07:24.
+    html = page.read_text()
+    table = html.split('<table id="history">', 1)[1].split("</table>", 1)[0]
+    assert "<th>date (UTC)</th>" in table
+    assert re.findall(r"<tr><td>([^<]+)</td>", table) == [f"2026-11-29 {when[11:19]}" for when in reversed(moments)]
+
+
+def test_an_axis_over_days_shows_dates_and_over_months_months(tmp_path: Path) -> None:
+    """Five commits over three weeks: dates, on Mondays. Over seven months:
+    the first of each month, as YYYY-MM. No title: a date needs none."""
+    days = ["2024-03-04T10:00:00+00:00", "2024-03-06T15:30:00+00:00", "2024-03-11T09:00:00+00:00",
+            "2024-03-18T17:45:00+00:00", "2024-03-22T11:00:00+00:00"]
+    page = report_of_history(tmp_path / "weeks", days, "2024-03-25T12:00:00+00:00", tmp_path)
+    (chart,) = [axis for axis in measured_axes(page, tmp_path) if axis["id"] == "chart"]
+    assert assert_readable(chart["labels"]) == ["2024-03-11", "2024-03-18", "2024-03-25"]
+    assert chart["caption"] is None
+    months = ["2024-01-15T10:00:00+00:00", "2024-02-20T10:00:00+00:00", "2024-04-02T10:00:00+00:00",
+              "2024-05-28T10:00:00+00:00", "2024-07-30T10:00:00+00:00"]
+    page = report_of_history(tmp_path / "months", months, "2024-08-01T12:00:00+00:00", tmp_path)
+    (chart,) = [axis for axis in measured_axes(page, tmp_path) if axis["id"] == "chart"]
+    assert assert_readable(chart["labels"]) == ["2024-02", "2024-03", "2024-04", "2024-05", "2024-06", "2024-07",
+                                                "2024-08"]
+    assert chart["caption"] is None
+    # Dates do not repeat in the table: no time, as before.
+    assert "<th>date</th>" in page.read_text()
+
+
+def test_the_axis_check_sees_labels_that_overlap(tmp_path: Path) -> None:
+    """The check above fails on what the old axis drew: the same date, over and over, overlapping."""
+    page = tmp_path / "overlap.html"
+    texts = "".join(f'<text x="{20 + 30 * i}" y="20">2026-11-29</text>' for i in range(3))
+    page.write_text(f'<!DOCTYPE html><html><body><figure id="chart"><svg width="400" height="40">'
+                    f'<g class="axis x">{texts}</g></svg></figure></body></html>')
+    (chart,) = measured_axes(page, tmp_path)
+    assert [label["text"] for label in chart["labels"]] == ["2026-11-29"] * 3
+    with pytest.raises(AssertionError):
+        assert_readable(chart["labels"])
+    distinct = [{**label, "text": str(i)} for i, label in enumerate(chart["labels"])]
+    with pytest.raises(AssertionError, match="left"):
+        assert_readable(distinct)  # distinct, but 30 px apart: they overlap

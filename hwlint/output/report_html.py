@@ -84,6 +84,19 @@ def block(item: Block) -> str:
 _AXIS_ROOM = 115
 
 
+def file_ticks(top: int, most: int = 8) -> list[int]:
+    """The y axis's ticks: whole files (pygal would tick 0.4, 0.8 ... for a
+    list of 3), every 1, 2, 5, 10, 20, 25, 50 ... files, from 0 to the first
+    tick at or above `top`, at most `most` + 1 of them."""
+    step, scale = 1, 1
+    while True:
+        for factor in (1, 2, 2.5, 5) if scale >= 10 else (1, 2, 5):
+            step = int(factor * scale)
+            if -(-max(1, top) // step) <= most:
+                return list(range(0, -(-max(1, top) // step) * step + 1, step))
+        scale *= 10
+
+
 def _tooltip(point: dict[str, Any]) -> str:
     """What a browser shows on hovering a commit's dot (an SVG <title>: no script)."""
     if "commit" not in point:  # a phase's burn-down: one point a day
@@ -107,12 +120,16 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
     except ImportError:
         return None
     # A staircase: the size holds until the next commit changes it. Only a
-    # commit's own point has a dot (with its tooltip); the corners do not.
+    # commit's own point has a dot (with its tooltip); the corners do not,
+    # nor a point followed by another at the same instant (a phase's points
+    # are days: adoption day's commits would stack up as a column of dots).
     commits = sorted(history, key=lambda p: p["date"])
     points: list[dict[str, Any]] = []
     for point in commits:
         when = parse_iso(point["date"])
-        if points:
+        if points and points[-1]["value"][0] == when:
+            points[-1] = {"value": points[-1]["value"], "node": {"r": 0}}
+        elif points:
             points.append({"value": (when, points[-1]["value"][1]), "node": {"r": 0}})
         points.append({"value": (when, point["allowlisted"]), "tooltip": _tooltip(point)})
     end = points[-1]["value"][0]
@@ -123,6 +140,7 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
     start = min([points[0]["value"][0], *(when for when, _ in planned)])
     end = max([end, *(when for when, _ in planned)])
     axis = ticks(start, end, _AXIS_ROOM)
+    levels = file_ticks(max([p["allowlisted"] for p in history] + [n for _, n in plan]), 6)
     if end - start < timedelta(seconds=1):  # one instant: the axis's minute around it
         start, end = axis.ticks[0][0], axis.ticks[-1][0]
     style = Style(
@@ -138,6 +156,9 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
         stroke_width="3",
         stroke_opacity="1",
         font_family="system-ui, sans-serif",
+        # pygal's black guides read heavier than the line they are behind.
+        guide_stroke_color="#d0d7de",
+        major_guide_stroke_color="#afb8c1",
         # pygal's 10 px labels read small beside the page's 15 px text.
         label_font_size=12,
         major_label_font_size=12,
@@ -151,6 +172,7 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
         show_legend=bool(plan),
         legend_at_bottom=True,
         show_dots=len(history) <= 60,
+        dots_size=4,  # a commit's dot, big enough to see and to hover for its tooltip
         width=900,
         height=360,
         title=title,
@@ -158,7 +180,8 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
         x_label_rotation=0,  # ticks.ticks spaced them to fit level
         x_labels=[{"value": when, "label": label} for when, label in axis.ticks],
         xrange=(start, end),
-        range=(0, max(1, max(p["allowlisted"] for p in history), *(n for _, n in plan))),
+        y_labels=levels,
+        range=(0, levels[-1]),
         include_x_axis=True,
         truncate_label=-1,
     )
