@@ -116,17 +116,27 @@ _PACKAGE = re.compile(r"^\s*(?:import|from)\s+torch_([a-z][a-z0-9]*)\b", re.MULT
 
 def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
     """The accelerator device names `text` uses that are not `known`, each
-    where first seen: written where a device goes, registered as the
-    PrivateUse1 backend, or its backend package imported and the name used
-    as a device module or a tensor method (`torch.mlu.`, `.mlu()`). A plain
-    function of the text: a module's facts depend on it alone."""
+    where first seen: written where a device goes, called as a device
+    module (`torch.mlu.synchronize()`), or its backend package imported and
+    the name used as a device module or a tensor method (`torch.mlu.`,
+    `.mlu()`). Not in comments, nor a backend the module registers itself.
+    A plain function of the text: a module's facts depend on it alone."""
     known = frozenset(known)
     found: dict[str, FoundDevice] = {}
+    # A name a test module registers as the PrivateUse1 backend is one it
+    # makes itself (PyTorch's test_utils and test_transformers register
+    # "foo" from a C++ extension that runs on the CPU): a test of the
+    # mechanism, not of a backend. A backend's own suite imports its
+    # package, which registers the name.
+    registered = frozenset(m.group(1) for m in _REGISTERED.finditer(text)) if (
+        "_privateuse1_backend" in text or "_register_device_module" in text) else frozenset()
 
     def take(name: str, at: int, end: int) -> None:
         if name in known or name in NOT_DEVICES or name in UNRUN or not accelerator(name):
             return
         start = text.rfind("\n", 0, at) + 1
+        if "#" in text[start:at] or name in registered:
+            return  # a comment; or a backend the module makes itself (below)
         above = text.rfind("\n", 0, max(start - 1, 0)) + 1
         stop = text.find("\n", at)
         if "Raises" in text[above:stop if stop >= 0 else len(text)]:
@@ -143,13 +153,6 @@ def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
     if "device" in text or ".to(" in text or "map_location" in text:
         for match in _POSITION.finditer(text):
             take(match.group(1), match.start(), match.end())
-    if "_privateuse1_backend" in text or "_register_device_module" in text:
-        # The backend's name, once the module also uses it as a device module
-        # or a tensor method (PyTorch's own tests register throwaway names).
-        for match in _REGISTERED.finditer(text):
-            name = match.group(1)
-            if f"torch.{name}." in text or f".{name}()" in text:
-                take(name, match.start(), match.end())
     if "torch." in text:
         for match in _DEVICE_API.finditer(text):
             if match.group(1) not in NOT_DEVICE_MODULES:
