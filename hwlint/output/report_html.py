@@ -177,7 +177,9 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
         height=360,
         title=title,
         x_title=axis.caption,
-        x_label_rotation=0,  # ticks.ticks spaced them to fit level
+        x_label_rotation=0,  # time_axis.ticks spaced them to fit unrotated
+        # A tick's own tooltip (pygal titles it with the instant): the whole instant, readably.
+        x_value_formatter=lambda d: d.strftime("%Y-%m-%d %H:%M UTC"),
         x_labels=[{"value": when, "label": label} for when, label in axis.ticks],
         xrange=(start, end),
         y_labels=levels,
