@@ -273,3 +273,19 @@ def test_device_name_sets_are_defined_only_in_the_devices_module() -> None:
                 if len(values & names) >= 2:
                     offenders.append(f"{path.relative_to(package)}:{node.lineno}")
     assert offenders == []
+
+
+def test_report_names_the_devices_and_their_settings(tmp_path: Path) -> None:
+    root = mlu_project(tmp_path)
+    data = json.loads(run_cli("report", "--no-cache", "--format", "json", cwd=root).stdout)
+    assert data["unconfigured_devices"] == [{"name": "mlu", "files": 2}]
+    assert data["unconfigured_device_settings"]["extend-devices"] == ["mlu"]
+    text = run_cli("report", "--no-cache", cwd=root).stdout
+    assert "Devices the configuration does not name\n  device  files\n  mlu         2\n" in text
+    assert 'extend-devices              ["mlu"]' in text
+    markdown = run_cli("report", "--no-cache", "--format", "markdown", cwd=root).stdout
+    assert "## Devices the configuration does not name" in markdown
+    clean = write_project(tmp_path / "clean", {"test/test_c.py": "x = 1\n"})
+    data = json.loads(run_cli("report", "--no-cache", "--format", "json", cwd=clean).stdout)
+    assert (data["unconfigured_devices"], data["unconfigured_device_settings"]) == ([], {})
+    assert "Devices the configuration" not in run_cli("report", "--no-cache", cwd=clean).stdout

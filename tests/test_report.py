@@ -345,7 +345,7 @@ def test_formats_golden(repo: Path, fmt: str, suffix: str) -> None:
 
 def test_json_keys_and_values(repo: Path) -> None:
     report = json.loads(_run(repo, "--history", "--format", "json"))
-    assert list(report) == SPEC_KEYS + ["baseline_source", "files_failing", "classes_classified", "percent_classified", "top_files", "projection", "phase_burndown", "projection_note", "runners", "orphans"]
+    assert list(report) == SPEC_KEYS + ["baseline_source", "files_failing", "classes_classified", "percent_classified", "top_files", "projection", "phase_burndown", "projection_note", "runners", "orphans", "unconfigured_devices", "unconfigured_device_settings"]
     assert report["generated_at"] == "2024-06-01T12:00:00Z"
     assert report["root"] == "<root>"
     assert [p["allowlisted"] for p in report["history"]] == [8, 6, 5, 3]

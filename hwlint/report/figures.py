@@ -48,6 +48,7 @@ to their first TABLE_ROWS rows in `layout` too, with a "M more" line
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -56,6 +57,7 @@ from typing import Any, Iterable, Union
 
 from hwlint import __version__
 from hwlint.engine.api import CheckResult
+from hwlint.facts.devices import coverage
 from hwlint.core.diagnostics import UserError
 from hwlint.allowlist.model import counted
 from hwlint.rules import ALLOWLIST_RULES
@@ -197,6 +199,7 @@ def build_report(
         phases = phase_statuses(config.phases, listed, phase_history, today or (now or report_time()).date(),
                                  config.source)
     runners, orphans = _runner_coverage(result)
+    found = result.unconfigured_devices()
     work_left = bool(listed or failing or unclassified)
     return {
         "version": __version__,
@@ -239,6 +242,11 @@ def build_report(
         # lists without runners.
         "runners": runners,
         "orphans": orphans,
+        # The accelerator devices the tree uses that the configuration does
+        # not name (HWC003), with how many files use each, and the whole
+        # [tool.hwlint] settings that cover them (`hwlint devices --write`).
+        "unconfigured_devices": [{"name": name, "files": n} for name, n in found],
+        "unconfigured_device_settings": coverage((name for name, _ in found), config).settings() if found else {},
     }
 
 
@@ -506,6 +514,23 @@ def _runners_section(f: dict[str, Any]) -> tuple[Section, ...]:
     return (Section("runners", "Runner coverage", (table, said, orphans), note=note),)
 
 
+def _devices_section(f: dict[str, Any]) -> tuple[Section, ...]:
+    """The devices the configuration does not name, and the settings that
+    cover them; nothing when there are none."""
+    found = f.get("unconfigured_devices") or []
+    if not found:
+        return ()
+    devices = Table("unconfigured-devices", ("device", "files"), tuple((Code(d["name"]), d["files"]) for d in found),
+                    noun=("device", "devices"))
+    settings = Table("device-settings", ("[tool.hwlint] setting", "value"),
+                     tuple((Code(key), Code(json.dumps(values))) for key, values in
+                           f["unconfigured_device_settings"].items()))
+    said = Paragraph("The test files use these accelerators, which the configuration does not name (HWC003): hwlint "
+                     "takes them for accelerators but classifies no class bound to one. These settings cover them; "
+                     "`hwlint devices --write` adds them.")
+    return (Section("devices", "Devices the configuration does not name", (devices, said, settings)),)
+
+
 def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
     """The sections every format shows, in order, from the figures. Each
     table shows its first `rows` rows and says how many more there are
@@ -587,6 +612,7 @@ def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
     )
     sections = (
         Section("summary", "Summary", (summary,), note=BASELINE_SOURCES[f["baseline_source"]]),
+        *_devices_section(f),
         Section("burndown", "Burn-down", burndown),
         *_phases_section(f),
         *_runners_section(f),
