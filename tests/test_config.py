@@ -292,12 +292,20 @@ def test_alias_is_valid_and_counts_as_its_target(tmp_path: Path) -> None:
 
 
 def test_classifications_can_add_members(tmp_path: Path) -> None:
-    source = HEADER + "class TestNpu(TestCase):\n    hw_classification = HardwareClassification.NPU\n\n    def test_y(self):\n        pass\n"
+    # A configured member other than GENERIC and ACCELERATOR is a device's:
+    # its class is instantiated only_for that device and its tests take it.
+    source = HEADER + ("class TestNpu(TestCase):\n    hw_classification = HardwareClassification.NPU\n\n"
+                       "    def test_y(self, device):\n        pass\n\n\n"
+                       "instantiate_device_type_tests(TestNpu, globals(), only_for='npu')\n")
     default = write_project(tmp_path / "default", {"test/test_a.py": source})
     assert [(d.line, d.column, d.code) for d in lint(default).diagnostics] == [(5, 5, "HWC002")]
     extended = write_project(tmp_path / "npu", {"test/test_a.py": source},
                              {"classifications": [*DEFAULT_CLASSIFICATIONS, "NPU"]})
     assert lint(extended).diagnostics == []
+    written_for_one_run = source.replace("self, device", "self").replace(", only_for='npu'", "")
+    extended = write_project(tmp_path / "npu-bare", {"test/test_a.py": written_for_one_run},
+                             {"classifications": [*DEFAULT_CLASSIFICATIONS, "NPU"]})
+    assert [(d.line, d.column, d.code) for d in lint(extended).diagnostics] == [(7, 5, "HWC102"), (11, 1, "HWC111")]
     # Listing the members replaces them: without CUDA, CUDA is unknown.
     cuda = source.replace("NPU", "CUDA")
     narrowed = write_project(tmp_path / "narrow", {"test/test_a.py": cuda}, {"classifications": ["GENERIC", "ACCELERATOR"]})
@@ -335,12 +343,12 @@ MANY = HEADER.replace("from torch", "import torch\nfrom torch.testing._internal.
     "    hw_classification = HardwareClassification.CUDA\n\n"
     "    def test_b(self, device):\n"
     "        pass\n\n\n"
-    "instantiate_device_type_tests(TestCuda, globals())\n\n\n"  # 23:1 HWC111
+    "instantiate_device_type_tests(TestCuda, globals())\n\n\n"  # 23:1 HWC111 (no only_for)
     "class TestMissing(TestCase):\n"                         # 26:1 HWC001
     "    def test_c(self):\n"
     "        pass\n"
 )
-DEFAULT_FOUND = [(9, 5, "HWC102"), (10, 9, "HWC105"), (13, 1, "HWC101"), (26, 1, "HWC001")]
+DEFAULT_FOUND = [(9, 5, "HWC102"), (10, 9, "HWC105"), (13, 1, "HWC101"), (23, 1, "HWC111"), (26, 1, "HWC001")]
 
 
 @pytest.fixture(scope="module")
@@ -351,15 +359,15 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        pytest.param((), DEFAULT_FOUND, id="default-has-no-HWC111-HWC201"),
+        pytest.param((), DEFAULT_FOUND, id="default-has-no-HWC201"),
         pytest.param(("--extend-select", "HWC201"), sorted(DEFAULT_FOUND + [(10, 9, "HWC201")]), id="extend-select"),
         pytest.param(("--select", "HWC2"), [(10, 9, "HWC201")], id="select-prefix-of-off-rules"),
-        pytest.param(("--select", "HWC1"), [(9, 5, "HWC102"), (10, 9, "HWC105"), (13, 1, "HWC101")], id="HWC1-keeps-HWC111-off"),
+        pytest.param(("--select", "HWC1"), [(9, 5, "HWC102"), (10, 9, "HWC105"), (13, 1, "HWC101"), (23, 1, "HWC111")], id="HWC1"),
         pytest.param(("--select", "HWC11"), [(23, 1, "HWC111")], id="select-HWC11"),
-        pytest.param(("--select", "ALL"), sorted(DEFAULT_FOUND + [(10, 9, "HWC201"), (23, 1, "HWC111")]), id="ALL"),
+        pytest.param(("--select", "ALL"), sorted(DEFAULT_FOUND + [(10, 9, "HWC201")]), id="ALL"),
         pytest.param(("--ignore", "HWC1"), [(26, 1, "HWC001")], id="ignore-prefix"),
         pytest.param(("--select", "HWC101", "--ignore", "HWC1"), [(13, 1, "HWC101")], id="more-specific-select-wins"),
-        pytest.param(("--select", "HWC1", "--ignore", "HWC102"), [(10, 9, "HWC105"), (13, 1, "HWC101")], id="more-specific-ignore-wins"),
+        pytest.param(("--select", "HWC1", "--ignore", "HWC102"), [(10, 9, "HWC105"), (13, 1, "HWC101"), (23, 1, "HWC111")], id="more-specific-ignore-wins"),
         pytest.param(("--select", "hwc0,HWC201"), [(10, 9, "HWC201"), (26, 1, "HWC001")], id="comma-list-any-case"),
     ],
 )
@@ -369,7 +377,8 @@ def test_select_and_ignore_on_the_command_line(many: Path, args: tuple[str, ...]
 
 def test_select_and_ignore_in_the_configuration(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {"test/test_a.py": MANY}, {"select": ["HWC1", "HWC201"], "ignore": ["HWC105"]})
-    assert [(d.line, d.column, d.code) for d in lint(root).diagnostics] == [(9, 5, "HWC102"), (10, 9, "HWC201"), (13, 1, "HWC101")]
+    assert [(d.line, d.column, d.code) for d in lint(root).diagnostics] == [
+        (9, 5, "HWC102"), (10, 9, "HWC201"), (13, 1, "HWC101"), (23, 1, "HWC111")]
     # The command line replaces the configured lists.
     assert [(line, col, code) for _, line, col, code in check_json(root, "--select", "HWC0")] == [(26, 1, "HWC001")]
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation, plural
+from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.device_specific_instantiation import device_instantiation, device_of
 
 if TYPE_CHECKING:
     from hwlint.core.diagnostics import Diagnostic
@@ -14,17 +15,35 @@ class Instantiation(Rule):
     """
     ## What it does
     Reports a GENERIC test class passed to `instantiate_device_type_tests`,
-    and an ACCELERATOR test class that is never passed to it in its module.
+    and an ACCELERATOR or device test class (CPU, CUDA, MPS, XPU, or a
+    device member the project configures, such as NPU) that is never passed
+    to it in its module.
 
     ## Why is this bad?
     GENERIC means "runs once, on no particular device"; instantiating it per
     device runs the same tests once per backend. ACCELERATOR means "runs on
     every accelerator"; only `instantiate_device_type_tests` makes that
     happen, so an ACCELERATOR class that is not instantiated runs nowhere (or
-    fails for want of a `device` argument).
+    fails for want of a `device` argument). A device class is instantiated
+    too, `only_for` its device (HWC111): that is how its tests get the
+    device, are named for it (`TestFooCUDA`) and are skipped where it is
+    missing, the same way for every device, as TEST_LINTER requires.
 
-    A base class that is only used through a subclass instantiated in the
-    same module is not reported.
+    ## Differences from TEST_LINTER
+    - A base class that is only used through a subclass instantiated in the
+      same module is not reported: its tests run through the subclass
+      (TEST_LINTER reports it).
+    - Every instantiation counts: inside `if`/`try` blocks and loops,
+      through `common_device_type.instantiate_device_type_tests`, by
+      `generic_test_class=`. TEST_LINTER sees only a module-level
+      statement calling the plain name, and reports the other classes as
+      never instantiated.
+    - The class's effective classification is judged: a class that inherits
+      ACCELERATOR or a device must be instantiated too, and a class in an
+      `if`/`try` block is checked (TEST_LINTER lints module-level classes
+      with test methods of their own).
+    - TEST_LINTER reports a GENERIC class that is instantiated at the
+      class; hwlint at each call that instantiates it, where the edit is.
 
     ## Example
     ```python
@@ -47,7 +66,7 @@ class Instantiation(Rule):
 
     code = "HWC101"
     name = "instantiation"
-    summary = "GENERIC class instantiated per device, or ACCELERATOR class not instantiated"
+    summary = "GENERIC class instantiated per device, or ACCELERATOR or device class not instantiated"
     VALID = (
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
@@ -56,6 +75,10 @@ class Instantiation(Rule):
         Example(
             "class Base(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
             "class TestB(Base):\n    pass\n\ncommon_device_type.instantiate_device_type_tests(TestB, globals())\n"
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n\n"
+            "if TEST_CUDA:\n    instantiate_device_type_tests(TestA, globals(), only_for='cuda')\n"
         ),
     )
     INVALID = (
@@ -70,13 +93,38 @@ class Instantiation(Rule):
             expect=((1, 1),),
             messages=('ACCELERATOR test class TestA is never passed to instantiate_device_type_tests',),
         ),
+        # TEST_LINTER's [instantiation] of a device class.
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n",
+            expect=((1, 1),),
+            messages=("CUDA test class TestA is never passed to instantiate_device_type_tests: "
+                      "add `instantiate_device_type_tests(TestA, globals(), only_for='cuda')`",),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n    def test_a(self, device): pass\n",
+            expect=((1, 1),),
+            messages=("add `instantiate_device_type_tests(TestA, globals(), only_for='xpu', allow_xpu=True)`",),
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.NPU\n    def test_a(self, device): pass\n",
+            settings={"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]},
+            expect=((1, 1),),
+            messages=("NPU test class TestA is never passed to instantiate_device_type_tests",),
+        ),
+        # A device inherited from a base in another file counts.
+        Example(
+            "from common_foo import Base\n\nclass TestA(Base):\n    def test_a(self, device): pass\n",
+            files={"test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.CPU\n"},
+            expect=((3, 1),),
+            messages=("CPU test class TestA is never passed to instantiate_device_type_tests",),
+        ),
     )
 
     @classmethod
     def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
-        if member == "ACCELERATOR":
-            return f"it is never passed to instantiate_device_type_tests ({cls.code})"
-        return f"it is instantiated per device ({cls.code})"
+        if member == "GENERIC":
+            return f"it is instantiated per device ({cls.code})"
+        return f"it is never passed to instantiate_device_type_tests ({cls.code})"
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         by_name = {info.facts.name: info for info in ctx.test_classes()}
@@ -101,11 +149,18 @@ class Instantiation(Rule):
         }
         for info in ctx.test_classes():
             name = info.facts.name
-            if info.classification == "ACCELERATOR" and name not in instantiated and name not in used_as_base:
-                yield Violation(
-                    info.facts.line,
-                    info.facts.column,
-                    f"ACCELERATOR test class {name} is never passed to instantiate_device_type_tests: "
-                    f"add `instantiate_device_type_tests({name}, globals())`",
-                    name,
-                )
+            member = info.classification
+            if member is None or name in instantiated or name in used_as_base:
+                continue
+            if member == "ACCELERATOR":
+                call = f"instantiate_device_type_tests({name}, globals())"
+            elif device_of(member, ctx.config) is not None:
+                call = device_instantiation(name, member)
+            else:
+                continue
+            yield Violation(
+                info.facts.line,
+                info.facts.column,
+                f"{member} test class {name} is never passed to instantiate_device_type_tests: add `{call}`",
+                name,
+            )
