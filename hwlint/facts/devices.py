@@ -89,21 +89,40 @@ def accelerator(name: str) -> bool:
     return name not in NOT_ACCELERATORS
 
 
-# Where a device name is written: `torch.device("x"`, `device="x"` (also
-# `device_type=`, `map_location=`), `.to("x"` and `f"x:{...}"` there; the
-# name is group 1, a lowercase identifier as device types are.
-_POSITION = re.compile(
-    r"""(?:\btorch\.device\(\s*|\b(?:device|device_type|map_location)\s*=\s*|\.to\(\s*)"""
-    r"""f?["']([a-z][a-z0-9_]*)(?::[^"'\n]*)?["']"""
-)
+# Where a device name is written: `.to("x"`, `device="x"` (also
+# `device_type=`), `torch.device("x"`, `map_location="x"`, with `:0` or
+# `f"x:{...}"`; the name is group 1, a lowercase identifier as device types
+# are. One pattern per form, each led by a literal: re then scans for the
+# literal at C speed, where one alternation (or a leading \b) made it try
+# every position, a third of a cold run's parse time.
+_NAME = r"""\s*f?["'](?!(?:{skip})[:"'])([a-z][a-z0-9_]*)(?::[^"'\n]*)?["']"""
+# Each form, and whether a name character may end right before it
+# (`x.to(` may; `some_device=` is not `device=`).
+_FORMS = ((r"\.to\(", True), (r"device(?:_type)?\s*=", False), (r"torch\.device\(", False),
+          (r"map_location\s*=", False))
+_COMPILED: dict[frozenset[str], tuple[tuple[re.Pattern[str], bool], ...]] = {}
+
+
+def _positions(known: frozenset[str]) -> tuple[tuple[re.Pattern[str], bool], ...]:
+    """The forms compiled, skipping inside the regex the names that are no
+    device to find (most matches: `.to("cpu")`, `device="cuda"`), so that
+    Python sees only the rest: once per set of known names."""
+    found = _COMPILED.get(known)
+    if found is None:
+        skip = "|".join(sorted(re.escape(n) for n in known | NOT_DEVICES | UNRUN | NOT_ACCELERATORS))
+        found = _COMPILED[known] = tuple((re.compile(form + _NAME.format(skip=skip)), after_word)
+                                         for form, after_word in _FORMS)
+    return found
+
+
 # A backend registering its name: what PrivateUse1 becomes.
-_REGISTERED = re.compile(r"""\b(?:rename_privateuse1_backend|_register_device_module)\(\s*["']([a-z][a-z0-9_]*)["']""")
+_REGISTERED = re.compile(r"""(?:rename_privateuse1_backend|_register_device_module)\(\s*["']([a-z][a-z0-9_]*)["']""")
 # A call into a device module's API (`torch.musa.current_device()`,
 # `torch.mlu.synchronize()`): the functions every device module has
 # (torch.cuda's, which out-of-tree modules copy), on a name that is no
 # torch submodule with functions of those names.
 _DEVICE_API = re.compile(
-    r"\btorch\.([a-z][a-z0-9_]*)\.(?:is_available|device_count|current_device|set_device|synchronize|empty_cache"
+    r"torch\.([a-z][a-z0-9_]*)\.(?:is_available|device_count|current_device|set_device|synchronize|empty_cache"
     r"|memory_allocated|max_memory_allocated|memory_reserved|reset_peak_memory_stats|manual_seed_all"
     r"|current_stream|default_stream|get_device_name|get_device_properties|get_device_capability|Stream|Event)\("
 )
@@ -111,7 +130,12 @@ NOT_DEVICE_MODULES = frozenset({"accelerator", "distributed", "backends", "autog
                                 "utils", "random", "compiler", "testing", "_C", "ops", "library", "export"})
 # A backend package (`import torch_mlu`, `from torch_musa import ...`): its
 # name counts once the module also uses it as a device (`torch.mlu.`, `.mlu()`).
-_PACKAGE = re.compile(r"^\s*(?:import|from)\s+torch_([a-z][a-z0-9]*)\b", re.MULTILINE)
+_PACKAGES = (re.compile(r"import[ \t]+torch_([a-z][a-z0-9]*)\b"), re.compile(r"from[ \t]+torch_([a-z][a-z0-9]*)\b"))
+
+
+def _word_before(text: str, at: int) -> bool:
+    """Whether a name character ends right before `at` (`some_device=`, `xtorch.`)."""
+    return at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_")
 
 
 def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
@@ -150,18 +174,23 @@ def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
         if seen is None or (line, column) < (seen.line, seen.column):
             found[name] = FoundDevice(name, line, column, written)
 
-    if "device" in text or ".to(" in text or "map_location" in text:
-        for match in _POSITION.finditer(text):
-            take(match.group(1), match.start(), match.end())
+    for pattern, after_word in _positions(known):
+        for match in pattern.finditer(text):
+            if after_word or not _word_before(text, match.start()):
+                take(match.group(1), match.start(), match.end())
     if "torch." in text:
         for match in _DEVICE_API.finditer(text):
-            if match.group(1) not in NOT_DEVICE_MODULES:
+            if match.group(1) not in NOT_DEVICE_MODULES and not _word_before(text, match.start()):
                 take(match.group(1), match.start(), match.end())
     if "torch_" in text:
-        for match in _PACKAGE.finditer(text):
-            name = match.group(1)
-            if f"torch.{name}." in text or f".{name}()" in text or f"torch.backends.{name}." in text:
-                take(name, match.start(), match.end())
+        for pattern in _PACKAGES:
+            for match in pattern.finditer(text):
+                name = match.group(1)
+                start = text.rfind("\n", 0, match.start()) + 1
+                if text[start:match.start()].strip() or _word_before(text, match.start()):
+                    continue  # not a statement of its own: `x = import_torch_...`
+                if f"torch.{name}." in text or f".{name}()" in text or f"torch.backends.{name}." in text:
+                    take(name, match.start(), match.end())
     return tuple(sorted(found.values(), key=lambda f: (f.line, f.column)))
 
 
