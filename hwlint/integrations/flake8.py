@@ -13,7 +13,7 @@ time, in its own worker processes):
   there is none). Its `include`/`exclude` decide which files are test files,
   exactly as for `hwlint check FILE`; flake8's own `--select`/`--ignore`/
   `--per-file-ignores` then filter the codes further. The rules that run are
-  hwlint's `select`/`ignore` (so the off-by-default HWC111 and HWC201 need
+  hwlint's `select`/`ignore` (so the off-by-default HWC112 and HWC201 need
   `select` in `[tool.hwlint]`), and hwlint's `per-file-ignores` apply.
 - Base classes in other files are resolved, as in `hwlint check`: the file's
   siblings are read from disk (once per process) from the project root.

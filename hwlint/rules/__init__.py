@@ -47,7 +47,7 @@ def _selects(entry: str, rule: type[Rule]) -> bool:
     A prefix turns on the default rules it covers; a default-off rule needs
     its own code, `ALL`, or a prefix that covers only default-off rules
     (`HWC2` turns on HWC201), so that the default `select = ["HWC1"]` does
-    not switch on HWC111.
+    not switch on HWC112.
     """
     if entry == "ALL":
         return True

@@ -76,7 +76,11 @@ class DeviceSpecificInstantiation(Rule):
     statement, by that plain name, and only the first for a class; hwlint
     judges every instantiation of the class (inside `if`/`try` blocks and
     loops, through `common_device_type.instantiate_device_type_tests` too).
-    hwlint reads `only_for={"cuda"}` (a set) as the literal it is.
+    hwlint reads `only_for={"cuda"}` (a set, which the runtime accepts) as the
+    literal it is; TEST_LINTER cannot read it and reports it. `except_for=None`
+    and `only_for=None` count as given and not literal (hwlint's facts keep
+    no more of a value than its devices), where TEST_LINTER reads `None` as
+    absent: leave the argument out instead.
     """
 
     code = "HWC111"
