@@ -387,7 +387,7 @@ def test_enabled_codes_of_the_defaults(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {})
     assert sorted(lint(root).enabled) == [
         "HWC000", "HWC001", "HWC002", "HWC003", "HWC101", "HWC102", "HWC103", "HWC104", "HWC105", "HWC106",
-        "HWC301", "HWC302", "HWC303", "HWC304", "HWC305",
+        "HWC111", "HWC301", "HWC302", "HWC303", "HWC304", "HWC305",
     ]
     assert sorted(lint(root, ignore=("HWC1",)).enabled) == ["HWC000", "HWC001", "HWC002", "HWC003", "HWC301", "HWC302", "HWC303", "HWC304", "HWC305"]
     assert sorted(lint(root, select=("HWC101",), ignore=("HWC1",)).enabled) == ["HWC101"]
