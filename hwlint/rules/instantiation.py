@@ -153,14 +153,14 @@ class Instantiation(Rule):
             if member is None or name in instantiated or name in used_as_base:
                 continue
             if member == "ACCELERATOR":
-                call = f"instantiate_device_type_tests({name}, globals())"
+                add = f"instantiate_device_type_tests({name}, globals())"
             elif device_of(member, ctx.config) is not None:
-                call = device_instantiation(name, member)
+                add = device_instantiation(name, member)
             else:
                 continue
             yield Violation(
                 info.facts.line,
                 info.facts.column,
-                f"{member} test class {name} is never passed to instantiate_device_type_tests: add `{call}`",
+                f"{member} test class {name} is never passed to instantiate_device_type_tests: add `{add}`",
                 name,
             )
