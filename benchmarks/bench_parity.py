@@ -288,8 +288,10 @@ def reason(finding: Finding, tree: ast.Module, lines: list[str], oracle_classes:
     if finding.code == "HWC103":
         names = re.findall(r"@(?:\w+\.)*(only\w+)", "".join(lines[max(0, finding.line - 8):finding.line]))
         return f"decorator {sorted(set(names))} (TEST_LINTER's list does not name it)"
-    if finding.code == "HWC111" and re.search(r"\ballow_(mps|xpu)\b", text) is None:
-        return "MPS/XPU class instantiated without allow_mps/allow_xpu (TEST_LINTER does not check it)"
+    if finding.code == "HWC111":
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == finding.line]
+        if calls and not any(kw.arg in ("allow_mps", "allow_xpu") for call in calls for kw in call.keywords):
+            return "MPS/XPU class instantiated without allow_mps/allow_xpu (TEST_LINTER does not check it)"
     if finding.code == "HWC102" and not re.match(r"def test_", text):
         return "test method TEST_LINTER does not check (async, or not named test_*)"
     return f"other {finding.code}: {text[:70]}"
