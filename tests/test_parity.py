@@ -214,3 +214,99 @@ def test_a_probe_in_a_method_decorator_above_the_first_lines_is_found(tmp_path: 
             pass
     """
     assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)] == [(5, "HWC105"), (7, "HWC105")]
+
+
+# -- device classes: TEST_LINTER's CPU/CUDA/MPS/XPU rules --------------------
+
+def test_device_classes_get_every_finding_test_linter_makes(tmp_path: Path) -> None:
+    """[instantiation], [device_param], [only_for] and [except_for] of device
+    classes: one hwlint diagnostic for each TEST_LINTER message, at its line."""
+    body = """\
+    class TestNotInstantiated(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_a(self):
+            torch.ones(2).cuda()
+
+        def test_b(self, device):
+            pass
+
+    class TestExceptFor(TestCase):
+        hw_classification = HardwareClassification.CPU
+
+        def test_a(self, device):
+            pass
+
+    class TestOthers(TestCase):
+        hw_classification = HardwareClassification.XPU
+
+        def test_a(self, devices):
+            pass
+
+    class TestRight(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+        def test_a(self, device):
+            pass
+
+    instantiate_device_type_tests(TestExceptFor, globals(), except_for="cuda")
+    instantiate_device_type_tests(TestOthers, globals(), only_for=["cpu", "xpu"], allow_xpu=True)
+    instantiate_device_type_tests(TestRight, globals(), only_for="cuda")
+    """
+    assert diagnostics(tmp_path, body) == [
+        (1, "HWC101", "CUDA test class TestNotInstantiated is never passed to instantiate_device_type_tests: "
+                      "add `instantiate_device_type_tests(TestNotInstantiated, globals(), only_for='cuda')`"),
+        (4, "HWC102", "TestNotInstantiated.test_a takes no device but the class is CUDA: add a `device` parameter "
+                      "and use it (instantiate_device_type_tests passes the cuda device under test)"),
+        (28, "HWC111", "CPU test class TestExceptFor is instantiated with except_for: its tests are for cpu alone, "
+                       "pass only_for='cpu' instead"),
+        (28, "HWC111", "CPU test class TestExceptFor is instantiated without only_for: pass only_for='cpu'"),
+        (29, "HWC111", "XPU test class TestOthers is instantiated with only_for=('cpu', 'xpu'): "
+                       "pass only_for='xpu' alone"),
+    ]
+
+
+def test_a_device_class_inherited_is_judged_as_its_own(tmp_path: Path) -> None:
+    """TEST_LINTER lints a class's own declaration; hwlint the effective one:
+    a subclass of a CUDA base is a CUDA class, instantiated, with tests that
+    take `device` (the explanation of HWC101 names the case)."""
+    body = """\
+    class Base(TestCase):
+        hw_classification = HardwareClassification.CUDA
+
+    class TestSub(Base):
+        def test_a(self):
+            pass
+    """
+    assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)] == [(4, "HWC101"), (5, "HWC102")]
+    from hwlint.rules.instantiation import Instantiation
+
+    assert "effective classification" in Instantiation.explanation()
+
+
+@pytest.mark.parametrize(
+    ("source", "member"),
+    [
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
+         "instantiate_device_type_tests(TestA, globals(), only_for='xpu')\n", "XPU"),
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
+         "instantiate_device_type_tests(TestA, globals(), only_for=('mps',))\n", "MPS"),
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
+         "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n", "ACCELERATOR"),
+        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
+         "common_device_type.instantiate_device_type_tests(TestA, globals(), except_for='cpu')\n", "ACCELERATOR"),
+        ("class TestA(TestCase):\n    def test_a(self): torch.ones(2, device='cuda:0')\n", "CUDA"),
+        ("class TestA(TestCase):\n    def test_a(self): torch.ones(2).cuda()\n", "CUDA"),
+        ("class TestA(TestCase):\n    def test_a(self): torch.ones(2, device='xpu')\n", "GENERIC"),
+    ],
+)
+def test_bench_parity_classifies_mechanically(source: str, member: str) -> None:
+    """benchmarks/bench_parity.py's stand-in for a hurried migration."""
+    import ast
+
+    from benchmarks.bench_parity import instantiations, mechanical_member
+
+    tree = ast.parse(source)
+    node = tree.body[0]
+    assert isinstance(node, ast.ClassDef)
+    assert mechanical_member(node, instantiations(tree).get(node.name, [])) == member
