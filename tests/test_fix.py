@@ -61,7 +61,11 @@ def test_unsafe_fix_needs_the_flag(tmp_path: Path) -> None:
     assert text == source and code == 1
     assert "unsafe fix to CUDA (every accelerator use in the class is CUDA): apply with --unsafe" in err
     text, err, code = fixed(tmp_path, source, "--unsafe")
-    assert "    hw_classification = HardwareClassification.CUDA\n" in text and code == 0
+    # Declared, and `hwlint check` still fails: a CUDA class is instantiated
+    # only_for="cuda" and its tests take `device` (HWC101, HWC102), as
+    # TEST_LINTER requires; what made the fix unsafe.
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text and code == 1
+    assert "HWC101 CUDA test class TestA is never passed to instantiate_device_type_tests" in err
 
 
 # -- placement -------------------------------------------------------------
@@ -306,17 +310,24 @@ def test_parallel_fix_equals_serial_fix(tmp_path: Path) -> None:
 # -- HWC002: a string naming a member --------------------------------------
 
 def test_a_string_naming_a_member_becomes_the_member(tmp_path: Path) -> None:
+    # A device class as its rules want it (instantiated for its device, tests
+    # taking `device`): the member surfaces nothing, so the fix is safe.
+    generic = "\n    def test_a(self):\n        pass\n"
+    cpu = "\n    def test_a(self, device):\n        pass\n\n\ninstantiate_device_type_tests(TestA, globals(), only_for='cpu')\n"
     cases = [
-        ('    hw_classification = "GENERIC"\n', "    hw_classification = HardwareClassification.GENERIC\n"),
-        ("    hw_classification = 'CPU'\n", "    hw_classification = HardwareClassification.CPU\n"),
+        ('    hw_classification = "GENERIC"\n', "    hw_classification = HardwareClassification.GENERIC\n", generic),
+        ("    hw_classification = 'CPU'\n", "    hw_classification = HardwareClassification.CPU\n", cpu),
         ('    hw_classification: HardwareClassification = "GENERIC"\n',
-         "    hw_classification: HardwareClassification = HardwareClassification.GENERIC\n"),
-        ('    hw_classification = "XPU"  # the old way\n', "    hw_classification = HardwareClassification.XPU  # the old way\n"),
-        ('    hw_classification = ("MPS")\n', "    hw_classification = (HardwareClassification.MPS)\n"),
-        ('    if True:\n        hw_classification = "GEN" \'ERIC\'\n', "    if True:\n        hw_classification = HardwareClassification.GENERIC\n"),
+         "    hw_classification: HardwareClassification = HardwareClassification.GENERIC\n", generic),
+        ('    hw_classification = "XPU"  # the old way\n', "    hw_classification = HardwareClassification.XPU  # the old way\n",
+         cpu.replace("'cpu')", "'xpu', allow_xpu=True)")),
+        ('    hw_classification = ("MPS")\n', "    hw_classification = (HardwareClassification.MPS)\n",
+         cpu.replace("'cpu')", "'mps', allow_mps=True)")),
+        ('    if True:\n        hw_classification = "GEN" \'ERIC\'\n', "    if True:\n        hw_classification = HardwareClassification.GENERIC\n",
+         generic),
     ]
-    for index, (declaration, expected) in enumerate(cases):
-        source = HEADER + "class TestA(TestCase):\n" + declaration + "\n    def test_a(self):\n        pass\n"
+    for index, (declaration, expected, rest) in enumerate(cases):
+        source = HEADER + "class TestA(TestCase):\n" + declaration + rest
         text, err, code = fixed(tmp_path / str(index), source)
         assert text == source.replace(declaration, expected), declaration
         assert code == 0 and "Fixed 1 string declaration in 1 file (" in err, (declaration, err)
@@ -433,11 +444,13 @@ def test_string_fix_second_run_changes_nothing(tmp_path: Path) -> None:
 
 BOTH = "from torch.testing._internal.common_utils import TestCase\n\n" + (
     "class TestA(TestCase):\n    def test_a(self): pass\n\n"
-    "class TestB(TestCase):\n    hw_classification = \"CPU\"  # keep\n    def test_b(self): pass\n"
+    "class TestB(TestCase):\n    hw_classification = \"CPU\"  # keep\n    def test_b(self, device): pass\n\n"
+    "instantiate_device_type_tests(TestB, globals(), only_for='cpu')\n"
 )
 BOTH_FIXED = "from torch.testing._internal.common_utils import TestCase, HardwareClassification\n\n" + (
     "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_a(self): pass\n\n"
-    "class TestB(TestCase):\n    hw_classification = HardwareClassification.CPU  # keep\n    def test_b(self): pass\n"
+    "class TestB(TestCase):\n    hw_classification = HardwareClassification.CPU  # keep\n    def test_b(self, device): pass\n\n"
+    "instantiate_device_type_tests(TestB, globals(), only_for='cpu')\n"
 )
 
 
