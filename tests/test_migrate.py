@@ -212,12 +212,17 @@ def test_device_defaults_name_the_device(tmp_path: Path) -> None:
         '\n\nclass TestA(TestCase):\n    def test_a(self, device="xpu"):\n        torch.xpu.get_device_properties()\n\n'
         '    def test_b(self, device=torch.device("xpu:0")):\n        pass\n')
     text, report = migrate(tmp_path, source)
-    # An XPU class is instantiated only_for="xpu" (HWC101, as TEST_LINTER's
-    # [instantiation] of device classes), which this migration does not add
-    # yet: declaring XPU alone would surface HWC101, so it is refused.
-    assert text == source
-    assert reasons(report) == ["not migrated: it would surface HWC101 (TestA)"]
-    assert report.migrated == {}
+    # An XPU class is instantiated only_for="xpu" (HWC101/HWC111, as
+    # TEST_LINTER's device-class rules): the framework passes `device`, and
+    # the defaults go.
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n\n"
+        "    def test_a(self, device):\n        torch.xpu.get_device_properties()\n\n"
+        "    def test_b(self, device):\n        pass\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), only_for="xpu", allow_xpu=True)\n')
+    assert report.migrated == {"default-device": 1}
+    (done,) = [d for f in report.files for d in f.migrated]
+    assert done.collected == ("TestAXPU",)
 
 
 @pytest.mark.parametrize(("body", "reason"), [

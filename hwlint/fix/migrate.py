@@ -72,7 +72,7 @@ KINDS = {
     "only-for-one": "only_for -> the one device it can instantiate",
     "instantiate": "tests take `device` -> instantiate_device_type_tests (ACCELERATOR)",
     "drop-device": "unused `device` parameter dropped (GENERIC)",
-    "default-device": "every `device=` default names one device -> that device",
+    "default-device": "every `device=` default names one device -> that device, instantiated only_for it",
     "only-accelerator": "@only<Device> -> @onlyAccelerator",
     "add-device": "`device` parameter added",
     "generalize": "one-device class -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
@@ -649,8 +649,25 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         member = next((c for c in state.config.classifications if c == device.upper()), None)
         if member is None:
             return f"every `device=` default is {device!r}, which is not a configured classification: add it to `classifications`"
+        if device == "cpu":
+            return "every `device=` default is 'cpu': a CPU class is not instantiated for CPU by this migration"
+        # A device class is instantiated only_for its device (HWC101/HWC111,
+        # TEST_LINTER's device-class rules): the framework then passes
+        # `device`, and the defaults go.
+        given = _given_device(cls, device, drop_defaults=True, bound=bound)
+        if isinstance(given, str):
+            return given
+        clash = _clash(cls, (device,), state.config.extend_devices)
+        if clash is not None:
+            return clash
+        new_body, _ = given
+        state.body[index] = cls.with_changes(body=cls.body.with_changes(body=new_body))
         state.declare[index] = member
-        return Done("default-device", m.class_name, m.line, member, f"every test's `device` defaults to {device!r}")
+        flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+        state.instantiate.append((index, m.class_name, f', only_for="{device}"{flag}'))
+        return Done("default-device", m.class_name, m.line, member,
+                    f'every test\'s `device` defaults to {device!r}: instantiated only_for="{device}"{flag}',
+                    _collected(m.class_name, (_normal(device, state.config.extend_devices),)))
     used = [fn.name.value for _, fn, _ in taking if _uses(fn, "device")]
     decorated = [fn.name.value for _, fn in tests if any(
         _decorator_name(d) in _DEVICE_TEST_DECORATORS or is_device_specific(_decorator_name(d)) for d in fn.decorators)]
