@@ -289,3 +289,20 @@ def test_report_names_the_devices_and_their_settings(tmp_path: Path) -> None:
     data = json.loads(run_cli("report", "--no-cache", "--format", "json", cwd=clean).stdout)
     assert (data["unconfigured_devices"], data["unconfigured_device_settings"]) == ([], {})
     assert "Devices the configuration" not in run_cli("report", "--no-cache", cwd=clean).stdout
+
+
+def test_devices_write_into_hwlint_toml_and_into_a_new_pyproject(tmp_path: Path) -> None:
+    root = mlu_project(tmp_path)
+    pyproject = (root / "pyproject.toml").read_text() if (root / "pyproject.toml").exists() else None
+    (root / "hwlint.toml").write_text("# ours\nexclude = []\n")  # found first: the configuration
+    assert run_cli("devices", "--no-cache", "--write", cwd=root).returncode == 0
+    assert (root / "hwlint.toml").read_text() == "# ours\nexclude = []\n" + LINES.split("\n", 1)[1]
+    assert ((root / "pyproject.toml").read_text() if (root / "pyproject.toml").exists() else None) == pyproject
+    bare = tmp_path / "bare"
+    (bare / "test").mkdir(parents=True)
+    (bare / ".git").mkdir()
+    (bare / "test" / "test_a.py").write_text(MLU)
+    done = run_cli("devices", "--no-cache", "--write", cwd=bare)
+    assert done.returncode == 0 and "wrote the settings for mlu" in done.stderr
+    assert (bare / "pyproject.toml").read_text() == LINES
+    assert "HWC003" not in run_cli("check", "--no-cache", cwd=bare).stdout
