@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import difflib
 from typing import Iterator
 
 from hwlint.core.diagnostics import Configure
-from hwlint.facts.devices import coverage
+from hwlint.facts.devices import DEVICES, NOT_ACCELERATORS, coverage
 from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
@@ -76,6 +77,12 @@ class UnconfiguredDevice(Rule):
             messages=('uses device "musa" (`device="musa:0"`)', 'uses device "mlu" (`torch.device("mlu")`)'),
         ),
         Example(
+            'import torch\n\nt = torch.ones(2, device="privatuse1")\n',
+            expect=((3, 19),),
+            messages=('uses device "privatuse1" (`device="privatuse1"`), which no configuration names: did you mean '
+                      '"privateuse1"?',),
+        ),
+        Example(
             'import torch\nimport torch_gcu\n\n\ndef sync():\n    torch.gcu.synchronize()\n',
             expect=((2, 1),),
             messages=('uses device "gcu" (`import torch_gcu`)',),
@@ -83,7 +90,16 @@ class UnconfiguredDevice(Rule):
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
+        names = (*DEVICES, *ctx.config.extend_devices, "privateuse1", *NOT_ACCELERATORS)
         for found in ctx.facts.devices_found:
+            close = difflib.get_close_matches(found.name, names, n=1, cutoff=0.8)
+            if close:
+                # `device="privatuse1"` (Ascend's tests): a misspelt device,
+                # which torch.device() refuses; nothing to configure.
+                yield Violation(found.line, found.column,
+                                f'uses device "{found.name}" (`{found.text}`), which no configuration names: did you '
+                                f'mean "{close[0]}"?')
+                continue
             settings = coverage((found.name,), ctx.config).settings()
             yield Violation(
                 found.line, found.column,
