@@ -363,10 +363,11 @@ def test_a_restored_cache_gives_a_cold_runs_output(origin: tuple[Path, str, str]
 
 
 def test_a_restored_environment_keeps_the_cache_folder(origin: tuple[Path, str, str], tmp_path: Path) -> None:
-    """Why the workflow restores hwlint's environment instead of installing it
-    again: the cache's folder is named after hwlint's files, mtimes included.
-    A copy of the package with new mtimes is what `pip install` makes; the
-    same copy saved and restored by actions/cache (tar --posix) keeps them."""
+    """A source tree (an editable install) names the cache's folder after
+    its files, mtimes included: a copy of the package with new mtimes starts
+    a folder of its own; the same copy saved and restored by actions/cache
+    (tar --posix) keeps them, and the folder. (A wheel's install is named by
+    the hashes in its RECORD instead: test_every_install_of_a_wheel_...)"""
     repo, first, _ = origin
     home = tmp_path / "home"
     venv = home / ".hwlint-venv"
@@ -426,3 +427,42 @@ def test_a_committed_cache_is_not_read(origin: tuple[Path, str, str], saved: Pat
     assert tracked.stderr == cold.stderr + notice + "\n"
     quoted = re.search(r"^hwlint: notice: git tracks the cache folder (\S+) .*$", page(), re.M)
     assert quoted and quoted.group(0).replace(quoted.group(1), str(folder)) == notice
+
+
+def _wheel_install(site: Path) -> None:
+    """hwlint's package as pip installs a wheel: the files written anew (new
+    mtimes) and a dist-info RECORD holding each file's hash and size."""
+    import base64
+    import hashlib
+
+    shutil.copytree(PACKAGE, site / "hwlint", copy_function=shutil.copyfile,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    rows = []
+    for path in sorted((site / "hwlint").rglob("*.py")):
+        data = path.read_bytes()
+        hashed = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{path.relative_to(site).as_posix()},sha256={hashed},{len(data)}\n")
+    (site / "hwlint-0.0.dist-info").mkdir()
+    (site / "hwlint-0.0.dist-info" / "RECORD").write_text("".join(rows))
+
+
+def _namespace(site: Path) -> str:
+    done = subprocess.run([sys.executable, "-c", "from hwlint.infra.cache import namespace_key; print(namespace_key(1))"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(site)}, cwd=site)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_every_install_of_a_wheel_reads_the_same_cache_folder(tmp_path: Path) -> None:
+    """A fresh CI environment installs hwlint again: pip gives its files new
+    mtimes, but the RECORD's hashes are the wheel's, so the restored cache is
+    read. A file changed in place since (its size no longer the RECORD's)
+    names another folder."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    _wheel_install(first)
+    _wheel_install(second)
+    os.utime(second / "hwlint" / "__init__.py", (1, 1))
+    assert _namespace(first) == _namespace(second)
+    with (second / "hwlint" / "rules" / "base.py").open("a") as f:
+        f.write("# edited in place\n")
+    assert _namespace(first) != _namespace(second)

@@ -104,6 +104,9 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
     copy keeps the version while the rules change, and a cache written by
     other rules must not answer for these."""
     package = os.path.dirname(os.path.dirname(__file__))  # hwlint/, above infra/
+    recorded = _recorded(package)
+    if recorded is not None:
+        return recorded
     found = []
     # The package's subpackages (one level: the stages, rules, the engine);
     # cli/commands/ decides nothing a cache keeps.
@@ -122,6 +125,38 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
                     continue
                 found.append((f"{sub}/{entry.name}", st.st_size, st.st_mtime_ns))
     return tuple(sorted(found))
+
+
+def _recorded(package: str) -> tuple[tuple[str, int, int], ...] | None:
+    """For an installed wheel, its files by the content hashes pip wrote in
+    the RECORD beside the package (and their sizes, checked): the same for
+    every install of that wheel, so a cache restored into a fresh CI
+    environment is read, where mtimes (pip does not keep the wheel's) named
+    a new folder each time. None for an editable install or a source tree."""
+    site = os.path.dirname(package)
+    try:
+        infos = [e.name for e in os.scandir(site) if e.name.startswith("hwlint-") and e.name.endswith(".dist-info")]
+    except OSError:
+        return None
+    if len(infos) != 1:
+        return None
+    try:
+        with open(os.path.join(site, infos[0], "RECORD"), encoding="utf-8") as f:
+            lines = [line.strip().split(",") for line in f if line.startswith("hwlint/") and ".py," in line]
+    except OSError:
+        return None
+    found = []
+    for fields in lines:
+        if len(fields) != 3 or not fields[1].startswith("sha256="):
+            return None
+        try:
+            size = os.stat(os.path.join(site, fields[0])).st_size
+        except OSError:
+            return None
+        if str(size) != fields[2]:
+            return None  # changed since it was installed: the mtimes tell
+        found.append((fields[0] + "#" + fields[1], size, 0))
+    return tuple(sorted(found)) or None
 
 
 def namespace_key(inputs: Any) -> str:
