@@ -59,8 +59,6 @@ NOT_NATIVE: tuple[str, ...] = ("hpu", "xla")
 # `fix --verify-runtime` collects for besides the CPU.
 MEMBER_ACCELERATORS: tuple[str, ...] = ("cuda", "xpu", "mps")
 
-# The default members that are one device, and that device.
-MEMBER_DEVICES: dict[str, str] = {"CPU": "cpu", "CUDA": "cuda", "MPS": "mps", "XPU": "xpu"}
 # `@onlyCUDA` and its kin: the decorator and the one device it keeps a test on.
 ONLY_DECORATORS: dict[str, str] = {"onlyCPU": "cpu", "onlyCUDA": "cuda", "onlyXPU": "xpu", "onlyMPS": "mps"}
 # Collective backends of one device family (`backend="nccl"`).
@@ -71,14 +69,6 @@ BACKENDS: dict[str, str] = {"nccl": "cuda", "xccl": "xpu", "hccl": "npu"}
 # `device=GPU_TYPE` is accelerator use whose migration is ACCELERATOR with a
 # `device` parameter, never CUDA.
 ANY_GPU_NAMES = frozenset({"GPU_TYPE"})
-# Flags that say some accelerator is there, whichever (`if HAS_GPU:`), and
-# those that say one is: inductor_utils and common_utils.
-ANY_GPU_FLAGS = frozenset({"HAS_GPU", "HAS_GPU_AND_TRITON", "HAS_MULTIGPU", "TEST_MULTIGPU", "RUN_GPU",
-                           "HAS_TRITON", "TEST_ACCELERATOR"})
-FLAG_DEVICES: dict[str, str] = {"HAS_CUDA": "cuda", "HAS_CUDA_AND_TRITON": "cuda", "RUN_CUDA": "cuda",
-                                "HAS_XPU": "xpu", "HAS_XPU_AND_TRITON": "xpu", "RUN_XPU": "xpu", "HAS_MPS": "mps"}
-
-
 # Device types c10 has that no CI runner runs tests on (PyTorch's JIT tests
 # name them to check type propagation): not reported as devices to configure.
 UNRUN = frozenset({"vulkan", "opengl", "opencl", "fpga", "ve", "hip", "maia", "ipu", "privateuseone"})

@@ -85,8 +85,7 @@ KINDS = {
 # The device a test's decorator keeps it to; "native" for
 # @onlyNativeDeviceTypes, which skips the device types that are not
 # PyTorch's own (NATIVE_DEVICES in common_utils).
-_MOVES_TO = {"onlyCPU": "cpu", "onlyCUDA": "cuda", "onlyXPU": "xpu", "onlyMPS": "mps",
-             "onlyNativeDeviceTypes": "native"}
+_MOVES_TO = {**devices.ONLY_DECORATORS, "onlyNativeDeviceTypes": "native"}
 NATIVE = "native"
 # Lazy is added after the filter (include_lazy), so except_for cannot drop it.
 NOT_NATIVE = devices.NOT_NATIVE

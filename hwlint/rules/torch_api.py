@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from hwlint.core.config import torch_version
+from hwlint.facts.devices import BACKENDS as DEVICE_BACKENDS
 
 
 class Equivalent(NamedTuple):
@@ -87,7 +88,7 @@ DISTRIBUTED: dict[str, Equivalent] = {
     "skip_if_no_nccl": Equivalent(f"{REQUIRES_BACKEND_MODULE}.{REQUIRES_BACKEND}", _TORCH_2_9_TEST_HELPERS),
 }
 # The collective backends of one device family, and that family.
-BACKENDS = {"nccl": "cuda", "xccl": "xpu", "hccl": "npu"}
+BACKENDS = DEVICE_BACKENDS
 
 # Backend-specific test helpers with no device-generic form, and why.
 DISTRIBUTED_SPECIFIC: dict[str, str] = {
