@@ -74,6 +74,16 @@ ANY_GPU_NAMES = frozenset({"GPU_TYPE"})
 UNRUN = frozenset({"vulkan", "opengl", "opencl", "fpga", "ve", "hip", "maia", "ipu", "privateuseone"})
 
 
+def module_of(name: str) -> str:
+    """A device's module (`torch.mlu`): its calls are accelerator use."""
+    return f"torch.{name}"
+
+
+def flag_of(name: str) -> str:
+    """A device's probe flag (`TEST_MLU`)."""
+    return f"TEST_{name.upper()}"
+
+
 def accelerator(name: str) -> bool:
     """Whether a device type is an accelerator (`cpu`, `meta` are not)."""
     return name not in NOT_ACCELERATORS
@@ -216,8 +226,8 @@ def coverage(found: Iterable[str], config: "Config") -> Coverage:
     return Coverage(
         add(config.classifications, (n.upper() for n in names)),
         add(config.extend_devices, names),
-        add(config.extend_accelerator_modules, (f"torch.{n}" for n in names)),
-        add(config.extend_accelerator_flags, (f"TEST_{n.upper()}" for n in names)),
+        add(config.extend_accelerator_modules, map(module_of, names)),
+        add(config.extend_accelerator_flags, map(flag_of, names)),
     )
 
 

@@ -14,7 +14,7 @@ from hwlint.facts.prescan import Lines, Places, accelerator_lines, is_skipped, l
 from hwlint.facts.reach import Statement, bound_names, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation, Method, ModuleFacts, Site, Value
-from hwlint.facts.devices import ANY_GPU_NAMES, discover
+from hwlint.facts.devices import ANY_GPU_NAMES, discover, flag_of, module_of
 from hwlint.facts.walk import walk_lines
 from hwlint.facts.vocabulary import (
     DEFAULT_ACCELERATORS,
@@ -725,7 +725,7 @@ def _present(node: ast.expr, names: frozenset[str]) -> str | None:
     if match is None:
         # `TEST_MLU`: the flag of a device of the module's.
         device = name.partition("_")[2].lower() if name.startswith(("TEST_", "HAS_")) else ""
-        return device if device in names and device not in _FLAG_DEVICE.values() else None
+        return device if device in names else None
     return _FLAG_DEVICE[match.group(1)]
 
 
@@ -925,8 +925,8 @@ def facts_from_tree(
     found = discover(source, accelerators.devices)
     if found:
         names = [f.name for f in found]
-        accelerators = accelerators.extended([f"torch.{name}" for name in names],
-                                              [f"TEST_{name.upper()}" for name in names], names)
+        # As the settings that cover them would (hwlint.facts.devices.coverage).
+        accelerators = accelerators.extended([module_of(n) for n in names], [flag_of(n) for n in names], names)
     extractor = _Extractor(lines, attribute, source if "\r" not in source else None, accelerators)
     try:
         extractor.block(tree.body, Branch(), {})

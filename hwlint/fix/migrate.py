@@ -260,6 +260,12 @@ def _normal(device: str, extend: Sequence[str]) -> str:
     return "privateuse1"  # a PrivateUse1 backend's name ("npu", "openreg", or one of `extend`)
 
 
+def _opt_in(device: str) -> str:
+    """The arguments instantiate_device_type_tests needs to make `device`'s
+    classes at all (`, allow_xpu=True`), or ""."""
+    return f", {OPT_IN[device]}=True" if device in OPT_IN else ""
+
+
 def instantiable(allow_mps: bool, allow_xpu: bool) -> tuple[str, ...]:
     """The device types an instantiate_device_type_tests call with these
     flags can instantiate (where the machine has them)."""
@@ -662,7 +668,7 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         new_body, _ = given
         state.body[index] = cls.with_changes(body=cls.body.with_changes(body=new_body))
         state.declare[index] = member
-        flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+        flag = _opt_in(device)
         state.instantiate.append((index, m.class_name, f', only_for="{device}"{flag}'))
         return Done("default-device", m.class_name, m.line, member,
                     f'every test\'s `device` defaults to {device!r}: instantiated only_for="{device}"{flag}',
@@ -840,7 +846,7 @@ def _generalize(data: bytes, m: Migration, config: Config,
     state = _State(module.with_changes(body=body), config)
     if replaced is None:
         state.declare[where] = "ACCELERATOR"
-    flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+    flag = _opt_in(device)
     runs = instantiable(device == "mps", device == "xpu")
     clash = _clash(cls, runs, config.extend_devices)
     if clash is not None:
@@ -888,7 +894,7 @@ def _device_class(data: bytes, m: Migration, config: Config,
         return clash
     body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     state = _State(module.with_changes(body=body), config)
-    flag = {"xpu": ", allow_xpu=True", "mps": ", allow_mps=True"}.get(device, "")
+    flag = _opt_in(device)
     state.instantiate.append((where, m.class_name, f', only_for="{device}"{flag}'))
     fixed = _write_class_level(state).bytes
     detail = (f"{m.member} class instantiated for {device}: {added} test{'s' if added != 1 else ''} given `device`, "

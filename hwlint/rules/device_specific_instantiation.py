@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Sequence
 
+from hwlint.facts.devices import OPT_IN
 from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
 
@@ -12,9 +13,9 @@ if TYPE_CHECKING:
 
 # The members that name no one device: every other configured member (CPU,
 # CUDA, MPS, XPU, and a project's NPU or PRIVATEUSE1) is a device class's.
-NOT_DEVICES = frozenset({"GENERIC", "ACCELERATOR"})
+# The default members that name no one device.
+DEVICELESS = frozenset({"GENERIC", "ACCELERATOR"})
 # Devices instantiate_device_type_tests leaves out unless asked, by member.
-OPT_IN = {"MPS": "allow_mps", "XPU": "allow_xpu"}
 
 
 def device_of(member: str | None, config: Config) -> str | None:
@@ -23,7 +24,7 @@ def device_of(member: str | None, config: Config) -> str | None:
     instantiate_device_type_tests spells device types (and what
     TEST_LINTER expects). None for GENERIC, ACCELERATOR, no member, or a
     member the configuration does not have."""
-    if member is None or member in NOT_DEVICES or member not in config.classifications:
+    if member is None or member in DEVICELESS or member not in config.classifications:
         return None
     return member.lower()
 
@@ -31,7 +32,7 @@ def device_of(member: str | None, config: Config) -> str | None:
 def device_instantiation(name: str, member: str) -> str:
     """The call that instantiates a `member` class for its device alone."""
     call = f"instantiate_device_type_tests({name}, globals(), only_for={member.lower()!r}"
-    opt_in = OPT_IN.get(member)
+    opt_in = OPT_IN.get(member.lower())
     return call + (f", {opt_in}=True)" if opt_in else ")")
 
 
@@ -192,7 +193,7 @@ class DeviceSpecificInstantiation(Rule):
                     f"pass only_for={device!r} alone",
                     name,
                 )
-            opt_in = OPT_IN.get(member)
+            opt_in = OPT_IN.get(member.lower())
             if opt_in is not None and not getattr(call, opt_in):
                 yield Violation(
                     call.line, call.column,

@@ -22,6 +22,7 @@ def devices(config_file: Path | None, jobs: int | None, output: Path | None, no_
     configuration does not name (HWC003: `.to("mlu")`, `torch.mlu.*`,
     `import torch_mlu`, ...), with how many files use each, and print the
     `[tool.hwlint]` lines that cover them; --write adds them. Exits 0."""
+    from hwlint.core.diagnostics import Configure
     from hwlint.engine.api import run_check
     from hwlint.facts.devices import coverage, note
     from hwlint.infra.settings_write import settings_file, write_settings
@@ -33,11 +34,10 @@ def devices(config_file: Path | None, jobs: int | None, output: Path | None, no_
                        cache=cache)
     found = result.unconfigured_devices()
     covering = coverage((name for name, _ in found), config)
-    firsts = {}
-    for d in result.diagnostics:
-        device = getattr(d.fix, "device", None)
-        if device is not None and device not in firsts:
-            firsts[device] = {"path": d.path, "line": d.line, "column": d.column}
+    firsts: dict[str, dict[str, object]] = {}
+    for d in result.diagnostics:  # sorted: each device's first is its first use in path order
+        if isinstance(d.fix, Configure) and d.fix.device not in firsts:
+            firsts[d.fix.device] = {"path": d.path, "line": d.line, "column": d.column}
     if write and found:
         target = settings_file(config.source, config.root)
         write_settings(target, covering.settings())
