@@ -229,16 +229,15 @@ def test_devices_write_keeps_the_file_and_then_check_agrees_with_a_hand_written_
 
 
 def test_devices_write_refuses_a_broken_file_and_leaves_it(tmp_path: Path) -> None:
-    root = mlu_project(tmp_path)
-    (root / "hwlint.toml").write_text("exclude = []\n")
-    write_settings_file = root / "hwlint.toml"
+    from hwlint.core.diagnostics import UserError
     from hwlint.infra.settings_write import write_settings
 
-    write_settings_file.write_text("exclude = [\n")
-    with pytest.raises(Exception) as caught:
-        write_settings(write_settings_file, {"extend-devices": ["mlu"]})
-    assert "invalid TOML" in str(caught.value)
-    assert write_settings_file.read_text() == "exclude = [\n"
+    broken = tmp_path / "hwlint.toml"
+    broken.write_text("exclude = [\n")
+    with pytest.raises(UserError) as caught:
+        write_settings(broken, {"extend-devices": ["mlu"]})
+    assert str(caught.value).startswith(f"{broken}: invalid TOML: ")
+    assert broken.read_text() == "exclude = [\n"
 
 
 def test_note_wording_for_several_devices(tmp_path: Path) -> None:
@@ -306,3 +305,22 @@ def test_devices_write_into_hwlint_toml_and_into_a_new_pyproject(tmp_path: Path)
     assert done.returncode == 0 and "wrote the settings for mlu" in done.stderr
     assert (bare / "pyproject.toml").read_text() == LINES
     assert "HWC003" not in run_cli("check", "--no-cache", cwd=bare).stdout
+
+
+def test_devices_write_that_cannot_write_is_one_line_and_leaves_the_file(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import hwlint.infra.atomic as atomic
+    from hwlint.core.diagnostics import UserError
+    from hwlint.infra.settings_write import write_settings
+
+    target = tmp_path / "pyproject.toml"
+    target.write_text("[tool.hwlint]\n")
+
+    def refuse(path: Path, data: bytes, *, durable: bool = True) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(atomic, "write_bytes_atomic", refuse)
+    with pytest.raises(UserError) as caught:
+        write_settings(target, {"extend-devices": ["mlu"]})
+    assert str(caught.value) == f"{target}: cannot write: Permission denied: the file is left as it was"
+    assert target.read_text() == "[tool.hwlint]\n"

@@ -49,5 +49,8 @@ def write_settings(path: Path, settings: Mapping[str, Any]) -> str:
     for key, value in settings.items():
         table[key] = value
     new = tomlkit.dumps(document)
-    write_bytes_atomic(path, new.encode("utf-8"))
+    try:
+        write_bytes_atomic(path, new.encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write: {exc.strerror or exc}: the file is left as it was") from None
     return new
