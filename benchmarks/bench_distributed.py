@@ -49,13 +49,17 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from bench_rewrite import classify_naively, findings  # noqa: E402
-from hwlint.fix.apply import FixError, fix_source  # noqa: E402
-from hwlint.fix.plan import ClassFix  # noqa: E402
+
 from hwlint.core.config import load_config  # noqa: E402
 from hwlint.core.diagnostics import NotFixable, Rewrite  # noqa: E402
 from hwlint.engine.check import CheckResult, run_check  # noqa: E402
 from hwlint.facts import Site  # noqa: E402
-from hwlint.fix.apply import apply_fixes  # noqa: E402
+from hwlint.fix.apply import (  # noqa: E402
+    FixError,
+    apply_fixes,  # noqa: E402
+    fix_source,
+)
+from hwlint.fix.plan import ClassFix  # noqa: E402
 
 TARGET = 0.80
 ORDER = ('backend "<ccl>"', 'backend "<ccl>", pg_options', "@requires_<ccl>()", "ProcessGroup<CCL>, <CCL>_* env", "torch.<dev>.set_device()",

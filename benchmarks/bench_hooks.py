@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         times: dict[str, list[float]] = {name: [] for name in commands}
         uncached: dict[str, list[float]] = {name: [] for name in commands}
         start: list[float] = []
-        for name, cmd in commands.items():  # bytecode, and the cache, as a maintainer's machine has them
+        for cmd in commands.values():  # bytecode, and the cache, as a maintainer's machine has them
             timed(cmd, root, env)
         for round_ in range(args.runs):
             for rel in staged:  # each commit edits its files: their facts are new

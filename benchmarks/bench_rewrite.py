@@ -32,9 +32,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from hwlint.engine.check import CheckResult, run_check  # noqa: E402
 from hwlint.core.config import load_config  # noqa: E402
 from hwlint.core.diagnostics import NotFixable, Rewrite  # noqa: E402
+from hwlint.engine.check import CheckResult, run_check  # noqa: E402
 from hwlint.fix.apply import FixError, apply_fixes, fix_source  # noqa: E402
 from hwlint.fix.plan import ClassFix  # noqa: E402
 

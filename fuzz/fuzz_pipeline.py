@@ -17,8 +17,8 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from hwlint.engine.check import run_check
     from hwlint.core.config import load_config
+    from hwlint.engine.check import run_check
     from hwlint.fix.apply import fix_file, plan_fixes
     from hwlint.output import NAMES, renderer
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hwlint.engine.check import CheckResult, run_check
 from hwlint.core.config import load_config
+from hwlint.engine.check import CheckResult, run_check
 
 
 def _toml_value(value: Any) -> str:

@@ -14,7 +14,6 @@ import pytest
 from tests.conftest import run_cli, write_project
 from tests.test_allowlist import CLEAN, HEADER, unclassified
 
-
 NEXT = (
     "Next:\n"
     "  git add allowlist.txt && git commit -m 'Adopt hwlint: allowlist the files not yet migrated'\n"

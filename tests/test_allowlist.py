@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwlint.allowlist.model import load_allowlist, parse_allowlist
 from hwlint.allowlist.edit import TreeCounts, plan_prune, plan_sync, prune_allowlist, render_allowlist
+from hwlint.allowlist.model import load_allowlist, parse_allowlist
 from hwlint.core.config import load_config
 from tests.conftest import lint, run_cli, write_project
 

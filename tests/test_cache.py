@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 import hwlint.infra.cache
-from hwlint.infra.cache import CACHE_DIR_NAME, Cache
+from hwlint.core.config import load_config
 from hwlint.engine.cached import store_for
 from hwlint.engine.check import run_check
-from hwlint.core.config import load_config
 from hwlint.facts import extract_source, from_blob, to_blob
+from hwlint.infra.cache import CACHE_DIR_NAME, Cache
 from tests.conftest import run_cli, write_project
 
 HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n"

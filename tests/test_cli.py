@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.rules import ALL_RULES
-
 from hwlint.cli import options
+from hwlint.rules import ALL_RULES
 from tests.conftest import run_cli, write_project
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from hwlint.core.config import DEFAULT_CLASSIFICATIONS
-from hwlint.engine.project import load_project as load_config
 from hwlint.core.diagnostics import UserError
+from hwlint.engine.project import load_project as load_config
 from tests.conftest import lint, run_cli, write_project
 
 HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n\n"

@@ -259,7 +259,7 @@ def test_output_does_not_depend_on_scandir_order(tmp_path: Path, monkeypatch: py
             calls += 1
             with real_scandir(path) as it:  # type: ignore[call-overload]
                 entries = list(it)
-            rng.shuffle(entries)
+            rng.shuffle(entries)  # noqa: B023 (called within this iteration)
             return entries
 
         monkeypatch.setattr(hwlint.facts.discover.os, "scandir", shuffled)

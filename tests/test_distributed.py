@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import extract_source
 from hwlint.rules.torch_api import DISTRIBUTED

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import hwlint.engine.check
-from hwlint.engine.check import run_check
 from hwlint.core.config import load_config
+from hwlint.engine.check import run_check
 from tests.conftest import run_cli, write_project
 
 UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"

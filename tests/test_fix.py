@@ -601,9 +601,9 @@ def test_typed_fixes_survive_the_whole_tree_memo(tmp_path: Path) -> None:
     (marshal, plain tuples): the fixes come back typed and `fix` acts alike."""
     import marshal
 
-    from hwlint.engine.cached import _decode_diagnostic, _encode_diagnostic
     from hwlint.core.config import load_config
     from hwlint.core.diagnostics import Fix, NotFixable
+    from hwlint.engine.cached import _decode_diagnostic, _encode_diagnostic
     from hwlint.fix.apply import apply_fixes
 
     root = write_project(tmp_path / "proj", {

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwlint.core.diagnostics import UserError
 from hwlint.allowlist.history import HistoryPoint, allowlist_history, count_entries, count_versions, project_zero
+from hwlint.core.diagnostics import UserError
 from tests.conftest import run_cli, write_project
 
 # A git that ignores the machine's and the user's settings (signing, hooks,

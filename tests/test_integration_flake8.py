@@ -111,7 +111,7 @@ def test_with_other_flake8_checks_and_options(tree: Path) -> None:
     assert [line.split()[1] for line in ignored.stdout.splitlines()] == ["HWC001"]
     per_file = flake8("--select", "HWC", "--per-file-ignores", "test/test_plain.py:HWC001", ".", cwd=tree)
     assert [line.split()[1] for line in per_file.stdout.splitlines()] == ["HWC102"]
-    # flake8 owns `# noqa`: --disable-noqa brings TestQuiet back.
+    # flake8 owns the noqa comments: --disable-noqa brings TestQuiet back.
     loud = flake8("--select", "HWC", "--disable-noqa", "test/test_plain.py", cwd=tree)
     assert [line.split(":")[1] for line in loud.stdout.splitlines()] == ["4", "9"]
 

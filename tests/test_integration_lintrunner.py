@@ -28,7 +28,13 @@ else:  # pragma: no cover - Python 3.10
 from hwlint import __version__
 from tests.conftest import run_cli, write_project
 from tests.test_integration_precommit import (  # noqa: F401 (fixtures)
-    UNCLASSIFIED, _env, commit_all, git, hooks_repo, pip_sees, wheelhouse,
+    UNCLASSIFIED,
+    _env,
+    commit_all,
+    git,
+    hooks_repo,
+    pip_sees,
+    wheelhouse,
 )
 
 REPO = Path(__file__).resolve().parent.parent

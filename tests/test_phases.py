@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.infra.cache import CACHE_DIR_NAME
 from hwlint.core.config import Phase
 from hwlint.engine.project import load_project
+from hwlint.infra.cache import CACHE_DIR_NAME
 from tests.conftest import write_project
 from tests.test_config import assert_one_error_line
 from tests.test_history import commit, init_repo
@@ -325,8 +325,8 @@ def expected_phases() -> list[dict[str, object]]:
 
 
 def test_phase_figures_from_git_history(tmp_path: Path) -> None:
-    from hwlint.allowlist.model import load_allowlist
     from hwlint.allowlist.history import allowlist_history
+    from hwlint.allowlist.model import load_allowlist
     from hwlint.allowlist.phases import PhaseMap, phase_statuses
 
     root = history_repo(tmp_path / "repo")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hwlint.core.config import load_config
 from hwlint.allowlist.ratchet import check_ratchet, resolve_base
+from hwlint.core.config import load_config
 from tests.conftest import run_cli, write_project
 
 pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hwlint.core.diagnostics import Fix
 from hwlint.facts import extract_source, from_tuple, to_tuple
@@ -315,7 +316,7 @@ def test_a_safe_fix_only_where_no_mention_is_reached_and_no_violation_is_new(
             assert safe, (name, source)
         elif safe and base is None and not _descendant_probes(classes, index):
             # Nothing else stands in the way: the mentions it does not reach no longer do.
-            assert False, (name, "left unfixed", source)
+            raise AssertionError((name, "left unfixed", source))
 
 
 def _descendant_probes(classes: list[tuple[str, str, int | None]], index: int) -> bool:

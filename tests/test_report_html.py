@@ -214,9 +214,9 @@ def measured_axes(page: Path, tmp_path: Path) -> list[dict[str, Any]]:
 def report_of_history(root: Path, moments: list[str], now: str, tmp_path: Path) -> Path:
     """A committed tree whose allowlist shrinks by a file at each of
     `moments` (ISO 8601, to the second), reported as html at `now`."""
-    from tests.test_report import TREE, commit_at
-    from tests.test_history import init_repo, listing
     from tests.conftest import write_project
+    from tests.test_history import init_repo, listing
+    from tests.test_report import TREE, commit_at
 
     init_repo(root)
     write_project(root, TREE)

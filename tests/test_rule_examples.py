@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from hwlint.allowlist.ratchet import check_ratchet
 from hwlint.core.config import load_config
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.fix.apply import apply_fixes
-from hwlint.allowlist.ratchet import check_ratchet
 from hwlint.rules import ALL_RULES, FIXABLE, Example, Rule, missing_classification
 from tests.conftest import lint, write_project
 

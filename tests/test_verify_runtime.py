@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from hwlint.fix.apply import FileResult
 from hwlint.fix.plan import ClassMove
 from hwlint.fix.verify_runtime import compare, verify_runtime

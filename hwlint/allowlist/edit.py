@@ -22,8 +22,8 @@ from hwlint.allowlist.model import DEFAULT_HEADER, Allowlist, Record, counted, l
 from hwlint.core.diagnostics import Diagnostic, UserError
 
 if TYPE_CHECKING:
-    from hwlint.engine.check import CheckResult
     from hwlint.core.config import Config
+    from hwlint.engine.check import CheckResult
 
 
 # ---------------------------------------------------------------------------
@@ -513,8 +513,8 @@ def _renames(config: Config, allowlist: Allowlist, tree: TreeCounts) -> dict[str
     gone = [path for path in allowlist.entries if not tree.checked(path) and not exists(path)]
     if not gone:
         return {}
-    from hwlint.facts.discover import Matcher
     from hwlint.allowlist.ratchet import local_renames
+    from hwlint.facts.discover import Matcher
 
     seen = local_renames(config.root)
     matcher = Matcher(config)

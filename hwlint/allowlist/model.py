@@ -24,10 +24,10 @@ from typing import Any, Callable, Collection, NamedTuple, Sequence
 
 from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.rules import COUNTED, allowlist_budget, allowlist_stale
+from hwlint.rules import allowlist_syntax as syntax
 from hwlint.rules.allowlist_budget import AllowlistBudget
 from hwlint.rules.allowlist_stale import AllowlistStale
 from hwlint.rules.allowlist_syntax import AllowlistSyntax
-from hwlint.rules import allowlist_syntax as syntax
 
 # A budget of more than 18 digits is a typo, not a count (and one of over
 # 4,300 digits is more than int() converts).

@@ -39,8 +39,8 @@ from hwlint.rules import phase_overdue
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from hwlint.allowlist.model import Allowlist
     from hwlint.allowlist.history import HistoryPoint
+    from hwlint.allowlist.model import Allowlist
 
 ENV_TODAY = "HWLINT_TODAY"
 STATUSES = ("done", "on-track", "at-risk", "overdue")

@@ -26,13 +26,19 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TypeGuard, TypeVar, cast
 
-from hwlint.allowlist.model import Allowlist, allowlist_from_bytes, allowlist_from_tuple, allowlist_to_tuple, read_allowlist_bytes
-from hwlint.infra.cache import Cache, chosen_folder, memo_name, namespace_key, table_get, table_put, tracked_by_git
-from hwlint.facts.collect import Blob, FactsOptions, FactsSource, Progress, facts_of, read_bytes
+from hwlint.allowlist.model import (
+    Allowlist,
+    allowlist_from_bytes,
+    allowlist_from_tuple,
+    allowlist_to_tuple,
+    read_allowlist_bytes,
+)
 from hwlint.core.config import Config, TableReader, read_settings_file, table_from_bytes
 from hwlint.core.diagnostics import Diagnostic, fix_from_plain, fix_to_plain
-from hwlint.facts.discover import Matcher, selection_inputs
 from hwlint.facts import SCHEMA, ModuleFacts, from_blob, to_blob
+from hwlint.facts.collect import Blob, FactsOptions, FactsSource, Progress, facts_of, read_bytes
+from hwlint.facts.discover import Matcher, selection_inputs
+from hwlint.infra.cache import Cache, chosen_folder, memo_name, namespace_key, table_get, table_put, tracked_by_git
 from hwlint.infra.hashing import DIGEST_SIZE, digest
 
 T = TypeVar("T")

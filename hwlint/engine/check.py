@@ -16,12 +16,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, overload
 
-from hwlint.facts.collect import FactsSource, LazyFacts, Progress
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import Configure, Diagnostic
-from hwlint.facts.discover import discover
-from hwlint.facts import ModuleFacts
 from hwlint.engine.judge import Judge
+from hwlint.facts import ModuleFacts
+from hwlint.facts.collect import FactsSource, LazyFacts, Progress
+from hwlint.facts.discover import discover
 from hwlint.facts.resolve import ModuleContext, Resolver
 from hwlint.rules import ALL_RULES, Rule, Violation, enabled_codes, parse_error
 from hwlint.rules.parse_error import ParseError
@@ -236,8 +236,8 @@ def _budget_history(config: Config, contexts: _Contexts, enabled: frozenset[str]
     def earlier(path: str, entry: Entry) -> list[Diagnostic] | None:
         # Imported here: a run with no file over its budget never needs git.
         from hwlint.allowlist.model import counted
-        from hwlint.facts.collect import FactsOptions
         from hwlint.facts import extract_source
+        from hwlint.facts.collect import FactsOptions
         from hwlint.infra.git import GitError, line_commit, show_file
 
         commit = line_commit(config.root, config.allowlist, entry.line)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hwlint.engine.cached import settings_reader
 from hwlint.core.config import Config, load_config
+from hwlint.engine.cached import settings_reader
 from hwlint.rules import is_code
 
 

@@ -16,7 +16,15 @@ from collections.abc import Mapping
 from typing import Callable, Iterator, NamedTuple
 
 from hwlint.core.config import Config
-from hwlint.facts import DEFAULT_ACCELERATORS, Accelerators, ModuleFacts, extract_file, extract_source, from_blob, to_blob
+from hwlint.facts import (
+    DEFAULT_ACCELERATORS,
+    Accelerators,
+    ModuleFacts,
+    extract_file,
+    extract_source,
+    from_blob,
+    to_blob,
+)
 from hwlint.facts.read import ReadError, decode, read_file
 
 Progress = Callable[[int, int], None]  # (files just done, files in all)

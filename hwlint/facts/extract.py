@@ -9,13 +9,23 @@ import re
 import warnings
 from typing import Iterable, Iterator, Sequence, cast
 
+from hwlint.facts.devices import ANY_GPU_NAMES, discover, flag_of, module_of
 from hwlint.facts.dynamic import dynamic_sites
 from hwlint.facts.prescan import Lines, Places, accelerator_lines, is_skipped, line_numbers, noqa_comments
 from hwlint.facts.reach import Statement, bound_names, is_main_guard, unreached
 from hwlint.facts.read import ReadError, read_source
-from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation, Method, ModuleFacts, Site, Value
-from hwlint.facts.devices import ANY_GPU_NAMES, discover, flag_of, module_of
-from hwlint.facts.walk import walk_lines
+from hwlint.facts.records import (
+    Branch,
+    ClassFacts,
+    Declaration,
+    DeviceBinding,
+    Import,
+    Instantiation,
+    Method,
+    ModuleFacts,
+    Site,
+    Value,
+)
 from hwlint.facts.vocabulary import (
     DEFAULT_ACCELERATORS,
     INSTANTIATE,
@@ -25,6 +35,7 @@ from hwlint.facts.vocabulary import (
     dotted_name,
     vocabulary_for,
 )
+from hwlint.facts.walk import walk_lines
 
 # Calls into a device module that only ask a question: probes, not hard-coded
 # use. (`device_count()` is not one: distributed tests size their world with

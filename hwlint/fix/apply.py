@@ -25,22 +25,22 @@ from typing import Callable, Iterable, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hwlint.infra.atomic import write_bytes_atomic
-from hwlint.infra.pool import run_in_pool
-from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.core.config import Config
-from hwlint.facts.collect import FactsOptions
 from hwlint.core.diagnostics import Diagnostic, UserError
+from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.facts import ModuleFacts, Value, extract_source
+from hwlint.facts.collect import FactsOptions
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
-from hwlint.fix.edits import _declaration, _is_docstring, declare, ensure_import, only_inserted
+from hwlint.fix.edits import _declaration, declare, ensure_import, only_inserted
 from hwlint.fix.migrate import KINDS, ONLY_ACCELERATOR, Done, MigrateError, Refused, migrate_source
+from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, SiteRewrite, Unfixed, plan_fixes
+from hwlint.fix.rewrite import RewriteError, generate, parse_module, reproduces, rewrite_source, verify_rewrites
+from hwlint.fix.trial import Trial
+from hwlint.infra.atomic import write_bytes_atomic
+from hwlint.infra.pool import run_in_pool
 from hwlint.rules import COUNTED
 from hwlint.rules.device_decorator import is_device_specific
-from hwlint.fix.plan import REPLACEABLE, ClassFix, ClassMove, FilePlan, Migration, SiteRewrite, Unfixed, plan_fixes
-from hwlint.fix.trial import Trial
-from hwlint.fix.rewrite import RewriteError, generate, parse_module, reproduces, rewrite_source, verify_rewrites
 from hwlint.rules.hardcoded_device import HardcodedDevice
 from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE
 

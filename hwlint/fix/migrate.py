@@ -38,10 +38,9 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 import libcst as cst
 
 from hwlint.core.config import Config
-from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
-from hwlint.facts import devices
-from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
 from hwlint.core.diagnostics import NotFixable, Rewrite
+from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts, devices
+from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
 from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, SiteRewrite, not_replaceable
 from hwlint.fix.rewrite import dotted_expr, parse_module, rewrite_source, verify_rewrites
 from hwlint.rules.device_decorator import is_device_specific

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
-from hwlint.engine.api import CheckResult
 from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
-from hwlint.facts import ModuleFacts
-from hwlint.rules.device_decorator import is_device_specific
-from hwlint.rules.missing_classification import MissingClassification
-from hwlint.rules.infer import REASONS
-from hwlint.facts import Import
-from hwlint.rules.torch_api import BY_TARGET, GET_DEFAULT_BACKEND, REQUIRES_BACKEND, Equivalent
+from hwlint.engine.api import CheckResult
+from hwlint.facts import Import, ModuleFacts
 from hwlint.fix.trial import Declare, Surfaced, Trial
+from hwlint.rules.device_decorator import is_device_specific
+from hwlint.rules.infer import REASONS
+from hwlint.rules.missing_classification import MissingClassification
+from hwlint.rules.torch_api import BY_TARGET, GET_DEFAULT_BACKEND, REQUIRES_BACKEND, Equivalent
 
 
 class SiteRewrite(NamedTuple):

@@ -497,6 +497,7 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
         # removed use takes the nearest rewritten method of its name at or below it.
         methods = sorted((s.line, s.name) for s in done if s.kind == "method")
 
+        # Called only within this iteration, so the loop variables it reads are the current ones.
         def explained(p: tuple[int, str]) -> bool:
             if p in calls:
                 return True
@@ -504,10 +505,10 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
             # is a probe through it: it goes with it.
             if any(p[0] == line and p[1].startswith(name + "(...).") for line, name in calls):
                 return True
-            site = next((m for m in methods if m[0] >= p[0] and p[1].endswith("." + m[1])), None)
+            site = next((m for m in methods if m[0] >= p[0] and p[1].endswith("." + m[1])), None)  # noqa: B023
             if site is None:
                 return False
-            methods.remove(site)
+            methods.remove(site)  # noqa: B023
             return True
 
         if unexpected or not all(explained(p) for p in sorted(removed)):

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping, NamedTuple
 
-from hwlint.engine.api import CheckResult, Judge, lint_variant, run_resolver
 from hwlint.core.diagnostics import Diagnostic
+from hwlint.engine.api import CheckResult, Judge, lint_variant, run_resolver
 from hwlint.facts import ClassFacts, Declaration, ModuleFacts, Value
 from hwlint.rules import BY_CODE, enabled_codes
 

@@ -47,13 +47,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from hwlint import __version__
+from hwlint.infra.hashing import DIGEST_SIZE as _DIGEST_SIZE
+from hwlint.infra.hashing import digest
 
 CACHE_DIR_NAME = ".hwlint_cache"
 ENV_DIR = "HWLINT_CACHE_DIR"
 ENV_DISABLE = "HWLINT_NO_CACHE"
-
-from hwlint.infra.hashing import DIGEST_SIZE as _DIGEST_SIZE
-from hwlint.infra.hashing import digest
 
 _MAGIC = b"HWLINT-CACHE-2\n"  # the format of files and facts blobs
 _SHARDS = 64

@@ -40,8 +40,8 @@ from typing import Any, Callable, Iterator, NamedTuple
 from hwlint import __version__
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import Diagnostic, UserError
-from hwlint.facts import ModuleFacts, extract_source
 from hwlint.engine.api import Judge
+from hwlint.facts import ModuleFacts, extract_source
 
 # Sibling files read to resolve bases, per process: (path, mtime, size) ->
 # facts. Bounded, for long-lived processes (editors run flake8 in one).
@@ -63,8 +63,8 @@ def _project(directory: str) -> _Project:
     """The hwlint project a folder belongs to, once per folder and process."""
     if directory not in _PROJECTS:
         from hwlint.allowlist.model import load_allowlist
-        from hwlint.facts.discover import Matcher
         from hwlint.engine.api import load_project
+        from hwlint.facts.discover import Matcher
         from hwlint.rules import ALLOWLIST_RULES, enabled_codes
 
         config = load_project(start=Path(directory))
@@ -102,7 +102,8 @@ def facts_from_tree(path: str, source: str, tree: ast.AST | None, config: Config
 
     options = FactsOptions.of(config)._asdict()
     if isinstance(tree, ast.Module):
-        from hwlint.facts import facts_from_tree as from_tree, is_skipped, split_lines
+        from hwlint.facts import facts_from_tree as from_tree
+        from hwlint.facts import is_skipped, split_lines
 
         if is_skipped(source):
             return ModuleFacts(path, skip_file=True, lines=len(split_lines(source)))

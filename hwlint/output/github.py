@@ -19,8 +19,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from hwlint.engine.api import CheckResult
 from hwlint.core.config import Config, find_git_root
+from hwlint.engine.api import CheckResult
 
 # Annotations of one kind that GitHub shows per step.
 ANNOTATIONS_PER_KIND = 10

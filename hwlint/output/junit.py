@@ -17,8 +17,8 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from hwlint.engine.api import CheckResult
 from hwlint.core.diagnostics import Diagnostic
+from hwlint.engine.api import CheckResult
 from hwlint.output.github import repo_prefix
 
 # Characters XML 1.0 cannot hold, even escaped.

@@ -29,9 +29,9 @@ from typing import Any
 from urllib.parse import quote
 
 from hwlint import __version__
-from hwlint.engine.api import CheckResult
 from hwlint.core.config import find_git_root
 from hwlint.core.diagnostics import Diagnostic
+from hwlint.engine.api import CheckResult
 from hwlint.output.github import repo_prefix
 from hwlint.rules import ALL_RULES, Rule
 

@@ -56,13 +56,13 @@ from datetime import date, datetime, timezone
 from typing import Any, Iterable, Union
 
 from hwlint import __version__
+from hwlint.allowlist.history import MIN_PROJECTION_DAYS, HistoryPoint, project_zero, projection_gap
+from hwlint.allowlist.model import counted
+from hwlint.core.diagnostics import UserError
 from hwlint.engine.api import CheckResult
 from hwlint.facts.devices import coverage
-from hwlint.core.diagnostics import UserError
-from hwlint.allowlist.model import counted
-from hwlint.rules import ALLOWLIST_RULES
-from hwlint.allowlist.history import MIN_PROJECTION_DAYS, HistoryPoint, project_zero, projection_gap
 from hwlint.report.time_axis import parse_iso, point_labels
+from hwlint.rules import ALLOWLIST_RULES
 
 TOP_FILES = 10
 # Rows a table shows in text, markdown and html before it folds into "M more"
@@ -506,7 +506,7 @@ def _runners_section(f: dict[str, Any]) -> tuple[Section, ...]:
         noun=("orphaned class", "orphaned classes"),
     )
     n = len(f["orphans"])
-    said = Paragraph((f"1 classified test class no runner selects (HWC401): it never runs in CI." if n == 1 else
+    said = Paragraph(("1 classified test class no runner selects (HWC401): it never runs in CI." if n == 1 else
                       f"{n} classified test classes no runner selects (HWC401): they never run in CI.") if n else
                      "Every classified test class is selected by a runner.")
     note = ("Classes whose effective classification is among the runner's members; tests: their test methods "

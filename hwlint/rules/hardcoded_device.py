@@ -210,7 +210,10 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
             return NotFixable(dist.reason)
         return Rewrite("unsafe", site.kind, site.name, dist.target, dist.since)
     if site.kind == "module":
-        from hwlint.rules.torch_api import NoEquivalent, equivalent  # off by default: a check without it does not import it
+        from hwlint.rules.torch_api import (  # off by default: a check without it does not import it
+            NoEquivalent,
+            equivalent,
+        )
 
         module = max((m for m in modules if site.name.startswith(m + ".")), key=len, default="")
         found = equivalent(site.name, module, oldest_torch)

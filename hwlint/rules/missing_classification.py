@@ -3,9 +3,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from hwlint.core.diagnostics import NotFixable
-from hwlint.rules.infer import infer
 from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.infer import infer
 
 
 class MissingClassification(Rule):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation, plural
+from hwlint.rules.base import Example, Rule, Violation
 
 if TYPE_CHECKING:
     from hwlint.core.diagnostics import Diagnostic

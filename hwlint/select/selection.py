@@ -27,15 +27,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import UserError
-from hwlint.facts.collect import FactsSource
+from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.facts import ClassFacts, Instantiation
+from hwlint.facts.collect import FactsSource
+from hwlint.facts.devices import NATIVE_DEVICES
 from hwlint.facts.resolve import ClassInfo, Resolver
 from hwlint.infra.runtime import RuntimeModule
 from hwlint.rules.no_runner import test_methods
-from hwlint.facts.devices import NATIVE_DEVICES
 from hwlint.rules.uncertain import Reason, analyse, base_may_be_testcase
 
 _NATIVE_DEVICES = NATIVE_DEVICES  # the device types PyTorch knows by name (hwlint.facts.devices)

@@ -19,10 +19,22 @@ import click
 
 from hwlint.cli.commands.console import EXIT_VIOLATIONS
 from hwlint.cli.commands.decorators import guarded, options, write_output
-from hwlint.engine.api import load_project
-from hwlint.cli.options import (ALLOW_GROWTH, ALLOWLIST_SHOW, BASE, CACHE, CONFIG, FORMAT, JOBS, OUTPUT, PHASE, QUIET,
-                            cache_choice, dry_run)
+from hwlint.cli.options import (
+    ALLOW_GROWTH,
+    ALLOWLIST_SHOW,
+    BASE,
+    CACHE,
+    CONFIG,
+    FORMAT,
+    JOBS,
+    OUTPUT,
+    PHASE,
+    QUIET,
+    cache_choice,
+    dry_run,
+)
 from hwlint.core.diagnostics import UserError
+from hwlint.engine.api import load_project
 
 
 def _diagnostic_line(diag: Any) -> str:
@@ -213,8 +225,8 @@ def import_json(file: Path, config_file: Path | None, jobs: int | None, no_cache
 def export_json(file: Path, config_file: Path | None) -> None:
     """Write the allowlist's paths as PyTorch's test_linter_allowlist.json
     (a sorted JSON array; budgets are dropped). FILE `-` is stdout."""
-    from hwlint.allowlist.model import load_allowlist
     from hwlint.allowlist.edit import export_json_allowlist
+    from hwlint.allowlist.model import load_allowlist
 
     config = load_project(config_file, cache=None)
     current = load_allowlist(config.root, config.allowlist)

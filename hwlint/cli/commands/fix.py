@@ -11,13 +11,12 @@ import click
 
 from hwlint.cli.commands.console import EXIT_VIOLATIONS, parse_codes
 from hwlint.cli.commands.decorators import guarded, options, write_output
-from hwlint.engine.api import load_project
 from hwlint.cli.options import FIX_COMMAND, PHASE, SELECT, cache_choice
+from hwlint.engine.api import load_project
 
 if TYPE_CHECKING:
-    from hwlint.engine.api import CheckResult
     from hwlint.core.config import Config
-    from hwlint.core.diagnostics import Diagnostic
+    from hwlint.engine.api import CheckResult
 
 
 # How many of the errors left `fix` prints (`check` prints them all).
@@ -86,7 +85,8 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     runtime = None
     if verify_runtime:
         from hwlint.fix.apply import write_report
-        from hwlint.fix.verify_runtime import verify_runtime as collect_both, withhold
+        from hwlint.fix.verify_runtime import verify_runtime as collect_both
+        from hwlint.fix.verify_runtime import withhold
 
         # Before anything is written: a file whose fix loses a test is not.
         runtime = collect_both(config.root, report.files, python=python or sys.executable,
@@ -160,8 +160,8 @@ def _warn_about_arguments(config: Config, result: CheckResult, paths: tuple[Path
 
 def _phase_files(config: Config, name: str, paths: list[Path] | None) -> list[Path]:
     """The test files (among `paths`, else the project's) of the phase `name`."""
-    from hwlint.facts.discover import discover
     from hwlint.allowlist.phases import PhaseMap
+    from hwlint.facts.discover import discover
 
     phase_map = PhaseMap(config.phases, config.source)
     wanted = phase_map.named(name, PHASE.flags[0])

@@ -10,8 +10,8 @@ import click
 
 from hwlint.cli.commands.console import error_exit
 from hwlint.cli.commands.decorators import options
-from hwlint.core.diagnostics import UserError
 from hwlint.cli.options import CACHE, CONFIG, cache_choice
+from hwlint.core.diagnostics import UserError
 
 
 @click.command()
@@ -27,9 +27,8 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None, no_cache: bool,
 
     code = "HWLINT"
     try:
-        from hwlint.engine.api import run_check
-        from hwlint.engine.api import load_project
         from hwlint.cli.commands.check_body import lintrunner_replacements
+        from hwlint.engine.api import load_project, run_check
         from hwlint.output.lintrunner import render
 
         files: list[Path] = []

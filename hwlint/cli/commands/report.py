@@ -12,8 +12,8 @@ import click
 
 from hwlint.cli.commands.console import parse_codes
 from hwlint.cli.commands.decorators import guarded, options, write_output
-from hwlint.engine.api import load_project
 from hwlint.cli.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, TODAY, cache_choice
+from hwlint.engine.api import load_project
 
 
 @contextlib.contextmanager
@@ -65,9 +65,9 @@ def report(
 
     Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
     keys); html is one self-contained page. Always exits 0 unless it fails."""
+    from hwlint.allowlist.history import allowlist_history, largest_size
     from hwlint.allowlist.model import load_allowlist
     from hwlint.engine.api import run_check
-    from hwlint.allowlist.history import allowlist_history, largest_size
     from hwlint.infra.git import GitError
     from hwlint.output import renderer
     from hwlint.report.figures import TABLE_ROWS, build_report, layout, report_time

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from hwlint.cli.commands.decorators import guarded, options, write_output
-from hwlint.core.diagnostics import UserError
 from hwlint.cli.options import SHOW_ALL
+from hwlint.core.diagnostics import UserError
 
 
 @click.command()

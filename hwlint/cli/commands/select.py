@@ -13,9 +13,9 @@ import click
 
 from hwlint.cli.commands.decorators import guarded, options, write_output
 from hwlint.cli.commands.report import progress_bar
-from hwlint.engine.api import load_project
-from hwlint.core.diagnostics import UserError
 from hwlint.cli.options import SELECT_COMMAND, cache_choice
+from hwlint.core.diagnostics import UserError
+from hwlint.engine.api import load_project
 
 
 def _here(root: Path, path: str) -> str:
