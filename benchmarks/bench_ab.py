@@ -59,8 +59,26 @@ def run(source: Path, root: Path, jobs: int) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(source), "HWLINT_NO_CACHE": "1"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "hwlint", "check", "--no-cache", "--exit-zero", "--jobs", str(jobs),
-                           "--format", "json", "-o", os.devnull], cwd=root, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hwlint",
+            "check",
+            "--no-cache",
+            "--exit-zero",
+            "--jobs",
+            str(jobs),
+            "--format",
+            "json",
+            "-o",
+            os.devnull,
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -85,12 +103,14 @@ def main(argv: list[str] | None = None) -> int:
         figures: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
         names = list(sides)
         for n in range(args.rounds):
-            for name in names[n % 2:] + names[:n % 2]:
+            for name in names[n % 2 :] + names[: n % 2]:
                 figures[name].append(run(sides[name], root, args.jobs))
     files = sum(1 for tree in args.tree for _ in tree.rglob("*.py"))
     print(f"{files} files, {args.rounds} rounds, --jobs {args.jobs}; medians")
-    medians = {name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
-               for name, runs in figures.items()}
+    medians = {
+        name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+        for name, runs in figures.items()
+    }
     for name, (wall, cpu) in medians.items():
         print(f"  {name:<12} wall {wall:6.2f} s   CPU {cpu:6.2f} s")
     wall_ratio = medians["this"][0] / medians[args.ref][0]

@@ -74,8 +74,18 @@ TARGETS = {
 # upstream adapter skips allowlisted files, and so checks no budgets).
 
 _NESTED = (ast.If, ast.Try, ast.With, ast.For, ast.While)
-_ONLY = {"onlyCPU", "onlyCUDA", "onlyMPS", "onlyXPU", "onlyHPU", "onlyPRIVATEUSE1", "onlyOn",
-         "onlyCUDAAndPRIVATEUSE1", "onlyNativeDeviceTypes", "onlyNativeDeviceTypesAnd"}
+_ONLY = {
+    "onlyCPU",
+    "onlyCUDA",
+    "onlyMPS",
+    "onlyXPU",
+    "onlyHPU",
+    "onlyPRIVATEUSE1",
+    "onlyOn",
+    "onlyCUDAAndPRIVATEUSE1",
+    "onlyNativeDeviceTypes",
+    "onlyNativeDeviceTypesAnd",
+}
 _DEVICE_MODULES = {"accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu"}
 
 
@@ -100,8 +110,11 @@ def _classification(node: ast.ClassDef) -> str | None:
         else:
             continue
         if isinstance(target, ast.Name) and target.id == "hw_classification":
-            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
-                    and value.value.id == "HardwareClassification":
+            if (
+                isinstance(value, ast.Attribute)
+                and isinstance(value.value, ast.Name)
+                and value.value.id == "HardwareClassification"
+            ):
                 return value.attr
             return None
     return None
@@ -141,7 +154,9 @@ def _baseline_file(path: str) -> list[tuple[str, int, str]]:
         if member is None:
             problems.append((path, node.lineno, f"{name}: missing or invalid hw_classification"))
             continue
-        tests = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name.startswith("test")]
+        tests = [
+            s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name.startswith("test")
+        ]
         if member in ("GENERIC", "ACCELERATOR"):
             if (name in instantiated) != (member == "ACCELERATOR"):
                 problems.append((path, node.lineno, f"{name}: instantiation"))
@@ -160,7 +175,13 @@ def _baseline_file(path: str) -> list[tuple[str, int, str]]:
             for method in tests:
                 for dec in method.decorator_list:
                     target = dec.func if isinstance(dec, ast.Call) else dec
-                    label = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+                    label = (
+                        target.id
+                        if isinstance(target, ast.Name)
+                        else target.attr
+                        if isinstance(target, ast.Attribute)
+                        else None
+                    )
                     if label in _ONLY:
                         problems.append((path, method.lineno, f"{name}.{method.name}: @{label}"))
             call = instantiated.get(name)
@@ -283,9 +304,20 @@ def run(args: argparse.Namespace) -> int:
         for cmd in (baseline, hwlint, hwlint + [one_rel], startup):
             timed(cmd, root, env)
 
-        times: dict[str, list[float]] = {k: [] for k in
-                                         ("baseline", "cold", "warm", "touch 10", "one file", "start-up",
-                                          "cold, --no-cache", "upstream as is", "one file, script")}
+        times: dict[str, list[float]] = {
+            k: []
+            for k in (
+                "baseline",
+                "cold",
+                "warm",
+                "touch 10",
+                "one file",
+                "start-up",
+                "cold, --no-cache",
+                "upstream as is",
+                "one file, script",
+            )
+        }
         outputs: dict[str, set[str]] = {}
 
         def record(name: str, result: Run) -> None:
@@ -348,22 +380,29 @@ def run(args: argparse.Namespace) -> int:
         "cold / baseline": med["cold"] / med["baseline"],
         "warm / cold": med["warm"] / med["cold"],
         "one file / interpreter start-up": statistics.median(
-            [a / b for a, b in zip(times["one file"], times["start-up"])]),
+            [a / b for a, b in zip(times["one file"], times["start-up"])]
+        ),
         "peak memory, whole tree (MB)": max(memory["cold"][0], memory["warm"][0]),
     }
     cores = os.cpu_count()
     print()
-    print(f"hwlint check on {args.files:,} files ({summary.get('bytes', 0) / 1e6:.1f} MB, seed {args.seed}), "
-          f"{cores} cores, Python {sys.version.split()[0]}, {args.runs} rounds, load average at the end "
-          f"{os.getloadavg()[0]:.1f}")
+    print(
+        f"hwlint check on {args.files:,} files ({summary.get('bytes', 0) / 1e6:.1f} MB, seed {args.seed}), "
+        f"{cores} cores, Python {sys.version.split()[0]}, {args.runs} rounds, load average at the end "
+        f"{os.getloadavg()[0]:.1f}"
+    )
     print()
-    print(f"| {'run':<18} | {'median s':>9} | {'min s':>7} | {'max s':>7} | {'peak MB (PSS, all processes)':>28} | {'largest process RSS MB':>22} |")
+    print(
+        f"| {'run':<18} | {'median s':>9} | {'min s':>7} | {'max s':>7} | {'peak MB (PSS, all processes)':>28} | {'largest process RSS MB':>22} |"
+    )
     print(f"|{'-' * 20}|{'-' * 11}|{'-' * 9}|{'-' * 9}|{'-' * 30}|{'-' * 24}|")
     for name, values in times.items():
         if not values:
             continue
         pss, rss = memory.get(name, (float("nan"), float("nan")))
-        print(f"| {name:<18} | {med[name]:>9.3f} | {min(values):>7.3f} | {max(values):>7.3f} | {pss:>28.1f} | {rss:>22.1f} |")
+        print(
+            f"| {name:<18} | {med[name]:>9.3f} | {min(values):>7.3f} | {max(values):>7.3f} | {pss:>28.1f} | {rss:>22.1f} |"
+        )
     print()
     failed = False
     for name, limit in TARGETS.items():
@@ -373,26 +412,46 @@ def run(args: argparse.Namespace) -> int:
         unit = "" if "MB" in name else "×"
         print(f"{'PASS' if ok else 'FAIL'}  {name:<34} {value:8.3f}{unit}  (target ≤ {limit}{unit})")
     print(f"info  touch 10 / cold                    {med['touch 10'] / med['cold']:8.3f}×")
-    print(f"info  one file / start-up, medians        {med['one file'] / med['start-up']:8.3f}×  "
-          "(the ratio of the two lists' medians, not paired)")
+    print(
+        f"info  one file / start-up, medians        {med['one file'] / med['start-up']:8.3f}×  "
+        "(the ratio of the two lists' medians, not paired)"
+    )
     if "one file, script" in med and len(times["one file, script"]) == len(times["start-up"]):
         script = statistics.median([a / b for a, b in zip(times["one file, script"], times["start-up"])])
-        print(f"info  one file with the `hwlint` script  {script:8.3f}×  "
-              "(paired; the console script takes the same click-free path)")
+        print(
+            f"info  one file with the `hwlint` script  {script:8.3f}×  "
+            "(paired; the console script takes the same click-free path)"
+        )
     if "cold, --no-cache" in med:
         print(f"info  cold --no-cache / baseline         {med['cold, --no-cache'] / med['baseline']:8.3f}×")
-        print(f"info  cold / upstream as is              {med['cold'] / med['upstream as is']:8.3f}×  "
-              "(the upstream adapter skips allowlisted files: it parses less and checks no budgets)")
+        print(
+            f"info  cold / upstream as is              {med['cold'] / med['upstream as is']:8.3f}×  "
+            "(the upstream adapter skips allowlisted files: it parses less and checks no budgets)"
+        )
     consistent = len(outputs.get("whole tree", set())) == 1
     print(f"{'PASS' if consistent else 'FAIL'}  cold, warm, touch 10 and --no-cache print the same diagnostics")
     failed |= not consistent
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "files": args.files, "seed": args.seed, "bytes": summary.get("bytes"), "cores": cores,
-            "python": sys.version.split()[0], "runs": args.runs, "seconds": times, "median": med,
-            "memory_mb": {k: {"pss_total": v[0], "largest_rss": v[1]} for k, v in memory.items()},
-            "ratios": ratios, "targets": TARGETS, "passed": not failed,
-        }, indent=2) + "\n")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "files": args.files,
+                    "seed": args.seed,
+                    "bytes": summary.get("bytes"),
+                    "cores": cores,
+                    "python": sys.version.split()[0],
+                    "runs": args.runs,
+                    "seconds": times,
+                    "median": med,
+                    "memory_mb": {k: {"pss_total": v[0], "largest_rss": v[1]} for k, v in memory.items()},
+                    "ratios": ratios,
+                    "targets": TARGETS,
+                    "passed": not failed,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 1 if failed else 0
 
 
@@ -401,12 +460,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=5, help="rounds (medians are taken over them)")
-    parser.add_argument("--pairs", type=int, default=8,
-                        help="one-file and start-up runs per round, alternating (they are short: many samples)")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=8,
+        help="one-file and start-up runs per round, alternating (they are short: many samples)",
+    )
     parser.add_argument("--out", help="generate the tree here (reused when it matches --files/--seed)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (cache, pyc)")
-    parser.add_argument("--skip-info", action="store_true",
-                        help="do not time `check --no-cache` and the upstream adapter as is (information only)")
+    parser.add_argument(
+        "--skip-info",
+        action="store_true",
+        help="do not time `check --no-cache` and the upstream adapter as is (information only)",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--baseline-run", help=argparse.SUPPRESS)
     parser.add_argument("--upstream-as-is", action="store_true", help=argparse.SUPPRESS)

@@ -62,9 +62,21 @@ from hwlint.fix.apply import (  # noqa: E402
 from hwlint.fix.plan import ClassFix  # noqa: E402
 
 TARGET = 0.80
-ORDER = ('backend "<ccl>"', 'backend "<ccl>", pg_options', "@requires_<ccl>()", "ProcessGroup<CCL>, <CCL>_* env", "torch.<dev>.set_device()",
-         "torch.<dev>.device_count()", 'f"<dev>:{i}"', 'torch.device("<dev>", i)', 'device="<dev>"', ".<dev>()",
-         '.to("<dev>")', 'torch.device("<dev>")', "torch.<dev>.<fn>()")
+ORDER = (
+    'backend "<ccl>"',
+    'backend "<ccl>", pg_options',
+    "@requires_<ccl>()",
+    "ProcessGroup<CCL>, <CCL>_* env",
+    "torch.<dev>.set_device()",
+    "torch.<dev>.device_count()",
+    'f"<dev>:{i}"',
+    'torch.device("<dev>", i)',
+    'device="<dev>"',
+    ".<dev>()",
+    '.to("<dev>")',
+    'torch.device("<dev>")',
+    "torch.<dev>.<fn>()",
+)
 
 
 def pattern(site: Site) -> str:
@@ -73,10 +85,17 @@ def pattern(site: Site) -> str:
         return f"torch.<dev>.{last}()" if last in ("set_device", "device_count") else "torch.<dev>.<fn>()"
     if site.kind == "torch.device" and "," in site.text:
         return 'torch.device("<dev>", i)'
-    return {"keyword": 'device="<dev>"', "method": ".<dev>()", "to": '.to("<dev>")',
-            "torch.device": 'torch.device("<dev>")', "fstring": 'f"<dev>:{i}"', "backend": 'backend "<ccl>"',
-            "backend-options": 'backend "<ccl>", pg_options', "decorator": "@requires_<ccl>()",
-            "backend-feature": "ProcessGroup<CCL>, <CCL>_* env"}[site.kind]
+    return {
+        "keyword": 'device="<dev>"',
+        "method": ".<dev>()",
+        "to": '.to("<dev>")',
+        "torch.device": 'torch.device("<dev>")',
+        "fstring": 'f"<dev>:{i}"',
+        "backend": 'backend "<ccl>"',
+        "backend-options": 'backend "<ccl>", pg_options',
+        "decorator": "@requires_<ccl>()",
+        "backend-feature": "ProcessGroup<CCL>, <CCL>_* env",
+    }[site.kind]
 
 
 def sites_by_class(result: CheckResult, member: str) -> dict[tuple[str, int, int], str]:
@@ -125,8 +144,10 @@ def classify_migrating(root: Path) -> dict[str, int]:
             print(f"  not classified: {ctx.path}: {exc}", file=sys.stderr)
             continue
         if added:
-            data += ("\n\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests  # bench\n"
-                     + "".join(f"instantiate_device_type_tests({name}, globals())  # bench\n" for name in added)).encode()
+            data += (
+                "\n\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests  # bench\n"
+                + "".join(f"instantiate_device_type_tests({name}, globals())  # bench\n" for name in added)
+            ).encode()
         file.write_bytes(data)
         counts.update(f.member for f in fixes)
     return dict(counts)
@@ -171,11 +192,14 @@ def measure(tree: Path, parts: tuple[str, ...], oldest_torch: str | None, classi
         generic = sites_by_class(before, "GENERIC")
         fixes = {(d.path, d.line, d.column): d.fix for d in before.diagnostics if d.code == "HWC201"}
         planned = {key for key in sites if isinstance(fixes.get(key), Rewrite)}
-        reasons = collections.Counter(fix.reason for key, fix in fixes.items()
-                                      if key in sites and isinstance(fix, NotFixable))
+        reasons = collections.Counter(
+            fix.reason for key, fix in fixes.items() if key in sites and isinstance(fix, NotFixable)
+        )
         report = apply_fixes(config, before, unsafe=True, classes=None, write=True, jobs=None)
         rewritten = {(f.path, r.line, r.column) for f in report.files for r in f.rewritten}
-        reasons.update(u.reason for u in report.unfixed if u.code == "HWC201" and u.reason.startswith("not rewritten: "))
+        reasons.update(
+            u.reason for u in report.unfixed if u.code == "HWC201" and u.reason.startswith("not rewritten: ")
+        )
         failed = [f"{f.path}: {f.error}" for f in report.files if getattr(f, "error", None)]
         after = run_check(config, None, select=("ALL",), use_allowlist=False)
         # An import added for `@requires_accelerator_dist_backend()` moves
@@ -185,8 +209,11 @@ def measure(tree: Path, parts: tuple[str, ...], oldest_torch: str | None, classi
         for (path, line, code, cls), n in findings(before).items():
             was[(path, moved[path].get(line, line) if path in moved else line, code, cls)] += n
         new = findings(after) - was
-        broken = [d.path for d in after.diagnostics if d.code == "HWC000"
-                  and all(b.path != d.path or b.code != "HWC000" for b in before.diagnostics)]
+        broken = [
+            d.path
+            for d in after.diagnostics
+            if d.code == "HWC000" and all(b.path != d.path or b.code != "HWC000" for b in before.diagnostics)
+        ]
         again = apply_fixes(config, after, unsafe=True, classes=None, write=False, jobs=None)
     rows: dict[str, list[int]] = {}
     for key, label in sites.items():
@@ -194,8 +221,18 @@ def measure(tree: Path, parts: tuple[str, ...], oldest_torch: str | None, classi
         row[0] += 1
         row[1] += key in planned
         row[2] += key in rewritten
-    return Measure(copied, classified, rows, collections.Counter(generic.values()), reasons, new, broken,
-                   again.rewritten, failed, config.oldest_torch)
+    return Measure(
+        copied,
+        classified,
+        rows,
+        collections.Counter(generic.values()),
+        reasons,
+        new,
+        broken,
+        again.rewritten,
+        failed,
+        config.oldest_torch,
+    )
 
 
 def line_map(before: bytes, after: bytes) -> dict[int, int]:
@@ -237,15 +274,19 @@ def main() -> int:
     for tree in args.trees:
         m = measure(tree, tuple(args.parts), args.oldest_torch, args.classify)
         print(f"\n== {tree}: {m.files} files, classified ({args.classify}) {m.classified}, oldest-torch {m.oldest}")
-        table("HWC201 sites in ACCELERATOR classes (generic: a device-generic rewrite; rewritten: made and verified)",
-              m.rows)
+        table(
+            "HWC201 sites in ACCELERATOR classes (generic: a device-generic rewrite; rewritten: made and verified)",
+            m.rows,
+        )
         print(f"  in GENERIC classes (misclassified, never rewritten): {dict(m.generic)}")
         for label, row in m.rows.items():
             total = everything.setdefault(label, [0, 0, 0])
             everything[label] = [a + b for a, b in zip(total, row)]
         reasons.update(m.reasons)
-        print(f"  after: {len(m.broken)} files no longer parse, {sum(m.new.values())} new findings, "
-              f"a second run would rewrite {m.again}; {len(m.failed)} files not written")
+        print(
+            f"  after: {len(m.broken)} files no longer parse, {sum(m.new.values())} new findings, "
+            f"a second run would rewrite {m.again}; {len(m.failed)} files not written"
+        )
         for line in m.failed[:5]:
             print(f"    {line}")
         for key in list(m.new)[:5]:

@@ -95,8 +95,9 @@ def main() -> int:
             work = Path(tmp) / f"run{round_}"
             shutil.copytree(source, work)
             start, cpu = time.perf_counter(), _cpu()
-            proc = subprocess.run([sys.executable, "-m", "hwlint", "fix"], cwd=work,
-                                  capture_output=True, text=True, env=env)
+            proc = subprocess.run(
+                [sys.executable, "-m", "hwlint", "fix"], cwd=work, capture_output=True, text=True, env=env
+            )
             fix_times.append(time.perf_counter() - start)
             fix_cpus.append(_cpu() - cpu)
             if proc.returncode not in (0, 1):
@@ -106,8 +107,13 @@ def main() -> int:
             fixed = sorted(p for p in before if after.get(p) != before[p])
             # The round trip of the same files, as they were before the fix.
             cpu = _cpu()
-            trip = subprocess.run([sys.executable, "-c", ROUND_TRIP, *[str(source / p) for p in fixed]],
-                                  capture_output=True, text=True, check=True, env=env)
+            trip = subprocess.run(
+                [sys.executable, "-c", ROUND_TRIP, *[str(source / p) for p in fixed]],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=env,
+            )
             trip_times.append(float(trip.stdout))
             trip_cpus.append(_cpu() - cpu)
             shutil.rmtree(work)
@@ -117,11 +123,17 @@ def main() -> int:
         ratio = fix_per / trip_per
         cpu_ratio = statistics.median(fix_cpus) / statistics.median(trip_cpus)
         what = ", ".join(args.tree) if args.tree else f"{args.files} generated files"
-        print(f"hwlint fix on {len(before)} Python files ({what}): {len(fixed)} files fixed, medians of {args.runs} rounds")
-        print(f"  hwlint fix (whole command)        {statistics.median(fix_times):8.2f} s   {1000 * fix_per:7.1f} ms per fixed file"
-              f"   CPU {statistics.median(fix_cpus):7.2f} s")
-        print(f"  libcst parse_module + .bytes      {statistics.median(trip_times):8.2f} s   {1000 * trip_per:7.1f} ms per fixed file"
-              f"   CPU {statistics.median(trip_cpus):7.2f} s (with start-up)")
+        print(
+            f"hwlint fix on {len(before)} Python files ({what}): {len(fixed)} files fixed, medians of {args.runs} rounds"
+        )
+        print(
+            f"  hwlint fix (whole command)        {statistics.median(fix_times):8.2f} s   {1000 * fix_per:7.1f} ms per fixed file"
+            f"   CPU {statistics.median(fix_cpus):7.2f} s"
+        )
+        print(
+            f"  libcst parse_module + .bytes      {statistics.median(trip_times):8.2f} s   {1000 * trip_per:7.1f} ms per fixed file"
+            f"   CPU {statistics.median(trip_cpus):7.2f} s (with start-up)"
+        )
         verdict = "PASS" if ratio <= target else "FAIL"
         print(f"{verdict}  fix / round trip  {ratio:.2f}× wall, {cpu_ratio:.2f}× CPU  (target ≤ {target}×, wall)")
         return 0 if ratio <= target else 1

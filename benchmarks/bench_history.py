@@ -32,7 +32,7 @@ from pathlib import Path
 START = 1_704_067_200  # 2024-01-01T00:00:00Z
 DAY = 86_400
 
-TEST_FILE = '''\
+TEST_FILE = """\
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
 
@@ -41,7 +41,7 @@ class TestBench{n}(TestCase):
 
     def test_ok(self):
         pass
-'''
+"""
 
 
 def _data(payload: bytes) -> bytes:
@@ -97,8 +97,12 @@ def build(root: Path, commits: int, entries: int) -> float:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
     started = time.perf_counter()
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
-    subprocess.run(["git", "-C", str(root), "fast-import", "--quiet", "--done"],
-                   input=fast_import_stream(commits, entries), check=True, env=env)
+    subprocess.run(
+        ["git", "-C", str(root), "fast-import", "--quiet", "--done"],
+        input=fast_import_stream(commits, entries),
+        check=True,
+        env=env,
+    )
     subprocess.run(["git", "-C", str(root), "reset", "-q", "--hard", "main"], check=True, env=env)
     return time.perf_counter() - started
 
@@ -133,7 +137,12 @@ def main() -> int:
             history = allowlist_history(root, "allowlist.txt")
             timings.append(time.perf_counter() - started)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu.append(time.process_time() - cpu_started + (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime))
+            cpu.append(
+                time.process_time()
+                - cpu_started
+                + (after.ru_utime - children.ru_utime)
+                + (after.ru_stime - children.ru_stime)
+            )
         best = min(timings)
         assert len(history) == args.commits, f"expected {args.commits} points, got {len(history)}"
         assert history[0].allowlisted == args.entries, history[0]
@@ -148,7 +157,9 @@ def main() -> int:
         started = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-m", "hwlint", "report", "--history", "--format", "json"],
-            cwd=root, capture_output=True, text=True,
+            cwd=root,
+            capture_output=True,
+            text=True,
         )
         whole = time.perf_counter() - started
         if proc.returncode != 0:

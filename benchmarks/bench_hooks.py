@@ -40,8 +40,12 @@ HOOKS = ("hwlint-fix", "hwlint", "hwlint-allowlist", "lintrunner adapter")
 
 
 def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@hwlint.invalid",
-                    "-c", "commit.gpgsign=false", *args], cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@hwlint.invalid", "-c", "commit.gpgsign=false", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
 
 
 def prepare(work: Path, tree: Path | None, files: int) -> Path:
@@ -55,8 +59,9 @@ def prepare(work: Path, tree: Path | None, files: int) -> Path:
         shutil.copytree(tree, root / "test", symlinks=True, ignore=shutil.ignore_patterns(".git", "__pycache__"))
         (root / "pyproject.toml").write_text('[tool.hwlint]\ninclude = ["test/**/test_*.py", "test/**/*_test.py"]\n')
     _git(root, "init", "-q")
-    subprocess.run([sys.executable, "-m", "hwlint", "allowlist", "init", "--no-cache"], cwd=root, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "hwlint", "allowlist", "init", "--no-cache"], cwd=root, check=True, capture_output=True
+    )
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "adopt hwlint")
     return root
@@ -64,11 +69,14 @@ def prepare(work: Path, tree: Path | None, files: int) -> Path:
 
 def staged_files(root: Path, n: int) -> list[str]:
     """`n` median-size allowlisted test files: what a commit touches."""
-    listed = [line.split()[0] for line in (root / "allowlist.txt").read_text().splitlines()
-              if line and not line.startswith("#")]
+    listed = [
+        line.split()[0]
+        for line in (root / "allowlist.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     listed.sort(key=lambda rel: (root / rel).stat().st_size)
     middle = len(listed) // 2
-    return listed[max(0, middle - n // 2):][:n]
+    return listed[max(0, middle - n // 2) :][:n]
 
 
 def _run(cmd: list[str], root: Path, env: dict[str, str]) -> float:
@@ -134,13 +142,24 @@ def main(argv: list[str] | None = None) -> int:
             failed |= not ok
             verdict = f"< {TARGET_SECONDS:.0f} s: {'PASS' if ok else 'FAIL'}"
         print(f"{name:<22}{warm:>9.3f}{cold:>14.3f}{warm / cold:>15.2f}{warm / start_up:>11.1f}  {verdict}")
-        rows.append({"command": name, "warm": warm, "no_cache": cold, "warm_over_no_cache": warm / cold,
-                     "warm_over_startup": warm / start_up})
-    print(f"interpreter start-up {start_up:.3f} s; {files_checked} .py files; {len(staged)} staged; "
-          f"{args.runs} rounds")
+        rows.append(
+            {
+                "command": name,
+                "warm": warm,
+                "no_cache": cold,
+                "warm_over_no_cache": warm / cold,
+                "warm_over_startup": warm / start_up,
+            }
+        )
+    print(f"interpreter start-up {start_up:.3f} s; {files_checked} .py files; {len(staged)} staged; {args.runs} rounds")
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "startup": start_up, "files": files_checked,
-                                         "staged": staged, "runs": args.runs}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {"rows": rows, "startup": start_up, "files": files_checked, "staged": staged, "runs": args.runs},
+                indent=2,
+            )
+            + "\n"
+        )
     return 1 if failed else 0
 
 

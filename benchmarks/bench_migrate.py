@@ -67,8 +67,14 @@ def _environment() -> dict[str, str]:
 
 
 def hwlint(project: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hwlint", *args], cwd=project, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.run(
+        [sys.executable, "-m", "hwlint", *args],
+        cwd=project,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def listed(project: Path) -> list[str]:
@@ -76,8 +82,11 @@ def listed(project: Path) -> list[str]:
     path = project / "allowlist.txt"
     if not path.is_file():
         return []
-    return [line.split()[0] for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        line.split()[0]
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def make_project(settings: Sequence[str], trees: Sequence[Path], project: Path) -> int:
@@ -106,8 +115,9 @@ def reason_of(unfixed: dict[str, Any]) -> str:
     return kind or "other"
 
 
-def migrate(adopted: Path, work: Path, initial: int, unsafe: bool, verify: str | None,
-            env: dict[str, str]) -> dict[str, Any]:
+def migrate(
+    adopted: Path, work: Path, initial: int, unsafe: bool, verify: str | None, env: dict[str, str]
+) -> dict[str, Any]:
     """One fix run on a copy of the adopted project, and what it leaves."""
     project = work / ("unsafe" if unsafe else "safe")
     shutil.copytree(adopted, project, symlinks=True)
@@ -120,8 +130,10 @@ def migrate(adopted: Path, work: Path, initial: int, unsafe: bool, verify: str |
     try:
         report = json.loads(fixed.stdout)
     except ValueError:
-        raise Failure(f"`hwlint {' '.join(args)}` printed no JSON (exit {fixed.returncode}): "
-                      f"{fixed.stderr.strip().splitlines()[-1:] or ''}") from None
+        raise Failure(
+            f"`hwlint {' '.join(args)}` printed no JSON (exit {fixed.returncode}): "
+            f"{fixed.stderr.strip().splitlines()[-1:] or ''}"
+        ) from None
     pruned = hwlint(project, "allowlist", "prune", env=env)
     if pruned.returncode not in (0, 1):
         raise Failure(f"`hwlint allowlist prune` failed: {pruned.stderr.strip()}")
@@ -155,17 +167,21 @@ def migrate(adopted: Path, work: Path, initial: int, unsafe: bool, verify: str |
 
 def print_run(title: str, run: dict[str, Any], initial: int, target: float) -> None:
     share = run["entries_left_share"]
-    print(f"\n{title}: {run['listed']} of {initial} listed files left ({share:.1%}; target <= {target:.0%}), "
-          f"{run['over_budget_files']} over budget, check exit {run['check_exit']} "
-          f"({run['check_errors']} errors), fix {run['fix_seconds']} s")
+    print(
+        f"\n{title}: {run['listed']} of {initial} listed files left ({share:.1%}; target <= {target:.0%}), "
+        f"{run['over_budget_files']} over budget, check exit {run['check_exit']} "
+        f"({run['check_errors']} errors), fix {run['fix_seconds']} s"
+    )
     print(f"  classified: {', '.join(f'{m} {n}' for m, n in run['classified'].items()) or 'none'}")
     print(f"  {run['classes_unfixed']} classes left, by reason ({run['sites_unfixed']} HWC201 sites besides):")
     for reason, n in run["unfixed_by_reason"].items():
         print(f"    {n:>5} {reason}")
     verify = run.get("verify_runtime")
     if verify:
-        print("  runtime check: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in verify.items()
-                                               if isinstance(v, int)))
+        print(
+            "  runtime check: "
+            + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in verify.items() if isinstance(v, int))
+        )
 
 
 def met(runs: dict[str, dict[str, Any]]) -> dict[str, bool]:
@@ -184,14 +200,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("trees", nargs="+", type=Path, help="folders of test files, outside this repository")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
-    parser.add_argument("--verify-runtime", action="store_true",
-                        help="run the unsafe fix with --verify-runtime and report its counts")
-    parser.add_argument("--torch-python", default=os.environ.get("HWLINT_TORCH_PYTHON"),
-                        help="the Python with torch for --verify-runtime (default: $HWLINT_TORCH_PYTHON)")
+    parser.add_argument(
+        "--verify-runtime", action="store_true", help="run the unsafe fix with --verify-runtime and report its counts"
+    )
+    parser.add_argument(
+        "--torch-python",
+        default=os.environ.get("HWLINT_TORCH_PYTHON"),
+        help="the Python with torch for --verify-runtime (default: $HWLINT_TORCH_PYTHON)",
+    )
     parser.add_argument("--keep", type=Path, help="keep the projects in this (new) folder")
-    parser.add_argument("--setting", action="append", default=[], metavar="TOML",
-                        help="a line of [tool.hwlint] for the project, e.g. 'classifications = [..., \"NPU\"]' "
-                             "(repeatable)")
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="TOML",
+        help="a line of [tool.hwlint] for the project, e.g. 'classifications = [..., \"NPU\"]' (repeatable)",
+    )
     args = parser.parse_args(argv)
     trees = [tree.resolve() for tree in args.trees]
     for tree in trees:
@@ -215,9 +239,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         initial = len(listed(adopted))
         print(f"{len(trees)} trees, {tests} test files; `allowlist init` lists {initial} files")
         try:
-            runs = {"safe": migrate(adopted, work, initial, False, None, env),
-                    "unsafe": migrate(adopted, work, initial, True,
-                                      args.torch_python if args.verify_runtime else None, env)}
+            runs = {
+                "safe": migrate(adopted, work, initial, False, None, env),
+                "unsafe": migrate(
+                    adopted, work, initial, True, args.torch_python if args.verify_runtime else None, env
+                ),
+            }
         except Failure as exc:
             print(f"bench_migrate: {exc}", file=sys.stderr)
             return 2
@@ -228,8 +255,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for text, ok in targets.items():
         print(f"{'PASS' if ok else 'FAIL'}  {text}")
     if args.json:
-        figures = {"settings": args.setting, "trees": [str(t) for t in trees], "test_files": tests, "listed_at_init": initial,
-                   "runs": runs, "targets": targets}
+        figures = {
+            "settings": args.setting,
+            "trees": [str(t) for t in trees],
+            "test_files": tests,
+            "listed_at_init": initial,
+            "runs": runs,
+            "targets": targets,
+        }
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0 if all(targets.values()) else 1
 

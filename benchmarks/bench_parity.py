@@ -106,8 +106,14 @@ def run_oracle(oracle: ModuleType, work: Path, files: list[Path]) -> list[tuple[
         warnings.simplefilter("ignore")  # SyntaxWarnings of the trees' own files
         for path in files:
             for message in oracle.check_file(str(path)):
-                found.append((path.relative_to(work).as_posix(), message.name.strip("[]"), message.line or 0,
-                              message.description or ""))
+                found.append(
+                    (
+                        path.relative_to(work).as_posix(),
+                        message.name.strip("[]"),
+                        message.line or 0,
+                        message.description or "",
+                    )
+                )
     return found
 
 
@@ -139,9 +145,12 @@ def instantiations(tree: ast.Module) -> dict[str, list[ast.Call]]:
     the module (`common_device_type.instantiate_device_type_tests` too)."""
     calls: dict[str, list[ast.Call]] = defaultdict(list)
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call)
-                and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) == INSTANTIATE
-                and node.args and isinstance(node.args[0], ast.Name)):
+        if (
+            isinstance(node, ast.Call)
+            and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) == INSTANTIATE
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+        ):
             calls[node.args[0].id].append(node)
     return calls
 
@@ -170,8 +179,12 @@ def writes_cuda(node: ast.ClassDef) -> bool:
             return True
         for kw in sub.keywords:
             value = kw.value
-            if (kw.arg == "device" and isinstance(value, ast.Constant) and isinstance(value.value, str)
-                    and value.value.split(":", 1)[0] == "cuda"):
+            if (
+                kw.arg == "device"
+                and isinstance(value, ast.Constant)
+                and isinstance(value.value, str)
+                and value.value.split(":", 1)[0] == "cuda"
+            ):
                 return True
     return False
 
@@ -223,7 +236,9 @@ def run_hwlint(work: Path) -> list[dict[str, object]]:
     (work / "hwlint.toml").write_text('include = ["**/*.py"]\nallowlist = "no-allowlist.txt"\n')
     proc = subprocess.run(
         [sys.executable, "-m", "hwlint", "check", "--format", "json", "--no-cache", "--exit-zero"],
-        cwd=work, capture_output=True, text=True,
+        cwd=work,
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0:
         sys.exit(f"hwlint failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -243,8 +258,9 @@ def class_group(oracle: ModuleType, tree: ast.Module, name: str) -> str:
     return ""
 
 
-def oracle_findings(oracle: ModuleType, raw: list[tuple[str, str, int, str]],
-                    trees: dict[str, ast.Module]) -> list[OracleFinding]:
+def oracle_findings(
+    oracle: ModuleType, raw: list[tuple[str, str, int, str]], trees: dict[str, ast.Module]
+) -> list[OracleFinding]:
     found = []
     for path, rule, line, _ in raw:
         owner = owner_class(trees[path], line, rule)
@@ -274,8 +290,14 @@ def reason(finding: Finding, tree: ast.Module, lines: list[str], oracle_classes:
     if (finding.path, finding.class_name) not in oracle_classes:
         return "class TEST_LINTER does not lint (no test methods of its own, or nested)"
     text = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
-    decorated = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == finding.class_name
-                 and n.decorator_list and n.decorator_list[0].lineno <= finding.line < n.lineno]
+    decorated = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ClassDef)
+        and n.name == finding.class_name
+        and n.decorator_list
+        and n.decorator_list[0].lineno <= finding.line < n.lineno
+    ]
     if finding.code == "HWC105" and decorated:
         return "probe in a class decorator (deliberately broader)"
     if finding.code == "HWC105":
@@ -286,7 +308,7 @@ def reason(finding: Finding, tree: ast.Module, lines: list[str], oracle_classes:
             return f"TEST_* flag ({flag.group(0)}; deliberately broader)"
         return f"other: {text[:70]}"
     if finding.code == "HWC103":
-        names = re.findall(r"@(?:\w+\.)*(only\w+)", "".join(lines[max(0, finding.line - 8):finding.line]))
+        names = re.findall(r"@(?:\w+\.)*(only\w+)", "".join(lines[max(0, finding.line - 8) : finding.line]))
         return f"decorator {sorted(set(names))} (TEST_LINTER's list does not name it)"
     if finding.code == "HWC111":
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == finding.line]
@@ -346,8 +368,11 @@ def main(argv: list[str] | None = None) -> int:
             except (SyntaxError, ValueError, UnicodeDecodeError):
                 trees[rel] = ast.Module(body=[], type_ignores=[])
     unclassified = [o.finding for o in oracle_findings(oracle, before, trees) if o.rule == "hw_classification"]
-    hw_before = [Finding(d["path"], "HWC001", d["class_name"] or "", d["line"])  # type: ignore[arg-type]
-                 for d in run_hwlint(work) if d["code"] == "HWC001"]
+    hw_before = [
+        Finding(d["path"], "HWC001", d["class_name"] or "", d["line"])  # type: ignore[arg-type]
+        for d in run_hwlint(work)
+        if d["code"] == "HWC001"
+    ]
     missed_001, _ = match(unclassified, hw_before)
     by_file: dict[str, list[int]] = defaultdict(list)
     for f in unclassified:
@@ -369,15 +394,21 @@ def main(argv: list[str] | None = None) -> int:
     expected = [o.finding for o in judged]
     has = oracle_rules(args.oracle)
     codes = {code for (rule, _), code in RULES.items() if rule in has}
-    actual = [Finding(d["path"], d["code"], d["class_name"] or "", d["line"])  # type: ignore[arg-type]
-              for d in run_hwlint(work) if d["code"] in codes]
+    actual = [
+        Finding(d["path"], d["code"], d["class_name"] or "", d["line"])  # type: ignore[arg-type]
+        for d in run_hwlint(work)
+        if d["code"] in codes
+    ]
     missed, extra = match(expected, actual)
 
     print(f"# Parity with TEST_LINTER: {args.folder} ({len(files)} files)\n")
     by_member = ", ".join(f"{m} {n}" for m, n in sorted(classified.items()))
-    print(f"HWC001: {len(unclassified) - sum(missed_001.values())} / {len(unclassified)} of TEST_LINTER's "
-          f"[hw_classification] findings; {sum(classified.values())} classes classified mechanically ({by_member})"
-          + (f", {skipped} left (body on the class line)" if skipped else "") + "\n")
+    print(
+        f"HWC001: {len(unclassified) - sum(missed_001.values())} / {len(unclassified)} of TEST_LINTER's "
+        f"[hw_classification] findings; {sum(classified.values())} classes classified mechanically ({by_member})"
+        + (f", {skipped} left (body on the class line)" if skipped else "")
+        + "\n"
+    )
     print("| TEST_LINTER rule | classes | hwlint | found |\n|---|---|---|---|")
     # Each miss is one row's: rows of one code can expect the same finding
     # (`[only_for]` and `[except_for]` of one call), and the first row in

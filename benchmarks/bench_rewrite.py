@@ -70,7 +70,16 @@ def classify_naively(root: Path) -> dict[str, int]:
             if d.path == ctx.path and d.code == "HWC001" and d.class_name:
                 member = "ACCELERATOR" if d.class_name in instantiated else "GENERIC"
                 plans.setdefault(d.path, []).append(
-                    ClassFix(d.class_name, occurrence.get((d.class_name, d.line), 0), member, "unsafe", "naive", d.line, d.column))
+                    ClassFix(
+                        d.class_name,
+                        occurrence.get((d.class_name, d.line), 0),
+                        member,
+                        "unsafe",
+                        "naive",
+                        d.line,
+                        d.column,
+                    )
+                )
     counts: collections.Counter[str] = collections.Counter()
     for path, fixes in plans.items():
         file = root / path
@@ -118,19 +127,24 @@ def main() -> int:
         fixes = {(d.path, d.line, d.column): d.fix for d in before.diagnostics if d.code == "HWC201"}
         planned = {key for key in sites if isinstance(fixes.get(key), Rewrite)}
         not_planned = collections.Counter(
-            fix.reason for key, fix in fixes.items() if key in sites and isinstance(fix, NotFixable))
+            fix.reason for key, fix in fixes.items() if key in sites and isinstance(fix, NotFixable)
+        )
 
         report = apply_fixes(config, before, unsafe=True, classes=None, write=True, jobs=None)
         rewritten = {(f.path, r.line, r.column) for f in report.files for r in f.rewritten}
         # Planned sites the tree did not allow (the rule's own "no rewrite"
         # findings are counted above).
-        not_done = collections.Counter(u.reason for u in report.unfixed
-                                       if u.code == "HWC201" and u.reason.startswith("not rewritten: "))
+        not_done = collections.Counter(
+            u.reason for u in report.unfixed if u.code == "HWC201" and u.reason.startswith("not rewritten: ")
+        )
 
         after = run_check(config, None, select=("ALL",), use_allowlist=False)
         new = findings(after) - findings(before)
-        broken = [d for d in after.diagnostics if d.code == "HWC000"
-                  and all(b.path != d.path or b.code != "HWC000" for b in before.diagnostics)]
+        broken = [
+            d
+            for d in after.diagnostics
+            if d.code == "HWC000" and all(b.path != d.path or b.code != "HWC000" for b in before.diagnostics)
+        ]
         again = apply_fixes(config, after, unsafe=True, classes=None, write=False, jobs=None)
 
     print(f"\nHWC201 sites in ACCELERATOR classes (oldest-torch {config.oldest_torch}):")
@@ -153,8 +167,10 @@ def main() -> int:
         print("\nPlanned but not rewritten (the fix's reason):")
         for reason, n in not_done.most_common():
             print(f"  {n:>5}  {reason}")
-    print(f"\nAfter the rewrite: {len(broken)} files no longer parse, {sum(new.values())} new findings, "
-          f"a second run would rewrite {again.rewritten}.")
+    print(
+        f"\nAfter the rewrite: {len(broken)} files no longer parse, {sum(new.values())} new findings, "
+        f"a second run would rewrite {again.rewritten}."
+    )
     for key, n in list(new.items())[:10]:
         print(f"  new: {key} x{n}")
     ok = share_all >= TARGET and not broken and not new and again.rewritten == 0

@@ -66,27 +66,40 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(cache, ignore_errors=True)
             pss, largest = bench_check.peak_memory(hwlint, root, env)
             warm_pss, _ = bench_check.peak_memory(hwlint, root, env)
-            rows.append({
-                "scale": scale, "files": files, "mb": summary["bytes"] / 1e6,
-                "cold_s": statistics.median(cold), "warm_s": statistics.median(warm),
-                "peak_mb": pss, "largest_process_mb": largest, "warm_peak_mb": warm_pss,
-            })
+            rows.append(
+                {
+                    "scale": scale,
+                    "files": files,
+                    "mb": summary["bytes"] / 1e6,
+                    "cold_s": statistics.median(cold),
+                    "warm_s": statistics.median(warm),
+                    "peak_mb": pss,
+                    "largest_process_mb": largest,
+                    "warm_peak_mb": warm_pss,
+                }
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     first = rows[0]
     print()
-    print("| scale | files | source MB | cold s | cold s / 1,000 files | warm s | peak MB (PSS, all processes) | peak vs 1× | warm peak MB |")
+    print(
+        "| scale | files | source MB | cold s | cold s / 1,000 files | warm s | peak MB (PSS, all processes) | peak vs 1× | warm peak MB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['scale']}× | {r['files']:,} | {r['mb']:.0f} | {r['cold_s']:.1f} | {r['cold_s'] / r['files'] * 1000:.2f} | "
-              f"{r['warm_s']:.2f} | {r['peak_mb']:.0f} | {r['peak_mb'] / first['peak_mb']:.2f}× | {r['warm_peak_mb']:.0f} |")
+        print(
+            f"| {r['scale']}× | {r['files']:,} | {r['mb']:.0f} | {r['cold_s']:.1f} | {r['cold_s'] / r['files'] * 1000:.2f} | "
+            f"{r['warm_s']:.2f} | {r['peak_mb']:.0f} | {r['peak_mb'] / first['peak_mb']:.2f}× | {r['warm_peak_mb']:.0f} |"
+        )
     last = rows[-1]
     per_file = [r["cold_s"] / r["files"] for r in rows]
     print()
-    print(f"time: {last['files'] / first['files']:.0f}× the files took {last['cold_s'] / first['cold_s']:.1f}× as long "
-          f"(per file: {min(per_file) * 1e3:.2f}-{max(per_file) * 1e3:.2f} ms); "
-          f"peak memory: {last['peak_mb'] / first['peak_mb']:.2f}× at {last['files'] / first['files']:.0f}× the files")
+    print(
+        f"time: {last['files'] / first['files']:.0f}× the files took {last['cold_s'] / first['cold_s']:.1f}× as long "
+        f"(per file: {min(per_file) * 1e3:.2f}-{max(per_file) * 1e3:.2f} ms); "
+        f"peak memory: {last['peak_mb'] / first['peak_mb']:.2f}× at {last['files'] / first['files']:.0f}× the files"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

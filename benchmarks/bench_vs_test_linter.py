@@ -68,7 +68,7 @@ TARGETS = {
 
 # The least a checker that parses every file costs: read and parse, in 2
 # processes, the garbage collector off. Run as a script of its own.
-PARSE_ONLY = '''
+PARSE_ONLY = """
 import ast, gc, os, sys, warnings
 from concurrent.futures import ProcessPoolExecutor
 
@@ -86,7 +86,7 @@ if __name__ == "__main__":
     shares = [paths[0::2], paths[1::2]]
     with ProcessPoolExecutor(2) as pool:
         print(sum(pool.map(parse, shares)))
-'''
+"""
 
 
 class Run:
@@ -138,8 +138,7 @@ def make_project(tree: Path, project: Path, test_linter: Path) -> list[str]:
     adapters.mkdir(parents=True)
     shutil.copyfile(test_linter, adapters / "test_linter.py")
     (adapters / "test_linter_allowlist.json").write_text("[]\n")
-    (project / "pyproject.toml").write_text(
-        '[tool.hwlint]\ninclude = ["tree/**/test_*.py", "tree/**/*_test.py"]\n')
+    (project / "pyproject.toml").write_text('[tool.hwlint]\ninclude = ["tree/**/test_*.py", "tree/**/*_test.py"]\n')
     (project / "paths.txt").write_text("\n".join(tests) + "\n")
     return tests
 
@@ -151,8 +150,7 @@ def install(venv: Path) -> Path:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", str(REPO), "psutil"], check=True)
     # This repository's code as it is now, even where the version is the same.
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(REPO)],
-                   check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(REPO)], check=True)
     return python
 
 
@@ -172,7 +170,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             import psutil  # noqa: F401  (peak memory is sampled with it, after the timed rounds)
         except ImportError:
-            sys.exit("peak memory needs psutil: `pip install psutil` (or `pip install -e '.[test]'`), or pass --skip-memory")
+            sys.exit(
+                "peak memory needs psutil: `pip install psutil` (or `pip install -e '.[test]'`), or pass --skip-memory"
+            )
     work = Path(tempfile.mkdtemp(prefix="hwlint-vs-test-linter-"))
     try:
         project = work / "project"
@@ -199,8 +199,18 @@ def run(args: argparse.Namespace) -> int:
         for cmd in (linter, cold_no_cache, cached, cached + [one_rel], parse_only, startup):
             measured(cmd, project, env)
 
-        walls: dict[str, list[float]] = {k: [] for k in (
-            "TEST_LINTER", "parse-only", "cold, --no-cache", "cold, empty cache", "warm", "one file", "start-up")}
+        walls: dict[str, list[float]] = {
+            k: []
+            for k in (
+                "TEST_LINTER",
+                "parse-only",
+                "cold, --no-cache",
+                "cold, empty cache",
+                "warm",
+                "one file",
+                "start-up",
+            )
+        }
         cpus: dict[str, list[float]] = {k: [] for k in walls}
         outputs: dict[str, set[str]] = {"hwlint": set()}
 
@@ -265,23 +275,31 @@ def run(args: argparse.Namespace) -> int:
     if memory:
         ratios["peak memory (MB)"] = max(memory["cold, --no-cache"], memory["cold, empty cache"], memory["warm"])
     print()
-    print(f"hwlint (pip install, not editable) against TEST_LINTER on {len(tests):,} test files "
-          f"({size / 1e6:.1f} MB) of {tree}; {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
-          f"{args.rounds} rounds, {args.pairs} one-file pairs per round; load average at the end "
-          f"{os.getloadavg()[0]:.1f}")
+    print(
+        f"hwlint (pip install, not editable) against TEST_LINTER on {len(tests):,} test files "
+        f"({size / 1e6:.1f} MB) of {tree}; {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
+        f"{args.rounds} rounds, {args.pairs} one-file pairs per round; load average at the end "
+        f"{os.getloadavg()[0]:.1f}"
+    )
     print()
-    print(f"| {'run':<18} | {'wall s':>7} | {'CPU s':>7} | {'wall / TEST_LINTER':>18} | {'CPU / parse-only':>16} "
-          f"| {'peak MB (PSS)':>13} |")
+    print(
+        f"| {'run':<18} | {'wall s':>7} | {'CPU s':>7} | {'wall / TEST_LINTER':>18} | {'CPU / parse-only':>16} "
+        f"| {'peak MB (PSS)':>13} |"
+    )
     print(f"|{'-' * 20}|{'-' * 9}|{'-' * 9}|{'-' * 20}|{'-' * 18}|{'-' * 15}|")
     for name in walls:
         mem = memory.get(name)
-        print(f"| {name:<18} | {wall[name]:>7.3f} | {cpu[name]:>7.3f} | {wall[name] / wall['TEST_LINTER']:>17.3f}× "
-              f"| {cpu[name] / cpu['parse-only']:>15.3f}× | {'' if mem is None else f'{mem:.1f}':>13} |")
+        print(
+            f"| {name:<18} | {wall[name]:>7.3f} | {cpu[name]:>7.3f} | {wall[name] / wall['TEST_LINTER']:>17.3f}× "
+            f"| {cpu[name] / cpu['parse-only']:>15.3f}× | {'' if mem is None else f'{mem:.1f}':>13} |"
+        )
     print()
     for name in ("cold, --no-cache", "cold, empty cache"):
-        print(f"info  {name:<18} CPU / parse-only {cpu[name] / cpu['parse-only']:.3f}×, "
-              f"wall / TEST_LINTER {wall[name] / wall['TEST_LINTER']:.3f}×, "
-              f"CPU / TEST_LINTER CPU {cpu[name] / cpu['TEST_LINTER']:.3f}×")
+        print(
+            f"info  {name:<18} CPU / parse-only {cpu[name] / cpu['parse-only']:.3f}×, "
+            f"wall / TEST_LINTER {wall[name] / wall['TEST_LINTER']:.3f}×, "
+            f"CPU / TEST_LINTER CPU {cpu[name] / cpu['TEST_LINTER']:.3f}×"
+        )
     failed = False
     for name, limit in TARGETS.items():
         value = ratios[name]
@@ -296,12 +314,28 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'PASS' if consistent else 'FAIL'}  cold (both) and warm print the same diagnostics")
     failed |= not consistent
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "tree": str(tree), "files": len(tests), "bytes": size, "cores": os.cpu_count(),
-            "python": sys.version.split()[0], "rounds": args.rounds, "wall": walls, "cpu": cpus,
-            "median_wall": wall, "median_cpu": cpu, "memory_mb": memory, "ratios": ratios, "targets": TARGETS,
-            "passed": not failed,
-        }, indent=2) + "\n")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "tree": str(tree),
+                    "files": len(tests),
+                    "bytes": size,
+                    "cores": os.cpu_count(),
+                    "python": sys.version.split()[0],
+                    "rounds": args.rounds,
+                    "wall": walls,
+                    "cpu": cpus,
+                    "median_wall": wall,
+                    "median_cpu": cpu,
+                    "memory_mb": memory,
+                    "ratios": ratios,
+                    "targets": TARGETS,
+                    "passed": not failed,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 1 if failed else 0
 
 

@@ -90,12 +90,25 @@ DECORATOR_COUNTS: dict[str, int] = {
 # 730 KB file with 625 tests (its top is the 0.99 quantile).
 U_TOP = 1 - 0.5 / MEASURED_FILES
 SIZE_QUANTILES: list[tuple[float, float]] = [
-    (0.0, 420), (0.10, 1150), (0.25, 2000), (0.50, 3721), (0.75, 11000),
-    (0.90, 32825), (0.95, 68000), (0.99, 239219), (U_TOP, 733849),
+    (0.0, 420),
+    (0.10, 1150),
+    (0.25, 2000),
+    (0.50, 3721),
+    (0.75, 11000),
+    (0.90, 32825),
+    (0.95, 68000),
+    (0.99, 239219),
+    (U_TOP, 733849),
 ]
 METHOD_QUANTILES: list[tuple[float, float]] = [
-    (0.0, 1), (0.30, 1), (0.50, 3), (0.75, 7), (0.90, 22), (0.97, 52),
-    (0.99, 139), (U_TOP, 625),
+    (0.0, 1),
+    (0.30, 1),
+    (0.50, 3),
+    (0.75, 7),
+    (0.90, 22),
+    (0.97, 52),
+    (0.99, 139),
+    (U_TOP, 625),
 ]
 
 
@@ -169,12 +182,22 @@ DIRS: list[tuple[str, int, bool, float]] = [
 SUFFIX_TEST_DIRS = ("test/distributed/elastic/",)
 
 OWNERS: dict[str, str] = {
-    "inductor": "module: inductor", "dynamo": "module: dynamo", "jit": "oncall: jit",
-    "distributed": "oncall: distributed", "functorch": "module: functorch",
-    "export": "oncall: export", "fx": "module: fx", "onnx": "module: onnx",
-    "profiler": "oncall: profiler", "quantization": "oncall: quantization",
-    "nn": "module: nn", "xpu": "module: intel", "npu": "module: PrivateUse1",
-    "optim": "module: optimizer", "torch_np": "module: dynamo", "ao": "module: unknown",
+    "inductor": "module: inductor",
+    "dynamo": "module: dynamo",
+    "jit": "oncall: jit",
+    "distributed": "oncall: distributed",
+    "functorch": "module: functorch",
+    "export": "oncall: export",
+    "fx": "module: fx",
+    "onnx": "module: onnx",
+    "profiler": "oncall: profiler",
+    "quantization": "oncall: quantization",
+    "nn": "module: nn",
+    "xpu": "module: intel",
+    "npu": "module: PrivateUse1",
+    "optim": "module: optimizer",
+    "torch_np": "module: dynamo",
+    "ao": "module: unknown",
 }
 
 WORDS: list[str] = (
@@ -302,7 +325,7 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
     structures: list[list[int]] = []
     k = 0
     for n_classes in class_counts:
-        structures.append(method_counts[k:k + n_classes])
+        structures.append(method_counts[k : k + n_classes])
         k += n_classes
     keyed: list[tuple[float, int, list[int]]] = []
     for s in structures:
@@ -312,9 +335,15 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
     dirs = _allocate_dirs(files, rng)
     plans: list[FilePlan] = []
     for i, (size, (_, _, s)) in enumerate(zip(sorted(sizes), keyed, strict=True)):
-        plans.append(FilePlan(index=i, directory="", target_size=size,
-                              classes=[ClassPlan(name="", tests=t) for t in s],
-                              seed=rng.getrandbits(64)))
+        plans.append(
+            FilePlan(
+                index=i,
+                directory="",
+                target_size=size,
+                classes=[ClassPlan(name="", tests=t) for t in s],
+                seed=rng.getrandbits(64),
+            )
+        )
     rng.shuffle(plans)
     for i, (p, d) in enumerate(zip(plans, dirs, strict=True)):
         p.index = i
@@ -324,7 +353,8 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
     taken_paths: set[str] = set()
     for p in plans:
         suffix_style = p.directory.startswith(SUFFIX_TEST_DIRS) or (
-            p.directory == "test/distributed" and rng.random() < 0.05)
+            p.directory == "test/distributed" and rng.random() < 0.05
+        )
 
         def make_name(d: str = p.directory, sfx: bool = suffix_style) -> str:
             words = "_".join(rng.sample(WORDS, rng.choice([1, 1, 2, 2, 2, 3])))
@@ -333,8 +363,10 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
         p.relpath = _unique(taken_paths, make_name)
         taken_class: set[str] = set()
         for c in p.classes:
-            c.name = _unique(taken_class, lambda: "Test" + _camel(
-                rng.sample(WORDS, rng.choice([1, 2, 2, 3]))) + rng.choice(CLASS_SUFFIXES))
+            c.name = _unique(
+                taken_class,
+                lambda: "Test" + _camel(rng.sample(WORDS, rng.choice([1, 2, 2, 3]))) + rng.choice(CLASS_SUFFIXES),
+            )
 
     # Deliberate defects. Syntax-error files are fully classified so that their
     # only expected diagnostic is HWC000 and they never sit in the allowlist.
@@ -344,7 +376,7 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
     rng.shuffle(candidates)
     for p in candidates[:n_syntax]:
         p.syntax_error = True
-    for p in candidates[n_syntax:n_syntax + n_escape]:
+    for p in candidates[n_syntax : n_syntax + n_escape]:
         p.invalid_escape = True
 
     device_classes = _choose_device_classes(plans, rng.getrandbits(64), dir_info)
@@ -378,18 +410,37 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
                         c.classification, c.inst_kwargs = "CPU", 'only_for="cpu"'
                     else:
                         c.classification = "ACCELERATOR"
-                        c.inst_kwargs = frng.choice([
-                            "", "", "", "", 'except_for="cpu"', "allow_mps=True",
-                            "allow_xpu=True", "allow_mps=True, allow_xpu=True",
-                            'except_for=("cpu", "meta")', "allow_xpu=True",
-                        ])
+                        c.inst_kwargs = frng.choice(
+                            [
+                                "",
+                                "",
+                                "",
+                                "",
+                                'except_for="cpu"',
+                                "allow_mps=True",
+                                "allow_xpu=True",
+                                "allow_mps=True, allow_xpu=True",
+                                'except_for=("cpu", "meta")',
+                                "allow_xpu=True",
+                            ]
+                        )
                     c.form = "annotated" if frng.random() < 0.05 else "body"
                 else:
-                    c.inst_kwargs = frng.choice([
-                        "", "", "", "", "", 'only_for="cuda"', 'only_for=("cpu", "cuda")',
-                        'except_for="cpu"', "allow_mps=True", "allow_xpu=True",
-                        'only_for="privateuse1"',
-                    ])
+                    c.inst_kwargs = frng.choice(
+                        [
+                            "",
+                            "",
+                            "",
+                            "",
+                            "",
+                            'only_for="cuda"',
+                            'only_for=("cpu", "cuda")',
+                            'except_for="cpu"',
+                            "allow_mps=True",
+                            "allow_xpu=True",
+                            'only_for="privateuse1"',
+                        ]
+                    )
                 continue
             # Plain (GENERIC-shaped) class.
             r = frng.random()
@@ -420,8 +471,9 @@ def _plan(files: int, seed: int) -> tuple[list[FilePlan], Probabilities]:
     return plans, probs
 
 
-def _choose_device_classes(plans: list[FilePlan], seed: int,
-                           dir_info: dict[str, tuple[bool, float]]) -> dict[tuple[int, int], bool]:
+def _choose_device_classes(
+    plans: list[FilePlan], seed: int, dir_info: dict[str, tuple[bool, float]]
+) -> dict[tuple[int, int], bool]:
     """Pick the device-type test classes: ~10% of files holding ~21% of the
     test methods, ~2.1 instantiated classes per such file.
 
@@ -452,8 +504,9 @@ def _choose_device_classes(plans: list[FilePlan], seed: int,
                 if ci == 0 or rng.random() < 0.8:
                     chosen[(idx, ci)] = True
                     device_tests += c.tests
-        error = (abs(device_tests / total / TARGET_DEVICE_METHOD_FRACTION - 1)
-                 + abs(len(chosen) / n_device_files / TARGET_CALLS_PER_INSTANTIATING_FILE - 1))
+        error = abs(device_tests / total / TARGET_DEVICE_METHOD_FRACTION - 1) + abs(
+            len(chosen) / n_device_files / TARGET_CALLS_PER_INSTANTIATING_FILE - 1
+        )
         if best is None or error < best[0]:
             best = (error, chosen)
     assert best is not None
@@ -495,27 +548,111 @@ def _solve_probabilities(plans: list[FilePlan]) -> Probabilities:
 # Text: statements, methods, classes, files.
 # ---------------------------------------------------------------------------
 
-SHAPES = ["3, 4", "2, 3", "4, 4", "5", "2, 3, 4", "8, 16", "10, 10", "1, 3, 8, 8",
-          "16", "4, 8, 2", "0, 3", "32, 32", "2, 2, 2"]
-TENSOR_VARS = ["x", "y", "z", "a", "b", "inp", "t", "weight", "src", "other", "input_tensor",
-               "query", "key", "value", "hidden_states", "sample_input", "grad_output", "bias",
-               "t_contig", "mask"]
-OUT_VARS = ["out", "result", "expected", "actual", "res", "ref", "grad_out", "y2", "ref_out",
-            "expected_output", "result_with_identity", "out_eager", "out_compiled", "expected_grad"]
-UNARY = ["relu", "sigmoid", "tanh", "exp", "abs", "sin", "cos", "neg", "sign",
-         "floor", "log1p", "erf", "rsqrt", "square"]
-METHODS = ["sum(dim=0)", "mean(dim=-1)", "amax(dim=1, keepdim=True)", "softmax(dim=-1)",
-           "transpose(0, 1).contiguous()", "view(-1)", "reshape(-1, 1)", "unsqueeze(0)",
-           "flatten()", "float()", "double()", "clone().detach()", "abs_()", "mul_(2)",
-           "add_(1)", "cumsum(dim=0)", "norm()", "t()", "flip(0)", "std()"]
+SHAPES = [
+    "3, 4",
+    "2, 3",
+    "4, 4",
+    "5",
+    "2, 3, 4",
+    "8, 16",
+    "10, 10",
+    "1, 3, 8, 8",
+    "16",
+    "4, 8, 2",
+    "0, 3",
+    "32, 32",
+    "2, 2, 2",
+]
+TENSOR_VARS = [
+    "x",
+    "y",
+    "z",
+    "a",
+    "b",
+    "inp",
+    "t",
+    "weight",
+    "src",
+    "other",
+    "input_tensor",
+    "query",
+    "key",
+    "value",
+    "hidden_states",
+    "sample_input",
+    "grad_output",
+    "bias",
+    "t_contig",
+    "mask",
+]
+OUT_VARS = [
+    "out",
+    "result",
+    "expected",
+    "actual",
+    "res",
+    "ref",
+    "grad_out",
+    "y2",
+    "ref_out",
+    "expected_output",
+    "result_with_identity",
+    "out_eager",
+    "out_compiled",
+    "expected_grad",
+]
+UNARY = [
+    "relu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "abs",
+    "sin",
+    "cos",
+    "neg",
+    "sign",
+    "floor",
+    "log1p",
+    "erf",
+    "rsqrt",
+    "square",
+]
+METHODS = [
+    "sum(dim=0)",
+    "mean(dim=-1)",
+    "amax(dim=1, keepdim=True)",
+    "softmax(dim=-1)",
+    "transpose(0, 1).contiguous()",
+    "view(-1)",
+    "reshape(-1, 1)",
+    "unsqueeze(0)",
+    "flatten()",
+    "float()",
+    "double()",
+    "clone().detach()",
+    "abs_()",
+    "mul_(2)",
+    "add_(1)",
+    "cumsum(dim=0)",
+    "norm()",
+    "t()",
+    "flip(0)",
+    "std()",
+]
 FUNCTIONAL = ["gelu", "silu", "relu", "softplus", "layer_norm", "dropout", "log_softmax", "normalize"]
 # Generated strings carry no backslashes at all: the invalid escapes are
 # injected on purpose into a known number of files and must not appear by
 # accident anywhere else.
-ERRORS = ["must match the size", "expected a non-empty list", "is not implemented for",
-          "Expected all tensors to be on the same device", "dimension out of range",
-          "only supports floating point", "cannot be broadcast",
-          "received an invalid combination of arguments"]
+ERRORS = [
+    "must match the size",
+    "expected a non-empty list",
+    "is not implemented for",
+    "Expected all tensors to be on the same device",
+    "dimension out of range",
+    "only supports floating point",
+    "cannot be broadcast",
+    "received an invalid combination of arguments",
+]
 COMMENTS = [
     "# Regression test for https://github.com/pytorch/pytorch/issues/{n}",
     "# TODO: enable once the kernel supports bfloat16",
@@ -557,24 +694,41 @@ PROSE = [
     "The sparse layout is converted back to strided before comparing",
     "Large inputs are split into several chunks by the kernel launcher",
 ]
-GENERIC_SKIPS = ['IS_WINDOWS, "Windows does not support fork"',
-                 'IS_MACOS, "Flaky on macOS"',
-                 'TEST_WITH_ROCM, "Not supported on ROCm"',
-                 'not TEST_SCIPY, "SciPy not found"',
-                 'not TEST_NUMPY, "NumPy not found"',
-                 'sys.version_info >= (3, 13), "Not supported on Python 3.13+"']
-DEVICE_SKIPS = ['not TEST_CUDA, "CUDA not available"',
-                'not torch.cuda.is_available(), "requires CUDA"',
-                'TEST_WITH_ROCM, "Not supported on ROCm"',
-                'IS_WINDOWS, "Windows does not support this"']
-DTYPES = ["torch.float", "torch.double", "torch.half", "torch.bfloat16", "torch.cfloat",
-          "torch.int32", "torch.int64", "torch.uint8", "torch.bool", "torch.float32",
-          "torch.float64", "torch.float16"]
-PATCHES = ['@patch.object(torch._dynamo.config, "cache_size_limit", 8)',
-           '@patch.dict(os.environ, {{"TORCH_SHOW_CPP_STACKTRACES": "1"}})',
-           '@mock.patch("torch.{w}.is_enabled", return_value=False)',
-           '@patch("torch._inductor.config.{w}", True)',
-           '@patch.object(torch._inductor.config, "{w}", False)']
+GENERIC_SKIPS = [
+    'IS_WINDOWS, "Windows does not support fork"',
+    'IS_MACOS, "Flaky on macOS"',
+    'TEST_WITH_ROCM, "Not supported on ROCm"',
+    'not TEST_SCIPY, "SciPy not found"',
+    'not TEST_NUMPY, "NumPy not found"',
+    'sys.version_info >= (3, 13), "Not supported on Python 3.13+"',
+]
+DEVICE_SKIPS = [
+    'not TEST_CUDA, "CUDA not available"',
+    'not torch.cuda.is_available(), "requires CUDA"',
+    'TEST_WITH_ROCM, "Not supported on ROCm"',
+    'IS_WINDOWS, "Windows does not support this"',
+]
+DTYPES = [
+    "torch.float",
+    "torch.double",
+    "torch.half",
+    "torch.bfloat16",
+    "torch.cfloat",
+    "torch.int32",
+    "torch.int64",
+    "torch.uint8",
+    "torch.bool",
+    "torch.float32",
+    "torch.float64",
+    "torch.float16",
+]
+PATCHES = [
+    '@patch.object(torch._dynamo.config, "cache_size_limit", 8)',
+    '@patch.dict(os.environ, {{"TORCH_SHOW_CPP_STACKTRACES": "1"}})',
+    '@mock.patch("torch.{w}.is_enabled", return_value=False)',
+    '@patch("torch._inductor.config.{w}", True)',
+    '@patch.object(torch._inductor.config, "{w}", False)',
+]
 
 
 class Writer:
@@ -704,10 +858,25 @@ def _assert(rng: random.Random, ctx: Ctx) -> str:
 # real PyTorch test trees (measured 4.8 bytes/token, 6 bytes/node, ~7% of the
 # bytes in comments and ~9% in strings), and parse cost per byte is off.
 STATEMENT_WEIGHTS: list[tuple[str, float]] = [
-    ("create", 17), ("op", 15), ("assert", 14), ("assert_msg", 2.5), ("loop", 6),
-    ("helper", 3), ("raises", 3), ("autograd", 3), ("module", 3), ("comment", 7.5),
-    ("probe", 2), ("comprehension", 3), ("fstring", 1.5), ("kwargs", 2), ("short", 8),
-    ("nested_class", 1), ("expected_inline", 0.8), ("if_chain", 3), ("call_kwargs", 2.5),
+    ("create", 17),
+    ("op", 15),
+    ("assert", 14),
+    ("assert_msg", 2.5),
+    ("loop", 6),
+    ("helper", 3),
+    ("raises", 3),
+    ("autograd", 3),
+    ("module", 3),
+    ("comment", 7.5),
+    ("probe", 2),
+    ("comprehension", 3),
+    ("fstring", 1.5),
+    ("kwargs", 2),
+    ("short", 8),
+    ("nested_class", 1),
+    ("expected_inline", 0.8),
+    ("if_chain", 3),
+    ("call_kwargs", 2.5),
 ]
 _KINDS = [k for k, _ in STATEMENT_WEIGHTS]
 _CUM: list[float] = []
@@ -716,8 +885,23 @@ for _, _w in STATEMENT_WEIGHTS:
     _acc += _w
     _CUM.append(_acc)
 
-GRAPH_OPS = ["sin", "cos", "relu", "add.Tensor", "mul.Tensor", "mm", "view", "permute",
-             "sum.dim_IntList", "clone", "expand", "sigmoid", "neg", "exp", "div.Tensor"]
+GRAPH_OPS = [
+    "sin",
+    "cos",
+    "relu",
+    "add.Tensor",
+    "mul.Tensor",
+    "mm",
+    "view",
+    "permute",
+    "sum.dim_IntList",
+    "clone",
+    "expand",
+    "sigmoid",
+    "neg",
+    "exp",
+    "div.Tensor",
+]
 
 
 def _prose(rng: random.Random) -> str:
@@ -748,24 +932,39 @@ def _statement(rng: random.Random, ctx: Ctx, ind: str, out: list[str]) -> None:
         out.append(ind + _create(rng, ctx))
     elif kind == "short":
         a = _var(rng, ctx)
-        out.append(ind + rng.choice([
-            f"{a} = {a}.t()", f"{a}.zero_()", f"{a} = {a}.detach()", f"torch.manual_seed({rng.randint(0, 99)})",
-            f"n = {a}.numel()", f"{a} = {a}.float()", f"{a}.add_(1)", f"{a} = {a}.contiguous()",
-            f"{a} = {a}[0]", f"{a} = {a}.mT", f"ndim = {a}.dim()",
-        ]))
+        out.append(
+            ind
+            + rng.choice(
+                [
+                    f"{a} = {a}.t()",
+                    f"{a}.zero_()",
+                    f"{a} = {a}.detach()",
+                    f"torch.manual_seed({rng.randint(0, 99)})",
+                    f"n = {a}.numel()",
+                    f"{a} = {a}.float()",
+                    f"{a}.add_(1)",
+                    f"{a} = {a}.contiguous()",
+                    f"{a} = {a}[0]",
+                    f"{a} = {a}.mT",
+                    f"ndim = {a}.dim()",
+                ]
+            )
+        )
     elif kind == "op":
         out.append(ind + _op(rng, ctx))
     elif kind == "loop" and ctx.depth < 2:
-        header = rng.choice([
-            "for dtype_ in (torch.float16, torch.float32, torch.float64):",
-            "for dim in range({v}.dim()):",
-            "for shape in [(2, 3), (4, 5, 6), (0, 3), (1,)]:",
-            "for i in range({n}):",
-            "for contiguous in (True, False):",
-            "for reduction in (\"mean\", \"sum\", \"none\"):",
-            "with self.subTest(size={n}):",
-            "with torch.no_grad():",
-        ]).format(v=_var(rng, ctx), n=rng.randint(2, 8))
+        header = rng.choice(
+            [
+                "for dtype_ in (torch.float16, torch.float32, torch.float64):",
+                "for dim in range({v}.dim()):",
+                "for shape in [(2, 3), (4, 5, 6), (0, 3), (1,)]:",
+                "for i in range({n}):",
+                "for contiguous in (True, False):",
+                'for reduction in ("mean", "sum", "none"):',
+                "with self.subTest(size={n}):",
+                "with torch.no_grad():",
+            ]
+        ).format(v=_var(rng, ctx), n=rng.randint(2, 8))
         if ctx.free and "self." in header:
             header = "with torch.no_grad():"
         out.append(ind + header)
@@ -798,9 +997,16 @@ def _statement(rng: random.Random, ctx: Ctx, ind: str, out: list[str]) -> None:
     elif kind == "module":
         to = ".to(device)" if ctx.device else ""
         if rng.random() < 0.5:
-            layer = rng.choice(["Linear(4, 8)", "Conv2d(3, 8, kernel_size=3, padding=1)", "LayerNorm(16)",
-                                "Embedding(10, 4)", "GRU(8, 16, batch_first=True)",
-                                "MultiheadAttention(embed_dim=16, num_heads=4, batch_first=True)"])
+            layer = rng.choice(
+                [
+                    "Linear(4, 8)",
+                    "Conv2d(3, 8, kernel_size=3, padding=1)",
+                    "LayerNorm(16)",
+                    "Embedding(10, 4)",
+                    "GRU(8, 16, batch_first=True)",
+                    "MultiheadAttention(embed_dim=16, num_heads=4, batch_first=True)",
+                ]
+            )
             out.append(f"{ind}model = torch.nn.{layer}{to}")
         else:
             out.append(f"{ind}model = torch.nn.Sequential(")
@@ -885,15 +1091,20 @@ def _statement(rng: random.Random, ctx: Ctx, ind: str, out: list[str]) -> None:
         v = _new(rng, ctx, OUT_VARS)
         fn = rng.choice(["fn", "model", "torch.sin"])
         backend = rng.choice(["eager", "aot_eager", "inductor"])
-        out.append(ind + rng.choice([
-            f"{v} = torch.nn.functional.scaled_dot_product_attention("
-            f"{a}, {b}, {a}, attn_mask=None, dropout_p=0.0, is_causal=True)",
-            f'{v} = torch.nn.functional.interpolate({a}, scale_factor=2.0, mode="bilinear", align_corners=False)',
-            f'{v} = torch.nn.functional.cross_entropy({a}, {b}.argmax(dim=-1), reduction="mean", label_smoothing=0.1)',
-            f'{v} = torch.compile({fn}, backend="{backend}", fullgraph=True)',
-            f'{v} = torch.nn.functional.conv2d({a}, {b}, bias=None, stride=1, padding="same", dilation=1, groups=1)',
-            f"{v} = torch.testing.make_non_contiguous({a}) if {a}.numel() > 1 else {a}",
-        ]))
+        out.append(
+            ind
+            + rng.choice(
+                [
+                    f"{v} = torch.nn.functional.scaled_dot_product_attention("
+                    f"{a}, {b}, {a}, attn_mask=None, dropout_p=0.0, is_causal=True)",
+                    f'{v} = torch.nn.functional.interpolate({a}, scale_factor=2.0, mode="bilinear", align_corners=False)',
+                    f'{v} = torch.nn.functional.cross_entropy({a}, {b}.argmax(dim=-1), reduction="mean", label_smoothing=0.1)',
+                    f'{v} = torch.compile({fn}, backend="{backend}", fullgraph=True)',
+                    f'{v} = torch.nn.functional.conv2d({a}, {b}, bias=None, stride=1, padding="same", dilation=1, groups=1)',
+                    f"{v} = torch.testing.make_non_contiguous({a}) if {a}.numel() > 1 else {a}",
+                ]
+            )
+        )
     elif kind == "assert_msg":
         a, b = _var(rng, ctx), _var(rng, ctx)
         if ctx.free:
@@ -948,11 +1159,11 @@ def _wrap(line: str) -> list[str]:
     if found is None:
         return [line]
     _, commas = found
-    inner = line[opening + 1:-1].strip()
+    inner = line[opening + 1 : -1].strip()
     if len(ind) + 4 + len(inner) <= 88 or not commas:
         return [line[: opening + 1], f"{ind}    {inner}", f"{ind})"]
     bounds = [opening] + commas + [len(line) - 1]
-    args = [line[a + 1:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+    args = [line[a + 1 : b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
     return [line[: opening + 1]] + [f"{ind}    {a}," for a in args] + [f"{ind})"]
 
 
@@ -968,7 +1179,7 @@ def _body(rng: random.Random, ctx: Ctx, ind: str, budget: int) -> list[str]:
         # Long calls are wrapped the way black/ruff format them.
         for i in range(start, len(out)):
             if len(out[i]) > 88:
-                out[i:i + 1] = _wrap(out[i])
+                out[i : i + 1] = _wrap(out[i])
         size += sum(len(s) + 1 for s in out[start:])
         if size >= budget:
             while out and out[-1] == "":
@@ -976,8 +1187,7 @@ def _body(rng: random.Random, ctx: Ctx, ind: str, budget: int) -> list[str]:
             return out
 
 
-def _method(w: Writer, cls: ClassPlan, name: str, budget: int, probs: Probabilities,
-            escape: bool) -> None:
+def _method(w: Writer, cls: ClassPlan, name: str, budget: int, probs: Probabilities, escape: bool) -> None:
     rng = w.rng
     decorators: list[str] = []
     params = ["self"]
@@ -1016,11 +1226,15 @@ def _method(w: Writer, cls: ClassPlan, name: str, budget: int, probs: Probabilit
             w.use("largeTensorTest")
             w.count("largeTensorTest")
         if rng.random() < probs.device["ops"]:
-            decorators.append(rng.choice([
-                "@ops(op_db, dtypes=OpDTypes.supported)",
-                "@ops([op for op in op_db if op.supports_autograd], allowed_dtypes=(torch.float, torch.double))",
-                "@ops(unary_ufuncs)",
-            ]))
+            decorators.append(
+                rng.choice(
+                    [
+                        "@ops(op_db, dtypes=OpDTypes.supported)",
+                        "@ops([op for op in op_db if op.supports_autograd], allowed_dtypes=(torch.float, torch.double))",
+                        "@ops(unary_ufuncs)",
+                    ]
+                )
+            )
             params += ["dtype", "op"]
             dtype = True
             w.use("ops", "op_db")
@@ -1046,8 +1260,13 @@ def _method(w: Writer, cls: ClassPlan, name: str, budget: int, probs: Probabilit
             w.use("sys")
         w.count("skipIf")
     if rng.random() < probs.generic["skipIfTorchDynamo"]:
-        reason = rng.choice(["Not a suitable test for TorchDynamo", "Fails under dynamo",
-                             f"https://github.com/pytorch/pytorch/issues/{rng.randint(90000, 160000)}"])
+        reason = rng.choice(
+            [
+                "Not a suitable test for TorchDynamo",
+                "Fails under dynamo",
+                f"https://github.com/pytorch/pytorch/issues/{rng.randint(90000, 160000)}",
+            ]
+        )
         decorators.insert(0, f'@skipIfTorchDynamo("{reason}")')
         w.use("skipIfTorchDynamo")
         w.count("skipIfTorchDynamo")
@@ -1062,9 +1281,15 @@ def _method(w: Writer, cls: ClassPlan, name: str, budget: int, probs: Probabilit
         w.count("patch")
     if rng.random() < probs.generic["parametrize"]:
         pname = rng.choice(["n", "size", "inplace", "use_bias", "reduction", "dim", "batch_first"])
-        values = {"n": "[1, 2, 4]", "size": "[0, 1, 16, 1023]", "inplace": "[True, False]",
-                  "use_bias": "[True, False]", "reduction": '["mean", "sum", "none"]',
-                  "dim": "[0, 1, -1]", "batch_first": "[True, False]"}[pname]
+        values = {
+            "n": "[1, 2, 4]",
+            "size": "[0, 1, 16, 1023]",
+            "inplace": "[True, False]",
+            "use_bias": "[True, False]",
+            "reduction": '["mean", "sum", "none"]',
+            "dim": "[0, 1, -1]",
+            "batch_first": "[True, False]",
+        }[pname]
         decorators.append(f'@parametrize("{pname}", {values})')
         params.append(pname)
         w.use("parametrize")
@@ -1123,12 +1348,23 @@ def _instantiate(cls: ClassPlan) -> str:
     return f"{fn}({cls.name}, globals(){kw})"
 
 
-def _class(w: Writer, p: FilePlan, cls: ClassPlan, budget_end: int, tests_left: int,
-           probs: Probabilities, names: dict[str, str], escape_at: int) -> int:
+def _class(
+    w: Writer,
+    p: FilePlan,
+    cls: ClassPlan,
+    budget_end: int,
+    tests_left: int,
+    probs: Probabilities,
+    names: dict[str, str],
+    escape_at: int,
+) -> int:
     """Write one class; returns the number of test methods written."""
     rng = w.rng
-    base = {"common": names["base"], "commonmixin": f"{names['mixin']}, TestCase",
-            "mixin": f"{names['local_mixin']}, TestCase"}.get(cls.base, cls.base)
+    base = {
+        "common": names["base"],
+        "commonmixin": f"{names['mixin']}, TestCase",
+        "mixin": f"{names['local_mixin']}, TestCase",
+    }.get(cls.base, cls.base)
     if cls.base == "common":
         w.use("common_base")
     elif cls.base == "commonmixin":
@@ -1139,7 +1375,7 @@ def _class(w: Writer, p: FilePlan, cls: ClassPlan, budget_end: int, tests_left: 
         w.use(cls.base)
     ind = "    "
     if cls.wrapper == "if":
-        w.emit(rng.choice(["if not IS_WINDOWS:", "if TEST_NUMPY:", "if sys.platform != \"win32\":"]))
+        w.emit(rng.choice(["if not IS_WINDOWS:", "if TEST_NUMPY:", 'if sys.platform != "win32":']))
         w.use("IS_WINDOWS" if "WINDOWS" in w.lines[-1] else "TEST_NUMPY" if "NUMPY" in w.lines[-1] else "sys")
         ind = "        "
     elif cls.wrapper == "try":
@@ -1193,12 +1429,31 @@ def _class(w: Writer, p: FilePlan, cls: ClassPlan, budget_end: int, tests_left: 
 
 # Import lines, in the order files list them. Each key in Writer.used maps to
 # the module it comes from; only used names are imported, as in real code.
-COMMON_UTILS = ["TestCase", "run_tests", "HardwareClassification", "parametrize",
-                "instantiate_parametrized_tests", "skipIfTorchDynamo", "TEST_CUDA",
-                "IS_WINDOWS", "IS_MACOS", "TEST_WITH_ROCM", "TEST_SCIPY", "TEST_NUMPY"]
-COMMON_DEVICE_TYPE = ["instantiate_device_type_tests", "onlyCUDA", "onlyCPU", "dtypes",
-                      "dtypesIfCUDA", "onlyNativeDeviceTypes", "ops", "onlyPRIVATEUSE1",
-                      "largeTensorTest"]
+COMMON_UTILS = [
+    "TestCase",
+    "run_tests",
+    "HardwareClassification",
+    "parametrize",
+    "instantiate_parametrized_tests",
+    "skipIfTorchDynamo",
+    "TEST_CUDA",
+    "IS_WINDOWS",
+    "IS_MACOS",
+    "TEST_WITH_ROCM",
+    "TEST_SCIPY",
+    "TEST_NUMPY",
+]
+COMMON_DEVICE_TYPE = [
+    "instantiate_device_type_tests",
+    "onlyCUDA",
+    "onlyCPU",
+    "dtypes",
+    "dtypesIfCUDA",
+    "onlyNativeDeviceTypes",
+    "ops",
+    "onlyPRIVATEUSE1",
+    "largeTensorTest",
+]
 
 
 def _from_import(module: str, names: list[str]) -> list[str]:
@@ -1266,7 +1521,7 @@ def _module_tests(w: Writer, target: int) -> None:
     while w.size < target - 60:
         name = _unique(taken, lambda: "test_" + "_".join(rng.sample(WORDS, rng.choice([1, 2, 3]))))
         if rng.random() < 0.3:
-            name = "_" + name[len("test_"):] + "_helper"
+            name = "_" + name[len("test_") :] + "_helper"
         w.emit(f"def {name}():")
         ctx = Ctx(device=False, dtype=False, cuda_ok=True, vars=[], free=True)
         for line in _body(rng, ctx, "    ", min(int(rng.lognormvariate(6.3, 0.7)), max(40, target - w.size))):
@@ -1305,8 +1560,7 @@ def _render(p: FilePlan, probs: Probabilities) -> tuple[str, Writer]:
         remaining_bytes = body_target - trailer_estimate - w.size
         share = remaining_bytes * cls.tests / max(1, tests_total - tests_done)
         end = w.size + int(share)
-        tests_done += _class(w, p, cls, end, cls.tests, probs, names,
-                             escape_at=0 if ci == escape_cls else -1)
+        tests_done += _class(w, p, cls, end, cls.tests, probs, names, escape_at=0 if ci == escape_cls else -1)
         if cls.device:
             w.use("common_device_type_module" if cls.inst_attr else "instantiate_device_type_tests")
             if cls.inst_at_end:
@@ -1411,8 +1665,12 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 
 def _pcts(values: Sequence[float]) -> dict[str, float]:
-    return {"p50": percentile(values, 50), "p90": percentile(values, 90),
-            "p99": percentile(values, 99), "max": max(values) if values else 0}
+    return {
+        "p50": percentile(values, 50),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+        "max": max(values) if values else 0,
+    }
 
 
 def _prepare(out_dir: Path) -> None:
@@ -1525,8 +1783,12 @@ def generate(out_dir: Path, files: int = 2000, seed: int = 0) -> dict[str, Any]:
 
 def compare(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Measured vs target percentiles, with the relative error of each."""
-    keys = {"size": "size", "lines": "lines_per_file", "classes_per_file": "classes_per_file",
-            "methods_per_class": "methods_per_class"}
+    keys = {
+        "size": "size",
+        "lines": "lines_per_file",
+        "classes_per_file": "classes_per_file",
+        "methods_per_class": "methods_per_class",
+    }
     out: dict[str, dict[str, Any]] = {}
     for tk, sk in keys.items():
         row = {}
@@ -1539,18 +1801,23 @@ def compare(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out["totals"] = {
         "bytes": {"target": round(TARGET_TOTAL_BYTES_PER_FILE * summary["files"]), "got": summary["bytes"]},
         "classes": {"target": round(TARGET_CLASSES_PER_FILE * summary["files"]), "got": summary["classes"]},
-        "files_without_classes": {"target": round(TARGET_NO_CLASS_FRACTION * summary["files"]),
-                                  "got": summary["files_without_classes"]},
+        "files_without_classes": {
+            "target": round(TARGET_NO_CLASS_FRACTION * summary["files"]),
+            "got": summary["files_without_classes"],
+        },
         "methods": {"target": round(MEASURED_METHODS * scale), "got": summary["methods"]},
         "device_method_fraction": {"target": TARGET_DEVICE_METHOD_FRACTION, "got": summary["device_method_fraction"]},
         "instantiating_files": {"target": round(203 * scale), "got": summary["instantiating_files"]},
         "instantiate_calls": {"target": round(424 * scale), "got": summary["instantiate_calls"]},
-        "unclassified_fraction": {"target": TARGET_UNCLASSIFIED_CLASS_FRACTION,
-                                  "got": round(summary["classes_by_classification"].get("unclassified", 0)
-                                               / max(1, summary["classes"]), 3)},
+        "unclassified_fraction": {
+            "target": TARGET_UNCLASSIFIED_CLASS_FRACTION,
+            "got": round(summary["classes_by_classification"].get("unclassified", 0) / max(1, summary["classes"]), 3),
+        },
     }
-    out["decorators"] = {k: {"target": round(v * method_scale), "got": summary["decorators"].get(k, 0)}
-                         for k, v in DECORATOR_COUNTS.items()}
+    out["decorators"] = {
+        k: {"target": round(v * method_scale), "got": summary["decorators"].get(k, 0)}
+        for k, v in DECORATOR_COUNTS.items()
+    }
     return out
 
 
@@ -1577,7 +1844,8 @@ def _classes_in(body: list[ast.stmt]) -> list[ast.ClassDef]:
 def _declares(cls: ast.ClassDef) -> bool:
     for s in cls.body:
         if isinstance(s, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "hw_classification" for t in s.targets):
+            isinstance(t, ast.Name) and t.id == "hw_classification" for t in s.targets
+        ):
             return True
         if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == "hw_classification":
             return True
@@ -1618,11 +1886,19 @@ def census(out_dir: Path) -> dict[str, tuple[int, int]]:
             except SyntaxError:
                 continue
         folder = path.parent.relative_to(out_dir).as_posix()
-        imported = {a.asname or a.name: f"{folder}/{node.module}.py" for node in tree.body
-                    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("common_")
-                    for a in node.names}
-        post = {t.value.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
-                if isinstance(t, ast.Attribute) and t.attr == "hw_classification" and isinstance(t.value, ast.Name)}
+        imported = {
+            a.asname or a.name: f"{folder}/{node.module}.py"
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("common_")
+            for a in node.names
+        }
+        post = {
+            t.value.id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for t in node.targets
+            if isinstance(t, ast.Attribute) and t.attr == "hw_classification" and isinstance(t.value, ast.Name)
+        }
         classes = unclassified = 0
         for c in _classes_in(tree.body):
             bases = [(imported.get(b.id, ""), b.id) for b in c.bases if isinstance(b, ast.Name)]
@@ -1667,8 +1943,9 @@ def verify(out_dir: Path) -> dict[str, Any]:
     device_methods = 0
     total_methods = 0
     inst_calls = 0
-    files = sorted(p for p in (out_dir / "test").rglob("*.py")
-                   if p.name.startswith("test_") or p.name.endswith("_test.py"))
+    files = sorted(
+        p for p in (out_dir / "test").rglob("*.py") if p.name.startswith("test_") or p.name.endswith("_test.py")
+    )
     for path in files:
         rel = path.relative_to(out_dir).as_posix()
         src = path.read_bytes()
@@ -1704,8 +1981,11 @@ def verify(out_dir: Path) -> dict[str, Any]:
             methods_per_class.append(len(own))
             total_methods += len(own)
             device_methods += sum(1 for m in own if len(m.args.args) > 1 and m.args.args[1].arg == "device")
-            classified = _declares(c) or c.name in post or any(
-                common_classified.get((imported.get(b, ""), b), False) for b in base_names)
+            classified = (
+                _declares(c)
+                or c.name in post
+                or any(common_classified.get((imported.get(b, ""), b), False) for b in base_names)
+            )
             if not classified:
                 unclassified[rel] = unclassified.get(rel, 0) + 1
         classes_per_file.append(n_classes)
@@ -1722,7 +2002,9 @@ def verify(out_dir: Path) -> dict[str, Any]:
         "allowlist_matches": unclassified == allow,
         "allowlist_mismatches": sorted(
             f"{k}: allowlist {allow.get(k, 0)}, found {unclassified.get(k, 0)}"
-            for k in set(allow) | set(unclassified) if allow.get(k, 0) != unclassified.get(k, 0))[:10],
+            for k in set(allow) | set(unclassified)
+            if allow.get(k, 0) != unclassified.get(k, 0)
+        )[:10],
         "classes": sum(classes_per_file),
         "methods": total_methods,
         "device_method_fraction": round(device_methods / max(1, total_methods), 4),
@@ -1738,8 +2020,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--verify", action="store_true",
-                        help="re-parse the tree with ast and check it against the recorded ground truth")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-parse the tree with ast and check it against the recorded ground truth",
+    )
     args = parser.parse_args(argv)
     if args.files < 1:
         parser.error("--files must be at least 1")

@@ -23,7 +23,7 @@ with atheris.instrument_imports():
     from hwlint.output import NAMES, renderer
 
 _ROOT = Path(tempfile.mkdtemp(prefix="hwlint-fuzz-"))
-(_ROOT / "pyproject.toml").write_text("[tool.hwlint]\nselect = [\"ALL\"]\n")
+(_ROOT / "pyproject.toml").write_text('[tool.hwlint]\nselect = ["ALL"]\n')
 (_ROOT / "test").mkdir()
 (_ROOT / "allowlist.txt").write_text("test/test_listed.py 1\n")
 _CONFIG = load_config(start=_ROOT)

@@ -19,8 +19,18 @@ from typing import Any
 
 # The destinations of the options of CHECK parsed here, and the formats
 # (--select and the others need the rule registry; --fix needs libcst).
-FAST = {"config_file", "jobs", "output", "no_cache", "cache_dir", "fmt", "exit_zero", "statistics", "no_allowlist",
-        "today"}
+FAST = {
+    "config_file",
+    "jobs",
+    "output",
+    "no_cache",
+    "cache_dir",
+    "fmt",
+    "exit_zero",
+    "statistics",
+    "no_allowlist",
+    "today",
+}
 FAST_FORMATS = ("text", "json", "jsonl")
 
 
@@ -61,7 +71,9 @@ def parse_check(args: list[str]) -> dict[str, Any] | None:
     for option in declared:
         if option.envvar and option.dest not in settings and os.environ.get(option.envvar):
             settings[option.dest] = os.environ[option.envvar]  # click ignores an empty one too
-    if "" in paths or not all(_accepted(option, settings[option.dest]) for option in declared if option.dest in settings):
+    if "" in paths or not all(
+        _accepted(option, settings[option.dest]) for option in declared if option.dest in settings
+    ):
         return None
     for option in declared:
         if option.kind == "count" and option.dest in settings:

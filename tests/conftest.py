@@ -24,8 +24,9 @@ def _toml_value(value: Any) -> str:
     return str(value)
 
 
-def write_project(root: Path, files: dict[str, str], settings: dict[str, Any] | None = None,
-                  allowlist: str | None = None) -> Path:
+def write_project(
+    root: Path, files: dict[str, str], settings: dict[str, Any] | None = None, allowlist: str | None = None
+) -> Path:
     """A project folder: pyproject.toml with [tool.hwlint], the files, an allowlist."""
     root.mkdir(parents=True, exist_ok=True)
     lines = ["[tool.hwlint]"] + [f"{k} = {_toml_value(v)}" for k, v in (settings or {}).items()]

@@ -23,17 +23,22 @@ NEXT = (
 
 
 def test_init_lists_every_file_with_violations_at_its_count(tmp_path: Path) -> None:
-    root = write_project(tmp_path, {
-        "test/test_a.py": unclassified(2),
-        "test/nn/test_b.py": unclassified(1),
-        "test/test_clean.py": CLEAN,
-    })
+    root = write_project(
+        tmp_path,
+        {
+            "test/test_a.py": unclassified(2),
+            "test/nn/test_b.py": unclassified(1),
+            "test/test_clean.py": CLEAN,
+        },
+    )
     before = run_cli("check", cwd=root)
     assert before.returncode == 1
     result = run_cli("allowlist", "init", cwd=root)
-    assert (result.returncode, result.stdout, result.stderr) == (0, (
-        "Created allowlist.txt: 2 files with 3 violations (3 test files checked).\n" + NEXT
-    ), "")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        ("Created allowlist.txt: 2 files with 3 violations (3 test files checked).\n" + NEXT),
+        "",
+    )
     assert (root / "allowlist.txt").read_text() == HEADER + "test/nn/test_b.py 1\ntest/test_a.py 2\n"
     after = run_cli("check", cwd=root)
     assert (after.returncode, after.stdout) == (0, "All checks passed (3 files checked, 2 allowlisted).\n")
@@ -72,10 +77,13 @@ def test_init_warns_about_files_that_cannot_be_allowlisted(tmp_path: Path) -> No
 def test_sync_on_a_missing_list_points_to_init_in_one_line(tmp_path: Path) -> None:
     root = write_project(tmp_path, {f"test/test_{i}.py": unclassified(1) for i in range(5)})
     result = run_cli("allowlist", "sync", cwd=root)
-    assert (result.returncode, result.stdout) == (1, (
-        "allowlist.txt does not exist: nothing to sync. To adopt hwlint, create it from the tree as it is: "
-        "`hwlint allowlist init`. Growth refused: 5 files not added.\n"
-    ))
+    assert (result.returncode, result.stdout) == (
+        1,
+        (
+            "allowlist.txt does not exist: nothing to sync. To adopt hwlint, create it from the tree as it is: "
+            "`hwlint allowlist init`. Growth refused: 5 files not added.\n"
+        ),
+    )
     assert not (root / "allowlist.txt").exists()
 
 
@@ -103,8 +111,14 @@ def test_a_check_that_matched_nothing_says_where_it_looked(tmp_path: Path, fast_
     (root / "other" / "y_test.py").write_text(unclassified(1))
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     env = {**os.environ, "HWLINT_NO_FAST_PATH": "" if fast_path else "1"}
-    result = subprocess.run([sys.executable, "-m", "hwlint", "check", "--format", fmt], cwd=root,
-                            capture_output=True, text=True, env=env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "hwlint", "check", "--format", fmt],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 0
     assert result.stdout == ("All checks passed (0 files checked).\n" if fmt == "text" else "[]\n")
     assert result.stderr == (
@@ -119,7 +133,10 @@ def test_a_check_with_exclude_shows_it(tmp_path: Path) -> None:
     root = write_project(tmp_path, {"test/test_a.py": unclassified(1)}, settings={"exclude": ["test/**"]})
     result = run_cli("check", cwd=root)
     assert result.returncode == 0
-    assert 'include = ["test/**/test_*.py", "test/**/*_test.py"], exclude = ["test/**"]); 1 file named like tests exists under test/' in result.stderr
+    assert (
+        'include = ["test/**/test_*.py", "test/**/*_test.py"], exclude = ["test/**"]); 1 file named like tests exists under test/'
+        in result.stderr
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -136,8 +153,13 @@ def _corpus():  # type: ignore[no-untyped-def]
 
 
 def _git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout
 
 
@@ -164,9 +186,14 @@ def readme_adoption_lines() -> list[str]:
 
 def test_the_readme_adoption_section_runs_word_for_word(tmp_path: Path) -> None:
     root = unadopted_tree(tmp_path / "suite", files=80, seed=5)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     lines = readme_adoption_lines()
     # Every line passes: `hwlint fix` leaves classes for a human, but in
     # allowlisted files within their budgets, so `hwlint check` passes and

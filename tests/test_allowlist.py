@@ -97,7 +97,9 @@ def test_prune_keeps_comments_and_unchanged_lines_byte_for_byte() -> None:
 
 
 def test_prune_on_a_partial_run_judges_only_checked_and_missing_files() -> None:
-    allowlist = parse_allowlist("test/test_a.py 2\ntest/test_b.py 2\ntest/test_gone.py 1\ntest/test_other.py 3\n", "a.txt")
+    allowlist = parse_allowlist(
+        "test/test_a.py 2\ntest/test_b.py 2\ntest/test_gone.py 1\ntest/test_other.py 3\n", "a.txt"
+    )
     tree = TreeCounts({"test/test_a.py": 1, "test/test_b.py": 0}, whole_tree=False)
     plan = plan_prune(allowlist, tree, exists=lambda p: p != "test/test_gone.py")
     assert plan.budgets == {"test/test_a.py": 1, "test/test_other.py": 3}
@@ -135,8 +137,12 @@ def test_prune_sorts_and_merges_duplicates_at_the_lowest_budget() -> None:
 
 def test_prune_follows_a_rename() -> None:
     allowlist = parse_allowlist("test/test_old.py 3\n", "allowlist.txt")
-    plan = plan_prune(allowlist, TreeCounts({"test/test_new.py": 2}), exists=lambda p: p != "test/test_old.py",
-                      renames={"test/test_old.py": "test/test_new.py"})
+    plan = plan_prune(
+        allowlist,
+        TreeCounts({"test/test_new.py": 2}),
+        exists=lambda p: p != "test/test_old.py",
+        renames={"test/test_old.py": "test/test_new.py"},
+    )
     assert describe(plan) == [
         "allowlist.txt:1: moved test/test_old.py to test/test_new.py (renamed), budget lowered from 3 to 2"
     ]
@@ -144,7 +150,9 @@ def test_prune_follows_a_rename() -> None:
 
 
 def test_prune_does_not_guess_about_conflicts_or_bad_lines() -> None:
-    text = "test/test_a.py 1\n<<<<<<< HEAD\ntest/test_b.py 2\n=======\ntest/test_b.py 3\n>>>>>>> topic\n/abs/test_c.py 1\n"
+    text = (
+        "test/test_a.py 1\n<<<<<<< HEAD\ntest/test_b.py 2\n=======\ntest/test_b.py 3\n>>>>>>> topic\n/abs/test_c.py 1\n"
+    )
     allowlist = parse_allowlist(text, "allowlist.txt")
     plan = plan_prune(allowlist, TreeCounts({"test/test_a.py": 0, "test/test_b.py": 1}), exists=everything_exists)
     assert plan.actions == []
@@ -153,8 +161,9 @@ def test_prune_does_not_guess_about_conflicts_or_bad_lines() -> None:
 
 def test_sync_refuses_growth_without_the_flag_and_applies_the_rest() -> None:
     allowlist = parse_allowlist(HEADER + "test/test_a.py 1\ntest/test_b.py 3\ntest/test_c.py 1\n", "allowlist.txt")
-    tree = TreeCounts({"test/test_a.py": 2, "test/test_b.py": 1, "test/test_c.py": 0, "test/test_new.py": 4,
-                       "test/test_ok.py": 0})
+    tree = TreeCounts(
+        {"test/test_a.py": 2, "test/test_b.py": 1, "test/test_c.py": 0, "test/test_new.py": 4, "test/test_ok.py": 0}
+    )
     plan = plan_sync(allowlist, tree, exists=everything_exists)
     assert describe(plan) == [
         "allowlist.txt:4: lowered test/test_b.py from 3 to 1",
@@ -178,8 +187,7 @@ def test_sync_with_allow_growth_adds_and_raises_and_says_so() -> None:
 
 def test_sync_resolves_a_conflict_from_the_tree_without_growth() -> None:
     text = (
-        HEADER
-        + "test/test_a.py 2\n"
+        HEADER + "test/test_a.py 2\n"
         "<<<<<<< HEAD\n"
         "test/test_b.py 2\n"
         "||||||| base\n"
@@ -237,8 +245,11 @@ def test_syntax_problems_are_reported_at_their_lines(tmp_path: Path) -> None:
         "test/test_c.py many\n"
         "<<<<<<< HEAD\n"
     )
-    root = write_project(tmp_path, {"test/test_a.py": unclassified(1), "test/test_b.py": unclassified(1),
-                                    "test/test_c.py": unclassified(1)}, allowlist=allowlist)
+    root = write_project(
+        tmp_path,
+        {"test/test_a.py": unclassified(1), "test/test_b.py": unclassified(1), "test/test_c.py": unclassified(1)},
+        allowlist=allowlist,
+    )
     found = [(d.line, d.message) for d in lint(root).diagnostics if d.code == "HWC304"]
     assert found == [
         (3, "test/test_a.py is out of order (after test/test_b.py): keep the list sorted"),
@@ -253,12 +264,15 @@ def test_syntax_problems_are_reported_at_their_lines(tmp_path: Path) -> None:
 def test_a_budget_too_long_to_be_a_count_is_a_malformed_entry(tmp_path: Path) -> None:
     # 5,000 digits is more than int() converts: this was an internal error.
     for budget in ("9" * 19, "9" * 5000):
-        root = write_project(tmp_path / str(len(budget)), {"test/test_a.py": unclassified(1)},
-                             allowlist=f"test/test_a.py {budget}\n")
+        root = write_project(
+            tmp_path / str(len(budget)), {"test/test_a.py": unclassified(1)}, allowlist=f"test/test_a.py {budget}\n"
+        )
         found = [(d.line, d.message) for d in lint(root).diagnostics if d.code == "HWC304"]
         shown = f"test/test_a.py {budget}" if len(budget) == 19 else "test/test_a.py " + "9" * 82 + "..."
         assert found == [(1, f"malformed entry {shown!r}: expected `<path> <violations allowed>`")]
-    assert parse_allowlist("test/test_a.py 999999999999999999\n", "a.txt").entries["test/test_a.py"].budget == 10**18 - 1
+    assert (
+        parse_allowlist("test/test_a.py 999999999999999999\n", "a.txt").entries["test/test_a.py"].budget == 10**18 - 1
+    )
 
 
 def test_a_path_written_with_a_colon_is_malformed_but_keeps_its_file_and_budget(tmp_path: Path) -> None:
@@ -267,7 +281,8 @@ def test_a_path_written_with_a_colon_is_malformed_but_keeps_its_file_and_budget(
     # findings were over no budget.
     root = write_project(tmp_path, {"test/test_a.py": unclassified(2)}, allowlist="test/test_a.py: 2\n")
     assert [(d.path, d.line, d.code, d.message) for d in lint(root).diagnostics] == [
-        ("allowlist.txt", 1, "HWC304", "malformed entry 'test/test_a.py: 2': expected `<path> <violations allowed>`")]
+        ("allowlist.txt", 1, "HWC304", "malformed entry 'test/test_a.py: 2': expected `<path> <violations allowed>`")
+    ]
     for layout in (True, False):
         assert parse_allowlist("test/test_a.py: 2\n", "a.txt", layout=layout).entries["test/test_a.py"].budget == 2
 
@@ -280,11 +295,15 @@ def test_a_new_unclassified_class_in_an_allowlisted_file_is_caught(tmp_path: Pat
     root = write_project(tmp_path, {"test/test_old.py": unclassified(2)}, allowlist="test/test_old.py 1\n")
     assert [(d.path, d.line, d.code, d.message) for d in lint(root).diagnostics] == [
         # Reported where it is (tests/test_budget.py: which one, from git).
-        ("test/test_old.py", 4, "HWC302",
-         "HWC001 test class Test1 declares no hw_classification: add `hw_classification = "
-         "HardwareClassification.GENERIC` (not instantiated per device, no device parameter, no accelerator use); "
-         "over the budget of test/test_old.py at allowlist.txt:1 (1 allowed, 2 found; the last in the file: no "
-         "history of when the budget was set)"),
+        (
+            "test/test_old.py",
+            4,
+            "HWC302",
+            "HWC001 test class Test1 declares no hw_classification: add `hw_classification = "
+            "HardwareClassification.GENERIC` (not instantiated per device, no device parameter, no accelerator use); "
+            "over the budget of test/test_old.py at allowlist.txt:1 (1 allowed, 2 found; the last in the file: no "
+            "history of when the budget was set)",
+        ),
     ]
 
 
@@ -293,8 +312,12 @@ def test_prune_api_takes_a_fresh_check_result(tmp_path: Path) -> None:
     # (allowlist applied): the exempt files' counts must still be right.
     root = write_project(
         tmp_path,
-        {"test/test_a.py": unclassified(1), "test/test_b.py": CLEAN, "test/test_c.py": unclassified(3),
-         "test/test_d.py": unclassified(2)},
+        {
+            "test/test_a.py": unclassified(1),
+            "test/test_b.py": CLEAN,
+            "test/test_c.py": unclassified(3),
+            "test/test_d.py": unclassified(2),
+        },
         allowlist="test/test_a.py 1\ntest/test_b.py 1\ntest/test_c.py 5\n",
     )
     config = load_config(start=root)
@@ -307,7 +330,11 @@ def test_prune_api_takes_a_fresh_check_result(tmp_path: Path) -> None:
     assert (root / "allowlist.txt").read_text() == "test/test_a.py 1\ntest/test_c.py 3\n"
     # The same from a run that ignored the allowlist: nothing left to do.
     again = prune_allowlist(config, lint(root, use_allowlist=False), write=True)
-    assert (again.changed, again.written, again.summary("prune")) == (False, False, "allowlist.txt is up to date (2 entries).")
+    assert (again.changed, again.written, again.summary("prune")) == (
+        False,
+        False,
+        "allowlist.txt is up to date (2 entries).",
+    )
 
 
 def test_prune_counts_the_configured_rules_whatever_the_run_selected(tmp_path: Path) -> None:
@@ -340,8 +367,12 @@ def test_prune_on_a_partial_run_leaves_other_entries_alone(tmp_path: Path) -> No
 def stale(tmp_path: Path) -> Path:
     return write_project(
         tmp_path / "proj",
-        {"test/test_a.py": unclassified(1), "test/test_b.py": CLEAN, "test/test_c.py": unclassified(2),
-         "test/test_new.py": unclassified(1)},
+        {
+            "test/test_a.py": unclassified(1),
+            "test/test_b.py": CLEAN,
+            "test/test_c.py": unclassified(2),
+            "test/test_new.py": unclassified(1),
+        },
         allowlist=HEADER + "test/test_a.py 1\ntest/test_b.py 1\ntest/test_c.py 4\ntest/test_gone.py 2\n",
     )
 
@@ -362,16 +393,23 @@ def test_prune_check_mode_changes_nothing_and_exits_1(stale: Path) -> None:
 def test_prune_writes_keeps_permissions_and_is_idempotent(stale: Path) -> None:
     os.chmod(stale / "allowlist.txt", 0o640)
     result = run_cli("allowlist", "prune", cwd=stale)
-    assert (result.returncode, result.stdout) == (0, (
-        "allowlist.txt:4: removed test/test_b.py: clean now\n"
-        "allowlist.txt:5: lowered test/test_c.py from 4 to 2\n"
-        "allowlist.txt:6: removed test/test_gone.py: no longer exists\n"
-        "Pruned allowlist.txt: 2 removed, 1 lowered; 2 entries.\n"
-    ))
+    assert (result.returncode, result.stdout) == (
+        0,
+        (
+            "allowlist.txt:4: removed test/test_b.py: clean now\n"
+            "allowlist.txt:5: lowered test/test_c.py from 4 to 2\n"
+            "allowlist.txt:6: removed test/test_gone.py: no longer exists\n"
+            "Pruned allowlist.txt: 2 removed, 1 lowered; 2 entries.\n"
+        ),
+    )
     assert (stale / "allowlist.txt").read_text() == HEADER + "test/test_a.py 1\ntest/test_c.py 2\n"
     assert stat.S_IMODE(os.stat(stale / "allowlist.txt").st_mode) == 0o640
     # No stray files (the cache folder is the project's own).
-    assert sorted(p.name for p in stale.iterdir() if p.name != ".hwlint_cache") == ["allowlist.txt", "pyproject.toml", "test"]
+    assert sorted(p.name for p in stale.iterdir() if p.name != ".hwlint_cache") == [
+        "allowlist.txt",
+        "pyproject.toml",
+        "test",
+    ]
     again = run_cli("allowlist", "prune", "--check", cwd=stale)
     assert (again.returncode, again.stdout) == (0, "allowlist.txt is up to date (2 entries).\n")
 
@@ -406,25 +444,31 @@ def test_check_fix_leaves_a_conflicted_list_to_sync(tmp_path: Path) -> None:
 
 def test_sync_command_refuses_growth_then_allows_it(stale: Path) -> None:
     refused = run_cli("allowlist", "sync", cwd=stale)
-    assert (refused.returncode, refused.stdout) == (1, (
-        "allowlist.txt:4: removed test/test_b.py: clean now\n"
-        "allowlist.txt:5: lowered test/test_c.py from 4 to 2\n"
-        "allowlist.txt:6: removed test/test_gone.py: no longer exists\n"
-        "allowlist.txt: not adding test/test_new.py (1 violation): classify its test classes, or pass --allow-growth\n"
-        "Synced allowlist.txt: 2 removed, 1 lowered; 2 entries. Growth refused: 1 file not added.\n"
-    ))
+    assert (refused.returncode, refused.stdout) == (
+        1,
+        (
+            "allowlist.txt:4: removed test/test_b.py: clean now\n"
+            "allowlist.txt:5: lowered test/test_c.py from 4 to 2\n"
+            "allowlist.txt:6: removed test/test_gone.py: no longer exists\n"
+            "allowlist.txt: not adding test/test_new.py (1 violation): classify its test classes, or pass --allow-growth\n"
+            "Synced allowlist.txt: 2 removed, 1 lowered; 2 entries. Growth refused: 1 file not added.\n"
+        ),
+    )
     assert (stale / "allowlist.txt").read_text() == HEADER + "test/test_a.py 1\ntest/test_c.py 2\n"
     dry = run_cli("allowlist", "sync", "--allow-growth", "--check", cwd=stale)
-    assert (dry.returncode, dry.stdout) == (1, (
-        "allowlist.txt: would add test/test_new.py 1\n"
-        "allowlist.txt would change (1 added; 3 entries): run `hwlint allowlist sync`.\n"
-    ))
+    assert (dry.returncode, dry.stdout) == (
+        1,
+        (
+            "allowlist.txt: would add test/test_new.py 1\n"
+            "allowlist.txt would change (1 added; 3 entries): run `hwlint allowlist sync`.\n"
+        ),
+    )
     assert (stale / "allowlist.txt").read_text() == HEADER + "test/test_a.py 1\ntest/test_c.py 2\n"
     grown = run_cli("allowlist", "sync", "--allow-growth", cwd=stale)
-    assert (grown.returncode, grown.stdout) == (0, (
-        "allowlist.txt: added test/test_new.py 1\n"
-        "Synced allowlist.txt: 1 added; 3 entries.\n"
-    ))
+    assert (grown.returncode, grown.stdout) == (
+        0,
+        ("allowlist.txt: added test/test_new.py 1\nSynced allowlist.txt: 1 added; 3 entries.\n"),
+    )
     assert (stale / "allowlist.txt").read_text() == HEADER + "test/test_a.py 1\ntest/test_c.py 2\ntest/test_new.py 1\n"
 
 
@@ -483,50 +527,74 @@ def test_import_export_round_trip_of_pytorchs_json_allowlist(tmp_path: Path) -> 
     listed = (root / "allowlist.txt").read_text().splitlines()
     assert listed == HEADER.splitlines() + [f"{p} 1" for p in paths]
     exported = run_cli("allowlist", "export-json", str(tmp_path / "out.json"), cwd=root)
-    assert (exported.returncode, exported.stdout) == (0, f"Exported {len(paths)} entries of allowlist.txt to {tmp_path / 'out.json'}.\n")
+    assert (exported.returncode, exported.stdout) == (
+        0,
+        f"Exported {len(paths)} entries of allowlist.txt to {tmp_path / 'out.json'}.\n",
+    )
     assert (tmp_path / "out.json").read_bytes() == source.read_bytes()
 
 
 def test_import_computes_budgets_skips_what_it_cannot_list_and_refuses_growth(tmp_path: Path) -> None:
     root = write_project(
         tmp_path / "proj",
-        {"test/test_a.py": unclassified(3), "test/test_b.py": CLEAN, "test/test_c.py": unclassified(1),
-         "test/test_broken.py": "class (\n"},
+        {
+            "test/test_a.py": unclassified(3),
+            "test/test_b.py": CLEAN,
+            "test/test_c.py": unclassified(1),
+            "test/test_broken.py": "class (\n",
+        },
     )
     listing = tmp_path / "allowlist.json"
-    listing.write_text(json.dumps(["test/test_a.py", "test/test_b.py", "test/test_broken.py", "test/test_gone.py",
-                                   "/abs/test_x.py"]))
+    listing.write_text(
+        json.dumps(["test/test_a.py", "test/test_b.py", "test/test_broken.py", "test/test_gone.py", "/abs/test_x.py"])
+    )
     first = run_cli("allowlist", "import-json", str(listing), cwd=root)
-    assert (first.returncode, first.stdout) == (0, (
-        f"{listing}: skipped /abs/test_x.py: not a root-relative path\n"
-        f"{listing}: skipped test/test_b.py: clean now\n"
-        f"{listing}: skipped test/test_broken.py: does not parse (HWC000): fix it, then list it\n"
-        f"{listing}: skipped test/test_gone.py: not a test file hwlint lints (see include/exclude)\n"
-        "allowlist.txt: added test/test_a.py 3\n"
-        "Imported allowlist.txt: 1 added; 1 entry.\n"
-    ))
+    assert (first.returncode, first.stdout) == (
+        0,
+        (
+            f"{listing}: skipped /abs/test_x.py: not a root-relative path\n"
+            f"{listing}: skipped test/test_b.py: clean now\n"
+            f"{listing}: skipped test/test_broken.py: does not parse (HWC000): fix it, then list it\n"
+            f"{listing}: skipped test/test_gone.py: not a test file hwlint lints (see include/exclude)\n"
+            "allowlist.txt: added test/test_a.py 3\n"
+            "Imported allowlist.txt: 1 added; 1 entry.\n"
+        ),
+    )
     assert (root / "allowlist.txt").read_text() == HEADER + "test/test_a.py 3\n"
     # Into a list with entries, a new file is growth.
     listing.write_text(json.dumps(["test/test_a.py", "test/test_c.py"]))
     again = run_cli("allowlist", "import-json", str(listing), cwd=root)
-    assert (again.returncode, again.stdout) == (1, (
-        "allowlist.txt: not adding test/test_c.py (1 violation): classify its test classes, or pass --allow-growth\n"
-        "allowlist.txt is up to date (1 entry). Growth refused: 1 file not added.\n"
-    ))
+    assert (again.returncode, again.stdout) == (
+        1,
+        (
+            "allowlist.txt: not adding test/test_c.py (1 violation): classify its test classes, or pass --allow-growth\n"
+            "allowlist.txt is up to date (1 entry). Growth refused: 1 file not added.\n"
+        ),
+    )
     assert run_cli("allowlist", "import-json", "--allow-growth", str(listing), cwd=root).returncode == 0
     assert (root / "allowlist.txt").read_text() == HEADER + "test/test_a.py 3\ntest/test_c.py 1\n"
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{not json", "{file}:1: not valid JSON (Expecting property name enclosed in double quotes): pass a JSON array of paths"),
-    ('{"a": 1}', "{file}: expected a JSON array of root-relative paths, like PyTorch's test_linter_allowlist.json"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            "{not json",
+            "{file}:1: not valid JSON (Expecting property name enclosed in double quotes): pass a JSON array of paths",
+        ),
+        ('{"a": 1}', "{file}: expected a JSON array of root-relative paths, like PyTorch's test_linter_allowlist.json"),
+    ],
+)
 def test_import_rejects_what_is_not_a_json_array_of_paths(tmp_path: Path, content: str, message: str) -> None:
     root = write_project(tmp_path / "proj", {"test/test_a.py": CLEAN})
     listing = tmp_path / "bad.json"
     listing.write_text(content)
     result = run_cli("allowlist", "import-json", str(listing), cwd=root)
-    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"hwlint: error: {message.format(file=listing)}\n")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"hwlint: error: {message.format(file=listing)}\n",
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -535,8 +603,13 @@ def test_import_rejects_what_is_not_a_json_array_of_paths(tmp_path: Path, conten
 
 def _prune_processes(root: Path, argument_lists: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
     procs = [
-        subprocess.Popen([sys.executable, "-m", "hwlint", "allowlist", "prune", "--jobs", "1", *args], cwd=root,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "hwlint", "allowlist", "prune", "--jobs", "1", *args],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for args in argument_lists
     ]
     done = []
@@ -565,7 +638,11 @@ def test_concurrent_prunes_never_lose_duplicate_or_tear_lines(tmp_path: Path) ->
     assert [(r.returncode, r.stderr) for r in results] == [(0, "")] * 12
     assert (root / "allowlist.txt").read_text() == expected
     assert load_allowlist(root, "allowlist.txt").problems == []
-    assert sorted(p.name for p in root.iterdir() if p.name != ".hwlint_cache") == ["allowlist.txt", "pyproject.toml", "test"]
+    assert sorted(p.name for p in root.iterdir() if p.name != ".hwlint_cache") == [
+        "allowlist.txt",
+        "pyproject.toml",
+        "test",
+    ]
     # Every change was made exactly once, by the process that checked its file.
     made = [line.split(": ", 1)[1] for r in results for line in r.stdout.splitlines()[:-1]]
     assert sorted(made) == sorted(
@@ -576,25 +653,30 @@ def test_concurrent_prunes_never_lose_duplicate_or_tear_lines(tmp_path: Path) ->
 def test_the_lock_serialises_read_modify_write(tmp_path: Path) -> None:
     # A process that holds the lock keeps a prune from reading the list
     # until it lets go: the prune then sees (and keeps) the holder's write.
-    root = write_project(tmp_path / "proj", {"test/test_a.py": CLEAN, "test/test_b.py": CLEAN},
-                         allowlist="test/test_a.py 1\n")
+    root = write_project(
+        tmp_path / "proj", {"test/test_a.py": CLEAN, "test/test_b.py": CLEAN}, allowlist="test/test_a.py 1\n"
+    )
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\n"
-         "from hwlint.allowlist.edit import allowlist_lock\n"
-         "from hwlint.core.config import load_config\n"
-         "with allowlist_lock(load_config()):\n"
-         "    print('locked', flush=True)\n"
-         "    time.sleep(1.0)\n"
-         "    open('allowlist.txt', 'w').write('test/test_a.py 1\\ntest/test_b.py 1\\n')\n"],
-        cwd=root, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from hwlint.allowlist.edit import allowlist_lock\n"
+            "from hwlint.core.config import load_config\n"
+            "with allowlist_lock(load_config()):\n"
+            "    print('locked', flush=True)\n"
+            "    time.sleep(1.0)\n"
+            "    open('allowlist.txt', 'w').write('test/test_a.py 1\\ntest/test_b.py 1\\n')\n",
+        ],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
     result = run_cli("allowlist", "prune", "test/test_b.py", cwd=root)
     holder.wait(timeout=30)
     assert result.stdout == (
-        "allowlist.txt:2: removed test/test_b.py: clean now\n"
-        "Pruned allowlist.txt: 1 removed; 1 entry.\n"
+        "allowlist.txt:2: removed test/test_b.py: clean now\nPruned allowlist.txt: 1 removed; 1 entry.\n"
     )
     assert (root / "allowlist.txt").read_text() == "test/test_a.py 1\n"
 
@@ -607,19 +689,42 @@ def test_example_tree_prunes_to_what_check_says(tmp_path: Path) -> None:
     shutil.copy(repo / "allowlist.txt", root / "allowlist.txt")
     shutil.copy(repo / "pyproject.toml", root / "pyproject.toml")
     result = run_cli("allowlist", "prune", "--check", cwd=root)
-    assert (result.returncode, result.stdout) == (1, (
-        "allowlist.txt:4: would remove examples/test/test_migrated.py: clean now\n"
-        "allowlist.txt would change (1 removed; 1 entry): run `hwlint allowlist prune`.\n"
-    ))
+    assert (result.returncode, result.stdout) == (
+        1,
+        (
+            "allowlist.txt:4: would remove examples/test/test_migrated.py: clean now\n"
+            "allowlist.txt would change (1 removed; 1 entry): run `hwlint allowlist prune`.\n"
+        ),
+    )
 
 
 # Lines of every kind the parser tells apart, for the property below.
-_LINES = st.sampled_from([
-    "test/a.py 1", "test/b.py 2", "test/c.py 0  # later", "test/a.py 3", "test/b.py", "test/d.py x",
-    "/abs/test_x.py 1", "C:/test_x.py 1", "test\\x.py 1", "test/../x.py 1", "./test/x.py 1", "test/..x.py 1",
-    "<<<<<<< HEAD", "=======", ">>>>>>> 1234", "||||||| base", "# comment", "", "   ", "test/z.py 1 trailing",
-    ">x.py 1", "test/e.py 4\r",
-])
+_LINES = st.sampled_from(
+    [
+        "test/a.py 1",
+        "test/b.py 2",
+        "test/c.py 0  # later",
+        "test/a.py 3",
+        "test/b.py",
+        "test/d.py x",
+        "/abs/test_x.py 1",
+        "C:/test_x.py 1",
+        "test\\x.py 1",
+        "test/../x.py 1",
+        "./test/x.py 1",
+        "test/..x.py 1",
+        "<<<<<<< HEAD",
+        "=======",
+        ">>>>>>> 1234",
+        "||||||| base",
+        "# comment",
+        "",
+        "   ",
+        "test/z.py 1 trailing",
+        ">x.py 1",
+        "test/e.py 4\r",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

@@ -35,11 +35,25 @@ def test_no_import_cycle_inside_hwlint() -> None:
 
 def test_the_stages_never_import_the_cache_or_click() -> None:
     """A fresh interpreter importing each stage loads neither."""
-    stages = ["core.config", "facts.discover", "facts.read", "facts", "facts.resolve", "rules.infer", "rules",
-              "allowlist.model", "allowlist.phases", "engine.judge", "facts.collect", "infra.pool"]
-    code = ("import sys\n"
-            f"for stage in {stages!r}:\n"
-            "    __import__('hwlint.' + stage)\n"
-            "print(sorted(m for m in sys.modules if m in ('click', 'hwlint.infra.cache', 'hwlint.engine.cached', 'hwlint.cli.main', 'hwlint.cli.options')))\n")
+    stages = [
+        "core.config",
+        "facts.discover",
+        "facts.read",
+        "facts",
+        "facts.resolve",
+        "rules.infer",
+        "rules",
+        "allowlist.model",
+        "allowlist.phases",
+        "engine.judge",
+        "facts.collect",
+        "infra.pool",
+    ]
+    code = (
+        "import sys\n"
+        f"for stage in {stages!r}:\n"
+        "    __import__('hwlint.' + stage)\n"
+        "print(sorted(m for m in sys.modules if m in ('click', 'hwlint.infra.cache', 'hwlint.engine.cached', 'hwlint.cli.main', 'hwlint.cli.options')))\n"
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert (run.returncode, run.stdout) == (0, "[]\n"), run.stderr

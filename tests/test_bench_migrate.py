@@ -13,7 +13,8 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_migrate.
 IMPORTS = "from torch.testing._internal.common_utils import TestCase\n"
 PLAIN = IMPORTS + "\n\nclass TestPlain{i}(TestCase):\n    def test_a(self):\n        pass\n"
 CUDA = (
-    "from torch.testing._internal.common_device_type import onlyCUDA\n" + IMPORTS
+    "from torch.testing._internal.common_device_type import onlyCUDA\n"
+    + IMPORTS
     + "\n\nclass TestCuda(TestCase):\n    @onlyCUDA\n    def test_a(self):\n        pass\n"
 )
 DEVICE = IMPORTS + "\n\nclass TestDev(TestCase):\n    def test_a(self, device):\n        pass\n"
@@ -43,8 +44,16 @@ def test_figures_of_two_trees(tmp_path: Path) -> None:
     # whose tests take a device (an unsafe migration drops the unused
     # parameter) and one using two accelerators (left in both runs); another
     # with four GENERIC files.
-    first = _tree(tmp_path / "first", {"test_plain.py": PLAIN.format(i=0), "sub/test_cuda.py": CUDA,
-                                       "test_dev.py": DEVICE, "test_mixed.py": MIXED, "helper.py": "X = 1\n"})
+    first = _tree(
+        tmp_path / "first",
+        {
+            "test_plain.py": PLAIN.format(i=0),
+            "sub/test_cuda.py": CUDA,
+            "test_dev.py": DEVICE,
+            "test_mixed.py": MIXED,
+            "helper.py": "X = 1\n",
+        },
+    )
     second = _tree(tmp_path / "second", {f"test_{c}.py": PLAIN.format(i=i) for i, c in enumerate("abcd", start=1)})
     figures = tmp_path / "figures.json"
     proc = _run(first, second, "--json", figures)
@@ -53,9 +62,16 @@ def test_figures_of_two_trees(tmp_path: Path) -> None:
     assert (data["test_files"], data["listed_at_init"]) == (8, 8)
     safe, unsafe = data["runs"]["safe"], data["runs"]["unsafe"]
     assert (safe["listed"], safe["entries_left_share"], safe["classified"]) == (3, 0.375, {"GENERIC": 5})
-    assert safe["unfixed_by_reason"] == {"unsafe CUDA (one-device)": 1, "mixed-accelerator-use": 1,
-                                         "device-not-instantiated": 1}
-    assert (unsafe["listed"], unsafe["entries_left_share"], unsafe["classified"]) == (1, 0.125, {"CUDA": 1, "GENERIC": 6})
+    assert safe["unfixed_by_reason"] == {
+        "unsafe CUDA (one-device)": 1,
+        "mixed-accelerator-use": 1,
+        "device-not-instantiated": 1,
+    }
+    assert (unsafe["listed"], unsafe["entries_left_share"], unsafe["classified"]) == (
+        1,
+        0.125,
+        {"CUDA": 1, "GENERIC": 6},
+    )
     assert unsafe["unfixed_by_reason"] == {"mixed-accelerator-use": 1}
     for run in (safe, unsafe):
         assert (run["over_budget_files"], run["check_exit"]) == (0, 0)

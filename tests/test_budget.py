@@ -17,8 +17,13 @@ NEW = "class TestNew(TestCase):\n    def test_n(self):\n        pass\n\n\n"
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
-                          cwd=root, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 def adopted(tmp_path: Path, source: str = HEADER + OLD) -> Path:
@@ -38,11 +43,17 @@ def test_a_new_class_is_reported_at_its_line_even_above_the_old_ones(tmp_path: P
     (root / "test/test_old.py").write_text(HEADER + NEW + OLD)
     (diag,) = lint(root).diagnostics
     assert (diag.path, diag.line, diag.column, diag.code, diag.class_name) == (
-        "test/test_old.py", 4, 1, "HWC302", "TestNew")
+        "test/test_old.py",
+        4,
+        1,
+        "HWC302",
+        "TestNew",
+    )
     assert diag.message == (
         "HWC001 test class TestNew declares no hw_classification: add `hw_classification = "
         "HardwareClassification.GENERIC` (not instantiated per device, no device parameter, no accelerator use); "
-        "over the budget of test/test_old.py at allowlist.txt:3 (1 allowed, 2 found; new since the budget was set)")
+        "over the budget of test/test_old.py at allowlist.txt:3 (1 allowed, 2 found; new since the budget was set)"
+    )
     assert diag.fix is not None and diag.fix.applicability == "safe" and diag.fix.classification == "GENERIC"
 
 
@@ -52,12 +63,16 @@ def test_only_as_many_as_the_file_is_over_are_reported(tmp_path: Path) -> None:
     news = "".join(NEW.replace("TestNew", f"TestNew{i}") for i in range(3))
     (root / "test/test_old.py").write_text(HEADER + news + OLD)
     assert [(d.line, d.class_name) for d in lint(root).diagnostics] == [
-        (4, "TestNew0"), (9, "TestNew1"), (14, "TestNew2")]
+        (4, "TestNew0"),
+        (9, "TestNew1"),
+        (14, "TestNew2"),
+    ]
     # Once the old one is fixed, 3 violations against 1 allowed: the last two new ones.
     fixed_old = OLD.replace("(TestCase):\n", "(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n")
     fixed_old = fixed_old.replace("test_a(self, device)", "test_a(self)")
-    (root / "test/test_old.py").write_text(HEADER.replace("TestCase\n", "TestCase, HardwareClassification\n")
-                                           + news + fixed_old)
+    (root / "test/test_old.py").write_text(
+        HEADER.replace("TestCase\n", "TestCase, HardwareClassification\n") + news + fixed_old
+    )
     assert [(d.line, d.class_name) for d in lint(root).diagnostics] == [(9, "TestNew1"), (14, "TestNew2")]
 
 
@@ -92,14 +107,24 @@ def test_ci_formats_point_at_the_test_file(tmp_path: Path) -> None:
     (result,) = sarif["runs"][0]["results"]
     location = result["locations"][0]["physicalLocation"]
     assert (result["ruleId"], location["artifactLocation"]["uri"], location["region"]["startLine"]) == (
-        "HWC302", "test/test_old.py", 4)
+        "HWC302",
+        "test/test_old.py",
+        4,
+    )
     (message,) = [json.loads(line) for line in run_cli("check", "--format", "lintrunner", cwd=root).stdout.splitlines()]
     assert (message["path"], message["line"], message["name"]) == (
-        str(root / "test/test_old.py"), 4, "HWC302 allowlist-budget")
+        str(root / "test/test_old.py"),
+        4,
+        "HWC302 allowlist-budget",
+    )
     assert message["replacement"] == (
         HEADER.replace("TestCase\n", "TestCase, HardwareClassification\n")
         + NEW.replace("(TestCase):\n", "(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n")
-        + OLD)
+        + OLD
+    )
     data = json.loads(run_cli("check", "--format", "json", cwd=root).stdout)
-    assert data[0]["fix"] == {"applicability": "safe", "classification": "GENERIC",
-                              "evidence": "not instantiated per device, no device parameter, no accelerator use"}
+    assert data[0]["fix"] == {
+        "applicability": "safe",
+        "classification": "GENERIC",
+        "evidence": "not instantiated per device, no device parameter, no accelerator use",
+    }

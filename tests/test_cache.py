@@ -24,7 +24,10 @@ from hwlint.infra.cache import CACHE_DIR_NAME, Cache
 from tests.conftest import run_cli, write_project
 
 HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n"
-GENERIC = HEADER + "\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_a(self):\n        pass\n"
+GENERIC = (
+    HEADER
+    + "\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_a(self):\n        pass\n"
+)
 UNCLASSIFIED = HEADER + "\nclass TestB(TestCase):\n    def test_b(self):\n        pass\n"
 BASE = HEADER + "\nclass DeviceBase(TestCase):\n    hw_classification = HardwareClassification.{member}\n"
 SUBCLASS = "from common_base import DeviceBase\n\n\nclass TestSub(DeviceBase):\n    def test_sub(self):\n        pass\n"
@@ -53,8 +56,14 @@ def _codes(root: Path, cache_dir: Path) -> list[tuple[str, int, str]]:
 
 
 def _cli(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hwlint", *args], cwd=root, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "hwlint", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 # -- hits, misses and what invalidates them ---------------------------------------
@@ -113,8 +122,9 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return read
 
 
-def test_an_unchanged_stat_vouches_for_the_hash_and_a_changed_ctime_does_not(tmp_path: Path,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unchanged_stat_vouches_for_the_hash_and_a_changed_ctime_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import hwlint.engine.cached
 
     # Files written just before a run are racy (changed within 2 s of the
@@ -137,8 +147,9 @@ def test_an_unchanged_stat_vouches_for_the_hash_and_a_changed_ctime_does_not(tmp
     assert third == _run(root, tmp_path / "fresh")[0]
 
 
-def test_a_file_changed_just_before_its_stat_was_taken_is_read_again(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_changed_just_before_its_stat_was_taken_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root, cache = _many(tmp_path), tmp_path / "cache"
     _run(root, cache)  # every file is younger than 2 s: racy, its stat vouches for nothing
     read = _reads(monkeypatch)
@@ -146,17 +157,20 @@ def test_a_file_changed_just_before_its_stat_was_taken_is_read_again(tmp_path: P
     assert store.memo_hit and len(read) == 11
 
 
-@pytest.mark.parametrize(("setting", "facts_change"), [
-    ({"enum": "HwClass"}, True),
-    ({"attribute": "hw_class"}, True),
-    ({"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "NPU"]}, False),
-    ({"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}}, False),
-    ({"inheritance": "explicit"}, False),
-    ({"extend-accelerator-modules": ["torch_npu.npu"]}, True),
-    ({"extend-accelerator-flags": ["TEST_OPENREG"]}, True),
-    ({"extend-devices": ["openreg"]}, True),
-    ({"baseline": 7}, False),
-])
+@pytest.mark.parametrize(
+    ("setting", "facts_change"),
+    [
+        ({"enum": "HwClass"}, True),
+        ({"attribute": "hw_class"}, True),
+        ({"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "NPU"]}, False),
+        ({"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}}, False),
+        ({"inheritance": "explicit"}, False),
+        ({"extend-accelerator-modules": ["torch_npu.npu"]}, True),
+        ({"extend-accelerator-flags": ["TEST_OPENREG"]}, True),
+        ({"extend-devices": ["openreg"]}, True),
+        ({"baseline": 7}, False),
+    ],
+)
 def test_config_change_is_a_new_cache(tmp_path: Path, setting: dict, facts_change: bool) -> None:
     """A setting the facts stage receives (collect.FactsOptions) is a new
     folder of facts; any setting at all is a new whole-tree memo."""
@@ -189,10 +203,12 @@ def test_version_change_is_a_new_cache(tmp_path: Path, monkeypatch: pytest.Monke
     assert after == before
     assert (store.hits, store.misses, store.memo_hit) == (0, 4, False)
     # The command line too: another version finds nothing to reuse.
-    code = ("import sys, hwlint; hwlint.__version__ = '999.1'; "
-            "from hwlint.engine.cached import store_for; from hwlint.engine.check import run_check; from hwlint.core.config import load_config; "
-            f"c = load_config(); s = store_for(c, {str(cache)!r}); run_check(c, cache=s); "
-            "print(s.hits, s.misses, s.memo_hit)")
+    code = (
+        "import sys, hwlint; hwlint.__version__ = '999.1'; "
+        "from hwlint.engine.cached import store_for; from hwlint.engine.check import run_check; from hwlint.core.config import load_config; "
+        f"c = load_config(); s = store_for(c, {str(cache)!r}); run_check(c, cache=s); "
+        "print(s.hits, s.misses, s.memo_hit)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.stdout.split() == ["0", "4", "False"], proc.stderr
 
@@ -220,7 +236,10 @@ def test_base_class_file_change_rejudges_the_cached_subclass(tmp_path: Path) -> 
     root = _tree(tmp_path)
     first = _cli(root, "check", "--format", "json")
     assert [(d["path"], d["code"]) for d in json.loads(first.stdout)] == [
-        ("test/test_b.py", "HWC001"), ("test/test_sub.py", "HWC101"), ("test/test_sub.py", "HWC102")]
+        ("test/test_b.py", "HWC001"),
+        ("test/test_sub.py", "HWC101"),
+        ("test/test_sub.py", "HWC102"),
+    ]
     # Only the base file changes: test_sub.py's facts come from the cache,
     # and it is judged by the base's new classification.
     (root / "test/common_base.py").write_text(BASE.format(member="GENERIC"))
@@ -234,10 +253,13 @@ def test_base_class_file_change_rejudges_the_cached_subclass(tmp_path: Path) -> 
 
 
 def test_base_class_in_another_test_file(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "test/test_base.py": BASE.format(member="ACCELERATOR") + "\n    def test_x(self, device):\n        pass\n",
-        "test/test_sub.py": SUBCLASS.replace("common_base", "test_base"),
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "test/test_base.py": BASE.format(member="ACCELERATOR") + "\n    def test_x(self, device):\n        pass\n",
+            "test/test_sub.py": SUBCLASS.replace("common_base", "test_base"),
+        },
+    )
     cache = tmp_path / "cache"
     assert ("test/test_sub.py", 5, "HWC102") in _codes(root, cache)
     (root / "test/test_base.py").write_text(BASE.format(member="GENERIC") + "\n    def test_x(self):\n        pass\n")
@@ -283,12 +305,15 @@ def _shards(cache: Path) -> list[Path]:
     return sorted(cache.glob("*/*.bin"))
 
 
-@pytest.mark.parametrize("damage", [
-    b"",
-    b"garbage",
-    hwlint.infra.cache._MAGIC + b"\0" * 20 + b"not marshal",
-    hwlint.infra.cache._MAGIC,
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"",
+        b"garbage",
+        hwlint.infra.cache._MAGIC + b"\0" * 20 + b"not marshal",
+        hwlint.infra.cache._MAGIC,
+    ],
+)
 def test_damaged_cache_files_are_ignored_and_rebuilt(tmp_path: Path, damage: bytes) -> None:
     root, cache = _tree(tmp_path), tmp_path / "cache"
     expected = _cli(root, "check", "--format", "json", "--cache-dir", str(cache))
@@ -342,7 +367,10 @@ def test_unwritable_cache_dir_is_a_notice_not_a_failure(tmp_path: Path) -> None:
     expected = _cli(root, "check", "--format", "json", "--no-cache")
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    for args, env in (((f"--cache-dir={blocker / 'cache'}",), None), ((), {"HWLINT_CACHE_DIR": str(blocker / "cache")})):
+    for args, env in (
+        ((f"--cache-dir={blocker / 'cache'}",), None),
+        ((), {"HWLINT_CACHE_DIR": str(blocker / "cache")}),
+    ):
         proc = _cli(root, "check", "--format", "json", *args, env=env)
         assert (proc.returncode, proc.stdout) == (expected.returncode, expected.stdout)
         (line,) = proc.stderr.splitlines()
@@ -395,8 +423,9 @@ READERS = [
 
 
 @pytest.mark.parametrize("command", READERS, ids=lambda c: " ".join(c[:2]))
-def test_every_command_that_reads_test_files_uses_the_project_cache_by_default(tmp_path: Path,
-                                                                             command: tuple[str, ...]) -> None:
+def test_every_command_that_reads_test_files_uses_the_project_cache_by_default(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
     root = _tree(tmp_path)
     env = {"HWLINT_CACHE_DIR": "", "HWLINT_NO_CACHE": ""}
     _cli(root, *command, "--no-cache", env=env)
@@ -426,19 +455,42 @@ def test_the_help_says_what_is_true_of_the_cache() -> None:
 
     for command in [c[:2] if c[0] == "allowlist" else c[:1] for c in READERS]:
         out = CliRunner().invoke(main, [*command, "--help"]).output
-        assert "Cache folder (default: .hwlint_cache at the project root; env HWLINT_CACHE_DIR)" in " ".join(out.split())
+        assert "Cache folder (default: .hwlint_cache at the project root; env HWLINT_CACHE_DIR)" in " ".join(
+            out.split()
+        )
         assert "--no-cache" in out
 
 
 def test_concurrent_runs_share_a_cache(tmp_path: Path) -> None:
-    files = {f"test/test_{i:02d}.py": (GENERIC if i % 2 else UNCLASSIFIED).replace("TestA", f"TestA{i}").replace("TestB", f"TestB{i}")
-             for i in range(24)}
+    files = {
+        f"test/test_{i:02d}.py": (GENERIC if i % 2 else UNCLASSIFIED)
+        .replace("TestA", f"TestA{i}")
+        .replace("TestB", f"TestB{i}")
+        for i in range(24)
+    }
     root = write_project(tmp_path / "proj", files)
     cache = tmp_path / "cache"
     expected = _cli(root, "check", "--no-cache", "--format", "json").stdout
-    procs = [subprocess.Popen([sys.executable, "-m", "hwlint", "check", "--format", "json", "--cache-dir", str(cache),
-                               *([f"test/test_{i:02d}.py" for i in range(k, 24, 3)] if k < 3 else [])],
-                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(6)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "hwlint",
+                "check",
+                "--format",
+                "json",
+                "--cache-dir",
+                str(cache),
+                *([f"test/test_{i:02d}.py" for i in range(k, 24, 3)] if k < 3 else []),
+            ],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(6)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert all(err == "" for _, err in outs)
     assert [o for o, _ in outs[3:]] == [expected] * 3
@@ -486,22 +538,25 @@ def test_pool_and_cache_give_the_same_result_as_one_process(tmp_path: Path) -> N
 # -- the command line without click ----------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [
-    ["check"],
-    ["check", "--format", "json"],
-    ["check", "--format=jsonl", "--exit-zero"],
-    ["check", "--statistics", "--no-allowlist"],
-    ["check", "test/test_sub.py"],
-    ["check", "test/test_sub.py", "test/nothing_here.py", "--no-cache"],
-    ["check", "test/common_base.py"],
-    ["check", "-j", "2", "test"],
-    ["check", "--jobs", "0"],
-    ["check", "--format", "yaml"],
-    ["check", "--config", "missing.toml"],
-    ["check", "--unknown"],
-    ["check", "/"],
-    ["check", "--format"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check"],
+        ["check", "--format", "json"],
+        ["check", "--format=jsonl", "--exit-zero"],
+        ["check", "--statistics", "--no-allowlist"],
+        ["check", "test/test_sub.py"],
+        ["check", "test/test_sub.py", "test/nothing_here.py", "--no-cache"],
+        ["check", "test/common_base.py"],
+        ["check", "-j", "2", "test"],
+        ["check", "--jobs", "0"],
+        ["check", "--format", "yaml"],
+        ["check", "--config", "missing.toml"],
+        ["check", "--unknown"],
+        ["check", "/"],
+        ["check", "--format"],
+    ],
+)
 def test_fast_path_says_what_click_says(tmp_path: Path, args: list[str]) -> None:
     root = _tree(tmp_path)
     fast = _cli(root, *args)
@@ -522,12 +577,14 @@ def test_fast_path_output_file_and_config(tmp_path: Path) -> None:
 def _imported(root: Path, *args: str) -> tuple[set[str], str]:
     """(the modules `hwlint ARGS` imported that the interpreter's start-up
     had not, its stdout), run as the console script runs it."""
-    code = ("import os, sys, runpy; started = set(sys.modules)\n"
-            f"sys.argv = ['hwlint', *{list(args)!r}]\n"
-            "def leave(code):\n    raise SystemExit(code)\n"
-            "os._exit = leave\n"  # the fast path ends with os._exit: see what it imported first
-            "try:\n    runpy.run_module('hwlint', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "print(repr(sorted(set(sys.modules) - started)), file=sys.stderr)")
+    code = (
+        "import os, sys, runpy; started = set(sys.modules)\n"
+        f"sys.argv = ['hwlint', *{list(args)!r}]\n"
+        "def leave(code):\n    raise SystemExit(code)\n"
+        "os._exit = leave\n"  # the fast path ends with os._exit: see what it imported first
+        "try:\n    runpy.run_module('hwlint', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "print(repr(sorted(set(sys.modules) - started)), file=sys.stderr)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     return set(eval(proc.stderr.strip().splitlines()[-1])), proc.stdout
 
@@ -535,16 +592,36 @@ def _imported(root: Path, *args: str) -> tuple[set[str], str]:
 def test_fast_path_does_not_import_click(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     modules, _ = _imported(root, "check", "test/test_sub.py")
-    assert sorted(m for m in modules if m.split(".")[0] in ("click", "libcst", "concurrent", "multiprocessing")
-                  or m.startswith(("hwlint.report", "hwlint.fix", "hwlint.cli.commands.", "hwlint.allowlist.history"))
-                  and m not in ("hwlint.cli.commands.check_body", "hwlint.cli.commands.console")) == []
+    assert (
+        sorted(
+            m
+            for m in modules
+            if m.split(".")[0] in ("click", "libcst", "concurrent", "multiprocessing")
+            or m.startswith(("hwlint.report", "hwlint.fix", "hwlint.cli.commands.", "hwlint.allowlist.history"))
+            and m not in ("hwlint.cli.commands.check_body", "hwlint.cli.commands.console")
+        )
+        == []
+    )
     assert run_cli("check", "test/test_sub.py", cwd=root).returncode == 1
 
 
 # What a one-file run must not import once the cache knows the project: each
 # costs a noticeable part of a pre-commit run (see benchmarks/bench_check.py).
-NOT_ON_A_WARM_RUN = ("pathspec", "tomllib", "tomli", "dataclasses", "tokenize", "tempfile", "json", "inspect",
-                     "click", "libcst", "concurrent", "multiprocessing", "hwlint.allowlist.edit")
+NOT_ON_A_WARM_RUN = (
+    "pathspec",
+    "tomllib",
+    "tomli",
+    "dataclasses",
+    "tokenize",
+    "tempfile",
+    "json",
+    "inspect",
+    "click",
+    "libcst",
+    "concurrent",
+    "multiprocessing",
+    "hwlint.allowlist.edit",
+)
 
 
 def test_warm_one_file_run_imports_only_what_it_needs(tmp_path: Path) -> None:
@@ -644,7 +721,8 @@ def test_allowlist_memo_gives_what_parsing_gives(tmp_path: Path) -> None:
     for got in (first, again):
         assert got.entries == parsed.entries and list(got.entries) == list(parsed.entries)
         assert [(d.path, d.line, d.code, d.message) for d in got.problems] == [
-            (d.path, d.line, d.code, d.message) for d in parsed.problems]
+            (d.path, d.line, d.code, d.message) for d in parsed.problems
+        ]
         assert len(got.problems) == 4  # out of order, listed twice, malformed (and out of order)
     (root / "allowlist.txt").write_text("test/test_b.py 1\n")
     assert list(cached_allowlist(config, store).entries) == ["test/test_b.py"]
@@ -658,8 +736,9 @@ def test_allowlist_memo_gives_what_parsing_gives(tmp_path: Path) -> None:
 
 
 def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True, capture_output=True
+    )
 
 
 def test_a_committed_cache_cannot_hide_a_violation(tmp_path: Path) -> None:
@@ -685,8 +764,10 @@ def test_a_committed_cache_cannot_hide_a_violation(tmp_path: Path) -> None:
     for _ in range(2):
         run = _cli(root, "check")
         assert (run.returncode, run.stdout) == (expected.returncode, expected.stdout)
-        assert run.stderr == (f"hwlint: notice: git tracks the cache folder {root / CACHE_DIR_NAME} (it was committed): "
-                              f"not using it; remove it from git (`git rm -r --cached {CACHE_DIR_NAME}`)\n")
+        assert run.stderr == (
+            f"hwlint: notice: git tracks the cache folder {root / CACHE_DIR_NAME} (it was committed): "
+            f"not using it; remove it from git (`git rm -r --cached {CACHE_DIR_NAME}`)\n"
+        )
     _git(root, "rm", "-rq", "--cached", CACHE_DIR_NAME)
     assert _cli(root, "check").stderr == ""  # untracked again: used (and rebuilt where it lies)
 

@@ -46,33 +46,45 @@ YAML_BLOCK = re.compile(r"^```yaml\n(.*?)^```", re.S | re.M)
 PACKAGE = Path(hwlint.__file__).resolve().parent
 
 HEADER = "import torch\nfrom torch.testing._internal.common_utils import HardwareClassification, TestCase\n"
-GENERIC = HEADER + '''
+GENERIC = (
+    HEADER
+    + """
 
 class TestOps{n}(TestCase):
     hw_classification = HardwareClassification.GENERIC
 
     def test_add(self):
         self.assertEqual(torch.ones(2).sum().item(), 2.0)
-'''
-UNCLASSIFIED_CUDA = HEADER + '''
+"""
+)
+UNCLASSIFIED_CUDA = (
+    HEADER
+    + """
 
 class TestNN{n}(TestCase):
     def test_linear(self):
         x = torch.ones(2, device="cuda")
         self.assertTrue(x.sum() > 0)
-'''
-UNCLASSIFIED = HEADER + '''
+"""
+)
+UNCLASSIFIED = (
+    HEADER
+    + """
 
 class TestSerialization{n}(TestCase):
     def test_save(self):
         pass
-'''
-BASE = HEADER + '''
+"""
+)
+BASE = (
+    HEADER
+    + """
 
 class DeviceBase(TestCase):
     hw_classification = HardwareClassification.ACCELERATOR
-'''
-INHERITS = '''\
+"""
+)
+INHERITS = """\
 from common_device import DeviceBase
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 
@@ -83,13 +95,16 @@ class TestCudaOps(DeviceBase):
 
 
 instantiate_device_type_tests(TestCudaOps, globals())
-'''
-TAKES_DEVICE = HEADER + '''
+"""
+TAKES_DEVICE = (
+    HEADER
+    + """
 
 class TestNew(TestCase):
     def test_new(self, device):
         pass
-'''
+"""
+)
 
 
 # -- the page ---------------------------------------------------------------------------
@@ -118,9 +133,14 @@ def named(name: str) -> dict[str, Any]:
 
 def cache_steps(path: str) -> tuple[int, dict[str, Any], int, dict[str, Any]]:
     """(index, step) of the restore and of the save of `path`."""
-    found = {kind: [(i, s) for i, s in enumerate(steps())
-                    if s.get("uses") == f"actions/cache/{kind}@v4" and s["with"]["path"] == path]
-             for kind in ("restore", "save")}
+    found = {
+        kind: [
+            (i, s)
+            for i, s in enumerate(steps())
+            if s.get("uses") == f"actions/cache/{kind}@v4" and s["with"]["path"] == path
+        ]
+        for kind in ("restore", "save")
+    }
     assert len(found["restore"]) == 1 and len(found["save"]) == 1, found
     (restore_at, restore), (save_at, save) = found["restore"][0], found["save"][0]
     return restore_at, restore, save_at, save
@@ -154,9 +174,13 @@ def test_the_yaml_blocks_parse_and_cache_the_folder_hwlint_uses() -> None:
     assert save["if"].startswith("always()")
     assert save["with"]["key"] == f"${{{{ steps.{restore['id']}.outputs.cache-primary-key }}}}"
     key = restore["with"]["key"]
-    for part in ("${{ runner.os }}", "${{ steps.python.outputs.python-version }}",
-                 "${{ steps.hwlint.outputs.version }}", "${{ hashFiles('pyproject.toml', 'hwlint.toml') }}",
-                 "${{ github.sha }}"):
+    for part in (
+        "${{ runner.os }}",
+        "${{ steps.python.outputs.python-version }}",
+        "${{ steps.hwlint.outputs.version }}",
+        "${{ hashFiles('pyproject.toml', 'hwlint.toml') }}",
+        "${{ github.sha }}",
+    ):
         assert part in key, part
     fallbacks = restore["with"]["restore-keys"].splitlines()
     assert len(fallbacks) == 2 and all(key.startswith(prefix) and prefix.endswith("-") for prefix in fallbacks)
@@ -214,12 +238,23 @@ class Runner:
 
     def env(self) -> dict[str, str]:
         extra = [line for line in self.path_file.read_text().splitlines() if line]
-        return _env(HOME=str(self.home), GITHUB_OUTPUT=str(self.output), GITHUB_PATH=str(self.path_file),
-                    GITHUB_ACTIONS="true", PATH=os.pathsep.join([*reversed(extra), os.environ["PATH"]]))
+        return _env(
+            HOME=str(self.home),
+            GITHUB_OUTPUT=str(self.output),
+            GITHUB_PATH=str(self.path_file),
+            GITHUB_ACTIONS="true",
+            PATH=os.pathsep.join([*reversed(extra), os.environ["PATH"]]),
+        )
 
     def run(self, script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=300,
-                              env={**self.env(), "GITHUB_WORKSPACE": str(cwd)})
+        return subprocess.run(
+            ["bash", "-e", "-c", script],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**self.env(), "GITHUB_WORKSPACE": str(cwd)},
+        )
 
     def setup(self) -> None:
         """The workflow's `hwlint's version` step, as written."""
@@ -235,8 +270,12 @@ def save_cache(path: str, workspace: Path, archive: Path) -> None:
     (@actions/cache's createTar, less the zstd compression)."""
     archive.parent.mkdir(parents=True, exist_ok=True)
     (archive.parent / "manifest.txt").write_text(path + "\n")
-    subprocess.run(["tar", "--posix", "-cf", archive.name, "-P", "-C", str(workspace), "--files-from", "manifest.txt"],
-                   cwd=archive.parent, check=True, capture_output=True)
+    subprocess.run(
+        ["tar", "--posix", "-cf", archive.name, "-P", "-C", str(workspace), "--files-from", "manifest.txt"],
+        cwd=archive.parent,
+        check=True,
+        capture_output=True,
+    )
 
 
 def restore_cache(archive: Path, workspace: Path) -> None:
@@ -254,8 +293,11 @@ def clone(origin: Path, dest: Path, commit: str) -> Path:
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
-    return {p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def namespaces(folder: Path) -> list[str]:
@@ -267,8 +309,11 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """The project's repository: (its path, the first commit, the next one,
     which changes one test file and adds another)."""
     root = tmp_path_factory.mktemp("ci-cache") / "origin"
-    files = {"pyproject.toml": '[project]\nname = "demo"\n\n[tool.hwlint]\n',
-             "test/common_device.py": BASE, "test/test_cuda_ops.py": INHERITS}
+    files = {
+        "pyproject.toml": '[project]\nname = "demo"\n\n[tool.hwlint]\n',
+        "test/common_device.py": BASE,
+        "test/test_cuda_ops.py": INHERITS,
+    }
     files.update({f"test/test_ops_{n}.py": GENERIC.format(n=n) for n in range(6)})
     files.update({f"test/nn/test_nn_{n}.py": UNCLASSIFIED_CUDA.format(n=n) for n in range(4)})
     files.update({f"test/test_serialization_{n}.py": UNCLASSIFIED.format(n=n) for n in range(3)})
@@ -281,8 +326,13 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     first = commit_all(root, "adopt hwlint")
     # `git add -A` left the cache out: its own .gitignore
     assert not [p for p in git("ls-files", cwd=root).splitlines() if p.startswith(CACHE_DIR_NAME)]
-    write_tree(root, {"test/test_new.py": TAKES_DEVICE,
-                      "test/test_ops_0.py": GENERIC.format(n=0) + "\n    def test_sub(self):\n        pass\n"})
+    write_tree(
+        root,
+        {
+            "test/test_new.py": TAKES_DEVICE,
+            "test/test_ops_0.py": GENERIC.format(n=0) + "\n    def test_sub(self):\n        pass\n",
+        },
+    )
     second = commit_all(root, "a new test file")
     return root, first, second
 
@@ -304,8 +354,7 @@ def saved(origin: tuple[Path, str, str], tmp_path_factory: pytest.TempPathFactor
     return archive
 
 
-def test_a_restored_cache_gives_a_cold_runs_output(origin: tuple[Path, str, str], saved: Path,
-                                                   tmp_path: Path) -> None:
+def test_a_restored_cache_gives_a_cold_runs_output(origin: tuple[Path, str, str], saved: Path, tmp_path: Path) -> None:
     repo, _, second = origin
     runner = Runner(tmp_path / "home")
     runner.setup()
@@ -374,14 +423,23 @@ def test_a_restored_environment_keeps_the_cache_folder(origin: tuple[Path, str, 
 
     def install() -> None:  # pip writes every file anew
         shutil.rmtree(venv / "lib", ignore_errors=True)
-        shutil.copytree(PACKAGE, venv / "lib" / "hwlint", copy_function=shutil.copyfile,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            PACKAGE,
+            venv / "lib" / "hwlint",
+            copy_function=shutil.copyfile,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
 
     install()
     runner = Runner(home, package=venv / "lib")
     runner.setup()
-    where = subprocess.run([sys.executable, "-c", "import hwlint; print(hwlint.__file__)"], capture_output=True,
-                           text=True, env={**os.environ, "PYTHONPATH": str(venv / "lib")}, cwd=tmp_path)
+    where = subprocess.run(
+        [sys.executable, "-c", "import hwlint; print(hwlint.__file__)"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(venv / "lib")},
+        cwd=tmp_path,
+    )
     assert where.stdout.strip() == str(venv / "lib" / "hwlint" / "__init__.py")  # the copy runs, not the checkout
     fill = clone(repo, tmp_path / "run1" / "demo", first)
     assert runner.run("hwlint check", cwd=fill).returncode == 0
@@ -422,8 +480,10 @@ def test_a_committed_cache_is_not_read(origin: tuple[Path, str, str], saved: Pat
     # Neither read nor written; the notice is the one the page quotes.
     assert snapshot(checkout / CACHE_DIR_NAME) == before
     folder = checkout / CACHE_DIR_NAME
-    notice = (f"hwlint: notice: git tracks the cache folder {folder} (it was committed): not using it; "
-              f"remove it from git (`git rm -r --cached {CACHE_DIR_NAME}`)")
+    notice = (
+        f"hwlint: notice: git tracks the cache folder {folder} (it was committed): not using it; "
+        f"remove it from git (`git rm -r --cached {CACHE_DIR_NAME}`)"
+    )
     assert tracked.stderr == cold.stderr + notice + "\n"
     quoted = re.search(r"^hwlint: notice: git tracks the cache folder (\S+) .*$", page(), re.M)
     assert quoted and quoted.group(0).replace(quoted.group(1), str(folder)) == notice
@@ -435,8 +495,9 @@ def _wheel_install(site: Path) -> None:
     import base64
     import hashlib
 
-    shutil.copytree(PACKAGE, site / "hwlint", copy_function=shutil.copyfile,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        PACKAGE, site / "hwlint", copy_function=shutil.copyfile, ignore=shutil.ignore_patterns("__pycache__")
+    )
     rows = []
     for path in sorted((site / "hwlint").rglob("*.py")):
         data = path.read_bytes()
@@ -447,8 +508,13 @@ def _wheel_install(site: Path) -> None:
 
 
 def _namespace(site: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", "from hwlint.infra.cache import namespace_key; print(namespace_key(1))"],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(site)}, cwd=site)
+    done = subprocess.run(
+        [sys.executable, "-c", "from hwlint.infra.cache import namespace_key; print(namespace_key(1))"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        cwd=site,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

@@ -19,7 +19,7 @@ from tests.conftest import run_cli, write_project
 
 GOLDEN = Path(__file__).parent / "golden"
 
-SOURCE = '''\
+SOURCE = """\
 import torch
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
@@ -39,7 +39,7 @@ class TestGenericWithDevice(TestCase):
 class TestSuppressed(TestCase):  # noqa: HWC001
     def test_c(self):
         pass
-'''
+"""
 
 
 @pytest.fixture
@@ -143,22 +143,32 @@ def test_rule_command() -> None:
     assert listing[0].startswith("HWC000  parse-error")
     assert [line.split()[0] for line in listing] == [rule.code for rule in ALL_RULES]
     unknown = run_cli("rule", "HWC999", cwd=here)
-    assert unknown.returncode == 2 and unknown.stderr == "hwlint: error: unknown rule 'HWC999': `hwlint rule` lists them\n"
+    assert (
+        unknown.returncode == 2 and unknown.stderr == "hwlint: error: unknown rule 'HWC999': `hwlint rule` lists them\n"
+    )
 
 
 def test_unknown_code_on_the_command_line_is_an_error(tree: Path) -> None:
     for option in ("--select", "--extend-select", "--ignore"):
         proc = run_cli("check", option, "HWC9", cwd=tree)
         assert proc.returncode == 2
-        assert proc.stderr == f"hwlint: error: {option}: unknown rule code or prefix 'HWC9' (`hwlint rule` lists them)\n"
+        assert (
+            proc.stderr == f"hwlint: error: {option}: unknown rule code or prefix 'HWC9' (`hwlint rule` lists them)\n"
+        )
 
 
 # -- every option declared once (hwlint/options.py) ---------------------------------
 
 
 def _hwlint(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hwlint", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "hwlint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _help_flags(text: str) -> set[str]:
@@ -191,7 +201,16 @@ def _declared() -> set[str]:
 def test_every_commands_options_are_declared_in_hwlint_options(tmp_path: Path) -> None:
     top = _hwlint(tmp_path, "--help").stdout
     commands = [[name] for name in _commands(top)]
-    assert [c[0] for c in commands] == ["allowlist", "check", "devices", "fix", "lintrunner", "report", "rule", "select"]
+    assert [c[0] for c in commands] == [
+        "allowlist",
+        "check",
+        "devices",
+        "fix",
+        "lintrunner",
+        "report",
+        "rule",
+        "select",
+    ]
     commands += [["allowlist", name] for name in _commands(_hwlint(tmp_path, "allowlist", "--help").stdout)]
     assert len(commands) == 15  # allowlist: check, export-json, import-json, init, prune, show, sync
     declared = _declared() | {"-h", "--help"}
@@ -252,8 +271,9 @@ FRONT_DOORS = [
 
 
 @pytest.mark.parametrize(("args", "env", "fast"), FRONT_DOORS)
-def test_fast_path_and_click_give_the_same_result(tree: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   args: list[str], env: dict[str, str], fast: bool) -> None:
+def test_fast_path_and_click_give_the_same_result(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], env: dict[str, str], fast: bool
+) -> None:
     from hwlint.__main__ import parse_check
 
     monkeypatch.chdir(tree)
@@ -289,4 +309,7 @@ def test_bad_input_is_one_line_on_either_door(tree: Path) -> None:
     for door in ({}, {"HWLINT_NO_FAST_PATH": "1"}):
         proc = _hwlint(tree, "check", "-o", "no/such/folder/out.txt", env=door)
         assert proc.returncode == 2
-        assert proc.stderr.startswith("hwlint: error: no/such/folder/out.txt: cannot write") and proc.stderr.count("\n") == 1
+        assert (
+            proc.stderr.startswith("hwlint: error: no/such/folder/out.txt: cannot write")
+            and proc.stderr.count("\n") == 1
+        )

@@ -79,11 +79,21 @@ class Outer2(NamedTuple):
 
 
 def test_a_field_added_to_a_record_is_in_the_compact_form_and_the_schema() -> None:
-    value = Outer2("p", Inner2("a", 1, ("x",)), (Inner2("b", 2, ()), Inner2("c", 3, ("y", "z"))), None,
-                   {3: frozenset({"HWC1", "HWC2"}), 4: None})
+    value = Outer2(
+        "p",
+        Inner2("a", 1, ("x",)),
+        (Inner2("b", 2, ()), Inner2("c", 3, ("y", "z"))),
+        None,
+        {3: frozenset({"HWC1", "HWC2"}), 4: None},
+    )
     compact = _compile(Outer2, "encode")(value)
-    assert compact == ("p", ("a", 1, ("x",)), (("b", 2, ()), ("c", 3, ("y", "z"))), None,
-                       ((3, ("HWC1", "HWC2")), (4, None)))
+    assert compact == (
+        "p",
+        ("a", 1, ("x",)),
+        (("b", 2, ()), ("c", 3, ("y", "z"))),
+        None,
+        ((3, ("HWC1", "HWC2")), (4, None)),
+    )
     assert _compile(Outer2, "decode")(compact) == value
     # The cache key follows the fields: entries of the old shape are never read as the new.
     old, new = _schema(Outer), _schema(Outer2)

@@ -33,7 +33,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
     """Every file of the tree but the cache (what is in it depends on the
     order runs came in: settings are remembered only once the folder exists)."""
     return {
-        p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
         if p.is_file() and ".hwlint_cache" not in p.relative_to(root).parts
     }
 
@@ -46,15 +47,25 @@ def check_output(root: Path, *args: str) -> tuple[int, str]:
 def test_parallel_check_fix_and_prune_equal_one_run(tmp_path: Path) -> None:
     reference = tmp_path / "reference"
     make_tree(reference)
-    subprocess.run([sys.executable, "-m", "hwlint", "check", "--fix", "--jobs", "1"], cwd=reference, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "hwlint", "check", "--fix", "--jobs", "1"], cwd=reference, capture_output=True
+    )
     expected = snapshot(reference)
 
     for attempt in range(3):
         root = tmp_path / f"parallel{attempt}"
         make_tree(root)
         commands = [["check", "--fix", "--jobs", "1"]] * 6 + [["allowlist", "prune", "--jobs", "1"]] * 4
-        procs = [subprocess.Popen([sys.executable, "-m", "hwlint", *args], cwd=root,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for args in commands]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "hwlint", *args],
+                cwd=root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for args in commands
+        ]
         outputs = [p.communicate(timeout=300) for p in procs]
         assert all("Traceback" not in err for _, err in outputs)
         assert all(p.returncode in (0, 1) for p in procs), [err for _, err in outputs]

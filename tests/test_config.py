@@ -49,11 +49,14 @@ def test_root_is_found_walking_up_from_a_subfolder(tmp_path: Path) -> None:
 
 def test_pyproject_without_the_table_is_skipped(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {"test/test_a.py": UNCLASSIFIED, "test/inner/test_b.py": UNCLASSIFIED})
-    (root / "test" / "inner" / "pyproject.toml").write_text('[project]\nname = "inner"\n\n[tool.black]\nline-length = 99\n')
+    (root / "test" / "inner" / "pyproject.toml").write_text(
+        '[project]\nname = "inner"\n\n[tool.black]\nline-length = 99\n'
+    )
     config = load_config(start=root / "test" / "inner")
     assert config.root == root.resolve()
     assert check_json(root / "test" / "inner") == [
-        ("test/inner/test_b.py", 4, 1, "HWC001"), ("test/test_a.py", 4, 1, "HWC001"),
+        ("test/inner/test_b.py", 4, 1, "HWC001"),
+        ("test/test_a.py", 4, 1, "HWC001"),
     ]
 
 
@@ -79,7 +82,7 @@ def test_hwlint_toml_with_top_level_keys(tmp_path: Path) -> None:
 
 
 def test_hwlint_toml_also_accepts_a_tool_table(tmp_path: Path) -> None:
-    (tmp_path / "hwlint.toml").write_text('[tool.hwlint]\nbaseline = 5\n')
+    (tmp_path / "hwlint.toml").write_text("[tool.hwlint]\nbaseline = 5\n")
     assert load_config(start=tmp_path).baseline == 5
 
 
@@ -125,7 +128,9 @@ def test_config_option_sets_the_root(tmp_path: Path) -> None:
 def test_config_option_missing_file(tmp_path: Path) -> None:
     proc = run_cli("check", "--config", "nope.toml", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.splitlines() == [f"hwlint: error: {(tmp_path / 'nope.toml').resolve()}: configuration file not found"]
+    assert proc.stderr.splitlines() == [
+        f"hwlint: error: {(tmp_path / 'nope.toml').resolve()}: configuration file not found"
+    ]
 
 
 # -- validation ---------------------------------------------------------------
@@ -138,55 +143,116 @@ BAD_SETTINGS = [
     pytest.param("exclude = 3", ["exclude must be a list of strings"], id="exclude-int"),
     pytest.param("allowlist = 3", ["allowlist must be a non-empty string"], id="allowlist-int"),
     pytest.param('allowlist = ""', ["allowlist must be a non-empty string"], id="allowlist-empty"),
-    pytest.param('allowlist = "../outside.txt"', ["allowlist must be a path inside the project root"], id="allowlist-dotdot"),
-    pytest.param('allowlist = "/abs/allowlist.txt"', ["allowlist must be a path inside the project root"], id="allowlist-absolute"),
-    pytest.param('classifications = "GENERIC"', ["classifications must be a list of strings"], id="classifications-str"),
+    pytest.param(
+        'allowlist = "../outside.txt"', ["allowlist must be a path inside the project root"], id="allowlist-dotdot"
+    ),
+    pytest.param(
+        'allowlist = "/abs/allowlist.txt"',
+        ["allowlist must be a path inside the project root"],
+        id="allowlist-absolute",
+    ),
+    pytest.param(
+        'classifications = "GENERIC"', ["classifications must be a list of strings"], id="classifications-str"
+    ),
     pytest.param("classifications = []", ["classifications must not be empty"], id="classifications-empty"),
-    pytest.param('classifications = ["NOT-AN-ID"]', ["classifications", "'NOT-AN-ID' is not a Python identifier"], id="classifications-ident"),
+    pytest.param(
+        'classifications = ["NOT-AN-ID"]',
+        ["classifications", "'NOT-AN-ID' is not a Python identifier"],
+        id="classifications-ident",
+    ),
     pytest.param('aliases = ["DEVICE_GENERIC"]', ["aliases must be a table of strings"], id="aliases-list"),
     pytest.param("aliases = { DEVICE_GENERIC = 1 }", ["aliases must be a table of strings"], id="aliases-int"),
-    pytest.param('aliases = { DEVICE_GENERIC = "NOPE" }', ["aliases: DEVICE_GENERIC = 'NOPE' is not one of classifications"], id="alias-target"),
-    pytest.param('aliases = { GENERIC = "CPU" }', ["aliases: GENERIC is already one of classifications"], id="alias-shadows-member"),
-    pytest.param('aliases = { "not an id" = "CPU" }', ["aliases", "'not an id' is not a Python identifier"], id="alias-ident"),
+    pytest.param(
+        'aliases = { DEVICE_GENERIC = "NOPE" }',
+        ["aliases: DEVICE_GENERIC = 'NOPE' is not one of classifications"],
+        id="alias-target",
+    ),
+    pytest.param(
+        'aliases = { GENERIC = "CPU" }',
+        ["aliases: GENERIC is already one of classifications"],
+        id="alias-shadows-member",
+    ),
+    pytest.param(
+        'aliases = { "not an id" = "CPU" }', ["aliases", "'not an id' is not a Python identifier"], id="alias-ident"
+    ),
     pytest.param("enum = 3", ["enum must be a non-empty string"], id="enum-int"),
     pytest.param('enum = "a.b"', ["enum", "'a.b' is not a Python identifier"], id="enum-dotted"),
     pytest.param('attribute = ""', ["attribute must be a non-empty string"], id="attribute-empty"),
     pytest.param("import-from = 1", ["import-from must be a non-empty string"], id="import-from-int"),
-    pytest.param('import-from = "not a module"', ["import-from must be a dotted module name, got 'not a module'"],
-                 id="import-from-not-dotted"),
-    pytest.param('import-from = "my.class"', ["import-from must be a dotted module name, got 'my.class'"],
-                 id="import-from-keyword"),
+    pytest.param(
+        'import-from = "not a module"',
+        ["import-from must be a dotted module name, got 'not a module'"],
+        id="import-from-not-dotted",
+    ),
+    pytest.param(
+        'import-from = "my.class"',
+        ["import-from must be a dotted module name, got 'my.class'"],
+        id="import-from-keyword",
+    ),
     pytest.param('enum = "class"', ["enum", "'class' is not a Python identifier"], id="enum-keyword"),
-    pytest.param('classifications = ["None"]', ["classifications", "'None' is not a Python identifier"],
-                 id="classifications-keyword"),
-    pytest.param('classifications = ["CPU", "GENERIC", "CPU"]', ["classifications: CPU listed twice"],
-                 id="classifications-repeated"),
-    pytest.param('inheritance = "implicit"', ['inheritance must be "inherit" or "explicit"', "'implicit'"], id="inheritance-value"),
+    pytest.param(
+        'classifications = ["None"]',
+        ["classifications", "'None' is not a Python identifier"],
+        id="classifications-keyword",
+    ),
+    pytest.param(
+        'classifications = ["CPU", "GENERIC", "CPU"]',
+        ["classifications: CPU listed twice"],
+        id="classifications-repeated",
+    ),
+    pytest.param(
+        'inheritance = "implicit"',
+        ['inheritance must be "inherit" or "explicit"', "'implicit'"],
+        id="inheritance-value",
+    ),
     pytest.param("inheritance = true", ['inheritance must be "inherit" or "explicit"'], id="inheritance-bool"),
     pytest.param('select = "HWC1"', ["select must be a list of strings"], id="select-str"),
     pytest.param('select = ["HWC9"]', ["select: unknown rule code or prefix 'HWC9'"], id="select-unknown"),
     pytest.param('ignore = ["XYZ"]', ["ignore: unknown rule code or prefix 'XYZ'"], id="ignore-unknown"),
     pytest.param("ignore = [1]", ["ignore must be a list of strings"], id="ignore-int"),
     pytest.param('per-file-ignores = ["HWC001"]', ["per-file-ignores must be a table"], id="pfi-list"),
-    pytest.param('per-file-ignores = { "test/x.py" = "HWC001" }', ["per-file-ignores must be a list of strings"], id="pfi-str"),
-    pytest.param('per-file-ignores = { "test/x.py" = ["HWC9"] }', ["per-file-ignores.test/x.py: unknown rule code or prefix 'HWC9'"], id="pfi-unknown"),
+    pytest.param(
+        'per-file-ignores = { "test/x.py" = "HWC001" }', ["per-file-ignores must be a list of strings"], id="pfi-str"
+    ),
+    pytest.param(
+        'per-file-ignores = { "test/x.py" = ["HWC9"] }',
+        ["per-file-ignores.test/x.py: unknown rule code or prefix 'HWC9'"],
+        id="pfi-unknown",
+    ),
     pytest.param("baseline = -1", ["baseline must be a non-negative integer"], id="baseline-negative"),
     pytest.param('baseline = "3"', ["baseline must be a non-negative integer"], id="baseline-str"),
     pytest.param("baseline = true", ["baseline must be a non-negative integer"], id="baseline-bool"),
     pytest.param("baseline = 1.5", ["baseline must be a non-negative integer"], id="baseline-float"),
     pytest.param("lintrunner-code = 5", ["lintrunner-code must be a non-empty string"], id="lintrunner-code-int"),
-    pytest.param('extend-accelerator-modules = "torch_npu.npu"', ["extend-accelerator-modules must be a list of strings"],
-                 id="modules-str"),
-    pytest.param('extend-accelerator-modules = ["torch_npu..npu"]',
-                 ["extend-accelerator-modules: 'torch_npu..npu' is not a dotted module name"], id="modules-dotted"),
-    pytest.param('extend-accelerator-flags = ["TEST-NPU"]', ["extend-accelerator-flags: 'TEST-NPU' is not an identifier"],
-                 id="flags-ident"),
-    pytest.param('extend-devices = ["open reg"]', ["extend-devices: 'open reg' is not an identifier"], id="devices-ident"),
+    pytest.param(
+        'extend-accelerator-modules = "torch_npu.npu"',
+        ["extend-accelerator-modules must be a list of strings"],
+        id="modules-str",
+    ),
+    pytest.param(
+        'extend-accelerator-modules = ["torch_npu..npu"]',
+        ["extend-accelerator-modules: 'torch_npu..npu' is not a dotted module name"],
+        id="modules-dotted",
+    ),
+    pytest.param(
+        'extend-accelerator-flags = ["TEST-NPU"]',
+        ["extend-accelerator-flags: 'TEST-NPU' is not an identifier"],
+        id="flags-ident",
+    ),
+    pytest.param(
+        'extend-devices = ["open reg"]', ["extend-devices: 'open reg' is not an identifier"], id="devices-ident"
+    ),
     pytest.param("extend-devices = [1]", ["extend-devices must be a list of strings"], id="devices-int"),
-    pytest.param('allowed-only-decorators = ["NativeDeviceTypes"]',
-                 ["allowed-only-decorators: 'NativeDeviceTypes' is not the name of an @only* decorator"], id="only-name"),
-    pytest.param('allowed-only-decorators = "onlyNativeDeviceTypes"', ["allowed-only-decorators must be a list of strings"],
-                 id="only-str"),
+    pytest.param(
+        'allowed-only-decorators = ["NativeDeviceTypes"]',
+        ["allowed-only-decorators: 'NativeDeviceTypes' is not the name of an @only* decorator"],
+        id="only-name",
+    ),
+    pytest.param(
+        'allowed-only-decorators = "onlyNativeDeviceTypes"',
+        ["allowed-only-decorators must be a list of strings"],
+        id="only-str",
+    ),
 ]
 
 
@@ -225,9 +291,12 @@ def test_unknown_key_message_lists_the_known_keys(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
         load_config(start=tmp_path)
     assert "'includes'" in str(caught.value)
-    assert "known keys: aliases, allowed-only-decorators, allowlist, attribute, baseline, classifications, enum, exclude, " \
-           "extend-accelerator-flags, extend-accelerator-modules, extend-devices, generators, ignore, " \
-           "import-from, include, inheritance, lintrunner-code, oldest-torch, per-file-ignores, phases, runners, select" in str(caught.value)
+    assert (
+        "known keys: aliases, allowed-only-decorators, allowlist, attribute, baseline, classifications, enum, exclude, "
+        "extend-accelerator-flags, extend-accelerator-modules, extend-devices, generators, ignore, "
+        "import-from, include, inheritance, lintrunner-code, oldest-torch, per-file-ignores, phases, runners, select"
+        in str(caught.value)
+    )
 
 
 @pytest.mark.parametrize(
@@ -245,7 +314,9 @@ def test_bad_toml(tmp_path: Path, content: bytes, fragment: str) -> None:
     (tmp_path / "pyproject.toml").write_bytes(content)
     assert_one_error_line(run_cli("check", cwd=tmp_path), tmp_path / "pyproject.toml", fragment)
     # And through --config.
-    assert_one_error_line(run_cli("check", "--config", "pyproject.toml", cwd=tmp_path), tmp_path / "pyproject.toml", fragment)
+    assert_one_error_line(
+        run_cli("check", "--config", "pyproject.toml", cwd=tmp_path), tmp_path / "pyproject.toml", fragment
+    )
 
 
 # -- what the keys do ------------------------------------------------------------
@@ -253,12 +324,14 @@ def test_bad_toml(tmp_path: Path, content: bytes, fragment: str) -> None:
 
 def test_per_file_ignores(tmp_path: Path) -> None:
     both = HEADER + (
-        "class TestA(TestCase):\n    def test_a(self):\n        pass\n\n\n"                       # HWC001 at 4:1
+        "class TestA(TestCase):\n    def test_a(self):\n        pass\n\n\n"  # HWC001 at 4:1
         "class TestB(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
-        "    def test_b(self, device):\n        pass\n"                                          # HWC102 at 12:5
+        "    def test_b(self, device):\n        pass\n"  # HWC102 at 12:5
     )
     files = {"test/test_a.py": both, "test/test_b.py": both, "test/sub/test_c.py": both}
-    root = write_project(tmp_path / "p", files, {"per-file-ignores": {"test/test_a.py": ["HWC001"], "test/sub/**": ["HWC1"]}})
+    root = write_project(
+        tmp_path / "p", files, {"per-file-ignores": {"test/test_a.py": ["HWC001"], "test/sub/**": ["HWC1"]}}
+    )
     found = [(d.path, d.line, d.column, d.code) for d in lint(root).diagnostics]
     assert found == [
         ("test/sub/test_c.py", 4, 1, "HWC001"),
@@ -271,7 +344,7 @@ def test_per_file_ignores(tmp_path: Path) -> None:
 ACCELERATOR_BY_OLD_NAME = HEADER + (
     "class TestOld(TestCase):\n"
     "    hw_classification = HardwareClassification.DEVICE_GENERIC\n\n"
-    "    def test_x(self):\n"                                   # line 7: no device parameter
+    "    def test_x(self):\n"  # line 7: no device parameter
     "        pass\n\n\n"
     "instantiate_device_type_tests(TestOld, globals())\n"
 )
@@ -280,35 +353,47 @@ ACCELERATOR_BY_OLD_NAME = HEADER + (
 def test_alias_is_valid_and_counts_as_its_target(tmp_path: Path) -> None:
     plain = write_project(tmp_path / "plain", {"test/test_a.py": ACCELERATOR_BY_OLD_NAME})
     assert [(d.line, d.column, d.code) for d in lint(plain).diagnostics] == [(5, 5, "HWC002")]
-    aliased = write_project(tmp_path / "aliased", {"test/test_a.py": ACCELERATOR_BY_OLD_NAME},
-                            {"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}})
+    aliased = write_project(
+        tmp_path / "aliased",
+        {"test/test_a.py": ACCELERATOR_BY_OLD_NAME},
+        {"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}},
+    )
     # Valid (no HWC002), and ACCELERATOR: its test must take `device` (HWC102),
     # and being instantiated is right for it (no HWC101).
     assert [(d.line, d.column, d.code) for d in lint(aliased).diagnostics] == [(7, 5, "HWC102")]
     # Aliased to GENERIC instead, the same class is a GENERIC class wrongly instantiated.
-    generic = write_project(tmp_path / "generic", {"test/test_a.py": ACCELERATOR_BY_OLD_NAME},
-                            {"aliases": {"DEVICE_GENERIC": "GENERIC"}})
+    generic = write_project(
+        tmp_path / "generic", {"test/test_a.py": ACCELERATOR_BY_OLD_NAME}, {"aliases": {"DEVICE_GENERIC": "GENERIC"}}
+    )
     assert [(d.line, d.column, d.code) for d in lint(generic).diagnostics] == [(11, 1, "HWC101")]
 
 
 def test_classifications_can_add_members(tmp_path: Path) -> None:
     # A configured member other than GENERIC and ACCELERATOR is a device's:
     # its class is instantiated only_for that device and its tests take it.
-    source = HEADER + ("class TestNpu(TestCase):\n    hw_classification = HardwareClassification.NPU\n\n"
-                       "    def test_y(self, device):\n        pass\n\n\n"
-                       "instantiate_device_type_tests(TestNpu, globals(), only_for='npu')\n")
+    source = HEADER + (
+        "class TestNpu(TestCase):\n    hw_classification = HardwareClassification.NPU\n\n"
+        "    def test_y(self, device):\n        pass\n\n\n"
+        "instantiate_device_type_tests(TestNpu, globals(), only_for='npu')\n"
+    )
     default = write_project(tmp_path / "default", {"test/test_a.py": source})
     assert [(d.line, d.column, d.code) for d in lint(default).diagnostics] == [(5, 5, "HWC002")]
-    extended = write_project(tmp_path / "npu", {"test/test_a.py": source},
-                             {"classifications": [*DEFAULT_CLASSIFICATIONS, "NPU"]})
+    extended = write_project(
+        tmp_path / "npu", {"test/test_a.py": source}, {"classifications": [*DEFAULT_CLASSIFICATIONS, "NPU"]}
+    )
     assert lint(extended).diagnostics == []
     written_for_one_run = source.replace("self, device", "self").replace(", only_for='npu'", "")
-    extended = write_project(tmp_path / "npu-bare", {"test/test_a.py": written_for_one_run},
-                             {"classifications": [*DEFAULT_CLASSIFICATIONS, "NPU"]})
+    extended = write_project(
+        tmp_path / "npu-bare",
+        {"test/test_a.py": written_for_one_run},
+        {"classifications": [*DEFAULT_CLASSIFICATIONS, "NPU"]},
+    )
     assert [(d.line, d.column, d.code) for d in lint(extended).diagnostics] == [(7, 5, "HWC102"), (11, 1, "HWC111")]
     # Listing the members replaces them: without CUDA, CUDA is unknown.
     cuda = source.replace("NPU", "CUDA")
-    narrowed = write_project(tmp_path / "narrow", {"test/test_a.py": cuda}, {"classifications": ["GENERIC", "ACCELERATOR"]})
+    narrowed = write_project(
+        tmp_path / "narrow", {"test/test_a.py": cuda}, {"classifications": ["GENERIC", "ACCELERATOR"]}
+    )
     assert [(d.line, d.column, d.code) for d in lint(narrowed).diagnostics] == [(5, 5, "HWC002")]
 
 
@@ -333,18 +418,21 @@ def test_enum_and_attribute_names(tmp_path: Path) -> None:
 
 # -- select / ignore ---------------------------------------------------------------
 
-MANY = HEADER.replace("from torch", "import torch\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests\nfrom torch") + (
+MANY = HEADER.replace(
+    "from torch",
+    "import torch\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests\nfrom torch",
+) + (
     "class TestGen(TestCase):\n"
     "    hw_classification = HardwareClassification.GENERIC\n\n"
-    "    def test_a(self, device):\n"                        # 9:5 HWC102
-    "        torch.cuda.synchronize()\n\n\n"                 # 10:9 HWC105, HWC201
+    "    def test_a(self, device):\n"  # 9:5 HWC102
+    "        torch.cuda.synchronize()\n\n\n"  # 10:9 HWC105, HWC201
     "instantiate_device_type_tests(TestGen, globals())\n\n\n"  # 13:1 HWC101
     "class TestCuda(TestCase):\n"
     "    hw_classification = HardwareClassification.CUDA\n\n"
     "    def test_b(self, device):\n"
     "        pass\n\n\n"
     "instantiate_device_type_tests(TestCuda, globals())\n\n\n"  # 23:1 HWC111 (no only_for)
-    "class TestMissing(TestCase):\n"                         # 26:1 HWC001
+    "class TestMissing(TestCase):\n"  # 26:1 HWC001
     "    def test_c(self):\n"
     "        pass\n"
 )
@@ -362,23 +450,35 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.param((), DEFAULT_FOUND, id="default-has-no-HWC201"),
         pytest.param(("--extend-select", "HWC201"), sorted(DEFAULT_FOUND + [(10, 9, "HWC201")]), id="extend-select"),
         pytest.param(("--select", "HWC2"), [(10, 9, "HWC201")], id="select-prefix-of-off-rules"),
-        pytest.param(("--select", "HWC1"), [(9, 5, "HWC102"), (10, 9, "HWC105"), (13, 1, "HWC101"), (23, 1, "HWC111")], id="HWC1"),
+        pytest.param(
+            ("--select", "HWC1"), [(9, 5, "HWC102"), (10, 9, "HWC105"), (13, 1, "HWC101"), (23, 1, "HWC111")], id="HWC1"
+        ),
         pytest.param(("--select", "HWC11"), [(23, 1, "HWC111")], id="select-HWC11"),
         pytest.param(("--select", "ALL"), sorted(DEFAULT_FOUND + [(10, 9, "HWC201")]), id="ALL"),
         pytest.param(("--ignore", "HWC1"), [(26, 1, "HWC001")], id="ignore-prefix"),
         pytest.param(("--select", "HWC101", "--ignore", "HWC1"), [(13, 1, "HWC101")], id="more-specific-select-wins"),
-        pytest.param(("--select", "HWC1", "--ignore", "HWC102"), [(10, 9, "HWC105"), (13, 1, "HWC101"), (23, 1, "HWC111")], id="more-specific-ignore-wins"),
+        pytest.param(
+            ("--select", "HWC1", "--ignore", "HWC102"),
+            [(10, 9, "HWC105"), (13, 1, "HWC101"), (23, 1, "HWC111")],
+            id="more-specific-ignore-wins",
+        ),
         pytest.param(("--select", "hwc0,HWC201"), [(10, 9, "HWC201"), (26, 1, "HWC001")], id="comma-list-any-case"),
     ],
 )
-def test_select_and_ignore_on_the_command_line(many: Path, args: tuple[str, ...], expected: list[tuple[int, int, str]]) -> None:
+def test_select_and_ignore_on_the_command_line(
+    many: Path, args: tuple[str, ...], expected: list[tuple[int, int, str]]
+) -> None:
     assert [(line, col, code) for _, line, col, code in check_json(many, *args)] == expected
 
 
 def test_select_and_ignore_in_the_configuration(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {"test/test_a.py": MANY}, {"select": ["HWC1", "HWC201"], "ignore": ["HWC105"]})
     assert [(d.line, d.column, d.code) for d in lint(root).diagnostics] == [
-        (9, 5, "HWC102"), (10, 9, "HWC201"), (13, 1, "HWC101"), (23, 1, "HWC111")]
+        (9, 5, "HWC102"),
+        (10, 9, "HWC201"),
+        (13, 1, "HWC101"),
+        (23, 1, "HWC111"),
+    ]
     # The command line replaces the configured lists.
     assert [(line, col, code) for _, line, col, code in check_json(root, "--select", "HWC0")] == [(26, 1, "HWC001")]
 
@@ -386,10 +486,34 @@ def test_select_and_ignore_in_the_configuration(tmp_path: Path) -> None:
 def test_enabled_codes_of_the_defaults(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {})
     assert sorted(lint(root).enabled) == [
-        "HWC000", "HWC001", "HWC002", "HWC003", "HWC101", "HWC102", "HWC103", "HWC104", "HWC105", "HWC106",
-        "HWC111", "HWC301", "HWC302", "HWC303", "HWC304", "HWC305",
+        "HWC000",
+        "HWC001",
+        "HWC002",
+        "HWC003",
+        "HWC101",
+        "HWC102",
+        "HWC103",
+        "HWC104",
+        "HWC105",
+        "HWC106",
+        "HWC111",
+        "HWC301",
+        "HWC302",
+        "HWC303",
+        "HWC304",
+        "HWC305",
     ]
-    assert sorted(lint(root, ignore=("HWC1",)).enabled) == ["HWC000", "HWC001", "HWC002", "HWC003", "HWC301", "HWC302", "HWC303", "HWC304", "HWC305"]
+    assert sorted(lint(root, ignore=("HWC1",)).enabled) == [
+        "HWC000",
+        "HWC001",
+        "HWC002",
+        "HWC003",
+        "HWC301",
+        "HWC302",
+        "HWC303",
+        "HWC304",
+        "HWC305",
+    ]
     assert sorted(lint(root, select=("HWC101",), ignore=("HWC1",)).enabled) == ["HWC101"]
 
 
@@ -400,16 +524,24 @@ def test_a_backend_extends_what_counts_as_accelerator_use(tmp_path: Path) -> Non
     source = (
         HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
         "    def test_a(self):\n"
-        "        if torch_npu.npu.is_available():\n"                     # 8:12 HWC105
-        "            x = torch.ones(2, device='openreg')\n"               # 9:38 HWC201
-        "            x.openreg()\n"                                       # 10:15 HWC201
+        "        if torch_npu.npu.is_available():\n"  # 8:12 HWC105
+        "            x = torch.ones(2, device='openreg')\n"  # 9:38 HWC201
+        "            x.openreg()\n"  # 10:15 HWC201
     )
     write_project(tmp_path, {"test/test_a.py": source}, {"select": ["HWC1", "HWC2"]})
     unconfigured = run_cli("check", "--format", "json", cwd=tmp_path)
     assert [(d["line"], d["column"], d["code"]) for d in json.loads(unconfigured.stdout)] == [
-        (9, 38, "HWC201"), (10, 15, "HWC201")]
-    write_project(tmp_path, {}, {"select": ["HWC1", "HWC2"], "extend-accelerator-modules": ["torch_npu.npu"],
-                                 "extend-devices": ["openreg"]})
+        (9, 38, "HWC201"),
+        (10, 15, "HWC201"),
+    ]
+    write_project(
+        tmp_path,
+        {},
+        {"select": ["HWC1", "HWC2"], "extend-accelerator-modules": ["torch_npu.npu"], "extend-devices": ["openreg"]},
+    )
     result = run_cli("check", "--format", "json", cwd=tmp_path)
     assert [(d["line"], d["column"], d["code"]) for d in json.loads(result.stdout)] == [
-        (8, 12, "HWC105"), (9, 38, "HWC201"), (10, 15, "HWC201")]
+        (8, 12, "HWC105"),
+        (9, 38, "HWC201"),
+        (10, 15, "HWC201"),
+    ]

@@ -46,20 +46,36 @@ def adopted(tmp_path: Path) -> Path:
 
 def hooks_config(hooks: tuple[Path, str]) -> str:
     """The three hooks, from this working tree, in the README's order."""
-    return yaml.safe_dump({"repos": [{"repo": str(hooks[0]), "rev": hooks[1], "hooks": [
-        {"id": "hwlint-fix"}, {"id": "hwlint"}, {"id": "hwlint-allowlist"}]}]})
+    return yaml.safe_dump(
+        {
+            "repos": [
+                {
+                    "repo": str(hooks[0]),
+                    "rev": hooks[1],
+                    "hooks": [{"id": "hwlint-fix"}, {"id": "hwlint"}, {"id": "hwlint-allowlist"}],
+                }
+            ]
+        }
+    )
 
 
 def commit(repo: Path, message: str, home: Path) -> subprocess.CompletedProcess[str]:
     """`git commit -am`, which runs the installed pre-commit hooks."""
-    result = subprocess.run(["git", "-c", "commit.gpgsign=false", "commit", "-qam", message], cwd=repo,
-                            env=_env(PRE_COMMIT_HOME=str(home)), capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", "commit", "-qam", message],
+        cwd=repo,
+        env=_env(PRE_COMMIT_HOME=str(home)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     print(f"$ git commit -am {message!r} -> {result.returncode}\n{result.stdout}{result.stderr}")
     return result
 
 
 def test_hooks_pass_when_check_passes_and_report_a_new_class_at_its_line(
-        adopted: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    adopted: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path
+) -> None:
     repo = adopted
     (repo / ".pre-commit-config.yaml").write_text(hooks_config(hooks_repo))
     commit_all(repo, "pre-commit")
@@ -81,10 +97,14 @@ def test_hooks_pass_when_check_passes_and_report_a_new_class_at_its_line(
     old.write_text(old.read_text().replace("class TestOld(", NEW + "class TestOld(", 1))
     checked = pre_commit("run", "hwlint", "--files", "test/test_old.py", cwd=repo, home=pre_commit_home)
     assert checked.returncode == 1
-    assert ("test/test_old.py:5:1: HWC302 HWC001 test class TestNew declares no hw_classification: add "
-            "`hw_classification = HardwareClassification.GENERIC`") in checked.stdout
-    assert "over the budget of test/test_old.py at allowlist.txt:3 (2 allowed, 3 found; new since the budget was set)" \
+    assert (
+        "test/test_old.py:5:1: HWC302 HWC001 test class TestNew declares no hw_classification: add "
+        "`hw_classification = HardwareClassification.GENERIC`"
+    ) in checked.stdout
+    assert (
+        "over the budget of test/test_old.py at allowlist.txt:3 (2 allowed, 3 found; new since the budget was set)"
         in checked.stdout
+    )
     # Committing it: the fix hook classifies it (a changed file fails the
     # hook, as for every fixer); add it, and the commit goes through.
     blocked = commit(repo, "a new test", pre_commit_home)
@@ -100,14 +120,21 @@ def test_lintrunner_apply_clears_a_new_class_in_an_allowlisted_file(adopted: Pat
     assert lintrunner_exe.exists(), "lintrunner is in the test extra: pip install -e '.[test]'"
     (repo / ".lintrunner.toml").write_text(
         "[[linter]]\ncode = 'HWLINT'\ninclude_patterns = ['test/**/test_*.py']\n"
-        f"command = ['{sys.executable}', '-m', 'hwlint', 'lintrunner', '@{{{{PATHSFILE}}}}']\n")
+        f"command = ['{sys.executable}', '-m', 'hwlint', 'lintrunner', '@{{{{PATHSFILE}}}}']\n"
+    )
     commit_all(repo, "lintrunner")
     old = repo / "test/test_old.py"
     old.write_text(old.read_text().replace("class TestOld(", NEW + "class TestOld(", 1))
 
     def lintrunner(*args: str) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run([str(lintrunner_exe), "--data-path", str(tmp_path / "data"), *args], cwd=repo,
-                                env=_env(), capture_output=True, text=True, timeout=600)
+        result = subprocess.run(
+            [str(lintrunner_exe), "--data-path", str(tmp_path / "data"), *args],
+            cwd=repo,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         print(f"$ lintrunner {' '.join(args)} -> {result.returncode}\n{result.stdout}{result.stderr}")
         return result
 

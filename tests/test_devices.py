@@ -30,40 +30,49 @@ def fix_of(tmp_path: Path, source: str, settings: dict[str, Any] | None = None) 
 
 # -- discovery: each form ----------------------------------------------------
 
-@pytest.mark.parametrize(("source", "name", "text"), [
-    ('x.to("mlu")\n', "mlu", '.to("mlu")'),
-    ("x.to('mlu:1')\n", "mlu", ".to('mlu:1')"),
-    ('torch.ones(2, device="musa:0")\n', "musa", 'device="musa:0"'),
-    ('torch.device("gcu")\n', "gcu", 'torch.device("gcu")'),
-    ('torch.device("gcu", 1)\n', "gcu", 'torch.device("gcu")'),
-    ('x.to(f"dipu:{rank}")\n', "dipu", '.to(f"dipu:{rank}")'),
-    ('torch.autocast(device_type="mlu")\n', "mlu", 'device_type="mlu"'),
-    ('torch.load(f, map_location="mlu")\n', "mlu", 'map_location="mlu"'),
-    ('device = "musa"\n', "musa", 'device = "musa"'),
-    ("torch.musa.current_device()\n", "musa", "torch.musa.current_device()"),
-    ("torch.mlu.synchronize()\n", "mlu", "torch.mlu.synchronize()"),
-    ("import torch_mlu\nt.mlu()\n", "mlu", "import torch_mlu"),
-    ("from torch_musa import testing\ntorch.musa.foo.bar()\n", "musa", "from torch_musa"),
-])
+
+@pytest.mark.parametrize(
+    ("source", "name", "text"),
+    [
+        ('x.to("mlu")\n', "mlu", '.to("mlu")'),
+        ("x.to('mlu:1')\n", "mlu", ".to('mlu:1')"),
+        ('torch.ones(2, device="musa:0")\n', "musa", 'device="musa:0"'),
+        ('torch.device("gcu")\n', "gcu", 'torch.device("gcu")'),
+        ('torch.device("gcu", 1)\n', "gcu", 'torch.device("gcu")'),
+        ('x.to(f"dipu:{rank}")\n', "dipu", '.to(f"dipu:{rank}")'),
+        ('torch.autocast(device_type="mlu")\n', "mlu", 'device_type="mlu"'),
+        ('torch.load(f, map_location="mlu")\n', "mlu", 'map_location="mlu"'),
+        ('device = "musa"\n', "musa", 'device = "musa"'),
+        ("torch.musa.current_device()\n", "musa", "torch.musa.current_device()"),
+        ("torch.mlu.synchronize()\n", "mlu", "torch.mlu.synchronize()"),
+        ("import torch_mlu\nt.mlu()\n", "mlu", "import torch_mlu"),
+        ("from torch_musa import testing\ntorch.musa.foo.bar()\n", "musa", "from torch_musa"),
+    ],
+)
 def test_each_form_finds_the_device(source: str, name: str, text: str) -> None:
     (found,) = discover(source, ())
     assert (found.name, found.line, found.text) == (name, 1, text)
 
 
-@pytest.mark.parametrize("source", [
-    'x.to("cpu")\n', 'torch.ones(2, device="meta")\n', 'torch.device("lazy")\n',
-    'x.to("cuda:0")\n',  # known
-    'model(device_map="auto")\nx = dict(device="auto")\n',  # transformers' placement, no device
-    "import torch_geometric\n",  # a package named torch_*, never used as a device
-    "torch.distributed.is_available()\ntorch.backends.cudnn.is_available()\n",  # torch submodules
-    'torch.device("vulkan")\n',  # c10 has it, no runner runs it
-    "self.assertRaises(RuntimeError, lambda: torch.device('other'))\n",
-    "with self.assertRaisesRegex(RuntimeError, 'x'):\n    torch.device('other')\n",
-    'torch.utils.rename_privateuse1_backend("foo")\n',  # registered, never used
-    # a backend the module makes itself: PyTorch's tests of PrivateUse1, on the CPU
-    'torch.utils.rename_privateuse1_backend("foo")\nx = t.to("foo")\ntorch.foo.synchronize()\n',
-    '# when it lands: torch.cusparselt.is_available()\n',  # a comment
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'x.to("cpu")\n',
+        'torch.ones(2, device="meta")\n',
+        'torch.device("lazy")\n',
+        'x.to("cuda:0")\n',  # known
+        'model(device_map="auto")\nx = dict(device="auto")\n',  # transformers' placement, no device
+        "import torch_geometric\n",  # a package named torch_*, never used as a device
+        "torch.distributed.is_available()\ntorch.backends.cudnn.is_available()\n",  # torch submodules
+        'torch.device("vulkan")\n',  # c10 has it, no runner runs it
+        "self.assertRaises(RuntimeError, lambda: torch.device('other'))\n",
+        "with self.assertRaisesRegex(RuntimeError, 'x'):\n    torch.device('other')\n",
+        'torch.utils.rename_privateuse1_backend("foo")\n',  # registered, never used
+        # a backend the module makes itself: PyTorch's tests of PrivateUse1, on the CPU
+        'torch.utils.rename_privateuse1_backend("foo")\nx = t.to("foo")\ntorch.foo.synchronize()\n',
+        "# when it lands: torch.cusparselt.is_available()\n",  # a comment
+    ],
+)
 def test_what_is_no_device_to_configure(source: str) -> None:
     assert discover(source, DEVICES) == ()
 
@@ -75,8 +84,9 @@ def test_each_device_is_found_once_where_first_used() -> None:
 
 
 def test_facts_keep_the_devices_found_through_the_codec() -> None:
-    facts = extract_source("test/test_x.py", HEADER + 'class TestA(TestCase):\n    def test_a(self):\n'
-                           '        torch.ones(2).to("mlu")\n')
+    facts = extract_source(
+        "test/test_x.py", HEADER + 'class TestA(TestCase):\n    def test_a(self):\n        torch.ones(2).to("mlu")\n'
+    )
     assert facts.devices_found == (FoundDevice("mlu", 6, 22, '.to("mlu")'),)
     assert from_tuple(to_tuple(facts)) == facts
     (site,) = facts.classes[0].devices
@@ -85,25 +95,34 @@ def test_facts_keep_the_devices_found_through_the_codec() -> None:
 
 # -- inference: a device found is accelerator use -----------------------------
 
-@pytest.mark.parametrize("body", [
-    'x = torch.abs(torch.ones(2).to("mlu"))',
-    "torch.mlu.synchronize()",
-    'x = torch.ones(2, device="mlu:0")',
-    'device = "mlu"\n        x = torch.ones(2, device=device)',
-    'x = torch.ones(2).to(torch.device("mlu", 0))',
-])
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'x = torch.abs(torch.ones(2).to("mlu"))',
+        "torch.mlu.synchronize()",
+        'x = torch.ones(2, device="mlu:0")',
+        'device = "mlu"\n        x = torch.ones(2, device=device)',
+        'x = torch.ones(2).to(torch.device("mlu", 0))',
+    ],
+)
 def test_a_class_using_a_device_found_gets_no_safe_generic(tmp_path: Path, body: str) -> None:
     source = f"class TestA(TestCase):\n    def test_a(self):\n        {body}\n"
     assert fix_of(tmp_path, source) == NotFixable(
         "`hw_classification = HardwareClassification.<MEMBER>`; every accelerator use in the class is MLU, but MLU "
         "is not a configured classification: add it to `classifications`, or make the tests device-generic "
-        "(ACCELERATOR)", "not-configured", "MLU")
+        "(ACCELERATOR)",
+        "not-configured",
+        "MLU",
+    )
 
 
 def test_a_skip_unless_the_device_found_needs_it(tmp_path: Path) -> None:
-    source = ("TEST_MLU = torch.mlu.is_available()\n\n"
-              "class TestA(TestCase):\n    @unittest.skipIf(not TEST_MLU, 'no mlu')\n    def test_a(self):\n"
-              "        pass\n")
+    source = (
+        "TEST_MLU = torch.mlu.is_available()\n\n"
+        "class TestA(TestCase):\n    @unittest.skipIf(not TEST_MLU, 'no mlu')\n    def test_a(self):\n"
+        "        pass\n"
+    )
     fix = fix_of(tmp_path, "import unittest\n" + source)
     assert isinstance(fix, NotFixable) and fix.device == "MLU", fix
 
@@ -112,54 +131,80 @@ def test_with_the_lines_applied_the_class_is_an_unsafe_one_device_fix(tmp_path: 
     source = 'class TestA(TestCase):\n    def test_a(self):\n        x = torch.ones(2).to("mlu")\n'
     config = Config(root=tmp_path)
     settings = coverage(("mlu",), config).settings()
-    assert fix_of(tmp_path, source, settings) == Fix("unsafe", "MLU", "every accelerator use in the class is MLU",
-                                                     kind="one-device")
+    assert fix_of(tmp_path, source, settings) == Fix(
+        "unsafe", "MLU", "every accelerator use in the class is MLU", kind="one-device"
+    )
 
 
 # -- GPU_TYPE: PyTorch's own "whichever GPU" ----------------------------------
 
 GPU_TYPE = "from torch.testing._internal.inductor_utils import GPU_TYPE\n\n"
-ANY_GPU = ("`hw_classification = HardwareClassification.<MEMBER>`; its tests run on whichever GPU the machine has "
-           "(GPU_TYPE, line {line}): make it ACCELERATOR, its tests taking `device` in place of GPU_TYPE, "
-           'instantiated with except_for="cpu", allow_xpu=True')
+ANY_GPU = (
+    "`hw_classification = HardwareClassification.<MEMBER>`; its tests run on whichever GPU the machine has "
+    "(GPU_TYPE, line {line}): make it ACCELERATOR, its tests taking `device` in place of GPU_TYPE, "
+    'instantiated with except_for="cpu", allow_xpu=True'
+)
 
 
-@pytest.mark.parametrize(("body", "line"), [
-    ("    def test_a(self):\n        x = torch.ones(2, device=GPU_TYPE)\n", 8),
-    ("    def test_a(self):\n        x = torch.ones(2).to(GPU_TYPE)\n", 8),
-    ("    device = GPU_TYPE\n\n    def test_a(self):\n        x = torch.ones(2, device=self.device)\n", 7),
-    ('    def test_a(self):\n        x = torch.ones(2, device=f"{GPU_TYPE}:0")\n', 8),
-])
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("    def test_a(self):\n        x = torch.ones(2, device=GPU_TYPE)\n", 8),
+        ("    def test_a(self):\n        x = torch.ones(2).to(GPU_TYPE)\n", 8),
+        ("    device = GPU_TYPE\n\n    def test_a(self):\n        x = torch.ones(2, device=self.device)\n", 7),
+        ('    def test_a(self):\n        x = torch.ones(2, device=f"{GPU_TYPE}:0")\n', 8),
+    ],
+)
 def test_gpu_type_is_accelerator_evidence(tmp_path: Path, body: str, line: int) -> None:
     fix = fix_of(tmp_path, GPU_TYPE + "class TestA(TestCase):\n" + body)
     assert fix == NotFixable(ANY_GPU.format(line=line), "any-gpu")
 
 
 def test_gpu_type_is_not_a_hard_coded_device(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "p", {"test/test_x.py": HEADER + GPU_TYPE + (
-        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
-        "    def test_a(self, device):\n        x = torch.ones(2, device=GPU_TYPE)\n\n"
-        "instantiate_device_type_tests(TestA, globals())\n")}, {"select": ["HWC201"]})
+    root = write_project(
+        tmp_path / "p",
+        {
+            "test/test_x.py": HEADER
+            + GPU_TYPE
+            + (
+                "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+                "    def test_a(self, device):\n        x = torch.ones(2, device=GPU_TYPE)\n\n"
+                "instantiate_device_type_tests(TestA, globals())\n"
+            )
+        },
+        {"select": ["HWC201"]},
+    )
     assert [d.code for d in lint(root).diagnostics] == []
 
 
-@pytest.mark.parametrize("decorator", ["@requires_gpu()", "@requires_cuda_and_triton",
-                                       "@unittest.skipIf(not HAS_GPU, 'no gpu')",
-                                       "@unittest.skipUnless(HAS_CUDA_AND_TRITON, 'x')"])
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        "@requires_gpu()",
+        "@requires_cuda_and_triton",
+        "@unittest.skipIf(not HAS_GPU, 'no gpu')",
+        "@unittest.skipUnless(HAS_CUDA_AND_TRITON, 'x')",
+    ],
+)
 def test_pytorch_gpu_guards_need_an_accelerator(tmp_path: Path, decorator: str) -> None:
-    fix = fix_of(tmp_path, f"import unittest\n\nclass TestA(TestCase):\n    {decorator}\n    def test_a(self):\n"
-                 "        pass\n")
+    fix = fix_of(
+        tmp_path, f"import unittest\n\nclass TestA(TestCase):\n    {decorator}\n    def test_a(self):\n        pass\n"
+    )
     # requires_cuda_and_triton needs CUDA itself: an unsafe CUDA; the others any accelerator.
     assert not (isinstance(fix, Fix) and fix.applicability == "safe"), fix
 
 
 # -- what the commands say ----------------------------------------------------
 
-MLU = ('import torch\nimport torch_mlu\n\n\nclass TestA:\n    def test_a(self):\n'
-       '        assert torch.ones(2).to("mlu").mlu().sum() == 2\n')
-LINES = ('[tool.hwlint]\nclassifications = ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "MLU"]\n'
-         'extend-devices = ["mlu"]\nextend-accelerator-modules = ["torch.mlu"]\n'
-         'extend-accelerator-flags = ["TEST_MLU"]\n')
+MLU = (
+    "import torch\nimport torch_mlu\n\n\nclass TestA:\n    def test_a(self):\n"
+    '        assert torch.ones(2).to("mlu").mlu().sum() == 2\n'
+)
+LINES = (
+    '[tool.hwlint]\nclassifications = ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "MLU"]\n'
+    'extend-devices = ["mlu"]\nextend-accelerator-modules = ["torch.mlu"]\n'
+    'extend-accelerator-flags = ["TEST_MLU"]\n'
+)
 
 
 def mlu_project(tmp_path: Path) -> Path:
@@ -173,20 +218,29 @@ def test_check_reports_hwc003_once_per_file_and_names_the_lines(tmp_path: Path) 
     hwc003 = [line for line in done.stdout.splitlines() if " HWC003 " in line]
     assert hwc003 == [
         f'test/{name}.py:2:1: HWC003 uses device "mlu" (`import torch_mlu`), which the configuration does not '
-        'name: hwlint takes it for an accelerator; `hwlint devices --write` adds the [tool.hwlint] lines that '
-        'cover it (extend-devices = ["mlu"], a member MLU, its module and flag)' for name in ("test_a", "test_b")]
+        "name: hwlint takes it for an accelerator; `hwlint devices --write` adds the [tool.hwlint] lines that "
+        'cover it (extend-devices = ["mlu"], a member MLU, its module and flag)'
+        for name in ("test_a", "test_b")
+    ]
     assert done.stdout.endswith(
         "Found a device the configuration does not name: mlu (2 files). hwlint takes it for an accelerator; these "
-        "lines cover it (`hwlint devices --write` adds them to pyproject.toml):\n" + LINES)
+        "lines cover it (`hwlint devices --write` adds them to pyproject.toml):\n" + LINES
+    )
 
 
 def test_json_carries_the_settings_as_the_fix(tmp_path: Path) -> None:
     done = run_cli("check", "--no-cache", "--format", "json", cwd=mlu_project(tmp_path))
     found = [d for d in json.loads(done.stdout) if d["code"] == "HWC003"]
-    assert found[0]["fix"] == {"applicability": "safe", "device": "mlu", "settings": {
-        "classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "MLU"],
-        "extend-devices": ["mlu"], "extend-accelerator-modules": ["torch.mlu"],
-        "extend-accelerator-flags": ["TEST_MLU"]}}
+    assert found[0]["fix"] == {
+        "applicability": "safe",
+        "device": "mlu",
+        "settings": {
+            "classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "MLU"],
+            "extend-devices": ["mlu"],
+            "extend-accelerator-modules": ["torch.mlu"],
+            "extend-accelerator-flags": ["TEST_MLU"],
+        },
+    }
 
 
 def test_hwc003_is_not_counted_against_a_budget(tmp_path: Path) -> None:
@@ -202,13 +256,14 @@ def test_devices_formats(tmp_path: Path) -> None:
     root = mlu_project(tmp_path)
     assert run_cli("devices", "--no-cache", "--format", "toml", cwd=root).stdout == LINES
     data = json.loads(run_cli("devices", "--no-cache", "--format", "json", cwd=root).stdout)
-    assert data["devices"] == [{"name": "mlu", "files": 2, "first": {"path": "test/test_a.py", "line": 2,
-                                                                     "column": 1}}]
+    assert data["devices"] == [{"name": "mlu", "files": 2, "first": {"path": "test/test_a.py", "line": 2, "column": 1}}]
     assert data["toml"] == LINES and data["settings"]["extend-devices"] == ["mlu"]
     clean = write_project(tmp_path / "clean", {"test/test_c.py": "x = 1\n"})
     done = run_cli("devices", "--no-cache", cwd=clean)
-    assert (done.returncode, done.stdout) == (0, "No device found that the configuration does not name "
-                                                 "(1 files checked).\n")
+    assert (done.returncode, done.stdout) == (
+        0,
+        "No device found that the configuration does not name (1 files checked).\n",
+    )
 
 
 def test_devices_write_keeps_the_file_and_then_check_agrees_with_a_hand_written_one(tmp_path: Path) -> None:
@@ -220,9 +275,15 @@ def test_devices_write_keeps_the_file_and_then_check_agrees_with_a_hand_written_
     assert text.startswith('# ours\n[project]\nname = "x"  # keep\n\n[tool.hwlint]\nexclude = []\n')
     assert 'extend-devices = ["mlu"]' in text
     written = run_cli("check", "--no-cache", "--format", "json", cwd=root).stdout
-    hand = write_project(tmp_path / "hand", {"test/test_a.py": MLU, "test/test_b.py": MLU, "test/test_c.py": "x = 1\n"},
-                         {"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "MLU"],
-                          "extend-devices": ["mlu"], "extend-accelerator-modules": ["torch.mlu"]})
+    hand = write_project(
+        tmp_path / "hand",
+        {"test/test_a.py": MLU, "test/test_b.py": MLU, "test/test_c.py": "x = 1\n"},
+        {
+            "classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU", "MLU"],
+            "extend-devices": ["mlu"],
+            "extend-accelerator-modules": ["torch.mlu"],
+        },
+    )
     assert json.loads(written) == json.loads(run_cli("check", "--no-cache", "--format", "json", cwd=hand).stdout)
     assert "HWC003" not in written and "HardwareClassification.MLU" in written
 
@@ -241,8 +302,10 @@ def test_devices_write_refuses_a_broken_file_and_leaves_it(tmp_path: Path) -> No
 
 def test_note_wording_for_several_devices(tmp_path: Path) -> None:
     text = note((("mlu", 3), ("musa", 1)), Config(root=tmp_path))
-    assert text.startswith("Found 2 devices the configuration does not name: mlu (3 files), musa (1 file). hwlint "
-                           "takes them for accelerators; these lines cover them")
+    assert text.startswith(
+        "Found 2 devices the configuration does not name: mlu (3 files), musa (1 file). hwlint "
+        "takes them for accelerators; these lines cover them"
+    )
     assert 'extend-devices = ["mlu", "musa"]\n' in text
     assert note((), Config(root=tmp_path)) == ""
 
@@ -255,6 +318,7 @@ def test_the_check_configure_fix_round_trips() -> None:
 
 
 # -- one home -----------------------------------------------------------------
+
 
 def test_device_name_sets_are_defined_only_in_the_devices_module() -> None:
     """No module but hwlint/facts/devices.py spells out a set of two or more
@@ -306,8 +370,9 @@ def test_devices_write_into_hwlint_toml_and_into_a_new_pyproject(tmp_path: Path)
     assert "HWC003" not in run_cli("check", "--no-cache", cwd=bare).stdout
 
 
-def test_devices_write_that_cannot_write_is_one_line_and_leaves_the_file(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_devices_write_that_cannot_write_is_one_line_and_leaves_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import hwlint.infra.atomic as atomic
     from hwlint.core.diagnostics import UserError
     from hwlint.infra.settings_write import write_settings

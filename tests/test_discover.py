@@ -33,7 +33,9 @@ def found(root: Path, paths: list[Path] | None = None) -> list[str]:
     return discover(load_config(start=root), paths).files
 
 
-def cli_paths(root: Path, *args: str, cwd: Path | None = None) -> tuple[list[tuple[str, int, int, str]], subprocess.CompletedProcess[str]]:
+def cli_paths(
+    root: Path, *args: str, cwd: Path | None = None
+) -> tuple[list[tuple[str, int, int, str]], subprocess.CompletedProcess[str]]:
     proc = run_cli("check", "--format", "json", "--no-allowlist", *args, cwd=cwd or root)
     assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr
@@ -45,10 +47,19 @@ def cli_paths(root: Path, *args: str, cwd: Path | None = None) -> tuple[list[tup
 
 
 def test_default_include(tmp_path: Path) -> None:
-    root = tree(tmp_path / "p", [
-        "test/test_a.py", "test/a/b/test_c.py", "test/x_test.py",
-        "tests/test_a.py", "test/common_a.py", "test_top.py", "test/test_a.txt", "src/test/test_s.py",
-    ])
+    root = tree(
+        tmp_path / "p",
+        [
+            "test/test_a.py",
+            "test/a/b/test_c.py",
+            "test/x_test.py",
+            "tests/test_a.py",
+            "test/common_a.py",
+            "test_top.py",
+            "test/test_a.txt",
+            "src/test/test_s.py",
+        ],
+    )
     assert found(root) == ["test/a/b/test_c.py", "test/test_a.py", "test/x_test.py"]
     diags, proc = cli_paths(root)
     assert diags == [
@@ -62,8 +73,15 @@ def test_default_include(tmp_path: Path) -> None:
 def test_custom_include_exclude_are_relative_to_the_root(tmp_path: Path) -> None:
     root = tree(
         tmp_path / "p",
-        ["suite/check_a.py", "suite/x/check_b.py", "suite/vendor/check_c.py", "suite/x/check_skip.py",
-         "other/suite/check_d.py", "test/test_e.py", "suite/helper.py"],
+        [
+            "suite/check_a.py",
+            "suite/x/check_b.py",
+            "suite/vendor/check_c.py",
+            "suite/x/check_skip.py",
+            "other/suite/check_d.py",
+            "test/test_e.py",
+            "suite/helper.py",
+        ],
         {"include": ["suite/**/check_*.py"], "exclude": ["suite/vendor/", "check_skip.py"]},
     )
     expected = ["suite/check_a.py", "suite/x/check_b.py"]
@@ -85,23 +103,23 @@ def test_excluded_directory_named_on_the_command_line(tmp_path: Path) -> None:
 
 GITIGNORE_FILES = [
     "test/test_plain.py",
-    "test/build/test_b.py",          # build/ (directory pattern, any depth)
-    "test/test_dironly.py",          # test_dironly.py/ is a directory pattern: a file is kept
-    "test/test_gen1.py",             # test_gen*.py
-    "test/test_gen_keep.py",         # !test_gen_keep.py re-includes it
-    "test/test_drop.py",             # /test/test_drop.py (anchored in the root)
-    "test/sub/test_drop.py",         # ... but not this one
-    "test/sub/test_local.py",        # test/sub/.gitignore: test_local.py
-    "test/test_local.py",            # ... which does not apply one level up
-    "test/sub/test_gen_sub.py",      # root ignores test_gen*, test/sub/.gitignore re-includes
-    "test/vendor/test_v.py",         # vendor/ then !vendor/test_v.py: a file in an
-                                     # ignored folder cannot be re-included (git)
-    "test/anchored/test_x.py",       # test/.gitignore: /anchored/
-    "test/sub/anchored/test_x.py",   # ... only test/anchored, not test/sub/anchored
+    "test/build/test_b.py",  # build/ (directory pattern, any depth)
+    "test/test_dironly.py",  # test_dironly.py/ is a directory pattern: a file is kept
+    "test/test_gen1.py",  # test_gen*.py
+    "test/test_gen_keep.py",  # !test_gen_keep.py re-includes it
+    "test/test_drop.py",  # /test/test_drop.py (anchored in the root)
+    "test/sub/test_drop.py",  # ... but not this one
+    "test/sub/test_local.py",  # test/sub/.gitignore: test_local.py
+    "test/test_local.py",  # ... which does not apply one level up
+    "test/sub/test_gen_sub.py",  # root ignores test_gen*, test/sub/.gitignore re-includes
+    "test/vendor/test_v.py",  # vendor/ then !vendor/test_v.py: a file in an
+    # ignored folder cannot be re-included (git)
+    "test/anchored/test_x.py",  # test/.gitignore: /anchored/
+    "test/sub/anchored/test_x.py",  # ... only test/anchored, not test/sub/anchored
 ]
 GITIGNORES = {
     ".gitignore": "# comment\nbuild/\ntest_dironly.py/\ntest_gen*.py\n!test_gen_keep.py\n/test/test_drop.py\n"
-                  "vendor/\n!vendor/test_v.py\n",
+    "vendor/\n!vendor/test_v.py\n",
     "test/.gitignore": "/anchored/\n",
     "test/sub/.gitignore": "test_local.py\n!test_gen_sub.py\n",
 }
@@ -130,7 +148,11 @@ def test_gitignore_agrees_with_git(tmp_path: Path) -> None:
     root = tree(tmp_path / "p", GITIGNORE_FILES, extra=GITIGNORES)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=root, capture_output=True, text=True, check=True
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     assert sorted(f for f in listed if f.startswith("test/") and f.endswith(".py")) == GITIGNORE_EXPECTED
     assert found(root) == GITIGNORE_EXPECTED
@@ -192,7 +214,9 @@ def test_dot_git_is_never_walked(tmp_path: Path) -> None:
 
 def test_explicit_files_are_filtered_like_the_tree(tmp_path: Path) -> None:
     """pre-commit passes every staged file: only test files are linted."""
-    root = tree(tmp_path / "p", ["test/test_a.py", "test/common_a.py"], extra={"README.md": "# hi\n", "setup.py": "x = 1\n"})
+    root = tree(
+        tmp_path / "p", ["test/test_a.py", "test/common_a.py"], extra={"README.md": "# hi\n", "setup.py": "x = 1\n"}
+    )
     diags, proc = cli_paths(root, "README.md", "test/test_a.py", "test/common_a.py", "setup.py")
     assert diags == [("test/test_a.py", 2, 1, "HWC001")]
     assert proc.returncode == 1
@@ -209,7 +233,10 @@ def test_explicit_directory_walks_only_that_directory(tmp_path: Path) -> None:
     assert [d[0] for d in diags] == ["test/a/b/test_c.py", "test/a/test_b.py"]
     # The root itself, and the same file twice, give each file once.
     assert found(root, [root, root / "test" / "test_a.py"]) == [
-        "test/a/b/test_c.py", "test/a/test_b.py", "test/test_a.py", "test/z/test_d.py",
+        "test/a/b/test_c.py",
+        "test/a/test_b.py",
+        "test/test_a.py",
+        "test/z/test_d.py",
     ]
 
 
@@ -282,9 +309,9 @@ def can_symlink(tmp_path: Path) -> None:
 
 def test_symlink_loop_is_not_followed(tmp_path: Path, can_symlink: None) -> None:
     root = tree(tmp_path / "p", ["test/test_a.py", "test/a/test_b.py"])
-    os.symlink("..", root / "test" / "a" / "up")          # test/a/up -> test
-    os.symlink(".", root / "test" / "a" / "self")        # test/a/self -> test/a
-    os.symlink(root / "test", root / "test" / "again")   # absolute link into the tree
+    os.symlink("..", root / "test" / "a" / "up")  # test/a/up -> test
+    os.symlink(".", root / "test" / "a" / "self")  # test/a/self -> test/a
+    os.symlink(root / "test", root / "test" / "again")  # absolute link into the tree
     # In a thread with a deadline: following the links would fail the test, not hang it.
     outcome: list[list[str]] = []
     worker = threading.Thread(target=lambda: outcome.append(found(root)), daemon=True)

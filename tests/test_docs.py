@@ -37,8 +37,14 @@ def pages() -> list[Path]:
 
 def build_site(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's banner, not a warning of the build
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
-                          cwd=config.parent, capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+        cwd=config.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
 
 
 def rule_codes_and_names() -> list[tuple[str, str]]:
@@ -138,14 +144,14 @@ def hwlint_invocations(line: str) -> list[list[str]]:
     lexer.commenters = "#"
     tokens = list(lexer)
     # shlex splits `$(` into `$` and `(`; a lone `2` before `>` is a file descriptor.
-    tokens = [t for i, t in enumerate(tokens) if not (t == "$" and tokens[i + 1:i + 2] == ["("])]
+    tokens = [t for i, t in enumerate(tokens) if not (t == "$" and tokens[i + 1 : i + 2] == ["("])]
     invocations = []
     for i, token in enumerate(tokens):
         if i and tokens[i - 1] not in SEPARATORS:
             continue
         if token == "hwlint":
             args_from = i + 1
-        elif re.fullmatch(r"python3?", token) and tokens[i + 1:i + 3] == ["-m", "hwlint"]:
+        elif re.fullmatch(r"python3?", token) and tokens[i + 1 : i + 3] == ["-m", "hwlint"]:
             args_from = i + 3
         else:
             continue
@@ -190,12 +196,22 @@ def test_the_command_lines_are_found() -> None:
     """The extraction itself: every page with shell blocks contributes, and
     every hwlint command is there (so a parse test cannot pass on nothing)."""
     where = {place.split(":")[0] for place, _ in COMMANDS}
-    assert {"README.md", "docs/adopting.md", "docs/allowlist.md", "docs/fix.md", "docs/report.md",
-            "docs/select.md", "docs/check.md", "docs/migrating.md", "docs/getting-started.md"} <= where
+    assert {
+        "README.md",
+        "docs/adopting.md",
+        "docs/allowlist.md",
+        "docs/fix.md",
+        "docs/report.md",
+        "docs/select.md",
+        "docs/check.md",
+        "docs/migrating.md",
+        "docs/getting-started.md",
+    } <= where
     assert {args[0] for _, args in COMMANDS} >= {"check", "fix", "allowlist", "report", "select", "rule"}
     assert ["select", "GENERIC", "CPU", "--format", "pytest"] in [args for _, args in COMMANDS]  # inside $( )
     assert hwlint_invocations('hwlint report --history --format markdown >> "$GITHUB_STEP_SUMMARY"') == [
-        ["report", "--history", "--format", "markdown"]]
+        ["report", "--history", "--format", "markdown"]
+    ]
     assert hwlint_invocations("git add x && python -m hwlint check a.py  # note") == [["check", "a.py"]]
 
 
@@ -207,12 +223,15 @@ def test_documented_command_line_parses(place: str, args: list[str]) -> None:
         pytest.fail(f"{place}: hwlint {shlex.join(args)}: {exc.format_message()}")
 
 
-@pytest.mark.parametrize("args", [
-    ["check", "--no-such-option"],
-    ["allowlist", "purge"],
-    ["report", "--format", "pdf"],
-    ["select", "GENERIC", "--format"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--no-such-option"],
+        ["allowlist", "purge"],
+        ["report", "--format", "pdf"],
+        ["select", "GENERIC", "--format"],
+    ],
+)
 def test_a_renamed_option_or_command_fails_the_parse(args: list[str]) -> None:
     with pytest.raises(click.UsageError):
         parse_with_click(args)

@@ -99,7 +99,10 @@ def test_declarations_in_every_form() -> None:
         """
     )
     decls = {c.name: c.declarations for c in f.classes}
-    assert decls["TestA"] == (Declaration(6, 5, Value("member", "GENERIC"), "body"), Declaration(19, 5, Value("member", "MPS"), "module"))
+    assert decls["TestA"] == (
+        Declaration(6, 5, Value("member", "GENERIC"), "body"),
+        Declaration(19, 5, Value("member", "MPS"), "module"),
+    )
     assert decls["TestB"][0] == Declaration(8, 5, Value("member", "CUDA"), "body")
     assert decls["TestC"] == (Declaration(10, 5, Value("missing", ""), "body"),)
     assert decls["TestD"] == (Declaration(12, 5, Value("string", "GENERIC"), "body"),)
@@ -261,9 +264,15 @@ def test_a_backends_api_counts_once_configured() -> None:
     f = extract_source("test/test_x.py", BACKEND, accelerators=backend)
     cls = f.classes[0]
     assert [(p.line, p.column, p.text) for p in cls.probes] == [
-        (5, 26, "TEST_OPENREG"), (7, 9, "torch_npu.npu.synchronize()"), (8, 9, "torch_npu.npu.is_available()")]
+        (5, 26, "TEST_OPENREG"),
+        (7, 9, "torch_npu.npu.synchronize()"),
+        (8, 9, "torch_npu.npu.is_available()"),
+    ]
     assert [(d.line, d.column, d.text) for d in cls.devices] == [
-        (7, 9, "torch_npu.npu.synchronize()"), (9, 27, ".openreg()"), (10, 15, '.to("openreg:1")')]
+        (7, 9, "torch_npu.npu.synchronize()"),
+        (9, 27, ".openreg()"),
+        (10, 15, '.to("openreg:1")'),
+    ]
     assert f.accelerator_lines == (2,)  # the module-level torch.device("openreg"): a hint for fix
 
 
@@ -272,10 +281,27 @@ def test_default_vocabulary_keeps_its_hand_picked_tokens() -> None:
     cheap: PyTorch's own set must stay the short hand-picked one, and a
     backend's additions must not drop any of it."""
     default = vocabulary_for(DEFAULT_ACCELERATORS).tokens
-    assert default == ("accelerator", "cuda", "hpu", "ipu", "mps", "mtia", "xla", "xpu",
-                       "TEST_", "torch.npu", ".npu(", '"npu', "'npu", "GPU_TYPE")
-    extended = vocabulary_for(DEFAULT_ACCELERATORS.extended(modules=["torch.openreg", "torch_npu.npu"],
-                                                         flags=["TEST_OPENREG"], devices=["openreg"])).tokens
+    assert default == (
+        "accelerator",
+        "cuda",
+        "hpu",
+        "ipu",
+        "mps",
+        "mtia",
+        "xla",
+        "xpu",
+        "TEST_",
+        "torch.npu",
+        ".npu(",
+        '"npu',
+        "'npu",
+        "GPU_TYPE",
+    )
+    extended = vocabulary_for(
+        DEFAULT_ACCELERATORS.extended(
+            modules=["torch.openreg", "torch_npu.npu"], flags=["TEST_OPENREG"], devices=["openreg"]
+        )
+    ).tokens
     # TEST_OPENREG needs no token of its own: "TEST_" finds it.
     assert extended[:14] == default
     assert set(extended[14:]) == {"torch.openreg", "torch_npu.npu", '"openreg', "'openreg", ".openreg("}

@@ -54,7 +54,11 @@ def test_huge_allowlist(tmp_path: Path) -> None:
 
 
 def test_allowlist_entries_pointing_outside_the_root(tmp_path: Path) -> None:
-    root = write_project(tmp_path, {"test/test_a.py": UNCLASSIFIED}, allowlist="../elsewhere/test_x.py 1\n/etc/test_y.py 1\ntest/test_a.py 1\n")
+    root = write_project(
+        tmp_path,
+        {"test/test_a.py": UNCLASSIFIED},
+        allowlist="../elsewhere/test_x.py 1\n/etc/test_y.py 1\ntest/test_a.py 1\n",
+    )
     proc = run_cli("check", cwd=root)
     assert proc.stdout.splitlines()[:2] == [
         "allowlist.txt:1:1: HWC304 ../elsewhere/test_x.py: use a normalized path inside the project root",

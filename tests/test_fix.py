@@ -14,7 +14,9 @@ from tests.conftest import lint, run_cli, write_project
 HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n"
 
 
-def fixed(tmp_path: Path, source: str, *args: str, settings: dict | None = None, name: str = "test/test_x.py") -> tuple[str, str, int]:
+def fixed(
+    tmp_path: Path, source: str, *args: str, settings: dict | None = None, name: str = "test/test_x.py"
+) -> tuple[str, str, int]:
     root = write_project(tmp_path / "proj", {name: source}, settings)
     proc = run_cli("fix", *args, cwd=root)
     return (root / name).read_text(), proc.stderr, proc.returncode
@@ -22,12 +24,22 @@ def fixed(tmp_path: Path, source: str, *args: str, settings: dict | None = None,
 
 # -- inference -------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("source", "member"),
     [
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n", "ACCELERATOR"),
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for='cuda')\n", "CUDA"),
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for=['xpu'], allow_xpu=True)\n", "XPU"),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n",
+            "ACCELERATOR",
+        ),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for='cuda')\n",
+            "CUDA",
+        ),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for=['xpu'], allow_xpu=True)\n",
+            "XPU",
+        ),
         ("class TestA(TestCase):\n    def test_a(self): pass\n", "GENERIC"),
     ],
 )
@@ -40,10 +52,18 @@ def test_safe_inference(tmp_path: Path, source: str, member: str) -> None:
 @pytest.mark.parametrize(
     ("source", "reason"),
     [
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
-         "instantiated with only_for for several or computed devices"),
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n", "test methods take a device (test_a) but the class is never instantiated"),
-        ("class TestA(TestCase):\n    def test_a(self):\n        if TEST_CUDA and TEST_XPU: pass\n", "the class probes or uses accelerators"),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
+            "instantiated with only_for for several or computed devices",
+        ),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n",
+            "test methods take a device (test_a) but the class is never instantiated",
+        ),
+        (
+            "class TestA(TestCase):\n    def test_a(self):\n        if TEST_CUDA and TEST_XPU: pass\n",
+            "the class probes or uses accelerators",
+        ),
     ],
 )
 def test_no_fix_without_clear_evidence(tmp_path: Path, source: str, reason: str) -> None:
@@ -69,6 +89,7 @@ def test_unsafe_fix_needs_the_flag(tmp_path: Path) -> None:
 
 
 # -- placement -------------------------------------------------------------
+
 
 def test_after_docstring_mirroring_blank_lines(tmp_path: Path) -> None:
     source = HEADER + 'class TestA(TestCase):\n    """Doc."""\n\n    def test_a(self):\n        pass\n'
@@ -98,15 +119,23 @@ def test_tabs_and_two_space_indentation(tmp_path: Path) -> None:
 
 
 def test_one_line_body(tmp_path: Path) -> None:
-    source = HEADER + "class Base(TestCase):\n    def test_a(self): pass\n    hw_classification = HardwareClassification.GENERIC\n\nclass TestB(Base): pass  # keep me\n"
+    source = (
+        HEADER
+        + "class Base(TestCase):\n    def test_a(self): pass\n    hw_classification = HardwareClassification.GENERIC\n\nclass TestB(Base): pass  # keep me\n"
+    )
     text, _, code = fixed(tmp_path, source, settings={"inheritance": "explicit"})
     # Explicit inheritance: TestB has no tests of its own, nothing to fix.
     assert text == source and code == 0
     source = HEADER + "from common import Base\n\nclass TestB(Base): pass  # keep me\n"
-    root = write_project(tmp_path / "one", {"test/test_x.py": source, "test/common.py": "class Base(TestCase):\n    def test_a(self): pass\n"})
+    root = write_project(
+        tmp_path / "one",
+        {"test/test_x.py": source, "test/common.py": "class Base(TestCase):\n    def test_a(self): pass\n"},
+    )
     run_cli("fix", cwd=root)
-    assert (root / "test/test_x.py").read_text().endswith(
-        "class TestB(Base):\n    hw_classification = HardwareClassification.GENERIC\n    pass  # keep me\n"
+    assert (
+        (root / "test/test_x.py")
+        .read_text()
+        .endswith("class TestB(Base):\n    hw_classification = HardwareClassification.GENERIC\n    pass  # keep me\n")
     )
 
 
@@ -123,7 +152,8 @@ def test_same_name_in_alternative_branches(tmp_path: Path) -> None:
     assert text == source.replace(
         "    class TestA(TestCase):\n        def test_a(self, device)",
         "    class TestA(TestCase):\n        hw_classification = HardwareClassification.ACCELERATOR\n\n"
-        "        def test_a(self, device)")
+        "        def test_a(self, device)",
+    )
     assert "test/test_x.py:4: TestA: not safe: ACCELERATOR, but 1 test takes no device (HWC102)" in err
     text, err, _ = fixed(tmp_path, source, "--unsafe")
     assert text.count("hw_classification = HardwareClassification.ACCELERATOR") == 2
@@ -137,21 +167,32 @@ CLASS = "\n\nclass TestA(TestCase):\n    def test_a(self): pass\n"
 @pytest.mark.parametrize(
     ("imports", "expected"),
     [
-        ("from torch.testing._internal.common_utils import TestCase",
-         "from torch.testing._internal.common_utils import TestCase, HardwareClassification"),
-        ("from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n)",
-         "from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n    HardwareClassification,\n)"),
-        ("from torch.testing._internal.common_utils import (TestCase,\n    run_tests)",
-         "from torch.testing._internal.common_utils import (TestCase,\n    run_tests,\n    HardwareClassification)"),
-        ("import torch\nfrom common import TestCase",
-         "import torch\nfrom common import TestCase\nfrom torch.testing._internal.common_utils import HardwareClassification"),
+        (
+            "from torch.testing._internal.common_utils import TestCase",
+            "from torch.testing._internal.common_utils import TestCase, HardwareClassification",
+        ),
+        (
+            "from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n)",
+            "from torch.testing._internal.common_utils import (\n    TestCase,\n    run_tests,\n    HardwareClassification,\n)",
+        ),
+        (
+            "from torch.testing._internal.common_utils import (TestCase,\n    run_tests)",
+            "from torch.testing._internal.common_utils import (TestCase,\n    run_tests,\n    HardwareClassification)",
+        ),
+        (
+            "import torch\nfrom common import TestCase",
+            "import torch\nfrom common import TestCase\nfrom torch.testing._internal.common_utils import HardwareClassification",
+        ),
         ("from torch.testing._internal.common_utils import *", "from torch.testing._internal.common_utils import *"),
     ],
 )
 def test_import_merge(tmp_path: Path, imports: str, expected: str) -> None:
     text, _, code = fixed(tmp_path, imports + CLASS)
     assert code == 0
-    assert text.startswith(expected + CLASS.replace("TestCase):\n", "TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n", 1))
+    assert text.startswith(
+        expected
+        + CLASS.replace("TestCase):\n", "TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n", 1)
+    )
 
 
 def test_alias_import_is_used(tmp_path: Path) -> None:
@@ -172,6 +213,7 @@ def test_import_from_is_configurable(tmp_path: Path) -> None:
 
 # -- command behaviour -----------------------------------------------------
 
+
 def test_diff_writes_nothing(tmp_path: Path) -> None:
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -188,7 +230,10 @@ def test_diff_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_class_filter_and_second_run_is_a_noop(tmp_path: Path) -> None:
-    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n"
+    source = (
+        HEADER
+        + "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n"
+    )
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
     run_cli("fix", "--class", "TestB", cwd=root)
     text = (root / "test/test_x.py").read_text()
@@ -235,22 +280,30 @@ def test_encoding_bom_newlines_and_permissions_are_kept(tmp_path: Path, raw: byt
 def test_allowlisted_files_are_fixed(tmp_path: Path) -> None:
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     two = source + "\nclass TestB(TestCase):\n    def test_b(self, device): pass\n"
-    root = write_project(tmp_path / "p", {"test/test_x.py": source, "test/test_y.py": two},
-                         allowlist="test/test_x.py 1\ntest/test_y.py 2\n")
+    root = write_project(
+        tmp_path / "p",
+        {"test/test_x.py": source, "test/test_y.py": two},
+        allowlist="test/test_x.py 1\ntest/test_y.py 2\n",
+    )
     proc = run_cli("fix", cwd=root)
     # TestB needs a human, but its file is allowlisted within its budget:
     # `hwlint check` passes, so fix does too (the pre-commit hooks agree).
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.splitlines()[-1] == ("`hwlint check` passes: the classes left are in allowlisted files, "
-                                            "within their budgets")
+    assert proc.stderr.splitlines()[-1] == (
+        "`hwlint check` passes: the classes left are in allowlisted files, within their budgets"
+    )
     assert "hw_classification = HardwareClassification.GENERIC" in (root / "test/test_x.py").read_text()
     # The clean file left the list; the other's budget dropped to what is left.
     assert (root / "allowlist.txt").read_text() == "test/test_y.py 1\n"
-    assert proc.stderr.splitlines()[:2] == ["Classified 2 classes in 2 files (GENERIC 2).",
-                                            "Pruned allowlist.txt: 1 removed, 1 lowered; 1 entry."]
+    assert proc.stderr.splitlines()[:2] == [
+        "Classified 2 classes in 2 files (GENERIC 2).",
+        "Pruned allowlist.txt: 1 removed, 1 lowered; 1 entry.",
+    ]
 
 
-def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fix_that_would_not_parse_or_misclassify_is_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import hwlint.fix.apply as fix_module
     from hwlint.fix.apply import fix_file, write_fixed
     from hwlint.fix.plan import plan_fixes
@@ -287,16 +340,24 @@ def test_file_changed_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
 
 
 def test_module_level_accelerator_use_makes_the_fix_unsafe_and_the_class_that_devices(tmp_path: Path) -> None:
-    source = HEADER + 'device = torch.device("xpu")\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=device)\n\n' \
+    source = (
+        HEADER
+        + 'device = torch.device("xpu")\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=device)\n\n'
         "instantiate_device_type_tests(TestB, globals(), only_for='cuda')\n"
+    )
     text, err, code = fixed(tmp_path, source)
     assert text == source and code == 1
-    assert ("unsafe fix to XPU (every accelerator use in the class is XPU: it reaches device, bound to xpu at module "
-            "level (line 3))") in err
+    assert (
+        "unsafe fix to XPU (every accelerator use in the class is XPU: it reaches device, bound to xpu at module "
+        "level (line 3))"
+    ) in err
 
 
 def test_parallel_fix_equals_serial_fix(tmp_path: Path) -> None:
-    files = {f"test/d{n % 3}/test_{n}.py": HEADER + f"class Test{n}(TestCase):\n    def test_a(self): pass\n" for n in range(12)}
+    files = {
+        f"test/d{n % 3}/test_{n}.py": HEADER + f"class Test{n}(TestCase):\n    def test_a(self): pass\n"
+        for n in range(12)
+    }
     serial = write_project(tmp_path / "serial", files)
     parallel = write_project(tmp_path / "parallel", files)
     one = run_cli("fix", "--jobs", "1", cwd=serial)
@@ -309,6 +370,7 @@ def test_parallel_fix_equals_serial_fix(tmp_path: Path) -> None:
 
 # -- HWC002: a string naming a member --------------------------------------
 
+
 def test_a_string_naming_a_member_becomes_the_member(tmp_path: Path) -> None:
     # A device class as its rules want it (instantiated for its device, tests
     # taking `device`): the member surfaces nothing, so the fix is safe.
@@ -317,14 +379,26 @@ def test_a_string_naming_a_member_becomes_the_member(tmp_path: Path) -> None:
     cases = [
         ('    hw_classification = "GENERIC"\n', "    hw_classification = HardwareClassification.GENERIC\n", generic),
         ("    hw_classification = 'CPU'\n", "    hw_classification = HardwareClassification.CPU\n", cpu),
-        ('    hw_classification: HardwareClassification = "GENERIC"\n',
-         "    hw_classification: HardwareClassification = HardwareClassification.GENERIC\n", generic),
-        ('    hw_classification = "XPU"  # the old way\n', "    hw_classification = HardwareClassification.XPU  # the old way\n",
-         cpu.replace("'cpu')", "'xpu', allow_xpu=True)")),
-        ('    hw_classification = ("MPS")\n', "    hw_classification = (HardwareClassification.MPS)\n",
-         cpu.replace("'cpu')", "'mps', allow_mps=True)")),
-        ('    if True:\n        hw_classification = "GEN" \'ERIC\'\n', "    if True:\n        hw_classification = HardwareClassification.GENERIC\n",
-         generic),
+        (
+            '    hw_classification: HardwareClassification = "GENERIC"\n',
+            "    hw_classification: HardwareClassification = HardwareClassification.GENERIC\n",
+            generic,
+        ),
+        (
+            '    hw_classification = "XPU"  # the old way\n',
+            "    hw_classification = HardwareClassification.XPU  # the old way\n",
+            cpu.replace("'cpu')", "'xpu', allow_xpu=True)"),
+        ),
+        (
+            '    hw_classification = ("MPS")\n',
+            "    hw_classification = (HardwareClassification.MPS)\n",
+            cpu.replace("'cpu')", "'mps', allow_mps=True)"),
+        ),
+        (
+            "    if True:\n        hw_classification = \"GEN\" 'ERIC'\n",
+            "    if True:\n        hw_classification = HardwareClassification.GENERIC\n",
+            generic,
+        ),
     ]
     for index, (declaration, expected, rest) in enumerate(cases):
         source = HEADER + "class TestA(TestCase):\n" + declaration + rest
@@ -334,7 +408,10 @@ def test_a_string_naming_a_member_becomes_the_member(tmp_path: Path) -> None:
 
 
 def test_a_module_level_string_becomes_the_member(tmp_path: Path) -> None:
-    source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n\n\nTestA.hw_classification = 'GENERIC'  # set after\n"
+    source = (
+        HEADER
+        + "class TestA(TestCase):\n    def test_a(self): pass\n\n\nTestA.hw_classification = 'GENERIC'  # set after\n"
+    )
     text, err, code = fixed(tmp_path / "plain", source)
     assert text == source.replace("'GENERIC'", "HardwareClassification.GENERIC")
     assert code == 0 and err == "Fixed 1 string declaration in 1 file (GENERIC 1).\n"
@@ -365,8 +442,10 @@ def test_a_string_in_another_case_needs_unsafe(tmp_path: Path) -> None:
     source = HEADER + "class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n"
     text, err, code = fixed(tmp_path, source)
     assert text == source and code == 1
-    assert ("test/test_x.py:4: TestA: unsafe fix to GENERIC (the string matches GENERIC only when case is ignored): "
-            "apply with --unsafe") in err
+    assert (
+        "test/test_x.py:4: TestA: unsafe fix to GENERIC (the string matches GENERIC only when case is ignored): "
+        "apply with --unsafe"
+    ) in err
     text, err, code = fixed(tmp_path, source, "--unsafe")
     assert text == source.replace("'generic'", "HardwareClassification.GENERIC") and code == 0
 
@@ -392,14 +471,26 @@ STRING_CLASS = "\n\nclass TestA(TestCase):\n    hw_classification = 'GENERIC'\n 
 @pytest.mark.parametrize(
     ("imports", "expected_imports", "enum"),
     [
-        ("from torch.testing._internal.common_utils import TestCase",
-         "from torch.testing._internal.common_utils import TestCase, HardwareClassification", "HardwareClassification"),
-        ("from torch.testing._internal.common_utils import (\n    TestCase,\n)",
-         "from torch.testing._internal.common_utils import (\n    TestCase,\n    HardwareClassification,\n)", "HardwareClassification"),
-        ("import unittest",
-         "import unittest\nfrom torch.testing._internal.common_utils import HardwareClassification", "HardwareClassification"),
-        ("from torch.testing._internal.common_utils import HardwareClassification as HC, TestCase",
-         "from torch.testing._internal.common_utils import HardwareClassification as HC, TestCase", "HC"),
+        (
+            "from torch.testing._internal.common_utils import TestCase",
+            "from torch.testing._internal.common_utils import TestCase, HardwareClassification",
+            "HardwareClassification",
+        ),
+        (
+            "from torch.testing._internal.common_utils import (\n    TestCase,\n)",
+            "from torch.testing._internal.common_utils import (\n    TestCase,\n    HardwareClassification,\n)",
+            "HardwareClassification",
+        ),
+        (
+            "import unittest",
+            "import unittest\nfrom torch.testing._internal.common_utils import HardwareClassification",
+            "HardwareClassification",
+        ),
+        (
+            "from torch.testing._internal.common_utils import HardwareClassification as HC, TestCase",
+            "from torch.testing._internal.common_utils import HardwareClassification as HC, TestCase",
+            "HC",
+        ),
     ],
 )
 def test_string_fix_adds_or_merges_the_import(tmp_path: Path, imports: str, expected_imports: str, enum: str) -> None:
@@ -417,11 +508,24 @@ def test_json_fix_field_of_invalid_classification(tmp_path: Path) -> None:
     proc = run_cli("check", "--format", "json", "--select", "HWC002", cwd=root)
     items = {d["class_name"]: d for d in json.loads(proc.stdout)}
     assert {name: d["fix"] for name, d in items.items()} == {
-        "TestMember": {"applicability": "safe", "classification": "CPU", "evidence": "the string names the member", "member": "CPU"},
-        "TestAlias": {"applicability": "safe", "classification": "ACCELERATOR",
-                      "evidence": "the string names an alias of ACCELERATOR", "member": "DEVICE_GENERIC"},
-        "TestCase": {"applicability": "unsafe", "classification": "XPU",
-                     "evidence": "the string matches XPU only when case is ignored", "member": "XPU"},
+        "TestMember": {
+            "applicability": "safe",
+            "classification": "CPU",
+            "evidence": "the string names the member",
+            "member": "CPU",
+        },
+        "TestAlias": {
+            "applicability": "safe",
+            "classification": "ACCELERATOR",
+            "evidence": "the string names an alias of ACCELERATOR",
+            "member": "DEVICE_GENERIC",
+        },
+        "TestCase": {
+            "applicability": "unsafe",
+            "classification": "XPU",
+            "evidence": "the string matches XPU only when case is ignored",
+            "member": "XPU",
+        },
         "TestUnknown": None,
     }
     assert items["TestMember"]["message"] == (
@@ -444,7 +548,7 @@ def test_string_fix_second_run_changes_nothing(tmp_path: Path) -> None:
 
 BOTH = "from torch.testing._internal.common_utils import TestCase\n\n" + (
     "class TestA(TestCase):\n    def test_a(self): pass\n\n"
-    "class TestB(TestCase):\n    hw_classification = \"CPU\"  # keep\n    def test_b(self, device): pass\n\n"
+    'class TestB(TestCase):\n    hw_classification = "CPU"  # keep\n    def test_b(self, device): pass\n\n'
     "instantiate_device_type_tests(TestB, globals(), only_for='cpu')\n"
 )
 BOTH_FIXED = "from torch.testing._internal.common_utils import TestCase, HardwareClassification\n\n" + (
@@ -457,10 +561,16 @@ BOTH_FIXED = "from torch.testing._internal.common_utils import TestCase, Hardwar
 def test_a_missing_and_a_string_declaration_in_one_file(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {"test/test_x.py": BOTH})
     diff = run_cli("fix", "--diff", cwd=root)
-    assert diff.returncode == 1 and "Would classify 1 class and fix 1 string declaration in 1 file (CPU 1, GENERIC 1)." in diff.stderr
+    assert (
+        diff.returncode == 1
+        and "Would classify 1 class and fix 1 string declaration in 1 file (CPU 1, GENERIC 1)." in diff.stderr
+    )
     assert (root / "test/test_x.py").read_text() == BOTH
     proc = run_cli("fix", cwd=root)
-    assert proc.returncode == 0 and proc.stderr == "Classified 1 class and fixed 1 string declaration in 1 file (CPU 1, GENERIC 1).\n"
+    assert (
+        proc.returncode == 0
+        and proc.stderr == "Classified 1 class and fixed 1 string declaration in 1 file (CPU 1, GENERIC 1).\n"
+    )
     assert (root / "test/test_x.py").read_text() == BOTH_FIXED
     assert lint(root).diagnostics == []
 
@@ -468,7 +578,12 @@ def test_a_missing_and_a_string_declaration_in_one_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("select", "expected"),
     [
-        ("HWC002", BOTH.replace('"CPU"', "HardwareClassification.CPU").replace("import TestCase\n", "import TestCase, HardwareClassification\n", 1)),
+        (
+            "HWC002",
+            BOTH.replace('"CPU"', "HardwareClassification.CPU").replace(
+                "import TestCase\n", "import TestCase, HardwareClassification\n", 1
+            ),
+        ),
         ("HWC001", BOTH_FIXED.replace("HardwareClassification.CPU", '"CPU"')),
         ("HWC0", BOTH_FIXED),
     ],
@@ -493,10 +608,13 @@ def test_string_fix_positions_with_tabs_non_ascii_and_crlf(tmp_path: Path) -> No
     path.parent.mkdir()
     path.write_bytes(raw)
     assert run_cli("fix", cwd=root).returncode == 0
-    assert path.read_bytes() == (
-        "from torch.testing._internal.common_utils import HardwareClassification\r\n"
-        + raw.decode().replace("'GENERIC'", "HardwareClassification.GENERIC")
-    ).encode()
+    assert (
+        path.read_bytes()
+        == (
+            "from torch.testing._internal.common_utils import HardwareClassification\r\n"
+            + raw.decode().replace("'GENERIC'", "HardwareClassification.GENERIC")
+        ).encode()
+    )
 
 
 def test_check_fix_applies_string_fixes(tmp_path: Path) -> None:
@@ -512,18 +630,28 @@ def test_a_string_fix_that_would_misclassify_is_never_written(tmp_path: Path, mo
     from hwlint.fix.apply import fix_file, write_fixed
     from hwlint.fix.plan import plan_fixes
 
-    source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n\nclass TestB(TestCase):\n" \
+    source = (
+        HEADER
+        + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n\nclass TestB(TestCase):\n"
         "    hw_classification = HardwareClassification.CPU\n    def test_b(self): pass\n"
+    )
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
     result = lint(root)
     (plan,), _ = plan_fixes(result)
-    assert [(f.code, f.class_name, f.line, f.column, f.name, f.text) for f in plan.fixes] == [("HWC002", "TestA", 4, 5, "GENERIC", "GENERIC")]
+    assert [(f.code, f.class_name, f.line, f.column, f.name, f.text) for f in plan.fixes] == [
+        ("HWC002", "TestA", 4, 5, "GENERIC", "GENERIC")
+    ]
     facts = result.contexts[0].facts
     for broken, reason in [
         (source.encode(), "the declaration of TestA at line 4 does not end up HardwareClassification.GENERIC"),
-        (source.replace("'GENERIC'", "HardwareClassification.CPU").encode(), "does not end up HardwareClassification.GENERIC"),
-        (source.replace("'GENERIC'", "HardwareClassification.GENERIC").replace(".CPU", ".XPU").encode(),
-         "the fix changed TestB, which it should not touch"),
+        (
+            source.replace("'GENERIC'", "HardwareClassification.CPU").encode(),
+            "does not end up HardwareClassification.GENERIC",
+        ),
+        (
+            source.replace("'GENERIC'", "HardwareClassification.GENERIC").replace(".CPU", ".XPU").encode(),
+            "the fix changed TestB, which it should not touch",
+        ),
     ]:
         monkeypatch.setattr(fix_module, "fix_source", lambda data, fixes, config, out=broken: out)
         outcome = fix_file(root, plan, facts, result.config)
@@ -543,10 +671,14 @@ def test_string_fix_refuses_a_declaration_not_where_the_facts_say(tmp_path: Path
     with pytest.raises(FixError, match="the declaration of TestA at line 4 is not the string 'GENERIC'"):
         fix_source(source.replace("'GENERIC'", "'CPU'    ").encode(), plan.fixes, result.config)
     with pytest.raises(FixError, match="the declaration of TestA at line 4 not found"):
-        fix_source(source.replace("    hw_classification", "    #\n    hw_classification").encode(), plan.fixes, result.config)
+        fix_source(
+            source.replace("    hw_classification", "    #\n    hw_classification").encode(), plan.fixes, result.config
+        )
 
 
-def test_a_libcst_failure_writing_the_fixed_module_is_a_fix_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_libcst_failure_writing_the_fixed_module_is_a_fix_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The fixed module's code is generated once, with no round trip before
     # it: libcst failing there on odd input must still be one line, not a
     # traceback.
@@ -577,7 +709,8 @@ def test_lintrunner_replacement_for_string_fixes(tmp_path: Path) -> None:
     proc = run_cli("lintrunner", "test/test_x.py", cwd=root)
     messages = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [(m["line"], m["name"], m["original"] is not None) for m in messages] == [
-        (4, "HWC002 invalid-classification", True), (8, "HWC002 invalid-classification", False),
+        (4, "HWC002 invalid-classification", True),
+        (8, "HWC002 invalid-classification", False),
     ]
     assert messages[0]["original"] == source
     assert messages[0]["replacement"] == source.replace("'GENERIC'", "HardwareClassification.GENERIC")
@@ -606,11 +739,14 @@ def test_typed_fixes_survive_the_whole_tree_memo(tmp_path: Path) -> None:
     from hwlint.engine.cached import _decode_diagnostic, _encode_diagnostic
     from hwlint.fix.apply import apply_fixes
 
-    root = write_project(tmp_path / "proj", {
-        "test/test_a.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
-        "test/test_b.py": "class TestB(TestCase):\n    hw_classification = 'generic'\n    def test_b(self): pass\n",
-        "test/test_c.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_a.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
+            "test/test_b.py": "class TestB(TestCase):\n    hw_classification = 'generic'\n    def test_b(self): pass\n",
+            "test/test_c.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
+        },
+    )
     cache = tmp_path / "cache"
     cold = lint(root, cache=cache)
     warm = lint(root, cache=cache)
@@ -631,16 +767,27 @@ def test_typed_fixes_survive_the_whole_tree_memo(tmp_path: Path) -> None:
 def test_json_fix_field_is_the_typed_fix_as_a_dict(tmp_path: Path) -> None:
     """JSON shows a Fix as its fields (HWC002's with the `member` written);
     a NotFixable is `null`, as before fixes were typed."""
-    root = write_project(tmp_path / "proj", {
-        "test/test_a.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
-        "test/test_b.py": "class TestB(TestCase):\n    hw_classification = 'GENERIC'\n    def test_b(self): pass\n",
-        "test/test_c.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_a.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
+            "test/test_b.py": "class TestB(TestCase):\n    hw_classification = 'GENERIC'\n    def test_b(self): pass\n",
+            "test/test_c.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
+        },
+    )
     items = json.loads(run_cli("check", "--format", "json", cwd=root).stdout)
     assert [i["fix"] for i in items] == [
-        {"applicability": "safe", "classification": "GENERIC",
-         "evidence": "not instantiated per device, no device parameter, no accelerator use"},
-        {"applicability": "safe", "classification": "GENERIC", "evidence": "the string names the member", "member": "GENERIC"},
+        {
+            "applicability": "safe",
+            "classification": "GENERIC",
+            "evidence": "not instantiated per device, no device parameter, no accelerator use",
+        },
+        {
+            "applicability": "safe",
+            "classification": "GENERIC",
+            "evidence": "the string names the member",
+            "member": "GENERIC",
+        },
         None,
     ]
 
@@ -705,7 +852,9 @@ def test_a_safe_fix_leaves_a_classification_that_would_surface_violations(tmp_pa
     )
     text = (root / "test/test_ops.py").read_text()
     assert text == DEVICE_TYPE.replace(
-        "class TestUtils(TestCase):\n", "class TestUtils(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n")
+        "class TestUtils(TestCase):\n",
+        "class TestUtils(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n",
+    )
     assert (root / "allowlist.txt").read_text().endswith("test/test_ops.py 1\n")
     assert run_cli("check", cwd=root).returncode == 0
 
@@ -716,7 +865,9 @@ def test_checks_fixable_count_is_what_a_plain_fix_then_classifies(tmp_path: Path
     root = write_project(tmp_path / "proj", {"test/test_ops.py": DEVICE_TYPE})
     check = run_cli("check", cwd=root)
     assert check.stdout.splitlines()[-2:] == [
-        "Found 2 errors in 1 file (1 file checked).", "1 fixable with `hwlint fix`."]
+        "Found 2 errors in 1 file (1 file checked).",
+        "1 fixable with `hwlint fix`.",
+    ]
     data = json.loads(run_cli("check", "--format", "json", cwd=root).stdout)
     assert [d["fix"]["applicability"] for d in data] == ["safe", "safe"]
     fix = run_cli("fix", cwd=root)
@@ -729,9 +880,11 @@ def test_unsafe_never_puts_an_allowlisted_file_over_its_budget(tmp_path: Path) -
     # kept to two devices, none moves to a class of one. ACCELERATOR would
     # turn TestOps's one HWC001 into four findings, over the budget of 2:
     # even --unsafe leaves it (check stays green), saying why.
-    source = DEVICE_TYPE.replace("(self, device): pass", "(self, device): torch.cuda.synchronize()").replace(
-        "def test_plain(self): pass", "def test_plain(self): torch.ones(1).cuda()").replace(
-        "@onlyCUDA\n", "@onlyCUDAAndPRIVATEUSE1\n")
+    source = (
+        DEVICE_TYPE.replace("(self, device): pass", "(self, device): torch.cuda.synchronize()")
+        .replace("def test_plain(self): pass", "def test_plain(self): torch.ones(1).cuda()")
+        .replace("@onlyCUDA\n", "@onlyCUDAAndPRIVATEUSE1\n")
+    )
     root = adopted(tmp_path, {"test/test_ops.py": source})
     proc = run_cli("fix", "--unsafe", cwd=root)
     assert proc.returncode == 0, proc.stderr
@@ -750,6 +903,7 @@ def test_unsafe_never_puts_an_allowlisted_file_over_its_budget(tmp_path: Path) -
     assert "HardwareClassification.ACCELERATOR" not in text and "HardwareClassification.GENERIC" in text
     assert (root / "allowlist.txt").read_text().endswith("test/test_ops.py 1\n")
     assert run_cli("check", cwd=root).returncode == 0
+
 
 def test_a_base_whose_classification_would_reach_a_subclass_is_judged_with_it(tmp_path: Path) -> None:
     source = HEADER + (
@@ -770,10 +924,12 @@ def test_a_base_whose_classification_would_reach_a_subclass_is_judged_with_it(tm
     assert run_cli("check", cwd=root).returncode == 0
 
 
-MANY = HEADER + "".join(
-    f"class TestDev{i}(TestCase):\n    def test_a(self, device): pass\n\n\n" for i in range(12)
-) + "class TestCuda(TestCase):\n    @onlyCUDA\n    def test_c(self, device): pass\n    def test_d(self): pass\n\n\n" \
+MANY = (
+    HEADER
+    + "".join(f"class TestDev{i}(TestCase):\n    def test_a(self, device): pass\n\n\n" for i in range(12))
+    + "class TestCuda(TestCase):\n    @onlyCUDA\n    def test_c(self, device): pass\n    def test_d(self): pass\n\n\n"
     "instantiate_device_type_tests(TestCuda, globals())\n"
+)
 
 
 def test_the_summary_counts_by_reason_and_lists_each_class_on_request(tmp_path: Path) -> None:
@@ -796,7 +952,8 @@ def test_the_summary_counts_by_reason_and_lists_each_class_on_request(tmp_path: 
     assert len(each) == 13 and each[0].startswith("  test/test_many.py:3: TestDev0: ")
     data = json.loads(run_cli("fix", "--format", "json", cwd=root).stdout)
     assert [(u["line"], u["class_name"], u["kind"]) for u in data["unfixed"]] == (
-        [(3 + 4 * i, f"TestDev{i}", "device-not-instantiated") for i in range(12)] + [(51, "TestCuda", "surfaces")])
+        [(3 + 4 * i, f"TestDev{i}", "device-not-instantiated") for i in range(12)] + [(51, "TestCuda", "surfaces")]
+    )
     assert data["unfixed"][-1]["surfaced"] == ["HWC102", "HWC103"]
     assert data["unfixed"][-1]["classification"] == "ACCELERATOR"
     assert (data["written"], data["fixed"], data["over_budget"]) == (True, [], [])
@@ -818,8 +975,10 @@ def test_a_classification_that_reaches_a_subclass_in_another_file_is_judged_ther
     root = adopted(tmp_path, {"test/test_common.py": base, "test/test_child.py": child})
     proc = run_cli("fix", cwd=root)
     assert (root / "test/test_common.py").read_text() == base
-    assert ("test/test_common.py:3: TestCommon: not safe: ACCELERATOR, but 1 test uses @onlyCUDA (HWC103) "
-            "(in TestChild, which inherits it) in test/test_child.py") in proc.stderr
+    assert (
+        "test/test_common.py:3: TestCommon: not safe: ACCELERATOR, but 1 test uses @onlyCUDA (HWC103) "
+        "(in TestChild, which inherits it) in test/test_child.py"
+    ) in proc.stderr
     assert run_cli("check", cwd=root).returncode == 0
 
 
@@ -828,16 +987,20 @@ def test_fix_says_when_its_arguments_name_nothing(tmp_path: Path) -> None:
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "proj", {"test/test_x.py": source})
     missing = run_cli("fix", "test/test_y.py", cwd=root)
-    assert missing.stderr == ("hwlint: warning: test/test_y.py does not exist\nClassified 0 classes in 0 files.\n"
-                              "test/test_y.py:1:1: HWC000 file not found\n`hwlint check` fails on these files: 1 error\n")
+    assert missing.stderr == (
+        "hwlint: warning: test/test_y.py does not exist\nClassified 0 classes in 0 files.\n"
+        "test/test_y.py:1:1: HWC000 file not found\n`hwlint check` fails on these files: 1 error\n"
+    )
     outside = run_cli("fix", str(tmp_path), cwd=root)
     assert outside.stderr.splitlines()[0] == (
-        f"hwlint: warning: {tmp_path} is outside the project root {root.resolve()}: not fixed")
+        f"hwlint: warning: {tmp_path} is outside the project root {root.resolve()}: not fixed"
+    )
     unknown = run_cli("fix", "--class", "TestB", "test/test_x.py", cwd=root)
     assert unknown.returncode == 1
     assert unknown.stderr.splitlines()[:2] == [
         "hwlint: warning: no class TestB in the 1 file checked: --class TestB fixes nothing",
-        "Classified 0 classes in 0 files."]
+        "Classified 0 classes in 0 files.",
+    ]
     assert (root / "test/test_x.py").read_text() == source
     assert run_cli("fix", "--class", "TestA", cwd=root).stderr == "Classified 1 class in 1 file (GENERIC 1).\n"
 
@@ -851,8 +1014,8 @@ def test_the_trials_take_an_unchanged_modules_diagnostics_from_the_run(tmp_path:
 
     files = {
         "test/test_a.py": "from torch.testing._internal.common_utils import TestCase\n\n\nclass TestA(TestCase):\n"
-                          "    def test_a(self):\n        pass\n\n\nclass TestB(TestA):  # noqa: HWC001\n"
-                          "    def test_b(self):\n        pass\n",
+        "    def test_a(self):\n        pass\n\n\nclass TestB(TestA):  # noqa: HWC001\n"
+        "    def test_b(self):\n        pass\n",
         "test/test_b.py": "from test_a import TestA\n\n\nclass TestC(TestA):\n    def test_c(self, device):\n        pass\n",
     }
     root = write_project(tmp_path / "proj", files, allowlist="test/test_b.py 2\n")

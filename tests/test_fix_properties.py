@@ -105,7 +105,10 @@ def only_added(before: str, after: str) -> bool:
     ops = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False).get_opcodes()
     changed = [(tag, before.splitlines()[i1:i2]) for tag, i1, i2, _, _ in ops if tag != "equal"]
     # The one line that may change: a one-line `from <import-from> import ...` gaining the enum.
-    return all(tag == "insert" or (tag == "replace" and lines == ["from torch.testing._internal.common_utils import TestCase"]) for tag, lines in changed)
+    return all(
+        tag == "insert" or (tag == "replace" and lines == ["from torch.testing._internal.common_utils import TestCase"])
+        for tag, lines in changed
+    )
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -126,7 +129,9 @@ def test_fix_properties(source: str) -> None:
         assert outcome.fixed is not None
         after = outcome.fixed.decode()
         expected = with_members(source, plan)
-        assert only_added(expected, after), "".join(difflib.unified_diff(expected.splitlines(True), after.splitlines(True)))
+        assert only_added(expected, after), "".join(
+            difflib.unified_diff(expected.splitlines(True), after.splitlines(True))
+        )
         assert after.count("\r\n") == (after.count("\n") if "\r\n" in source else 0)
         path.write_bytes(outcome.fixed)
         again = lint(root)
@@ -136,11 +141,14 @@ def test_fix_properties(source: str) -> None:
         others = lambda r: Counter(d.code for d in r.diagnostics if d.code not in ("HWC001", "HWC002"))  # noqa: E731
         assert others(again) - others(result) == Counter()
         # A safe fix it left would surface violations (the real rules said so).
-        assert ({(d.path, d.line) for d in again.diagnostics if is_safe_fix(d.fix)}
-                == {(u.path, u.line) for u in unfixed_again if u.kind == "surfaces"})
+        assert {(d.path, d.line) for d in again.diagnostics if is_safe_fix(d.fix)} == {
+            (u.path, u.line) for u in unfixed_again if u.kind == "surfaces"
+        }
         # The strings in another case (unsafe fixes) are left as they were.
         left = [d.fix for d in again.diagnostics if isinstance(d.fix, Fix) and d.fix.applicability == "unsafe"]
-        assert len(left) == sum(d.code == "HWC002" for d in result.diagnostics if isinstance(d.fix, Fix) and d.fix.applicability == "unsafe")
+        assert len(left) == sum(
+            d.code == "HWC002" for d in result.diagnostics if isinstance(d.fix, Fix) and d.fix.applicability == "unsafe"
+        )
         assert plan_fixes(again)[0] == []
 
 
@@ -148,15 +156,24 @@ def test_fix_properties(source: str) -> None:
 
 ENUM = "HardwareClassification"
 IMPORT_FROM = "torch.testing._internal.common_utils"
-ORIGINAL_LINES = ["class TestA(TestCase):\n", "    def test_a(self):\n", "        pass\n", "\n", "import torch\n",
-                  "    hw_classification = HardwareClassification.CPU\n", "x = '\x0c'\n", "# a comment\r\n"]
+ORIGINAL_LINES = [
+    "class TestA(TestCase):\n",
+    "    def test_a(self):\n",
+    "        pass\n",
+    "\n",
+    "import torch\n",
+    "    hw_classification = HardwareClassification.CPU\n",
+    "x = '\x0c'\n",
+    "# a comment\r\n",
+]
 
 
 def _inserted(original: bytes, fixed: bytes, declarations: int = 2) -> bool:
     from hwlint.fix.edits import only_inserted
 
-    return only_inserted(original, fixed, attribute="hw_classification", enum=ENUM, import_from=IMPORT_FROM,
-                         declarations=declarations)
+    return only_inserted(
+        original, fixed, attribute="hw_classification", enum=ENUM, import_from=IMPORT_FROM, declarations=declarations
+    )
 
 
 @st.composite
@@ -185,20 +202,29 @@ def insertions(draw: st.DrawFn) -> tuple[list[str], list[str], list[int]]:
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(insertions(), st.data())
 def test_only_inserted_shows_additions_and_never_a_changed_or_lost_original_line(
-        case: tuple[list[str], list[str], list[int]], data: st.DataObject) -> None:
+    case: tuple[list[str], list[str], list[int]], data: st.DataObject
+) -> None:
     original, fixed, kept = case
     assert _inserted("".join(original).encode(), "".join(fixed).encode())
     # What libcst does wrong, to any line of the original: a form feed
     # dropped, a bare `\r` written as `\n`, a line lost or changed.
     at = data.draw(st.sampled_from(kept))
     line = fixed[at]
-    broken = data.draw(st.sampled_from([
-        line.replace("\x0c", ""), line.replace("\r\n", "\n"), line.replace("\n", "\r"), "", "#" + line,
-        line.replace("pass", "pas"),
-    ]))
+    broken = data.draw(
+        st.sampled_from(
+            [
+                line.replace("\x0c", ""),
+                line.replace("\r\n", "\n"),
+                line.replace("\n", "\r"),
+                "",
+                "#" + line,
+                line.replace("pass", "pas"),
+            ]
+        )
+    )
     if broken == line or (not broken.strip() and not line.strip()):
         return  # not a change of the original (or one blank line for another)
-    mutated = fixed[:at] + [broken] + fixed[at + 1:]
+    mutated = fixed[:at] + [broken] + fixed[at + 1 :]
     assert not _inserted("".join(original).encode(), "".join(mutated).encode())
 
 
@@ -217,9 +243,13 @@ def test_only_inserted_takes_the_enum_merged_into_an_import_and_nothing_else_on_
     # Anything else on the import line, a second import, more declarations
     # than the fixes, blank lines on their own: not shown (the caller then
     # checks libcst's round trip).
-    assert not _inserted((head + body).encode(), (f"from {IMPORT_FROM} import TestCase, {ENUM}  # x\n" + declared).encode())
-    assert not _inserted((head + body).encode(), (f"from {IMPORT_FROM} import TestCase, {ENUM}\n"
-                                                   f"from {IMPORT_FROM} import {ENUM}\n" + declared).encode())
+    assert not _inserted(
+        (head + body).encode(), (f"from {IMPORT_FROM} import TestCase, {ENUM}  # x\n" + declared).encode()
+    )
+    assert not _inserted(
+        (head + body).encode(),
+        (f"from {IMPORT_FROM} import TestCase, {ENUM}\nfrom {IMPORT_FROM} import {ENUM}\n" + declared).encode(),
+    )
     assert not _inserted(body.encode(), declared.encode(), declarations=0)
     assert not _inserted(body.encode(), (body + "\n").encode())
     assert not _inserted(body.encode(), ("\n" + body).encode())

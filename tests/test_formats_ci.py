@@ -34,7 +34,7 @@ GOLDEN = Path(__file__).parent / "golden"
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
 
-SOURCE = '''\
+SOURCE = """\
 import torch
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
@@ -57,7 +57,7 @@ class TestGenericWithDevice(TestCase):
 class TestSuppressed(TestCase):  # noqa: HWC001
     def test_c(self):
         pass
-'''
+"""
 
 CLEAN = "class TestOk(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_ok(self): pass\n"
 UNCLASSIFIED = "class TestOld(TestCase):\n    def test_old(self): pass\n"
@@ -144,7 +144,9 @@ def test_github_escaping_follows_actions_core() -> None:
 def test_github_escapes_paths_end_to_end(tmp_path: Path) -> None:
     root = write_project(tmp_path / "p", {"test/test_50%,a:b.py": UNCLASSIFIED})
     out = check(root, "github")
-    assert out.splitlines()[0].startswith("::error file=test/test_50%25%2Ca%3Ab.py,line=1,col=1,title=HWC001::test class TestOld ")
+    assert out.splitlines()[0].startswith(
+        "::error file=test/test_50%25%2Ca%3Ab.py,line=1,col=1,title=HWC001::test class TestOld "
+    )
     # In SARIF the same path is a percent-encoded URI reference.
     location = json.loads(check(root, "sarif"))["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "test/test_50%25%2Ca%3Ab.py"
@@ -211,8 +213,11 @@ def test_sarif_rules_and_results(tree: Path) -> None:
     enabled = {r["id"]: r["defaultConfiguration"]["enabled"] for r in rules}
     assert (enabled["HWC111"], enabled["HWC201"]) == (True, False)
     got = [
-        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-         r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        (
+            r["ruleId"],
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        )
         for r in run["results"]
     ]
     assert got == [
@@ -234,7 +239,10 @@ def _fingerprints(root: Path) -> dict[tuple[str, str], tuple[str, int]]:
     for r in run["results"]:
         message = r["message"]["text"]
         key = (r["ruleId"], message.split(" ")[0] if r["ruleId"] == "HWC102" else message.split(" ")[2])
-        found[key] = (r["partialFingerprints"]["hwlint/v1"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        found[key] = (
+            r["partialFingerprints"]["hwlint/v1"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        )
     return found
 
 
@@ -280,13 +288,22 @@ def test_junit_parses_and_counts_match(tree: Path) -> None:
     cases = suite.findall("testcase")
     # One testcase per checked file, plus the allowlist (it has HWC301).
     assert [c.get("name") for c in cases] == [
-        "allowlist.txt", "test/test_a.py", "test/test_broken.py", "test/test_clean.py", "test/test_old.py"
+        "allowlist.txt",
+        "test/test_a.py",
+        "test/test_broken.py",
+        "test/test_clean.py",
+        "test/test_old.py",
     ]
     failures = [(c.get("name"), f.get("type")) for c in cases for f in c.findall("failure")]
     assert failures == [(d["path"], d["code"]) for d in diagnostics]
     assert [c.get("name") for c in cases if c.find("skipped") is not None] == ["test/test_old.py"]
     for element in (root, suite):
-        assert (element.get("tests"), element.get("failures"), element.get("errors"), element.get("skipped")) == ("5", "5", "0", "1")
+        assert (element.get("tests"), element.get("failures"), element.get("errors"), element.get("skipped")) == (
+            "5",
+            "5",
+            "0",
+            "1",
+        )
 
     # junitparser, as CI report actions read it: its own count agrees.
     xml = junitparser.JUnitXml.fromstring(out)
@@ -313,7 +330,9 @@ def test_junit_clean_tree_is_all_passes(tmp_path: Path) -> None:
 
 def test_junit_keeps_xml_valid_whatever_the_message(tmp_path: Path) -> None:
     # A syntax error message quoting odd text, and a path with XML specials.
-    root = write_project(tmp_path / "p", {"test/test_<&>.py": "class TestX(TestCase):\n    def test_x(self): x = '\x0c\n"})
+    root = write_project(
+        tmp_path / "p", {"test/test_<&>.py": "class TestX(TestCase):\n    def test_x(self): x = '\x0c\n"}
+    )
     out = check(root, "junit")
     case = ET.fromstring(out).find("./testsuite/testcase")
     assert case is not None and case.get("name") == "test/test_<&>.py"

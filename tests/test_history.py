@@ -73,8 +73,19 @@ def test_count_entries() -> None:
 
 
 _LINES = st.sampled_from(
-    [b"test/a.py 1", b"test/a.py 2", b"test/b.py 1", b"  test/c.py 3  # why", b"# comment", b"", b"   ",
-     b"<<<<<<< HEAD", b"=======", b"test/d.py 1\r", b"test/e.py"]
+    [
+        b"test/a.py 1",
+        b"test/a.py 2",
+        b"test/b.py 1",
+        b"  test/c.py 3  # why",
+        b"# comment",
+        b"",
+        b"   ",
+        b"<<<<<<< HEAD",
+        b"=======",
+        b"test/d.py 1\r",
+        b"test/e.py",
+    ]
 )
 
 
@@ -159,7 +170,10 @@ def test_cli_history_outside_a_repository(tmp_path: Path) -> None:
     result = run_cli("report", "--history", cwd=root)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == f"hwlint: error: --history reads the allowlist's git history, but {root} is not in a git repository\n"
+    assert (
+        result.stderr
+        == f"hwlint: error: --history reads the allowlist's git history, but {root} is not in a git repository\n"
+    )
 
 
 def _points(*pairs: tuple[str, int]) -> list[HistoryPoint]:
@@ -183,7 +197,9 @@ def test_projection_straight_line() -> None:
 def test_projection_uses_the_recent_window() -> None:
     # Fast early progress, then 1 file per 10 days in the last 90 days: the
     # recent pace decides.
-    history = _points(("2023-01-01", 500), ("2023-02-01", 100), ("2024-01-01", 30), ("2024-01-11", 29), ("2024-01-21", 28))
+    history = _points(
+        ("2023-01-01", 500), ("2023-02-01", 100), ("2024-01-01", 30), ("2024-01-11", 29), ("2024-01-21", 28)
+    )
     projection = project_zero(history)
     assert projection is not None and projection.points == 3
     assert projection.files_per_day == pytest.approx(-0.1)
@@ -221,7 +237,10 @@ def test_projection_centuries_away_has_no_date() -> None:
 def test_cli_history_without_git(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {"test/test_a.py": "x = 1\n"}, allowlist="")
     result = subprocess.run(
-        [sys.executable, "-m", "hwlint", "report", "--history"], cwd=root, capture_output=True, text=True,
+        [sys.executable, "-m", "hwlint", "report", "--history"],
+        cwd=root,
+        capture_output=True,
+        text=True,
         env={**os.environ, "PATH": str(tmp_path / "empty")},
     )
     assert result.returncode == 2

@@ -23,7 +23,7 @@ TESTUTILS = (
     "class TestUtils(TestCase):\n"
     "    @staticmethod\n"
     "    def _generate_tensor(shape, dtype):\n"
-    "        return torch.randn(size=shape, dtype=dtype, device=torch.device(\"npu\"))\n"
+    '        return torch.randn(size=shape, dtype=dtype, device=torch.device("npu"))\n'
 )
 TEST_ABS = (
     "from testutils import TestUtils\n\n"
@@ -46,54 +46,85 @@ def one(tmp_path: Path, source: str, settings: dict[str, Any] | None = None) -> 
 
 # -- bases in another file ---------------------------------------------------
 
+
 def test_a_base_in_another_file_that_hard_codes_the_npu_is_no_generic(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "p", {"test/_inductor/testutils.py": TESTUTILS,
-                                          "test/_inductor/test_abs.py": TEST_ABS})
+    root = write_project(
+        tmp_path / "p", {"test/_inductor/testutils.py": TESTUTILS, "test/_inductor/test_abs.py": TEST_ABS}
+    )
     fix, message = hwc001(root, "test/_inductor/test_abs.py")
     assert fix == NotFixable(
-        "`hw_classification = HardwareClassification.<MEMBER>`; its tests need NPU: torch.device(\"npu\") in "
+        '`hw_classification = HardwareClassification.<MEMBER>`; its tests need NPU: torch.device("npu") in '
         "TestUtils, test/_inductor/testutils.py:7, but NPU is not a configured classification: add it to "
-        "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured", "NPU")
+        "`classifications`, or make the tests device-generic (ACCELERATOR)",
+        "not-configured",
+        "NPU",
+    )
     assert message.startswith("test class TestAbs declares no hw_classification: add ")
 
 
 def test_with_an_npu_member_the_inherited_device_is_an_unsafe_fix(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "p", {"test/_inductor/testutils.py": TESTUTILS,
-                                          "test/_inductor/test_abs.py": TEST_ABS},
-                         {"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]})
+    root = write_project(
+        tmp_path / "p",
+        {"test/_inductor/testutils.py": TESTUTILS, "test/_inductor/test_abs.py": TEST_ABS},
+        {"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]},
+    )
     fix, _ = hwc001(root, "test/_inductor/test_abs.py")
-    assert fix == Fix("unsafe", "NPU", "its tests need NPU: torch.device(\"npu\") in TestUtils, "
-                      "test/_inductor/testutils.py:7", kind="one-device")
+    assert fix == Fix(
+        "unsafe",
+        "NPU",
+        'its tests need NPU: torch.device("npu") in TestUtils, test/_inductor/testutils.py:7',
+        kind="one-device",
+    )
 
 
 def test_a_base_in_the_same_file_counts_too(tmp_path: Path) -> None:
-    fix, _ = one(tmp_path, "class Base(TestCase):\n    def helper(self):\n        return torch.ones(2).cuda()\n\n"
-                           "class TestA(Base):\n    def test_a(self): self.helper()\n")
+    fix, _ = one(
+        tmp_path,
+        "class Base(TestCase):\n    def helper(self):\n        return torch.ones(2).cuda()\n\n"
+        "class TestA(Base):\n    def test_a(self): self.helper()\n",
+    )
     assert fix == Fix("unsafe", "CUDA", "its tests need CUDA: .cuda() in Base, line 5", kind="one-device")
 
 
 def test_a_base_that_asks_before_it_uses_is_an_unsafe_generic(tmp_path: Path) -> None:
     # ipex's tests/cpu/common_utils.py TestCase: `y.cuda() if x.is_cuda`, and
     # TEST_CUDA = torch.cuda.is_available(): it runs anywhere.
-    base = ("import torch\nfrom torch.testing._internal.common_utils import TestCase as Base\n\n"
-            "class TestCase(Base):\n"
-            "    def setUp(self):\n        self.cuda = torch.cuda.is_available()\n"
-            "    def assertClose(self, x, y):\n        y = y.cuda() if x.is_cuda else y\n")
-    root = write_project(tmp_path / "p", {"test/common_utils.py": base,
-                                          "test/test_x.py": "from common_utils import TestCase\n\n"
-                                                            "class TestA(TestCase):\n    def test_a(self): pass\n"})
+    base = (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase as Base\n\n"
+        "class TestCase(Base):\n"
+        "    def setUp(self):\n        self.cuda = torch.cuda.is_available()\n"
+        "    def assertClose(self, x, y):\n        y = y.cuda() if x.is_cuda else y\n"
+    )
+    root = write_project(
+        tmp_path / "p",
+        {
+            "test/common_utils.py": base,
+            "test/test_x.py": "from common_utils import TestCase\n\n"
+            "class TestA(TestCase):\n    def test_a(self): pass\n",
+        },
+    )
     fix, _ = hwc001(root)
-    assert fix == Fix("unsafe", "GENERIC", "no accelerator use in the class, but a base class asks about one "
-                      "(torch.cuda.is_available() in TestCase, test/common_utils.py:6)", kind="base-probes")
+    assert fix == Fix(
+        "unsafe",
+        "GENERIC",
+        "no accelerator use in the class, but a base class asks about one "
+        "(torch.cuda.is_available() in TestCase, test/common_utils.py:6)",
+        kind="base-probes",
+    )
 
 
 def test_a_base_without_accelerator_use_leaves_a_safe_generic(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "p", {"test/common.py": "class Base(TestCase):\n    def helper(self): return 1\n",
-                                          "test/test_x.py": "from common import Base\n\n"
-                                                            "class TestA(Base):\n    def test_a(self): pass\n"})
+    root = write_project(
+        tmp_path / "p",
+        {
+            "test/common.py": "class Base(TestCase):\n    def helper(self): return 1\n",
+            "test/test_x.py": "from common import Base\n\nclass TestA(Base):\n    def test_a(self): pass\n",
+        },
+    )
     fix, _ = hwc001(root)
-    assert fix == Fix("safe", "GENERIC", "not instantiated per device, no device parameter, no accelerator use",
-                      kind="generic")
+    assert fix == Fix(
+        "safe", "GENERIC", "not instantiated per device, no device parameter, no accelerator use", kind="generic"
+    )
 
 
 # -- tests that need an accelerator -------------------------------------------
@@ -113,28 +144,38 @@ def test_every_test_needing_an_accelerator_gets_no_fix_and_says_why(tmp_path: Pa
     assert message.endswith(
         "its tests run only with an accelerator (@skip_if_lt_x_gpu(2), line 7): GENERIC would send them to CPU "
         "runners, where they skip; make the class ACCELERATOR (instantiated per device) or classify it as the "
-        "device its runners have")
+        "device its runners have"
+    )
 
 
 def test_requires_nccl_names_cuda(tmp_path: Path) -> None:
-    fix, _ = one(tmp_path, "class TestC10d(TestCase):\n    @requires_nccl()\n    @skip_if_lt_x_gpu(2)\n"
-                           "    def test_a(self): pass\n")
+    fix, _ = one(
+        tmp_path,
+        "class TestC10d(TestCase):\n    @requires_nccl()\n    @skip_if_lt_x_gpu(2)\n    def test_a(self): pass\n",
+    )
     assert fix == Fix("unsafe", "CUDA", "its tests need CUDA: @requires_nccl(), line 4", kind="one-device")
 
 
 def test_some_tests_needing_an_accelerator_make_generic_unsafe(tmp_path: Path) -> None:
-    fix, _ = one(tmp_path, "class TestA(TestCase):\n    @requires_cuda\n    def test_a(self): pass\n"
-                           "    def test_b(self): pass\n")
-    assert fix == Fix("unsafe", "GENERIC", "no accelerator use in the class, but some of its tests run only with an "
-                      "accelerator (@requires_cuda, line 4): on CPU runners they skip; move them to an ACCELERATOR "
-                      "class", kind="some-tests-need-accelerator")
+    fix, _ = one(
+        tmp_path, "class TestA(TestCase):\n    @requires_cuda\n    def test_a(self): pass\n    def test_b(self): pass\n"
+    )
+    assert fix == Fix(
+        "unsafe",
+        "GENERIC",
+        "no accelerator use in the class, but some of its tests run only with an "
+        "accelerator (@requires_cuda, line 4): on CPU runners they skip; move them to an ACCELERATOR "
+        "class",
+        kind="some-tests-need-accelerator",
+    )
 
 
 def test_a_class_level_guard_on_a_flag_outside_the_probe_vocabulary(tmp_path: Path) -> None:
     # HAS_GPU (inductor's) is no accelerator probe for the rules, but the
     # guard skips the whole class without a GPU.
-    fix, _ = one(tmp_path, "@unittest.skipIf(not HAS_GPU, 'requires gpu')\nclass TestA(TestCase):\n"
-                           "    def test_a(self): pass\n")
+    fix, _ = one(
+        tmp_path, "@unittest.skipIf(not HAS_GPU, 'requires gpu')\nclass TestA(TestCase):\n    def test_a(self): pass\n"
+    )
     assert isinstance(fix, NotFixable) and fix.kind == "needs-accelerator"
     assert "(@unittest.skipIf(not HAS_GPU, ...), line 3)" in fix.reason
 
@@ -145,14 +186,24 @@ def test_a_skip_unless_on_one_device(tmp_path: Path) -> None:
 
 
 def test_a_base_whose_setup_skips_without_cuda(tmp_path: Path) -> None:
-    base = ("class GpuTest(TestCase):\n    def setUp(self):\n        super().setUp()\n"
-            "        if not HAS_CUDA:\n            raise unittest.SkipTest('no cuda')\n")
-    root = write_project(tmp_path / "p", {"test/common_gpu.py": base,
-                                          "test/test_x.py": "from common_gpu import GpuTest\n\n"
-                                                            "class TestA(GpuTest):\n    def test_a(self): pass\n"})
+    base = (
+        "class GpuTest(TestCase):\n    def setUp(self):\n        super().setUp()\n"
+        "        if not HAS_CUDA:\n            raise unittest.SkipTest('no cuda')\n"
+    )
+    root = write_project(
+        tmp_path / "p",
+        {
+            "test/common_gpu.py": base,
+            "test/test_x.py": "from common_gpu import GpuTest\n\nclass TestA(GpuTest):\n    def test_a(self): pass\n",
+        },
+    )
     fix, _ = hwc001(root)
-    assert fix == Fix("unsafe", "CUDA", "its tests need CUDA: setUp: if not HAS_CUDA: skip in GpuTest, "
-                      "test/common_gpu.py:4", kind="one-device")
+    assert fix == Fix(
+        "unsafe",
+        "CUDA",
+        "its tests need CUDA: setUp: if not HAS_CUDA: skip in GpuTest, test/common_gpu.py:4",
+        kind="one-device",
+    )
 
 
 def test_a_device_from_get_devtype(tmp_path: Path) -> None:
@@ -162,17 +213,25 @@ def test_a_device_from_get_devtype(tmp_path: Path) -> None:
 
 
 def test_a_skip_for_other_reasons_leaves_a_safe_generic(tmp_path: Path) -> None:
-    fix, _ = one(tmp_path, "@skipIf(IS_WINDOWS, 'no windows')\nclass TestA(TestCase):\n"
-                           "    @skipIfTorchDynamo\n    @unittest.skipUnless(HAS_SCIPY, 'scipy')\n"
-                           "    def test_a(self): pass\n")
+    fix, _ = one(
+        tmp_path,
+        "@skipIf(IS_WINDOWS, 'no windows')\nclass TestA(TestCase):\n"
+        "    @skipIfTorchDynamo\n    @unittest.skipUnless(HAS_SCIPY, 'scipy')\n"
+        "    def test_a(self): pass\n",
+    )
     assert fix is not None and fix.applicability == "safe" and fix.classification == "GENERIC"
 
 
 def test_requires_are_in_facts_and_survive_the_codec() -> None:
-    facts = extract_source("test/test_x.py", HEADER + (
-        "@pytest.mark.skipif(not TEST_CUDA and not TEST_XPU, reason='x')\nclass TestA(TestCase):\n"
-        "    def setUp(self):\n        if torch.cuda.device_count() < 2:\n            self.skipTest('x')\n"
-        "    @skipIf(TEST_CUDA, 'x')\n    @skipIfUnsupportMultiNPU(4)\n    def test_a(self): pass\n"))
+    facts = extract_source(
+        "test/test_x.py",
+        HEADER
+        + (
+            "@pytest.mark.skipif(not TEST_CUDA and not TEST_XPU, reason='x')\nclass TestA(TestCase):\n"
+            "    def setUp(self):\n        if torch.cuda.device_count() < 2:\n            self.skipTest('x')\n"
+            "    @skipIf(TEST_CUDA, 'x')\n    @skipIfUnsupportMultiNPU(4)\n    def test_a(self): pass\n"
+        ),
+    )
     (cls,) = facts.classes
     assert [(s.line, s.text, s.kind, s.name) for s in cls.requires] == [
         (3, "@pytest.mark.skipif(not TEST_CUDA and (not TEST_XPU), ...)", "class", ""),
@@ -184,8 +243,10 @@ def test_requires_are_in_facts_and_survive_the_codec() -> None:
 
 # -- only_for one device ---------------------------------------------------------
 
-PRIVATEUSE1 = ("class TestA(TestCase):\n    def test_a(self, device): pass\n\n"
-               "instantiate_device_type_tests(TestA, globals(), only_for='privateuse1')\n")
+PRIVATEUSE1 = (
+    "class TestA(TestCase):\n    def test_a(self, device): pass\n\n"
+    "instantiate_device_type_tests(TestA, globals(), only_for='privateuse1')\n"
+)
 
 
 def test_only_for_privateuse1_is_one_device_not_several(tmp_path: Path) -> None:
@@ -193,7 +254,9 @@ def test_only_for_privateuse1_is_one_device_not_several(tmp_path: Path) -> None:
     assert fix == NotFixable(
         "`hw_classification = HardwareClassification.<MEMBER>`; instantiated with only_for='privateuse1' (one "
         "device), which is not a configured classification: add it to `classifications` (and the enum), or "
-        "instantiate the class for every device (ACCELERATOR, with except_for)", "only-for-unconfigured")
+        "instantiate the class for every device (ACCELERATOR, with except_for)",
+        "only-for-unconfigured",
+    )
     assert "several" not in message
 
 
@@ -201,14 +264,16 @@ def test_only_for_a_configured_extra_member_is_a_safe_fix(tmp_path: Path) -> Non
     members = ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU", "PRIVATEUSE1"]
     fix, _ = one(tmp_path, PRIVATEUSE1, {"classifications": members})
     assert fix == Fix("safe", "PRIVATEUSE1", "instantiated with only_for='privateuse1'", kind="only-for")
-    fix, _ = one(tmp_path, PRIVATEUSE1.replace("privateuse1", "npu"),
-                 {"classifications": members, "extend-devices": ["npu"]})
+    fix, _ = one(
+        tmp_path, PRIVATEUSE1.replace("privateuse1", "npu"), {"classifications": members, "extend-devices": ["npu"]}
+    )
     assert fix == Fix("safe", "NPU", "instantiated with only_for='npu'", kind="only-for")
 
 
 def test_fix_leaves_the_npu_class_alone_and_counts_the_reason(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "p", {"test/_inductor/testutils.py": TESTUTILS,
-                                          "test/_inductor/test_abs.py": TEST_ABS})
+    root = write_project(
+        tmp_path / "p", {"test/_inductor/testutils.py": TESTUTILS, "test/_inductor/test_abs.py": TEST_ABS}
+    )
     proc = run_cli("fix", cwd=root)
     assert (root / "test/_inductor/test_abs.py").read_text() == TEST_ABS
     assert "Classified 0 classes" in proc.stderr and "NPU is not a configured classification" in proc.stderr

@@ -19,13 +19,13 @@ from tests.conftest import run_cli, write_project
 
 REPO = Path(__file__).resolve().parent.parent
 
-BASE = '''\
+BASE = """\
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
 
 class DeviceBase(TestCase):
     hw_classification = HardwareClassification.ACCELERATOR
-'''
+"""
 
 FILES = {
     # Inherits ACCELERATOR from a base in another file: must take `device`.
@@ -60,7 +60,9 @@ FILES = {
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     return write_project(
-        tmp_path / "proj", FILES, {"exclude": ["test/legacy/**"]},
+        tmp_path / "proj",
+        FILES,
+        {"exclude": ["test/legacy/**"]},
         # test_allowlisted.py is exempt; test_clean.py's entry is stale (HWC301 in hwlint check).
         allowlist="test/test_allowlisted.py 1\ntest/test_clean.py 1\n",
     )
@@ -68,7 +70,11 @@ def tree(tmp_path: Path) -> Path:
 
 def flake8(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "flake8", "--no-show-source", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "flake8", "--no-show-source", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -97,7 +103,11 @@ def test_same_as_hwlint_check_but_the_allowlist_rules(tree: Path) -> None:
     """What flake8 reports is what `hwlint check` reports, less HWC3xx."""
     checked = json.loads(run_cli("check", "--format", "json", cwd=tree).stdout)
     assert {d["code"] for d in checked} == {"HWC001", "HWC102", "HWC301"}
-    expected = sorted(f"{d['path']}:{d['line']}:{d['column']}: {d['code']} {d['message']}" for d in checked if not d["code"].startswith("HWC3"))
+    expected = sorted(
+        f"{d['path']}:{d['line']}:{d['column']}: {d['code']} {d['message']}"
+        for d in checked
+        if not d["code"].startswith("HWC3")
+    )
     assert expected == EXPECTED
 
 

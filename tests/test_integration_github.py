@@ -46,7 +46,7 @@ def test_workflow_shape() -> None:
     assert checkout["with"]["fetch-depth"] == 0
     names = [s.get("name") for s in all_steps]
     check = names.index("Check")
-    assert all(s.get("if", "").startswith("always()") for s in all_steps[check + 1:])
+    assert all(s.get("if", "").startswith("always()") for s in all_steps[check + 1 :])
     upload = next(s for s in all_steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
     sarif_step = next(s for s in all_steps if "--format sarif" in s.get("run", ""))
     assert f"--output {upload['with']['sarif_file']}" in sarif_step["run"]
@@ -81,7 +81,11 @@ def checkout(tmp_path: Path) -> Path:
 def run_step(step: dict, repo: Path, summary: Path) -> subprocess.CompletedProcess[str]:
     script = step["run"].replace("${{ github.base_ref }}", "main")
     return subprocess.run(
-        ["bash", "-e", "-c", script], cwd=repo, capture_output=True, text=True, timeout=300,
+        ["bash", "-e", "-c", script],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env=_env(GITHUB_STEP_SUMMARY=str(summary), GITHUB_ACTIONS="true"),
     )
 

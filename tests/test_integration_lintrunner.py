@@ -39,7 +39,7 @@ from tests.test_integration_precommit import (  # noqa: F401 (fixtures)
 
 REPO = Path(__file__).resolve().parent.parent
 
-CLASSIFIED = '''\
+CLASSIFIED = """\
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
 
@@ -48,9 +48,9 @@ class TestOps(TestCase):
 
     def test_add(self):
         pass
-'''
+"""
 
-DEVICE = '''\
+DEVICE = """\
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
@@ -60,7 +60,7 @@ class TestDevice(TestCase):
 
     def test_to(self, device):
         pass
-'''
+"""
 
 
 def readme_entry() -> str:
@@ -90,8 +90,12 @@ def tools(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> dict[st
     assert (bindir / "python3").exists()
     lintrunner = Path(sys.executable).parent / "lintrunner"
     assert lintrunner.exists(), "lintrunner is in the test extra: pip install -e '.[test]'"
-    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "lintrunner": str(lintrunner),
-            "data": str(base / "data"), **pip_sees(wheelhouse)}
+    return {
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "lintrunner": str(lintrunner),
+        "data": str(base / "data"),
+        **pip_sees(wheelhouse),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +119,10 @@ def project(tmp_path_factory: pytest.TempPathFactory, tools: dict[str, str]) -> 
 def lintrunner(tools: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
         [tools["lintrunner"], "--data-path", tools["data"], *args],
-        cwd=cwd, env=_env(PATH=tools["PATH"], PIP_FIND_LINKS=tools["PIP_FIND_LINKS"]), capture_output=True, text=True,
+        cwd=cwd,
+        env=_env(PATH=tools["PATH"], PIP_FIND_LINKS=tools["PIP_FIND_LINKS"]),
+        capture_output=True,
+        text=True,
         timeout=600,
     )
     print(f"$ lintrunner {' '.join(args)} -> {result.returncode}\n{result.stdout}{result.stderr}")
@@ -129,8 +136,11 @@ def messages(result: subprocess.CompletedProcess[str]) -> list[dict]:
 def test_lintrunner_end_to_end(project: Path, tools: dict[str, str]) -> None:
     dry = lintrunner(tools, "init", "--dry-run", cwd=project)
     assert dry.returncode == 0
-    assert re.search(rf"would run: \S+/python3? -m pip install --quiet hwlint=={re.escape(__version__)}$",
-                     dry.stdout + dry.stderr, re.M)
+    assert re.search(
+        rf"would run: \S+/python3? -m pip install --quiet hwlint=={re.escape(__version__)}$",
+        dry.stdout + dry.stderr,
+        re.M,
+    )
     venv_python = Path(tools["PATH"].split(os.pathsep)[0]) / "python3"
 
     def hwlint_in_venv() -> bool:
@@ -190,8 +200,17 @@ def test_adapter_exits_0_and_reads_the_paths_file(tmp_path: Path) -> None:
     result = run_cli("lintrunner", f"@{paths}", cwd=root)
     assert result.returncode == 0 and result.stderr == ""
     (message,) = [json.loads(line) for line in result.stdout.splitlines()]
-    assert set(message) == {"path", "line", "char", "code", "severity", "name", "original", "replacement",
-                            "description"}
+    assert set(message) == {
+        "path",
+        "line",
+        "char",
+        "code",
+        "severity",
+        "name",
+        "original",
+        "replacement",
+        "description",
+    }
     assert (message["path"], message["line"], message["char"]) == (str(root / "test/test_nn.py"), 4, 1)
     # Plain paths work too; no paths, no output.
     assert run_cli("lintrunner", "test/test_nn.py", cwd=root).stdout == result.stdout

@@ -34,7 +34,7 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "tests@hwlint.invalid",
 }
 
-CLASSIFIED = '''\
+CLASSIFIED = """\
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
 
@@ -43,27 +43,27 @@ class TestOps(TestCase):
 
     def test_add(self):
         self.assertEqual(1 + 1, 2)
-'''
+"""
 
-UNCLASSIFIED = '''\
+UNCLASSIFIED = """\
 from torch.testing._internal.common_utils import TestCase
 
 
 class TestNN(TestCase):
     def test_linear(self):
         self.assertTrue(True)
-'''
+"""
 
 # A base in another file, found through the import: the class inherits ACCELERATOR.
-BASE = '''\
+BASE = """\
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
 
 class DeviceBase(TestCase):
     hw_classification = HardwareClassification.ACCELERATOR
-'''
+"""
 
-INHERITS = '''\
+INHERITS = """\
 from common_device import DeviceBase
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 
@@ -74,7 +74,7 @@ class TestCudaOps(DeviceBase):
 
 
 instantiate_device_type_tests(TestCudaOps, globals())
-'''
+"""
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -103,7 +103,10 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     dest = tmp_path_factory.mktemp("hwlint-hooks-repo")
     listing = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO, capture_output=True, text=True, check=True,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     for rel in filter(None, listing.split("\0")):
         source = REPO / rel
@@ -121,8 +124,13 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory, hooks_repo: tuple[Path,
     """A folder holding the wheel of this working tree, `hwlint-<version>`:
     what the package index offers once pip's environment points at it."""
     dest = tmp_path_factory.mktemp("wheelhouse")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dest), str(hooks_repo[0])],
-                   check=True, capture_output=True, text=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dest), str(hooks_repo[0])],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     (wheel,) = dest.glob("hwlint-*.whl")
     assert wheel.name.startswith(f"hwlint-{__version__}-"), wheel.name
     return dest
@@ -166,7 +174,11 @@ def pre_commit(*args: str, cwd: Path, home: Path, wheels: Path | None = None) ->
     extra = pip_sees(wheels) if wheels is not None else {}
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
-        cwd=cwd, env=_env(PRE_COMMIT_HOME=str(home), **extra), capture_output=True, text=True, timeout=600,
+        cwd=cwd,
+        env=_env(PRE_COMMIT_HOME=str(home), **extra),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     # Shown when an assertion fails.
     print(f"$ pre-commit {' '.join(args)}  -> {result.returncode}\n{result.stdout}{result.stderr}")
@@ -201,10 +213,19 @@ def test_hooks_file_declares_the_hooks() -> None:
 # (try-repo installs hwlint into a fresh environment each time: two runs.)
 
 
-def test_try_repo_hook_fails_on_an_unclassified_class(project: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+def test_try_repo_hook_fails_on_an_unclassified_class(
+    project: Path, hooks_repo: tuple[Path, str], pre_commit_home: Path
+) -> None:
     result = try_repo(
-        hooks_repo, "hwlint", "--files", "test/test_nn.py", "test/legacy/test_old.py", "test/test_ops.py", "README.md",
-        cwd=project, home=pre_commit_home,
+        hooks_repo,
+        "hwlint",
+        "--files",
+        "test/test_nn.py",
+        "test/legacy/test_old.py",
+        "test/test_ops.py",
+        "README.md",
+        cwd=project,
+        home=pre_commit_home,
     )
     assert result.returncode == 1
     assert hook_line(result.stdout, "hwlint") == "Failed"
@@ -280,8 +301,15 @@ def configured(project: Path) -> Path:
 
 def test_hook_passes_classified_files(configured: Path, pre_commit_home: Path, wheelhouse: Path) -> None:
     result = pre_commit(
-        "run", "hwlint", "--files", "test/test_ops.py", "test/test_cuda_ops.py", "test/legacy/test_old.py",
-        cwd=configured, home=pre_commit_home, wheels=wheelhouse,
+        "run",
+        "hwlint",
+        "--files",
+        "test/test_ops.py",
+        "test/test_cuda_ops.py",
+        "test/legacy/test_old.py",
+        cwd=configured,
+        home=pre_commit_home,
+        wheels=wheelhouse,
     )
     assert result.returncode == 0
     assert hook_line(result.stdout, "hwlint") == "Passed"
@@ -314,7 +342,9 @@ def test_allowlist_hook_prunes(configured: Path, pre_commit_home: Path, wheelhou
     assert hook_line(pruned.stdout, "hwlint allowlist prune") == "Failed"
     assert "files were modified by this hook" in pruned.stdout
     assert "removed test/test_ops.py: clean now" in pruned.stdout
-    entries = [line for line in (configured / "allowlist.txt").read_text().splitlines() if line and not line.startswith("#")]
+    entries = [
+        line for line in (configured / "allowlist.txt").read_text().splitlines() if line and not line.startswith("#")
+    ]
     assert entries == ["test/test_nn.py 1"]
     git("add", "-A", cwd=configured)
     again = pre_commit("run", "hwlint-allowlist", cwd=configured, home=pre_commit_home, wheels=wheelhouse)
@@ -327,31 +357,34 @@ def test_allowlist_hook_prunes(configured: Path, pre_commit_home: Path, wheelhou
 
 
 # Its test takes a device but nothing instantiates the class: no evidence, no fix.
-NEEDS_A_HUMAN = '''\
+NEEDS_A_HUMAN = """\
 from torch.testing._internal.common_utils import TestCase
 
 
 class TestMap(TestCase):
     def test_map_location(self, device):
         pass
-'''
+"""
 
 
-def test_fix_hook_passes_when_what_it_leaves_is_allowlisted(configured: Path, pre_commit_home: Path,
-                                                            wheelhouse: Path) -> None:
+def test_fix_hook_passes_when_what_it_leaves_is_allowlisted(
+    configured: Path, pre_commit_home: Path, wheelhouse: Path
+) -> None:
     """The README's word: hwlint-fix fails when it changed a file or when
     `hwlint check` on the same files would fail, not because a class in an
     allowlisted file, within its budget, is left for a human."""
     (configured / "test" / "test_map.py").write_text(NEEDS_A_HUMAN)
     (configured / "allowlist.txt").write_text("test/test_map.py 1\n")
     commit_all(configured, "a class only a human can classify, allowlisted")
-    left = pre_commit("run", "hwlint-fix", "--files", "test/test_map.py", cwd=configured, home=pre_commit_home,
-                      wheels=wheelhouse)
+    left = pre_commit(
+        "run", "hwlint-fix", "--files", "test/test_map.py", cwd=configured, home=pre_commit_home, wheels=wheelhouse
+    )
     assert left.returncode == 0 and hook_line(left.stdout, "hwlint fix") == "Passed"
     (configured / "allowlist.txt").write_text("")
     commit_all(configured, "the same class, not allowlisted")
-    failed = pre_commit("run", "hwlint-fix", "--files", "test/test_map.py", cwd=configured, home=pre_commit_home,
-                        wheels=wheelhouse)
+    failed = pre_commit(
+        "run", "hwlint-fix", "--files", "test/test_map.py", cwd=configured, home=pre_commit_home, wheels=wheelhouse
+    )
     assert failed.returncode == 1 and hook_line(failed.stdout, "hwlint fix") == "Failed"
     assert "test/test_map.py:4:1: HWC001 test class TestMap declares no hw_classification" in failed.stdout
     assert "files were modified by this hook" not in failed.stdout

@@ -12,7 +12,11 @@ from pathlib import Path
 
 from tests.conftest import write_project
 
-CLASS = "class Test{i}(TestCase):\n    def test_a(self):\n        x = {i}\n" + "\n".join(f"    def test_{k}(self): pass" for k in range(40)) + "\n\n"
+CLASS = (
+    "class Test{i}(TestCase):\n    def test_a(self):\n        x = {i}\n"
+    + "\n".join(f"    def test_{k}(self): pass" for k in range(40))
+    + "\n\n"
+)
 
 
 def make_tree(root: Path, files: int) -> dict[str, bytes]:
@@ -29,7 +33,9 @@ def test_sigkill_during_fix_never_leaves_a_torn_file(tmp_path: Path) -> None:
     reference = tmp_path / "reference"
     originals = make_tree(reference, 30)
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "hwlint", "fix", "--jobs", "1"], cwd=reference, capture_output=True, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "hwlint", "fix", "--jobs", "1"], cwd=reference, capture_output=True, check=False
+    )
     # Kills land between the start and a little past the end of a whole run
     # as long as this machine takes for one now (a loaded machine is slower).
     whole = time.monotonic() - start
@@ -41,8 +47,12 @@ def test_sigkill_during_fix_never_leaves_a_torn_file(tmp_path: Path) -> None:
     for attempt in range(12):
         root = tmp_path / f"run{attempt}"
         make_tree(root, 30)
-        proc = subprocess.Popen([sys.executable, "-m", "hwlint", "fix", "--jobs", "1"], cwd=root,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hwlint", "fix", "--jobs", "1"],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.1, 1.1) * whole)
         proc.send_signal(signal.SIGKILL)
         proc.wait()

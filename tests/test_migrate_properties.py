@@ -80,7 +80,8 @@ def classes(draw: st.DrawFn) -> tuple[str, dict[str, tuple[str, bool, bool]]]:
 # move to among them); every other line stays.
 TOUCHED = re.compile(
     r"^(\s*hw_classification = .*|\s*@only\w+|\s*def test_\w+\(.*|instantiate_device_type_tests\(.*|from torch\..*"
-    r"|class Test\d+(CPUOnly|CUDAOnly|Native)\(Test\d+\):|)$")
+    r"|class Test\d+(CPUOnly|CUDAOnly|Native)\(Test\d+\):|)$"
+)
 # A class one-device tests moved to, and the class they left.
 MOVED = re.compile(r"^(Test\d+)(?:CPUOnly|CUDAOnly|Native)$")
 
@@ -144,8 +145,11 @@ def test_migrations_change_only_what_they_say(generated: tuple[str, dict[str, tu
 # One-device classes that cannot be made device-generic (their bodies use
 # CUDA-only APIs): each becomes CUDA's, instantiated for it, its tests
 # given `device` and nothing else changed.
-CUDA_ONLY = ["torch.cuda.get_device_capability()", 'self.assertTrue(torch.cuda.get_device_name(0) != "")',
-             "torch.cuda.get_device_properties(0)  # keep me"]
+CUDA_ONLY = [
+    "torch.cuda.get_device_capability()",
+    'self.assertTrue(torch.cuda.get_device_name(0) != "")',
+    "torch.cuda.get_device_properties(0)  # keep me",
+]
 
 
 @st.composite

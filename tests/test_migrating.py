@@ -57,7 +57,7 @@ command = [
 # LintMessage JSON lines out, files of the JSON list skipped) and its first
 # rule (a module-level class with test methods of its own declares
 # hw_classification in its body), which is all the guide's steps exercise.
-STAND_IN_LINTER = '''\
+STAND_IN_LINTER = """\
 import ast
 import json
 import sys
@@ -86,10 +86,10 @@ for name in paths(sys.argv[1:]):
             print(json.dumps({"path": str(path), "line": node.lineno, "char": None, "code": "TEST_LINTER",
                               "severity": "error", "name": "[hw_classification]", "original": None,
                               "replacement": None, "description": f"Test class {node.name!r}: missing."}))
-'''
+"""
 
 # PyTorch's pip_init.py takes --dry-run={{DRYRUN}} and pinned pkg==version specs.
-STAND_IN_PIP_INIT = '''\
+STAND_IN_PIP_INIT = """\
 import argparse
 import subprocess
 import sys
@@ -103,9 +103,9 @@ if args.dry_run == "1":
     print(f"Would have run: {command}")
 else:
     subprocess.run(command, check=True)
-'''
+"""
 
-CLASSIFIED = '''\
+CLASSIFIED = """\
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
 
@@ -114,18 +114,18 @@ class TestOps(TestCase):
 
     def test_add(self):
         pass
-'''
+"""
 
-UNCLASSIFIED = '''\
+UNCLASSIFIED = """\
 from torch.testing._internal.common_utils import TestCase
 
 
 class TestConv(TestCase):
     def test_conv2d(self):
         pass
-'''
+"""
 
-TWO_INSTANTIATED = '''\
+TWO_INSTANTIATED = """\
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 from torch.testing._internal.common_utils import TestCase
 
@@ -142,19 +142,19 @@ class TestGraphs(TestCase):
 
 instantiate_device_type_tests(TestCompile, globals())
 instantiate_device_type_tests(TestGraphs, globals())
-'''
+"""
 
-BASE = '''\
+BASE = """\
 from torch.testing._internal.common_utils import HardwareClassification, TestCase
 
 
 class DeviceBase(TestCase):
     hw_classification = HardwareClassification.ACCELERATOR
-'''
+"""
 
 # Classified only through its base: TEST_LINTER flags it, and so does hwlint
 # with inheritance = "explicit" (with "inherit" it would not).
-DERIVED = '''\
+DERIVED = """\
 from common_device import DeviceBase
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 
@@ -165,7 +165,7 @@ class TestDerived(DeviceBase):
 
 
 instantiate_device_type_tests(TestDerived, globals())
-'''
+"""
 
 LISTED = ["test/inductor/test_compile.py", "test/nn/test_conv.py", "test/test_derived.py"]
 
@@ -204,8 +204,12 @@ def test_the_guide_is_linked_from_the_readme_and_names_no_placeholder() -> None:
     assert old == TEST_LINTER_ENTRY  # the diff starts from PyTorch's entry
     (entry,) = tomllib.loads(new)["linter"]
     assert entry["code"] == "HWLINT" and entry["command"] == ["python3", "-m", "hwlint", "lintrunner", "@{{PATHSFILE}}"]
-    assert entry["init_command"] == ["python3", "tools/linter/adapters/pip_init.py", "--dry-run={{DRYRUN}}",
-                                     f"hwlint=={__version__}"]
+    assert entry["init_command"] == [
+        "python3",
+        "tools/linter/adapters/pip_init.py",
+        "--dry-run={{DRYRUN}}",
+        f"hwlint=={__version__}",
+    ]
     settings = tomllib.loads(marked_block("migrating-config", "toml"))["tool"]["hwlint"]
     assert settings["inheritance"] == "explicit"  # TEST_LINTER's policy: the imported list fits it
     # include_patterns/exclude_patterns of the entry are the settings' include/exclude.
@@ -289,7 +293,8 @@ def test_the_guide_runs_word_for_word_on_a_pytorch_checkout(checkout: Path, shel
     imported = outputs[1]
     assert imported == "Imported tools/linter/hwlint_allowlist.txt: 3 added; 3 entries.\n"
     assert (checkout / "tools/linter/hwlint_allowlist.txt").read_text() == HEADER + (
-        "test/inductor/test_compile.py 2\ntest/nn/test_conv.py 1\ntest/test_derived.py 1\n")
+        "test/inductor/test_compile.py 2\ntest/nn/test_conv.py 1\ntest/test_derived.py 1\n"
+    )
     assert git("status", "--porcelain", "--untracked-files=no", cwd=checkout) == ""
     # Side by side, a new unclassified class is reported by both linters.
     (checkout / "test" / "test_new.py").write_text(UNCLASSIFIED.replace("TestConv", "TestNew"))
@@ -298,7 +303,9 @@ def test_the_guide_runs_word_for_word_on_a_pytorch_checkout(checkout: Path, shel
     assert both.returncode == 1
     found = [json.loads(line) for line in both.stdout.splitlines() if line.startswith("{")]
     assert sorted((Path(m["path"]).name, m["line"], m["code"]) for m in found) == [
-        ("test_new.py", 4, "HWLINT"), ("test_new.py", 4, "TEST_LINTER")]
+        ("test_new.py", 4, "HWLINT"),
+        ("test_new.py", 4, "TEST_LINTER"),
+    ]
     git("rm", "-q", "-f", "test/test_new.py", cwd=checkout)
 
     # 4. Remove TEST_LINTER: its entry goes (the diff applied), then every line passes,
@@ -319,4 +326,5 @@ def test_the_guide_runs_word_for_word_on_a_pytorch_checkout(checkout: Path, shel
     assert caught.returncode == 1
     found = [json.loads(line) for line in caught.stdout.splitlines() if line.startswith("{")]
     assert [(Path(m["path"]).name, m["code"], m["name"]) for m in found] == [
-        ("test_new.py", "HWLINT", "HWC001 missing-classification")]
+        ("test_new.py", "HWLINT", "HWC001 missing-classification")
+    ]

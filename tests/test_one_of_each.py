@@ -17,8 +17,9 @@ from hwlint.infra.pool import plan, run_in_pool
 # -- the process pool ----------------------------------------------------------
 
 
-def _echo(batch: list[tuple[str, int]], tag: str,
-          payloads: Mapping[str, int] | None = None) -> list[tuple[str, str, int | None, int, tuple[str, ...]]]:
+def _echo(
+    batch: list[tuple[str, int]], tag: str, payloads: Mapping[str, int] | None = None
+) -> list[tuple[str, str, int | None, int, tuple[str, ...]]]:
     """(path, tag, payload, pid, paths whose payloads the task got) per file."""
     seen = tuple(sorted(payloads)) if payloads is not None else ()
     return [(rel, tag, payloads[rel] if payloads is not None else None, os.getpid(), seen) for rel, _ in batch]
@@ -27,10 +28,22 @@ def _echo(batch: list[tuple[str, int]], tag: str,
 def test_pool_with_one_job_runs_here_in_order() -> None:
     sizes = [("b.py", 10), ("a.py", 500), ("c.py", 20)]
     done = []
-    out = list(run_in_pool(_echo, ("t",), sizes, 1, lambda n, total: done.append((n, total)), 3,
-                           payloads={"a.py": 1, "b.py": 2, "c.py": 3}))
-    assert [(rel, tag, payload) for rel, tag, payload, _, _ in out] == [("b.py", "t", 2), ("a.py", "t", 1),
-                                                                          ("c.py", "t", 3)]
+    out = list(
+        run_in_pool(
+            _echo,
+            ("t",),
+            sizes,
+            1,
+            lambda n, total: done.append((n, total)),
+            3,
+            payloads={"a.py": 1, "b.py": 2, "c.py": 3},
+        )
+    )
+    assert [(rel, tag, payload) for rel, tag, payload, _, _ in out] == [
+        ("b.py", "t", 2),
+        ("a.py", "t", 1),
+        ("c.py", "t", 3),
+    ]
     assert {pid for _, _, _, pid, _ in out} == {os.getpid()}
     assert [seen for *_, seen in out] == [("b.py",), ("a.py",), ("c.py",)]
     assert done == [(1, 3)] * 3
@@ -63,8 +76,13 @@ def test_plan_batch_files() -> None:
 
 
 def _repo(root: Path) -> Path:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
-           "GIT_COMMITTER_EMAIL": "a@b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "a",
+        "GIT_AUTHOR_EMAIL": "a@b",
+        "GIT_COMMITTER_NAME": "a",
+        "GIT_COMMITTER_EMAIL": "a@b",
+    }
     (root / "sub").mkdir(parents=True)
     (root / "sub" / "list.txt").write_text("a\nb\n")
     for args in (("init", "-q"), ("add", "sub/list.txt"), ("commit", "-q", "-m", "one")):
@@ -113,10 +131,19 @@ def test_tracks_under(tmp_path: Path) -> None:
 # -- the "could be a TestCase" heuristic -------------------------------------------
 
 
-@pytest.mark.parametrize("base, maybe", [
-    ("TestCase", True), ("NNTestCase", True), ("common_utils.DistributedTestBase", True), ("", True),
-    ("nn.Module", False), ("Enum", False), ("test.Mixin", False), ("object", False),
-])
+@pytest.mark.parametrize(
+    "base, maybe",
+    [
+        ("TestCase", True),
+        ("NNTestCase", True),
+        ("common_utils.DistributedTestBase", True),
+        ("", True),
+        ("nn.Module", False),
+        ("Enum", False),
+        ("test.Mixin", False),
+        ("object", False),
+    ],
+)
 def test_base_may_be_testcase(base: str, maybe: bool) -> None:
     from hwlint.rules.uncertain import base_may_be_testcase
 
@@ -148,6 +175,10 @@ def test_one_registry_knows_both_kinds_of_format() -> None:
     assert [o.choices for o in options.REPORT if o.dest == "fmt"] == [output.REPORT_FORMATS]
     for fmt in output.REPORT_FORMATS:
         assert output.renderer(fmt, "report") is importlib.import_module(f"hwlint.output.report_{fmt}").render
-    assert output.renderer("jsonl") is output.renderer("json", "check") is importlib.import_module("hwlint.output.json_").render
+    assert (
+        output.renderer("jsonl")
+        is output.renderer("json", "check")
+        is importlib.import_module("hwlint.output.json_").render
+    )
     with pytest.raises(KeyError):
         output.renderer("markdown", "check")

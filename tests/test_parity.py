@@ -82,6 +82,7 @@ def test_accelerator_class_with_only_accelerator_is_clean(tmp_path: Path) -> Non
 
 # -- reported: what TEST_LINTER reports --------------------------------------
 
+
 def test_every_accelerator_call_is_reported_with_what_it_does(tmp_path: Path) -> None:
     body = """\
     class TestMixed(TestCase):
@@ -97,29 +98,59 @@ def test_every_accelerator_call_is_reported_with_what_it_does(tmp_path: Path) ->
                 torch.cuda.get_device_name(0).lower()
     """
     assert diagnostics(tmp_path, body) == [
-        (4, "HWC105", "GENERIC test class TestMixed probes an accelerator (torch.cuda.is_available()): "
-                      "move these tests to an ACCELERATOR or device class"),
-        (6, "HWC105", "GENERIC test class TestMixed uses an accelerator (torch.empty(...).cuda()): "
-                      "move these tests to an ACCELERATOR or device class"),
-        (7, "HWC105", "GENERIC test class TestMixed uses an accelerator (torch.nn.Linear(...).xpu()): "
-                      "move these tests to an ACCELERATOR or device class"),
-        (10, "HWC105", "GENERIC test class TestMixed probes an accelerator (torch.accelerator.is_available()): "
-                       "move these tests to an ACCELERATOR or device class"),
+        (
+            4,
+            "HWC105",
+            "GENERIC test class TestMixed probes an accelerator (torch.cuda.is_available()): "
+            "move these tests to an ACCELERATOR or device class",
+        ),
+        (
+            6,
+            "HWC105",
+            "GENERIC test class TestMixed uses an accelerator (torch.empty(...).cuda()): "
+            "move these tests to an ACCELERATOR or device class",
+        ),
+        (
+            7,
+            "HWC105",
+            "GENERIC test class TestMixed uses an accelerator (torch.nn.Linear(...).xpu()): "
+            "move these tests to an ACCELERATOR or device class",
+        ),
+        (
+            10,
+            "HWC105",
+            "GENERIC test class TestMixed probes an accelerator (torch.accelerator.is_available()): "
+            "move these tests to an ACCELERATOR or device class",
+        ),
         # TEST_LINTER counts the call on CUDA's answer and the question, so does hwlint.
-        (11, "HWC105", "GENERIC test class TestMixed uses an accelerator (torch.cuda.get_device_name(...).lower()): "
-                       "move these tests to an ACCELERATOR or device class"),
-        (11, "HWC105", "GENERIC test class TestMixed probes an accelerator (torch.cuda.get_device_name()): "
-                       "move these tests to an ACCELERATOR or device class"),
+        (
+            11,
+            "HWC105",
+            "GENERIC test class TestMixed uses an accelerator (torch.cuda.get_device_name(...).lower()): "
+            "move these tests to an ACCELERATOR or device class",
+        ),
+        (
+            11,
+            "HWC105",
+            "GENERIC test class TestMixed probes an accelerator (torch.cuda.get_device_name()): "
+            "move these tests to an ACCELERATOR or device class",
+        ),
     ]
 
 
 @pytest.mark.parametrize(
     "call",
     [
-        "torch.xpu.has_fp64_dtype()", "torch.xpu.has_onemkl()", "torch.xpu.has_xmx()",
-        "torch.backends.cuda.sdp_kernel()", "torch.backends.cuda.is_flash_attention_available()",
-        "torch.backends.mps.is_available()", "torch.ops.xla.add(x, x)", "torch.mtia.is_available()",
-        "torch.hpu.device_count()", "torch.randn(2, device=torch.cuda.current_device()).sum()",
+        "torch.xpu.has_fp64_dtype()",
+        "torch.xpu.has_onemkl()",
+        "torch.xpu.has_xmx()",
+        "torch.backends.cuda.sdp_kernel()",
+        "torch.backends.cuda.is_flash_attention_available()",
+        "torch.backends.mps.is_available()",
+        "torch.ops.xla.add(x, x)",
+        "torch.mtia.is_available()",
+        "torch.hpu.device_count()",
+        "torch.randn(2, device=torch.cuda.current_device()).sum()",
     ],
 )
 def test_each_segment_test_linter_knows_is_reported(tmp_path: Path, call: str) -> None:
@@ -166,7 +197,10 @@ def test_deliberately_broader_cases_are_the_documented_ones(tmp_path: Path) -> N
                 torch.npu.synchronize()
     """
     assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)] == [
-        (1, "HWC105"), (6, "HWC105"), (7, "HWC105")]
+        (1, "HWC105"),
+        (6, "HWC105"),
+        (7, "HWC105"),
+    ]
     from hwlint.rules.accelerator_api import AcceleratorApi
 
     explanation = AcceleratorApi.explanation()
@@ -192,10 +226,13 @@ def test_native_device_types_is_device_specific_unless_allowed(tmp_path: Path) -
     """
     found = diagnostics(tmp_path, body)
     assert [(line, code) for line, code, _ in found] == [(6, "HWC103"), (6, "HWC103"), (10, "HWC103")]
-    assert found[0][2] == ("TestOps.test_a is ACCELERATOR but decorated @onlyNativeDeviceTypes, which limits it "
-                           "to some devices: move it to a class for that device, or use @onlyAccelerator")
-    allowed = diagnostics(tmp_path / "allowed", body,
-                          **{"allowed-only-decorators": ["onlyNativeDeviceTypes", "onlyNativeDeviceTypesAnd"]})
+    assert found[0][2] == (
+        "TestOps.test_a is ACCELERATOR but decorated @onlyNativeDeviceTypes, which limits it "
+        "to some devices: move it to a class for that device, or use @onlyAccelerator"
+    )
+    allowed = diagnostics(
+        tmp_path / "allowed", body, **{"allowed-only-decorators": ["onlyNativeDeviceTypes", "onlyNativeDeviceTypesAnd"]}
+    )
     assert [(line, code) for line, code, _ in allowed] == [(6, "HWC103")]
 
 
@@ -217,6 +254,7 @@ def test_a_probe_in_a_method_decorator_above_the_first_lines_is_found(tmp_path: 
 
 
 # -- device classes: TEST_LINTER's CPU/CUDA/MPS/XPU rules --------------------
+
 
 def test_device_classes_get_every_finding_test_linter_makes(tmp_path: Path) -> None:
     """[instantiation], [device_param], [only_for] and [except_for] of device
@@ -254,15 +292,30 @@ def test_device_classes_get_every_finding_test_linter_makes(tmp_path: Path) -> N
     instantiate_device_type_tests(TestRight, globals(), only_for="cuda")
     """
     assert diagnostics(tmp_path, body) == [
-        (1, "HWC101", "CUDA test class TestNotInstantiated is never passed to instantiate_device_type_tests: "
-                      "add `instantiate_device_type_tests(TestNotInstantiated, globals(), only_for='cuda')`"),
-        (4, "HWC102", "TestNotInstantiated.test_a takes no device but the class is CUDA: add a `device` parameter "
-                      "and use it (instantiate_device_type_tests passes the cuda device under test)"),
-        (28, "HWC111", "CPU test class TestExceptFor is instantiated with except_for: its tests are for cpu alone, "
-                       "pass only_for='cpu' instead"),
+        (
+            1,
+            "HWC101",
+            "CUDA test class TestNotInstantiated is never passed to instantiate_device_type_tests: "
+            "add `instantiate_device_type_tests(TestNotInstantiated, globals(), only_for='cuda')`",
+        ),
+        (
+            4,
+            "HWC102",
+            "TestNotInstantiated.test_a takes no device but the class is CUDA: add a `device` parameter "
+            "and use it (instantiate_device_type_tests passes the cuda device under test)",
+        ),
+        (
+            28,
+            "HWC111",
+            "CPU test class TestExceptFor is instantiated with except_for: its tests are for cpu alone, "
+            "pass only_for='cpu' instead",
+        ),
         (28, "HWC111", "CPU test class TestExceptFor is instantiated without only_for: pass only_for='cpu'"),
-        (29, "HWC111", "XPU test class TestOthers is instantiated with only_for=('cpu', 'xpu'): "
-                       "pass only_for='xpu' alone"),
+        (
+            29,
+            "HWC111",
+            "XPU test class TestOthers is instantiated with only_for=('cpu', 'xpu'): pass only_for='xpu' alone",
+        ),
     ]
 
 
@@ -287,14 +340,26 @@ def test_a_device_class_inherited_is_judged_as_its_own(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("source", "member"),
     [
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
-         "instantiate_device_type_tests(TestA, globals(), only_for='xpu')\n", "XPU"),
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
-         "instantiate_device_type_tests(TestA, globals(), only_for=('mps',))\n", "MPS"),
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
-         "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n", "ACCELERATOR"),
-        ("class TestA(TestCase):\n    def test_a(self, device): pass\n"
-         "common_device_type.instantiate_device_type_tests(TestA, globals(), except_for='cpu')\n", "ACCELERATOR"),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n"
+            "instantiate_device_type_tests(TestA, globals(), only_for='xpu')\n",
+            "XPU",
+        ),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n"
+            "instantiate_device_type_tests(TestA, globals(), only_for=('mps',))\n",
+            "MPS",
+        ),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n"
+            "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
+            "ACCELERATOR",
+        ),
+        (
+            "class TestA(TestCase):\n    def test_a(self, device): pass\n"
+            "common_device_type.instantiate_device_type_tests(TestA, globals(), except_for='cpu')\n",
+            "ACCELERATOR",
+        ),
         ("class TestA(TestCase):\n    def test_a(self): torch.ones(2, device='cuda:0')\n", "CUDA"),
         ("class TestA(TestCase):\n    def test_a(self): torch.ones(2).cuda()\n", "CUDA"),
         ("class TestA(TestCase):\n    def test_a(self): torch.ones(2, device='xpu')\n", "GENERIC"),

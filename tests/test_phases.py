@@ -42,14 +42,17 @@ def hwlint(*args: str, cwd: Path, today: str | None = None) -> subprocess.Comple
     env = {k: v for k, v in os.environ.items() if k not in ("HWLINT_TODAY", "HWLINT_CACHE_DIR", "HWLINT_NO_CACHE")}
     if today is not None:
         env["HWLINT_TODAY"] = today
-    return subprocess.run([sys.executable, "-m", "hwlint", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "hwlint", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def tree(root: Path, phases: str = PHASES) -> Path:
     """Two unclassified files in each phase and one outside them, all allowlisted."""
-    files = {f"test/{rel}": UNCLASSIFIED for rel in
-             ("inductor/test_a.py", "inductor/test_b.py", "nn/test_c.py", "test_nn.py", "test_other.py")}
+    files = {
+        f"test/{rel}": UNCLASSIFIED
+        for rel in ("inductor/test_a.py", "inductor/test_b.py", "nn/test_c.py", "test_nn.py", "test_other.py")
+    }
     write_project(root, files)
     (root / "pyproject.toml").write_text("[tool.hwlint]\n" + phases)
     (root / "allowlist.txt").write_text("".join(f"{rel} 1\n" for rel in sorted(files)))
@@ -68,36 +71,74 @@ def test_phases_are_read_in_order(tmp_path: Path) -> None:
 
 
 BAD_PHASES = [
-    pytest.param('phases = "inductor"', ["phases must be an array of tables ([[tool.hwlint.phases]])"], id="not-a-list"),
-    pytest.param('[[tool.hwlint.phases]]\npaths = ["test/**"]\ndue = 2027-01-01',
-                 ["[[tool.hwlint.phases]] #1: name must be a non-empty string, got None"], id="no-name"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nowner = "@x"',
-                 ["[[tool.hwlint.phases]] #1 (a): unknown key 'owner' (known keys: due, name, owners, paths, start)"],
-                 id="unknown-key"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]',
-                 ["[[tool.hwlint.phases]] #1 (a): due is required"], id="no-due"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = "2027-01-01"',
-                 ["[[tool.hwlint.phases]] #1 (a) due must be a TOML date like 2027-03-31 (write it without quotes), "
-                  "got '2027-01-01'"], id="date-as-string"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01T10:00:00',
-                 ["due must be a TOML date like 2027-03-31, got datetime.datetime(2027, 1, 1, 10, 0)"], id="datetime"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-02-30',
-                 ["invalid TOML"], id="impossible-date"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = []\ndue = 2027-01-01',
-                 ["[[tool.hwlint.phases]] #1 (a) paths must be a non-empty list of non-empty strings"], id="empty-paths"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = [""]\ndue = 2027-01-01',
-                 ["paths must be a non-empty list of non-empty strings"], id="empty-pattern"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nowners = "@x"',
-                 ["phases (a) owners must be a list of strings, got '@x'"], id="owners-str"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nstart = 2027-02-01',
-                 ["[[tool.hwlint.phases]] #1 (a): start 2027-02-01 is after due 2027-01-01"], id="start-after-due"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/a/**"]\ndue = 2027-01-01\n'
-                 '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/b/**"]\ndue = 2027-01-01',
-                 ["[[tool.hwlint.phases]] #2 (a): another phase is named 'a'"], id="same-name"),
-    pytest.param('[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/a/**"]\ndue = 2027-01-01\n'
-                 '[[tool.hwlint.phases]]\nname = "b"\npaths = ["test/b/**", "test/a/**"]\ndue = 2027-01-01',
-                 ["[[tool.hwlint.phases]] #2 (b) paths: 'test/a/**' is already in phase 'a': a file belongs to one phase"],
-                 id="same-pattern"),
+    pytest.param(
+        'phases = "inductor"', ["phases must be an array of tables ([[tool.hwlint.phases]])"], id="not-a-list"
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\npaths = ["test/**"]\ndue = 2027-01-01',
+        ["[[tool.hwlint.phases]] #1: name must be a non-empty string, got None"],
+        id="no-name",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nowner = "@x"',
+        ["[[tool.hwlint.phases]] #1 (a): unknown key 'owner' (known keys: due, name, owners, paths, start)"],
+        id="unknown-key",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]',
+        ["[[tool.hwlint.phases]] #1 (a): due is required"],
+        id="no-due",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = "2027-01-01"',
+        [
+            "[[tool.hwlint.phases]] #1 (a) due must be a TOML date like 2027-03-31 (write it without quotes), "
+            "got '2027-01-01'"
+        ],
+        id="date-as-string",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01T10:00:00',
+        ["due must be a TOML date like 2027-03-31, got datetime.datetime(2027, 1, 1, 10, 0)"],
+        id="datetime",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-02-30',
+        ["invalid TOML"],
+        id="impossible-date",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = []\ndue = 2027-01-01',
+        ["[[tool.hwlint.phases]] #1 (a) paths must be a non-empty list of non-empty strings"],
+        id="empty-paths",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = [""]\ndue = 2027-01-01',
+        ["paths must be a non-empty list of non-empty strings"],
+        id="empty-pattern",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nowners = "@x"',
+        ["phases (a) owners must be a list of strings, got '@x'"],
+        id="owners-str",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2027-01-01\nstart = 2027-02-01',
+        ["[[tool.hwlint.phases]] #1 (a): start 2027-02-01 is after due 2027-01-01"],
+        id="start-after-due",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/a/**"]\ndue = 2027-01-01\n'
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/b/**"]\ndue = 2027-01-01',
+        ["[[tool.hwlint.phases]] #2 (a): another phase is named 'a'"],
+        id="same-name",
+    ),
+    pytest.param(
+        '[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/a/**"]\ndue = 2027-01-01\n'
+        '[[tool.hwlint.phases]]\nname = "b"\npaths = ["test/b/**", "test/a/**"]\ndue = 2027-01-01',
+        ["[[tool.hwlint.phases]] #2 (b) paths: 'test/a/**' is already in phase 'a': a file belongs to one phase"],
+        id="same-pattern",
+    ),
 ]
 
 
@@ -126,7 +167,11 @@ def hwc305(stdout: str) -> list[str]:
 def test_not_due_yet_nothing_to_report(tmp_path: Path) -> None:
     root = tree(tmp_path)
     on_due_date = hwlint("check", cwd=root, today="2027-03-31")  # the due date itself is still on time
-    assert (on_due_date.returncode, on_due_date.stdout, on_due_date.stderr) == (0, "All checks passed (5 files checked, 5 allowlisted).\n", "")
+    assert (on_due_date.returncode, on_due_date.stdout, on_due_date.stderr) == (
+        0,
+        "All checks passed (5 files checked, 5 allowlisted).\n",
+        "",
+    )
 
 
 def test_overdue_phase_is_hwc305_at_the_allowlist_line(tmp_path: Path) -> None:
@@ -143,7 +188,8 @@ def test_overdue_phase_is_hwc305_at_the_allowlist_line(tmp_path: Path) -> None:
     ]
     later = hwlint("check", "--format", "json", cwd=root, today="2027-07-01")
     assert [(d["path"], d["line"], d["code"]) for d in json.loads(later.stdout)] == [
-        ("allowlist.txt", line, "HWC305") for line in (1, 2, 3, 4)  # nn is due too; test_other.py is in no phase
+        ("allowlist.txt", line, "HWC305")
+        for line in (1, 2, 3, 4)  # nn is due too; test_other.py is in no phase
     ]
     # Off like any rule.
     assert hwlint("check", "--ignore", "HWC305", cwd=root, today="2027-07-01").returncode == 0
@@ -159,8 +205,9 @@ def test_partial_run_judges_only_the_files_checked(tmp_path: Path) -> None:
 
 def test_a_migrated_file_leaves_the_phase(tmp_path: Path) -> None:
     root = tree(tmp_path)
-    (root / "test/inductor/test_a.py").write_text(UNCLASSIFIED.replace(
-        "(TestCase):\n", "(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"))
+    (root / "test/inductor/test_a.py").write_text(
+        UNCLASSIFIED.replace("(TestCase):\n", "(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n")
+    )
     proc = hwlint("check", cwd=root, today="2027-04-01")
     # Still listed: HWC301 says remove it, HWC305 says it is late; one edit settles both.
     assert [line.split(" ")[:3] for line in proc.stdout.splitlines()[:3]] == [
@@ -170,7 +217,8 @@ def test_a_migrated_file_leaves_the_phase(tmp_path: Path) -> None:
     ]
     (root / "allowlist.txt").write_text((root / "allowlist.txt").read_text().replace("test/inductor/test_a.py 1\n", ""))
     assert [line.split(" ")[2] for line in hwc305(hwlint("check", cwd=root, today="2027-04-01").stdout)] == [
-        "test/inductor/test_b.py"]
+        "test/inductor/test_b.py"
+    ]
 
 
 @pytest.mark.parametrize("door", [{}, {"HWLINT_NO_FAST_PATH": "1"}])
@@ -178,13 +226,21 @@ def test_today_option_wins_over_the_environment(tmp_path: Path, door: dict[str, 
     root = tree(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "HWLINT_TODAY"}
     run = lambda *args, today: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "hwlint", "check", *args], cwd=root, capture_output=True, text=True, timeout=120,
-        env={**env, **door, "HWLINT_TODAY": today})
+        [sys.executable, "-m", "hwlint", "check", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, **door, "HWLINT_TODAY": today},
+    )
     assert run("--today", "2027-04-01", today="2027-01-01").returncode == 1
     assert run("--today", "2027-01-01", today="2027-04-01").returncode == 0
     bad = run("--today", "1st of April", today="2027-04-01")
     assert (bad.returncode, bad.stdout, bad.stderr) == (
-        2, "", "hwlint: error: --today must be a date YYYY-MM-DD, got '1st of April'\n")
+        2,
+        "",
+        "hwlint: error: --today must be a date YYYY-MM-DD, got '1st of April'\n",
+    )
 
 
 @pytest.mark.parametrize("value", ["2027-4-1", "tomorrow", "2027-02-30", ""])
@@ -207,8 +263,11 @@ def test_a_config_with_phases_works_cold_and_warm(tmp_path: Path) -> None:
     (root / CACHE_DIR_NAME).mkdir()
     cold = hwlint("check", cwd=root, today="2027-04-01")
     warm = hwlint("check", cwd=root, today="2027-04-01")
-    assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr) == (
-        1, cold.stdout, "")
+    assert (
+        (warm.returncode, warm.stdout, warm.stderr)
+        == (cold.returncode, cold.stdout, cold.stderr)
+        == (1, cold.stdout, "")
+    )
     assert len(hwc305(warm.stdout)) == 2
     data = (root / "pyproject.toml").read_bytes()
     known, table = table_get(root / CACHE_DIR_NAME, "pyproject.toml", data)
@@ -225,7 +284,9 @@ def test_lintrunner_reads_hwlint_today(tmp_path: Path) -> None:
     listing.write_text(str(root / "test/inductor/test_a.py") + "\n")
     proc = hwlint("lintrunner", f"@{listing}", cwd=root, today="2027-04-01")
     messages = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [(m["path"], m["line"], m["name"]) for m in messages] == [(str(root / "allowlist.txt"), 1, "HWC305 phase-overdue")]
+    assert [(m["path"], m["line"], m["name"]) for m in messages] == [
+        (str(root / "allowlist.txt"), 1, "HWC305 phase-overdue")
+    ]
     bad = hwlint("lintrunner", f"@{listing}", cwd=root, today="soon")
     assert "HWLINT_TODAY must be a date YYYY-MM-DD" in json.loads(bad.stdout)["description"] and bad.returncode == 0
 
@@ -306,21 +367,69 @@ def expected_phases() -> list[dict[str, object]]:
     a, b = _projection(series["a"]), _projection(series["b"])
     assert a is not None and a <= "2026-12-31" and b is not None and b > "2026-04-30"  # what the names promise
     return [
-        {"name": "on-track", "due": "2026-12-31", "paths": ["test/a/**"], "owners": [], "files_at_start": 10,
-         "files_left": 6, "projected_done": a, "status": "on-track"},
-        {"name": "at-risk", "due": "2026-04-30", "paths": ["test/b/**"], "owners": ["@b-team"], "files_at_start": 4,
-         "files_left": 3, "projected_done": b, "status": "at-risk"},
-        {"name": "overdue", "due": "2026-03-10", "paths": ["test/c/**"], "owners": [], "files_at_start": 2,
-         "files_left": 2, "projected_done": None, "status": "overdue"},  # no progress: no date
-        {"name": "done", "due": "2026-06-30", "paths": ["test/d/**"], "owners": [], "files_at_start": 3,
-         "files_left": 0, "projected_done": "2026-03-01", "status": "done"},  # the day it emptied
-        {"name": "empty", "due": "2026-06-30", "paths": ["test/e/**"], "owners": [], "files_at_start": 0,
-         "files_left": 0, "projected_done": "2026-01-01", "status": "done"},  # empty from the first commit
-        {"name": "late-start", "due": "2026-12-31", "paths": ["test/f/**"], "owners": [], "files_at_start": 5,
-         # Began on 2026-02-15: the list as it was then (5), then March's 3. Two
-         # points are one change, too short a history to project from
-         # (history.projection_gap): no date, and nothing says it is at risk.
-         "files_left": 3, "projected_done": None, "status": "on-track"},
+        {
+            "name": "on-track",
+            "due": "2026-12-31",
+            "paths": ["test/a/**"],
+            "owners": [],
+            "files_at_start": 10,
+            "files_left": 6,
+            "projected_done": a,
+            "status": "on-track",
+        },
+        {
+            "name": "at-risk",
+            "due": "2026-04-30",
+            "paths": ["test/b/**"],
+            "owners": ["@b-team"],
+            "files_at_start": 4,
+            "files_left": 3,
+            "projected_done": b,
+            "status": "at-risk",
+        },
+        {
+            "name": "overdue",
+            "due": "2026-03-10",
+            "paths": ["test/c/**"],
+            "owners": [],
+            "files_at_start": 2,
+            "files_left": 2,
+            "projected_done": None,
+            "status": "overdue",
+        },  # no progress: no date
+        {
+            "name": "done",
+            "due": "2026-06-30",
+            "paths": ["test/d/**"],
+            "owners": [],
+            "files_at_start": 3,
+            "files_left": 0,
+            "projected_done": "2026-03-01",
+            "status": "done",
+        },  # the day it emptied
+        {
+            "name": "empty",
+            "due": "2026-06-30",
+            "paths": ["test/e/**"],
+            "owners": [],
+            "files_at_start": 0,
+            "files_left": 0,
+            "projected_done": "2026-01-01",
+            "status": "done",
+        },  # empty from the first commit
+        {
+            "name": "late-start",
+            "due": "2026-12-31",
+            "paths": ["test/f/**"],
+            "owners": [],
+            "files_at_start": 5,
+            # Began on 2026-02-15: the list as it was then (5), then March's 3. Two
+            # points are one change, too short a history to project from
+            # (history.projection_gap): no date, and nothing says it is at risk.
+            "files_left": 3,
+            "projected_done": None,
+            "status": "on-track",
+        },
     ]
 
 
@@ -342,8 +451,12 @@ def test_phase_figures_from_git_history(tmp_path: Path) -> None:
     # Without history: no start, no projection; the status is judged on dates alone.
     bare = phase_statuses(config.phases, entries, None, date.fromisoformat(TODAY))
     assert [(s.files_at_start, s.projected_done, s.status) for s in bare] == [
-        (None, None, "on-track"), (None, None, "on-track"), (None, None, "overdue"),
-        (None, None, "done"), (None, None, "done"), (None, None, "on-track"),
+        (None, None, "on-track"),
+        (None, None, "on-track"),
+        (None, None, "overdue"),
+        (None, None, "done"),
+        (None, None, "done"),
+        (None, None, "on-track"),
     ]
 
 
@@ -373,13 +486,18 @@ def test_fix_phase_fixes_only_that_phases_files(tmp_path: Path) -> None:
     root = tree(tmp_path)
     before = {p: p.read_text() for p in root.rglob("*.py")}
     proc = hwlint("fix", "--phase", "inductor", cwd=root)
-    assert (proc.returncode, proc.stderr) == (0, "Classified 2 classes in 2 files (GENERIC 2).\n"
-                                                 "Pruned allowlist.txt: 2 removed; 3 entries.\n")
+    assert (proc.returncode, proc.stderr) == (
+        0,
+        "Classified 2 classes in 2 files (GENERIC 2).\nPruned allowlist.txt: 2 removed; 3 entries.\n",
+    )
     changed = sorted(p.relative_to(root).as_posix() for p, text in before.items() if p.read_text() != text)
     assert changed == ["test/inductor/test_a.py", "test/inductor/test_b.py"]
     # They left the allowlist (clean now); the other phases' entries stay.
     assert (root / "allowlist.txt").read_text().splitlines() == [
-        "test/nn/test_c.py 1", "test/test_nn.py 1", "test/test_other.py 1"]
+        "test/nn/test_c.py 1",
+        "test/test_nn.py 1",
+        "test/test_other.py 1",
+    ]
     # With PATHS: the phase's files among them.
     diff = hwlint("fix", "--phase", "nn", "test/nn", "test/test_other.py", "--diff", cwd=root)
     assert diff.returncode == 1 and diff.stdout.startswith("--- a/test/nn/test_c.py")
@@ -387,7 +505,10 @@ def test_fix_phase_fixes_only_that_phases_files(tmp_path: Path) -> None:
     none = hwlint("fix", "--phase", "nn", "test/inductor", cwd=root)
     assert (none.returncode, none.stderr) == (0, "hwlint: no test files of phase 'nn' among the given paths\n")
     unknown = hwlint("fix", "--phase", "jit", cwd=root)
-    assert (unknown.returncode, unknown.stderr) == (2, "hwlint: error: --phase: no phase named 'jit' (phases: inductor, nn)\n")
+    assert (unknown.returncode, unknown.stderr) == (
+        2,
+        "hwlint: error: --phase: no phase named 'jit' (phases: inductor, nn)\n",
+    )
 
 
 # -- the report's Phases section --------------------------------------------------------
@@ -396,9 +517,14 @@ def test_fix_phase_fixes_only_that_phases_files(tmp_path: Path) -> None:
 def report(root: Path, fmt: str, *args: str, env: dict[str, str] | None = None) -> str:
     from tests.test_history import GIT_ENV
 
-    proc = subprocess.run([sys.executable, "-m", "hwlint", "report", "--format", fmt, "--today", TODAY, *args],
-                          cwd=root, capture_output=True, text=True, timeout=120,
-                          env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1773576000", **(env or {})})  # 2026-03-15T12:00Z
+    proc = subprocess.run(
+        [sys.executable, "-m", "hwlint", "report", "--format", fmt, "--today", TODAY, *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1773576000", **(env or {})},
+    )  # 2026-03-15T12:00Z
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -411,10 +537,22 @@ def test_report_json_phases_are_the_figures_computed_here(tmp_path: Path) -> Non
     with_history = json.loads(report(root, "json", "--history"))
     assert with_history["phases"] == expected_phases() and len(with_history["history"]) == 3
     # HWLINT_TODAY when there is no --today; the option wins.
-    proc = subprocess.run([sys.executable, "-m", "hwlint", "report", "--format", "json"], cwd=root,
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "HWLINT_TODAY": "2027-01-01"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "hwlint", "report", "--format", "json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HWLINT_TODAY": "2027-01-01"},
+    )
     assert [p["status"] for p in json.loads(proc.stdout)["phases"]] == [
-        "overdue", "overdue", "overdue", "done", "done", "overdue"]
+        "overdue",
+        "overdue",
+        "overdue",
+        "done",
+        "done",
+        "overdue",
+    ]
 
 
 def test_report_phases_without_git(tmp_path: Path) -> None:
@@ -426,8 +564,13 @@ def test_report_phases_without_git(tmp_path: Path) -> None:
         (bare / name).write_bytes((root / name).read_bytes())
     phases = json.loads(report(bare, "json"))["phases"]
     assert [(p["files_at_start"], p["projected_done"], p["status"], p["files_left"]) for p in phases] == [
-        (None, None, "on-track", 6), (None, None, "on-track", 3), (None, None, "overdue", 2),
-        (None, None, "done", 0), (None, None, "done", 0), (None, None, "on-track", 3)]
+        (None, None, "on-track", 6),
+        (None, None, "on-track", 3),
+        (None, None, "overdue", 2),
+        (None, None, "done", 0),
+        (None, None, "done", 0),
+        (None, None, "on-track", 3),
+    ]
 
 
 def test_report_text_and_markdown_show_the_phases(tmp_path: Path) -> None:
@@ -469,13 +612,24 @@ def test_report_html_draws_each_phase_against_its_deadline_in_a_browser(tmp_path
     assert len(rows) == len(expected)
     for row, phase in zip(rows, expected):
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
-        assert cells[:6] == [phase["name"], phase["due"], phase["status"], str(phase["files_left"]),
-                             str(phase["files_at_start"]), phase["projected_done"] or "—"]
+        assert cells[:6] == [
+            phase["name"],
+            phase["due"],
+            phase["status"],
+            str(phase["files_left"]),
+            str(phase["files_at_start"]),
+            phase["projected_done"] or "—",
+        ]
     # A chart per phase that had files (not "empty", the fifth), each with
     # the burn-down and the dashed plan to zero on the due date.
     charts = re.findall(r'<figure id="(phase-chart-\d+)">(.*?)</figure>', dom, re.S)
-    assert [name for name, _ in charts] == ["phase-chart-1", "phase-chart-2", "phase-chart-3", "phase-chart-4",
-                                           "phase-chart-6"]
+    assert [name for name, _ in charts] == [
+        "phase-chart-1",
+        "phase-chart-2",
+        "phase-chart-3",
+        "phase-chart-4",
+        "phase-chart-6",
+    ]
     for name, svg in charts:
         assert svg.startswith("<svg") and 'class="pygal-chart"' in svg, name
         assert len(re.findall(r'<path d="M[^"]+" class="line reactive', svg)) == 2, name
@@ -494,8 +648,10 @@ def test_a_warm_one_file_run_with_phases_imports_only_what_it_needs(tmp_path: Pa
     from tests.test_cache import NOT_ON_A_WARM_RUN, _imported, _tree
 
     root = _tree(tmp_path)
-    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text()
-                                         + '\n[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2999-01-01\n')
+    (root / "pyproject.toml").write_text(
+        (root / "pyproject.toml").read_text()
+        + '\n[[tool.hwlint.phases]]\nname = "a"\npaths = ["test/**"]\ndue = 2999-01-01\n'
+    )
     _imported(root, "check", "test/test_b.py")
     _imported(root, "check", "test/test_b.py")  # the cache folder exists now: the settings are remembered
     warm, out = _imported(root, "check", "test/test_b.py")

@@ -24,41 +24,58 @@ def test_import_json_quiet_prints_the_summary_not_806_added_lines(tmp_path: Path
     (root / "allowlist.txt").unlink()
 
     quiet = run_cli("allowlist", "import-json", flag, str(listing), cwd=root)
-    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, (
-        f"{listing}: skipped 1 path (run without --quiet to list them and why)\n"
-        "Imported allowlist.txt: 5 added; 5 entries.\n"
-    ), "")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (
+        0,
+        (
+            f"{listing}: skipped 1 path (run without --quiet to list them and why)\n"
+            "Imported allowlist.txt: 5 added; 5 entries.\n"
+        ),
+        "",
+    )
     # The same list as without --quiet: only the printing changes.
     assert (root / "allowlist.txt").read_text() == HEADER + "".join(f"{p} 1\n" for p in sorted(files))
 
 
 def test_import_json_quiet_still_prints_refused_growth(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "proj", {"test/test_a.py": unclassified(2), "test/test_b.py": unclassified(1)},
-                         allowlist=HEADER + "test/test_a.py 2\n")
+    root = write_project(
+        tmp_path / "proj",
+        {"test/test_a.py": unclassified(2), "test/test_b.py": unclassified(1)},
+        allowlist=HEADER + "test/test_a.py 2\n",
+    )
     listing = tmp_path / "list.json"
     listing.write_text(json.dumps(["test/test_a.py", "test/test_b.py"]))
     result = run_cli("allowlist", "import-json", "--quiet", str(listing), cwd=root)
-    assert (result.returncode, result.stdout) == (1, (
-        "allowlist.txt: not adding test/test_b.py (1 violation): classify its test classes, or pass --allow-growth\n"
-        "allowlist.txt is up to date (1 entry). Growth refused: 1 file not added.\n"
-    ))
+    assert (result.returncode, result.stdout) == (
+        1,
+        (
+            "allowlist.txt: not adding test/test_b.py (1 violation): classify its test classes, or pass --allow-growth\n"
+            "allowlist.txt is up to date (1 entry). Growth refused: 1 file not added.\n"
+        ),
+    )
 
 
 def test_prune_quiet_prints_only_the_summary(tmp_path: Path) -> None:
-    root = write_project(tmp_path, {"test/test_a.py": unclassified(1), "test/test_b.py": CLEAN},
-                         allowlist=HEADER + "test/test_a.py 3\ntest/test_b.py 1\ntest/test_gone.py 1\n")
+    root = write_project(
+        tmp_path,
+        {"test/test_a.py": unclassified(1), "test/test_b.py": CLEAN},
+        allowlist=HEADER + "test/test_a.py 3\ntest/test_b.py 1\ntest/test_gone.py 1\n",
+    )
     dry = run_cli("allowlist", "prune", "--check", "-q", cwd=root)
     assert (dry.returncode, dry.stdout) == (
-        1, "allowlist.txt would change (2 removed, 1 lowered; 1 entry): run `hwlint allowlist prune`.\n")
+        1,
+        "allowlist.txt would change (2 removed, 1 lowered; 1 entry): run `hwlint allowlist prune`.\n",
+    )
     result = run_cli("allowlist", "prune", "--quiet", cwd=root)
     assert (result.returncode, result.stdout, result.stderr) == (
-        0, "Pruned allowlist.txt: 2 removed, 1 lowered; 1 entry.\n", "")
+        0,
+        "Pruned allowlist.txt: 2 removed, 1 lowered; 1 entry.\n",
+        "",
+    )
     assert (root / "allowlist.txt").read_text() == HEADER + "test/test_a.py 1\n"
 
 
 def test_prune_quiet_still_prints_the_lines_it_cannot_read(tmp_path: Path) -> None:
-    root = write_project(tmp_path, {"test/test_a.py": unclassified(1)},
-                         allowlist=HEADER + "test/test_a.py one\n")
+    root = write_project(tmp_path, {"test/test_a.py": unclassified(1)}, allowlist=HEADER + "test/test_a.py one\n")
     result = run_cli("allowlist", "prune", "--quiet", cwd=root)
     assert result.returncode == 1
     first, last = result.stdout.splitlines()
@@ -66,14 +83,19 @@ def test_prune_quiet_still_prints_the_lines_it_cannot_read(tmp_path: Path) -> No
 
 
 def test_sync_quiet_prints_refusals_and_the_summary(tmp_path: Path) -> None:
-    root = write_project(tmp_path, {"test/test_a.py": unclassified(2), "test/test_b.py": unclassified(1),
-                                    "test/test_c.py": CLEAN},
-                         allowlist=HEADER + "test/test_a.py 3\ntest/test_c.py 1\n")
+    root = write_project(
+        tmp_path,
+        {"test/test_a.py": unclassified(2), "test/test_b.py": unclassified(1), "test/test_c.py": CLEAN},
+        allowlist=HEADER + "test/test_a.py 3\ntest/test_c.py 1\n",
+    )
     result = run_cli("allowlist", "sync", "-q", cwd=root)
-    assert (result.returncode, result.stdout) == (1, (
-        "allowlist.txt: not adding test/test_b.py (1 violation): classify its test classes, or pass --allow-growth\n"
-        "Synced allowlist.txt: 1 removed, 1 lowered; 1 entry. Growth refused: 1 file not added.\n"
-    ))
+    assert (result.returncode, result.stdout) == (
+        1,
+        (
+            "allowlist.txt: not adding test/test_b.py (1 violation): classify its test classes, or pass --allow-growth\n"
+            "Synced allowlist.txt: 1 removed, 1 lowered; 1 entry. Growth refused: 1 file not added.\n"
+        ),
+    )
     grown = run_cli("allowlist", "sync", "--allow-growth", "--quiet", cwd=root)
     assert (grown.returncode, grown.stdout) == (0, "Synced allowlist.txt: 1 added; 2 entries.\n")
     assert (root / "allowlist.txt").read_text() == HEADER + "test/test_a.py 2\ntest/test_b.py 1\n"

@@ -14,8 +14,9 @@ from hwlint.allowlist.ratchet import check_ratchet, resolve_base
 from hwlint.core.config import load_config
 from tests.conftest import run_cli, write_project
 
-pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
-                                reason="needs git")
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "--version"], capture_output=True).returncode != 0, reason="needs git"
+)
 
 HEADER = (
     "# Test files not yet migrated to hw_classification. This list may only shrink.\n"
@@ -63,8 +64,9 @@ def head(root: Path, ref: str = "HEAD") -> str:
 
 
 def test_growth_is_refused_with_hwc303_against_a_base_commit(tmp_path: Path) -> None:
-    root = repo(tmp_path, {"test/test_a.py": unclassified(2), "test/test_b.py": unclassified(1)},
-                HEADER + "test/test_a.py 1\n")
+    root = repo(
+        tmp_path, {"test/test_a.py": unclassified(2), "test/test_b.py": unclassified(1)}, HEADER + "test/test_a.py 1\n"
+    )
     base = head(root)
     git(root, "checkout", "-q", "-b", "topic")
     (root / "allowlist.txt").write_text(HEADER + "test/test_a.py 2\ntest/test_b.py 1\n")
@@ -89,11 +91,17 @@ def test_growth_is_refused_with_hwc303_against_a_base_commit(tmp_path: Path) -> 
 
 
 def test_uncommitted_growth_counts_and_shrinking_passes(tmp_path: Path) -> None:
-    root = repo(tmp_path, {"test/test_a.py": unclassified(1), "test/test_b.py": unclassified(1)},
-                HEADER + "test/test_a.py 3\ntest/test_b.py 1\n")
+    root = repo(
+        tmp_path,
+        {"test/test_a.py": unclassified(1), "test/test_b.py": unclassified(1)},
+        HEADER + "test/test_a.py 3\ntest/test_b.py 1\n",
+    )
     (root / "allowlist.txt").write_text(HEADER + "test/test_a.py 1\n")  # working tree, not committed
     result = run_cli("allowlist", "check", cwd=root)
-    assert (result.returncode, result.stdout) == (0, f"allowlist.txt did not grow (1 entry; 2 at main ({head(root)[:10]})).\n")
+    assert (result.returncode, result.stdout) == (
+        0,
+        f"allowlist.txt did not grow (1 entry; 2 at main ({head(root)[:10]})).\n",
+    )
     (root / "allowlist.txt").write_text(HEADER + "test/test_a.py 1\ntest/test_c.py 1\n")
     grown = run_cli("allowlist", "check", cwd=root)
     assert grown.returncode == 1
@@ -101,8 +109,11 @@ def test_uncommitted_growth_counts_and_shrinking_passes(tmp_path: Path) -> None:
 
 
 def test_the_default_base_is_the_merge_base_so_main_moving_on_is_not_growth(tmp_path: Path) -> None:
-    root = repo(tmp_path, {"test/test_a.py": unclassified(1), "test/test_b.py": unclassified(1)},
-                HEADER + "test/test_a.py 1\ntest/test_b.py 1\n")
+    root = repo(
+        tmp_path,
+        {"test/test_a.py": unclassified(1), "test/test_b.py": unclassified(1)},
+        HEADER + "test/test_a.py 1\ntest/test_b.py 1\n",
+    )
     fork = head(root)
     git(root, "checkout", "-q", "-b", "topic")
     (root / "test/test_other.py").write_text(CLEAN)
@@ -127,23 +138,32 @@ def test_a_rename_is_followed(tmp_path: Path) -> None:
     git(root, "mv", "test/test_old.py", "test/test_new.py")  # staged, not committed
     # prune (and check --fix) move the entry to the new name...
     pruned = run_cli("allowlist", "prune", cwd=root)
-    assert (pruned.returncode, pruned.stdout) == (0, (
-        "allowlist.txt:3: moved test/test_old.py to test/test_new.py (renamed), budget 2\n"
-        "Pruned allowlist.txt: 1 moved; 1 entry.\n"
-    ))
+    assert (pruned.returncode, pruned.stdout) == (
+        0,
+        (
+            "allowlist.txt:3: moved test/test_old.py to test/test_new.py (renamed), budget 2\n"
+            "Pruned allowlist.txt: 1 moved; 1 entry.\n"
+        ),
+    )
     assert (root / "allowlist.txt").read_text() == HEADER + "test/test_new.py 2\n"
     # ...and the ratchet accepts it: the entry is the old one under a new name.
     checked = run_cli("allowlist", "check", cwd=root)
-    assert (checked.returncode, checked.stdout) == (0, f"allowlist.txt did not grow (1 entry; 1 at main ({base[:10]})).\n")
+    assert (checked.returncode, checked.stdout) == (
+        0,
+        f"allowlist.txt did not grow (1 entry; 1 at main ({base[:10]})).\n",
+    )
     assert run_cli("check", cwd=root).returncode == 0
     commit(root, "rename")
     # A raised budget under the new name is still growth, and says where it came from.
     (root / "allowlist.txt").write_text(HEADER + "test/test_new.py 3\n")
     raised = run_cli("allowlist", "check", cwd=root)
-    assert (raised.returncode, raised.stdout.splitlines()[0]) == (1, (
-        f"allowlist.txt:3:1: HWC303 test/test_new.py budget raised from 2 (as test/test_old.py) at main ({base[:10]}) "
-        "to 3: fix the new violations instead, and keep the budget"
-    ))
+    assert (raised.returncode, raised.stdout.splitlines()[0]) == (
+        1,
+        (
+            f"allowlist.txt:3:1: HWC303 test/test_new.py budget raised from 2 (as test/test_old.py) at main ({base[:10]}) "
+            "to 3: fix the new violations instead, and keep the budget"
+        ),
+    )
 
 
 def test_a_copy_is_not_a_rename(tmp_path: Path) -> None:
@@ -162,12 +182,15 @@ def test_an_allowlist_missing_at_the_base_is_an_empty_one(tmp_path: Path) -> Non
     base = head(root)
     (root / "allowlist.txt").write_text(HEADER + "test/test_a.py 1\n")
     result = run_cli("allowlist", "check", "--base", "HEAD", cwd=root)
-    assert (result.returncode, result.stdout) == (1, (
-        f"allowlist.txt:3:1: HWC303 test/test_a.py is new in the allowlist (not in it at HEAD ({base[:10]})): "
-        "classify its test classes instead (`hwlint check --no-allowlist test/test_a.py` shows them)\n"
-        "\n"
-        f"Found 1 error in allowlist.txt (1 entry; it did not exist at HEAD ({base[:10]})).\n"
-    ))
+    assert (result.returncode, result.stdout) == (
+        1,
+        (
+            f"allowlist.txt:3:1: HWC303 test/test_a.py is new in the allowlist (not in it at HEAD ({base[:10]})): "
+            "classify its test classes instead (`hwlint check --no-allowlist test/test_a.py` shows them)\n"
+            "\n"
+            f"Found 1 error in allowlist.txt (1 entry; it did not exist at HEAD ({base[:10]})).\n"
+        ),
+    )
 
 
 def test_an_allowlist_renamed_with_its_setting_is_followed(tmp_path: Path) -> None:
@@ -175,14 +198,29 @@ def test_an_allowlist_renamed_with_its_setting_is_followed(tmp_path: Path) -> No
     git(root, "mv", "allowlist.txt", "hw_allowlist.txt")
     (root / "pyproject.toml").write_text('[tool.hwlint]\nallowlist = "hw_allowlist.txt"\n')
     result = run_cli("allowlist", "check", "--base", "main", cwd=root)
-    assert (result.returncode, result.stdout) == (0, f"hw_allowlist.txt did not grow (1 entry; 1 at main ({head(root)[:10]})).\n")
+    assert (result.returncode, result.stdout) == (
+        0,
+        f"hw_allowlist.txt did not grow (1 entry; 1 at main ({head(root)[:10]})).\n",
+    )
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--base", "nope"), "--base nope: not a commit of the repository at {root}: pass a branch, tag or commit, e.g. --base origin/main"),
-    (("--base", ""), "--base '': not a commit of the repository at {root}: pass a branch, tag or commit, e.g. --base origin/main"),
-    (("--base", "--help-me"), "--base --help-me: not a commit of the repository at {root}: pass a branch, tag or commit, e.g. --base origin/main"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--base", "nope"),
+            "--base nope: not a commit of the repository at {root}: pass a branch, tag or commit, e.g. --base origin/main",
+        ),
+        (
+            ("--base", ""),
+            "--base '': not a commit of the repository at {root}: pass a branch, tag or commit, e.g. --base origin/main",
+        ),
+        (
+            ("--base", "--help-me"),
+            "--base --help-me: not a commit of the repository at {root}: pass a branch, tag or commit, e.g. --base origin/main",
+        ),
+    ],
+)
 def test_a_bad_base_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     root = repo(tmp_path, {"test/test_a.py": CLEAN}, None)
     result = run_cli("allowlist", "check", *args, cwd=root)
@@ -193,19 +231,29 @@ def test_no_base_or_no_repository_is_one_line_and_exit_2(tmp_path: Path) -> None
     root = repo(tmp_path, {"test/test_a.py": CLEAN}, None)
     git(root, "branch", "-m", "main", "trunk")
     result = run_cli("allowlist", "check", cwd=root)
-    assert (result.returncode, result.stderr) == (2, (
-        f"hwlint: error: {root}: neither origin/main nor main exists here: pass the ref to compare with, --base REF\n"
-    ))
+    assert (result.returncode, result.stderr) == (
+        2,
+        (
+            f"hwlint: error: {root}: neither origin/main nor main exists here: pass the ref to compare with, --base REF\n"
+        ),
+    )
     plain = write_project(tmp_path / "plain", {"test/test_a.py": CLEAN})
     outside = run_cli("allowlist", "check", cwd=plain)
-    assert (outside.returncode, outside.stderr) == (2, (
-        f"hwlint: error: {plain}: not inside a git repository: the allowlist can only be compared with a git ref there\n"
-    ))
+    assert (outside.returncode, outside.stderr) == (
+        2,
+        (
+            f"hwlint: error: {plain}: not inside a git repository: the allowlist can only be compared with a git ref there\n"
+        ),
+    )
 
 
 def test_a_conflicted_allowlist_is_detected_and_repaired(tmp_path: Path) -> None:
-    files = {"test/test_a.py": unclassified(1), "test/test_b.py": unclassified(3), "test/test_c.py": unclassified(1),
-             "test/test_d.py": unclassified(1)}
+    files = {
+        "test/test_a.py": unclassified(1),
+        "test/test_b.py": unclassified(3),
+        "test/test_c.py": unclassified(1),
+        "test/test_d.py": unclassified(1),
+    }
     root = repo(tmp_path, files, HEADER + "test/test_a.py 1\ntest/test_b.py 4\ntest/test_c.py 1\ntest/test_d.py 1\n")
     git(root, "checkout", "-q", "-b", "topic")
     (root / "test/test_c.py").write_text(CLEAN)  # topic migrates test_c and lowers test_b
@@ -222,7 +270,9 @@ def test_a_conflicted_allowlist_is_detected_and_repaired(tmp_path: Path) -> None
 
     checked = run_cli("check", cwd=root)
     assert checked.returncode == 1
-    markers = [n for n, line in enumerate(conflicted.splitlines(), 1) if line.startswith(("<<<<<<<", "=======", ">>>>>>>"))]
+    markers = [
+        n for n, line in enumerate(conflicted.splitlines(), 1) if line.startswith(("<<<<<<<", "=======", ">>>>>>>"))
+    ]
     assert [line for line in checked.stdout.splitlines() if "HWC304" in line and "conflict" in line] == [
         f"allowlist.txt:{n}:1: HWC304 merge-conflict marker: resolve the conflict, or run `hwlint allowlist sync`"
         for n in markers

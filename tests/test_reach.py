@@ -20,8 +20,10 @@ from tests.conftest import lint, run_cli, write_project
 HEADER = "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n\n"
 PLAIN = "\n\nclass TestA(TestCase):\n    def test_a(self):\n        pass\n"
 SAFE = "not instantiated per device, no device parameter, no accelerator use; the module's accelerator mentions "
-UNSAFE = "no accelerator use in the class, but it reaches the module's mention of one outside it (line {}): " \
-         "a name it uses, or a statement run at import"
+UNSAFE = (
+    "no accelerator use in the class, but it reaches the module's mention of one outside it (line {}): "
+    "a name it uses, or a statement run at import"
+)
 
 
 def fixes(tmp_path: Path, source: str) -> dict[str, Any]:
@@ -45,61 +47,82 @@ def test_an_unused_module_variable_is_not_reached(tmp_path: Path) -> None:
 
 
 def test_a_variable_the_class_uses_is_reached(tmp_path: Path) -> None:
-    source = ('HAS_XPU = torch.xpu.is_available()\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
-              '        self.assertTrue(HAS_XPU or True)\n')
+    source = (
+        "HAS_XPU = torch.xpu.is_available()\n\n\nclass TestA(TestCase):\n    def test_a(self):\n"
+        "        self.assertTrue(HAS_XPU or True)\n"
+    )
     assert fixes(tmp_path, source) == {"TestA": unsafe("4")}
 
 
 def test_a_class_using_a_module_level_device_is_that_devices(tmp_path: Path) -> None:
     # intel-extension-for-pytorch's and torch-xpu-ops' tests, as they are:
     # GENERIC would send an XPU test to CPU runners and take it off XPU's.
-    source = ('dpcpp_device = torch.device("xpu")\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
-              '        torch.ones(2).to(dpcpp_device)\n')
-    assert fixes(tmp_path, source) == {"TestA": Fix(
-        "unsafe", "XPU", "every accelerator use in the class is XPU: it reaches dpcpp_device, bound to xpu at module "
-        "level (line 4)", kind="one-device")}
+    source = (
+        'dpcpp_device = torch.device("xpu")\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
+        "        torch.ones(2).to(dpcpp_device)\n"
+    )
+    assert fixes(tmp_path, source) == {
+        "TestA": Fix(
+            "unsafe",
+            "XPU",
+            "every accelerator use in the class is XPU: it reaches dpcpp_device, bound to xpu at module level (line 4)",
+            kind="one-device",
+        )
+    }
 
 
 def test_a_module_level_device_of_no_configured_member_says_so(tmp_path: Path) -> None:
     # Ascend's tests: `device = "npu:0"` at the top, NPU not configured.
-    source = 'device = "npu:0"\n\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=device)\n'
+    source = (
+        'device = "npu:0"\n\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=device)\n'
+    )
     root = write_project(tmp_path / "proj", {"test/test_x.py": HEADER + source})
     (found,) = [d for d in lint(root).diagnostics if d.code == "HWC001"]
     assert found.fix is not None and found.fix.kind == "not-configured" and found.fix.device == "NPU"
-    assert "it reaches device, bound to npu at module level (line 4), but NPU is not a configured classification" \
+    assert (
+        "it reaches device, bound to npu at module level (line 4), but NPU is not a configured classification"
         in found.fix.reason
+    )
 
 
 def test_a_device_and_a_probe_reached_stay_module_mentions(tmp_path: Path) -> None:
-    source = ('DEVICE = "cuda"\nHAS_XPU = torch.xpu.is_available()\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
-              '        return DEVICE, HAS_XPU\n')
+    source = (
+        'DEVICE = "cuda"\nHAS_XPU = torch.xpu.is_available()\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
+        "        return DEVICE, HAS_XPU\n"
+    )
     assert fixes(tmp_path, source) == {"TestA": unsafe("4, 5")}
 
 
-@pytest.mark.parametrize("statement, binding", [
-    ('D = "xpu"', ("D", "xpu")),
-    ('D = "cuda:1"', ("D", "cuda")),
-    ('D = torch.device("xpu")', ("D", "xpu")),
-    ('D = torch.device("mps", 0)', ("D", "mps")),
-    ('D = torch.device("cpu")', None),
-    ('D = torch.device(f"xpu:{0}")', None),
-    ('D = E = "xpu"', None),
-    ('D, E = "xpu", "cpu"', None),
-    ('D = torch.device("xpu", index=0)', None),
-    ('D = get("xpu")', None),
-])
+@pytest.mark.parametrize(
+    "statement, binding",
+    [
+        ('D = "xpu"', ("D", "xpu")),
+        ('D = "cuda:1"', ("D", "cuda")),
+        ('D = torch.device("xpu")', ("D", "xpu")),
+        ('D = torch.device("mps", 0)', ("D", "mps")),
+        ('D = torch.device("cpu")', None),
+        ('D = torch.device(f"xpu:{0}")', None),
+        ('D = E = "xpu"', None),
+        ('D, E = "xpu", "cpu"', None),
+        ('D = torch.device("xpu", index=0)', None),
+        ('D = get("xpu")', None),
+    ],
+)
 def test_the_facts_know_module_level_names_bound_to_a_device(statement: str, binding: tuple[str, str] | None) -> None:
     facts = extract_source("t.py", HEADER + statement + "\n" + PLAIN)
     assert [(b.line, b.name, b.device) for b in facts.device_bindings] == ([(4, *binding)] if binding else [])
     assert from_tuple(to_tuple(facts)) == facts
 
 
-@pytest.mark.parametrize("elsewhere", [
-    'try:\n    import intel_extension_for_pytorch\nexcept ImportError:\n    D = "cpu"\n',
-    'if torch.xpu.is_available():\n    pass\nelse:\n    D = torch.device("cpu")\n',
-    "def setUpModule():\n    global D\n    D = 'cpu'\n",
-    "from elsewhere import D\n",
-])
+@pytest.mark.parametrize(
+    "elsewhere",
+    [
+        'try:\n    import intel_extension_for_pytorch\nexcept ImportError:\n    D = "cpu"\n',
+        'if torch.xpu.is_available():\n    pass\nelse:\n    D = torch.device("cpu")\n',
+        "def setUpModule():\n    global D\n    D = 'cpu'\n",
+        "from elsewhere import D\n",
+    ],
+)
 def test_a_name_bound_again_at_module_level_names_no_one_device(elsewhere: str) -> None:
     facts = extract_source("t.py", HEADER + 'D = "xpu"\n' + elsewhere + PLAIN)
     assert facts.device_bindings == ()
@@ -109,21 +132,27 @@ def test_a_name_bound_again_at_module_level_names_no_one_device(elsewhere: str) 
 
 
 def test_names_bound_to_a_device_elsewhere_than_the_module_level_are_not_bindings() -> None:
-    source = (HEADER + 'class TestA(TestCase):\n    D = "xpu"\n\n    def test_a(self):\n        d = "xpu"\n\n\n'
-              'def helper():\n    d = "xpu"\n\n\nif __name__ == "__main__":\n    D = "xpu"\n')
+    source = (
+        HEADER + 'class TestA(TestCase):\n    D = "xpu"\n\n    def test_a(self):\n        d = "xpu"\n\n\n'
+        'def helper():\n    d = "xpu"\n\n\nif __name__ == "__main__":\n    D = "xpu"\n'
+    )
     assert extract_source("t.py", source).device_bindings == ()
 
 
 def test_reached_through_module_functions_and_assignments(tmp_path: Path) -> None:
-    source = ('HAS_XPU = torch.xpu.is_available()\n\n\ndef _devices():\n    return ["xpu"] if HAS_XPU else []\n\n\n'
-              'ALL = _devices() + ["cpu"]\n' + PLAIN + "\n\nclass TestB(TestCase):\n    def test_b(self):\n"
-              "        for d in ALL:\n            pass\n")
+    source = (
+        'HAS_XPU = torch.xpu.is_available()\n\n\ndef _devices():\n    return ["xpu"] if HAS_XPU else []\n\n\n'
+        'ALL = _devices() + ["cpu"]\n' + PLAIN + "\n\nclass TestB(TestCase):\n    def test_b(self):\n"
+        "        for d in ALL:\n            pass\n"
+    )
     assert fixes(tmp_path, source) == {"TestA": safe("4, 8"), "TestB": unsafe("4, 8")}
 
 
 def test_main_block_and_other_classes_are_not_reached(tmp_path: Path) -> None:
-    source = (PLAIN + "\n\nclass TestCuda(TestCase):\n    def test_c(self):\n        torch.cuda.synchronize()\n"
-              '\n\nif __name__ == "__main__":\n    torch.cuda.set_device(0)\n    run_tests()\n')
+    source = (
+        PLAIN + "\n\nclass TestCuda(TestCase):\n    def test_c(self):\n        torch.cuda.synchronize()\n"
+        '\n\nif __name__ == "__main__":\n    torch.cuda.set_device(0)\n    run_tests()\n'
+    )
     found = fixes(tmp_path, source)
     assert found["TestA"] == safe("17")
     assert found["TestCuda"].applicability == "unsafe" and found["TestCuda"].kind == "one-device"
@@ -131,21 +160,28 @@ def test_main_block_and_other_classes_are_not_reached(tmp_path: Path) -> None:
 
 def test_a_name_bound_in_main_that_the_class_uses_is_reached(tmp_path: Path) -> None:
     # Old scripts set globals from the command line before run_tests().
-    source = ("\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(1, device=DEV)\n"
-              '\n\nif __name__ == "__main__":\n    DEV = "cuda"\n    run_tests()\n')
+    source = (
+        "\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(1, device=DEV)\n"
+        '\n\nif __name__ == "__main__":\n    DEV = "cuda"\n    run_tests()\n'
+    )
     assert fixes(tmp_path, source) == {"TestA": unsafe("12")}
 
 
 def test_a_statement_run_at_import_reaches_every_class(tmp_path: Path) -> None:
-    for statement, line in [('torch.set_default_device("cuda")\n', "4"),
-                            ('if not torch.cuda.is_available():\n    raise unittest.SkipTest("no CUDA")\n', "4"),
-                            ('torch.backends.cuda.matmul.allow_tf32 = False\n', "4")]:
+    for statement, line in [
+        ('torch.set_default_device("cuda")\n', "4"),
+        ('if not torch.cuda.is_available():\n    raise unittest.SkipTest("no CUDA")\n', "4"),
+        ("torch.backends.cuda.matmul.allow_tf32 = False\n", "4"),
+    ]:
         assert fixes(tmp_path, "import unittest\n" + statement + PLAIN) == {"TestA": unsafe(str(int(line) + 1))}
 
 
 def test_an_if_on_a_flag_that_only_binds_names(tmp_path: Path) -> None:
-    source = ('if torch.cuda.is_available():\n    DEVICE = "cuda"\nelse:\n    DEVICE = "cpu"\n' + PLAIN
-              + "\n\nclass TestB(TestCase):\n    def test_b(self):\n        torch.ones(1, device=DEVICE)\n")
+    source = (
+        'if torch.cuda.is_available():\n    DEVICE = "cuda"\nelse:\n    DEVICE = "cpu"\n'
+        + PLAIN
+        + "\n\nclass TestB(TestCase):\n    def test_b(self):\n        torch.ones(1, device=DEVICE)\n"
+    )
     assert fixes(tmp_path, source) == {"TestA": safe("4, 5"), "TestB": unsafe("4, 5")}
 
 
@@ -160,19 +196,30 @@ def test_a_module_statement_naming_the_class_reaches_it(tmp_path: Path) -> None:
 
 
 def test_a_base_is_unsafe_when_a_subclass_that_inherits_it_reaches_a_mention(tmp_path: Path) -> None:
-    source = ('DEVICE = "cuda"\n' + PLAIN + "\n\nclass TestB(TestA):\n    def test_b(self):\n"
-              "        torch.ones(1, device=DEVICE)\n")
+    source = (
+        'DEVICE = "cuda"\n' + PLAIN + "\n\nclass TestB(TestA):\n    def test_b(self):\n"
+        "        torch.ones(1, device=DEVICE)\n"
+    )
     found = fixes(tmp_path, source)
-    assert found["TestA"] == Fix("unsafe", "GENERIC", "no accelerator use in the class, but its subclass TestB reaches "
-                                 "the module's mention of one (line 4), and would inherit GENERIC",
-                                 kind="module-mentions")
-    assert found["TestB"] == Fix("unsafe", "CUDA", "every accelerator use in the class is CUDA: it reaches DEVICE, bound "
-                                 "to cuda at module level (line 4)", kind="one-device")
+    assert found["TestA"] == Fix(
+        "unsafe",
+        "GENERIC",
+        "no accelerator use in the class, but its subclass TestB reaches "
+        "the module's mention of one (line 4), and would inherit GENERIC",
+        kind="module-mentions",
+    )
+    assert found["TestB"] == Fix(
+        "unsafe",
+        "CUDA",
+        "every accelerator use in the class is CUDA: it reaches DEVICE, bound to cuda at module level (line 4)",
+        kind="one-device",
+    )
 
 
 def test_an_attribute_of_the_same_name_is_not_a_use(tmp_path: Path) -> None:
-    source = ('device_type = "cuda"\n\n\nclass TestA(TestCase):\n    def test_a(self):\n'
-              "        return self.device_type\n")
+    source = (
+        'device_type = "cuda"\n\n\nclass TestA(TestCase):\n    def test_a(self):\n        return self.device_type\n'
+    )
     assert fixes(tmp_path, source) == {"TestA": safe("4")}
 
 
@@ -197,11 +244,17 @@ NAMES = ["DEVICE", "HAS_GPU", "helper", "ALL", "dev"]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(NAMES), st.booleans(), st.lists(st.sampled_from(NAMES), max_size=2)),
-                min_size=1, max_size=5),
-       st.lists(st.sampled_from(NAMES), max_size=2))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(NAMES), st.booleans(), st.lists(st.sampled_from(NAMES), max_size=2)),
+        min_size=1,
+        max_size=5,
+    ),
+    st.lists(st.sampled_from(NAMES), max_size=2),
+)
 def test_reached_exactly_when_a_chain_of_names_leads_to_a_mention(
-        defs: list[tuple[str, bool, list[str]]], uses: list[str]) -> None:
+    defs: list[tuple[str, bool, list[str]]], uses: list[str]
+) -> None:
     """Module-level assignments `NAME = <"cuda" or 0> + used...` and a class
     whose test names `uses`: the class reaches the mention lines that a
     chain of names leads to, by the definition of reaching."""
@@ -231,12 +284,21 @@ def test_reached_exactly_when_a_chain_of_names_leads_to_a_mention(
 
 
 def test_a_helper_class_that_reaches_a_mention_passes_it_on(tmp_path: Path) -> None:
-    source = ('DEVICE = "xpu"\n\n\nclass _Maker:\n    def make(self):\n        return torch.ones(1, device=DEVICE)\n'
-              + PLAIN + "\n\nclass TestB(TestCase):\n    def test_b(self):\n        _Maker().make()\n")
+    source = (
+        'DEVICE = "xpu"\n\n\nclass _Maker:\n    def make(self):\n        return torch.ones(1, device=DEVICE)\n'
+        + PLAIN
+        + "\n\nclass TestB(TestCase):\n    def test_b(self):\n        _Maker().make()\n"
+    )
     # TestB's test makes its tensors on XPU, through _Maker.
-    assert fixes(tmp_path, source) == {"TestA": safe("4"), "TestB": Fix(
-        "unsafe", "XPU", "every accelerator use in the class is XPU: it reaches DEVICE, bound to xpu at module level "
-        "(line 4)", kind="one-device")}
+    assert fixes(tmp_path, source) == {
+        "TestA": safe("4"),
+        "TestB": Fix(
+            "unsafe",
+            "XPU",
+            "every accelerator use in the class is XPU: it reaches DEVICE, bound to xpu at module level (line 4)",
+            kind="one-device",
+        ),
+    }
 
 
 def test_the_docs_example_is_what_fix_does(tmp_path: Path) -> None:
@@ -260,8 +322,7 @@ STATEMENTS = {
     "default": ('torch.set_default_device("cuda")\n', None),  # run at import: reaches every class
     "main": ('if __name__ == "__main__":\n    torch.cuda.set_device(0)\n    run_tests()\n', set()),
 }
-USES = {"": "pass", "DEVICE": "torch.ones(1, device=DEVICE)", "helper": "helper()",
-        "probe": "torch.cuda.synchronize()"}
+USES = {"": "pass", "DEVICE": "torch.ones(1, device=DEVICE)", "helper": "helper()", "probe": "torch.cuda.synchronize()"}
 
 
 @st.composite
@@ -283,7 +344,8 @@ def modules(draw: st.DrawFn) -> tuple[str, list[tuple[str, str, int | None]], se
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(modules())
 def test_a_safe_fix_only_where_no_mention_is_reached_and_no_violation_is_new(
-        tmp_path: Path, module: tuple[str, list[tuple[str, str, int | None]], set[str]]) -> None:
+    tmp_path: Path, module: tuple[str, list[tuple[str, str, int | None]], set[str]]
+) -> None:
     from hwlint.core.config import load_config
     from hwlint.fix.apply import apply_fixes
 
@@ -295,6 +357,7 @@ def test_a_safe_fix_only_where_no_mention_is_reached_and_no_violation_is_new(
     # No violation is new (HWC001s go, nothing comes).
     keys = {(d.code, d.class_name) for d in before.diagnostics}
     assert {(d.code, d.class_name) for d in after.diagnostics} <= keys
+
     # The classes made GENERIC safely are exactly those whose tests (their
     # own and their bases') reach no mention, by the generator's own account.
     def reaches(index: int) -> bool:
@@ -303,15 +366,20 @@ def test_a_safe_fix_only_where_no_mention_is_reached_and_no_violation_is_new(
         return own or (base is not None and reaches(base))
 
     def inherits_reaching(index: int) -> bool:  # a subclass that would inherit GENERIC reaches one
-        return any(b == index and (reaches(j) or inherits_reaching(j)) for j, (_, u, b) in enumerate(classes)
-                   if u != "probe")
+        return any(
+            b == index and (reaches(j) or inherits_reaching(j)) for j, (_, u, b) in enumerate(classes) if u != "probe"
+        )
 
     fixed = {f.class_name for r in report.files for f in r.fixes}
     mentions = bool(chosen - {"main"}) or "main" in chosen
     for index, (name, use, base) in enumerate(classes):
         probes = use == "probe" or (base is not None and _probes(classes, base))
-        safe = (not probes and "default" not in chosen and not reaches(index)
-                and not (mentions and inherits_reaching(index)))
+        safe = (
+            not probes
+            and "default" not in chosen
+            and not reaches(index)
+            and not (mentions and inherits_reaching(index))
+        )
         if name in fixed:
             assert safe, (name, source)
         elif safe and base is None and not _descendant_probes(classes, index):
@@ -330,10 +398,14 @@ def _probes(classes: list[tuple[str, str, int | None]], index: int) -> bool:
 
 def test_set_up_module_and_globals_it_sets_reach_the_classes(tmp_path: Path) -> None:
     # unittest calls setUpModule for every class; a function's `global` binds the name too.
-    source = ('DEVICE = None\n\n\ndef setUpModule():\n    torch.cuda.set_device(0)\n\n\n'
-              'def _pick():\n    global DEVICE\n    DEVICE = torch.device("cuda")\n' + PLAIN)
+    source = (
+        "DEVICE = None\n\n\ndef setUpModule():\n    torch.cuda.set_device(0)\n\n\n"
+        'def _pick():\n    global DEVICE\n    DEVICE = torch.device("cuda")\n' + PLAIN
+    )
     assert fixes(tmp_path, source) == {"TestA": unsafe("8")}
-    source = ('DEVICE = None\n\n\ndef _pick():\n    global DEVICE, OTHER\n    DEVICE = torch.device("cuda")\n\n\n'
-              "class TestA(TestCase):\n    def test_a(self):\n        return DEVICE\n"
-              "\n\nclass TestB(TestCase):\n    def test_b(self):\n        pass\n")
+    source = (
+        'DEVICE = None\n\n\ndef _pick():\n    global DEVICE, OTHER\n    DEVICE = torch.device("cuda")\n\n\n'
+        "class TestA(TestCase):\n    def test_a(self):\n        return DEVICE\n"
+        "\n\nclass TestB(TestCase):\n    def test_b(self):\n        pass\n"
+    )
     assert fixes(tmp_path, source) == {"TestA": unsafe("9"), "TestB": safe("9")}

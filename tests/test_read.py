@@ -18,7 +18,9 @@ import hwlint.facts.read
 from hwlint.facts.read import ReadError, decode, read_source
 from tests.conftest import lint, run_cli, write_project
 
-UNCLASSIFIED = b"import unittest\nclass TestA(unittest.TestCase):\n    def test_a(self):\n        pass\n"  # HWC001 at 2:1
+UNCLASSIFIED = (
+    b"import unittest\nclass TestA(unittest.TestCase):\n    def test_a(self):\n        pass\n"  # HWC001 at 2:1
+)
 
 # An ACCELERATOR test that hard-codes CUDA (HWC201, on with --select HWC201)
 # after some non-ASCII text on the same line: `torch` is character 20 of the
@@ -65,7 +67,9 @@ def test_decode_bom_is_dropped() -> None:
     assert decode(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
     # A BOM with an utf-8 cookie is fine; with another encoding, Python refuses it.
     assert decode(b"\xef\xbb\xbf# coding: utf-8\nx = 1\n") == "# coding: utf-8\nx = 1\n"
-    assert decode(b"\xef\xbb\xbf# coding: latin-1\nx = 1\n") == ReadError(1, 1, "cannot decode: encoding problem: utf-8")
+    assert decode(b"\xef\xbb\xbf# coding: latin-1\nx = 1\n") == ReadError(
+        1, 1, "cannot decode: encoding problem: utf-8"
+    )
 
 
 def test_decode_pep263_cookie() -> None:
@@ -96,12 +100,16 @@ def test_decode_invalid_utf8_points_at_the_byte(data: bytes, line: int, column: 
 
 def test_decode_cookie_mismatch_points_at_the_byte() -> None:
     error = decode(b"# coding: ascii\ns = '\xc3\xa9'\n")
-    assert error == ReadError(2, 6, "cannot decode as ascii: byte 0xc3 is invalid; save the file as UTF-8 or declare its encoding (PEP 263)")
+    assert error == ReadError(
+        2, 6, "cannot decode as ascii: byte 0xc3 is invalid; save the file as UTF-8 or declare its encoding (PEP 263)"
+    )
 
 
 def test_decode_unknown_encoding() -> None:
     assert decode(b"# coding: klingon\nx = 1\n") == ReadError(1, 1, "cannot decode: unknown encoding: klingon")
-    assert decode(b"#!/usr/bin/env python\n# coding: klingon\n") == ReadError(2, 1, "cannot decode: unknown encoding: klingon")
+    assert decode(b"#!/usr/bin/env python\n# coding: klingon\n") == ReadError(
+        2, 1, "cannot decode: unknown encoding: klingon"
+    )
 
 
 def test_decode_nul_byte() -> None:
@@ -122,11 +130,14 @@ def test_read_source_errors(tmp_path: Path) -> None:
 
 
 def test_bom_file(tmp_path: Path) -> None:
-    root = project(tmp_path, {
-        "test/test_bom.py": b"\xef\xbb\xbf" + UNCLASSIFIED,
-        "test/test_bom_accel.py": b"\xef\xbb\xbf" + NON_ASCII.encode(),
-        "test/test_bom_syntax.py": b"\xef\xbb\xbfs = 1; x = )\n",
-    })
+    root = project(
+        tmp_path,
+        {
+            "test/test_bom.py": b"\xef\xbb\xbf" + UNCLASSIFIED,
+            "test/test_bom_accel.py": b"\xef\xbb\xbf" + NON_ASCII.encode(),
+            "test/test_bom_syntax.py": b"\xef\xbb\xbfs = 1; x = )\n",
+        },
+    )
     assert diags(root, "--extend-select", "HWC201") == [
         ("test/test_bom.py", 2, 1, "HWC001"),
         ("test/test_bom_accel.py", 5, 20, "HWC201"),
@@ -135,10 +146,13 @@ def test_bom_file(tmp_path: Path) -> None:
 
 
 def test_unclosed_bracket_column_with_bom_and_cookie(tmp_path: Path) -> None:
-    root = project(tmp_path, {
-        "test/test_bom.py": b"\xef\xbb\xbfx = (\n",
-        "test/test_latin.py": b"# coding: latin-1\ns = '\xe9\xe9\xe9'; x = (\n",
-    })
+    root = project(
+        tmp_path,
+        {
+            "test/test_bom.py": b"\xef\xbb\xbfx = (\n",
+            "test/test_latin.py": b"# coding: latin-1\ns = '\xe9\xe9\xe9'; x = (\n",
+        },
+    )
     found = diags(root)
     assert found == [("test/test_bom.py", 1, 5, "HWC000"), ("test/test_latin.py", 2, 16, "HWC000")]
 
@@ -150,11 +164,14 @@ def test_latin1_cookie_file(tmp_path: Path) -> None:
 
 
 def test_non_ascii_columns_are_characters(tmp_path: Path) -> None:
-    root = project(tmp_path, {
-        "test/test_utf8.py": NON_ASCII.encode(),
-        "test/test_syntax.py": 's = "é€"; x = )\n'.encode(),
-        "test/test_bad_byte.py": 's = "é€'.encode() + b'\xff"\n',
-    })
+    root = project(
+        tmp_path,
+        {
+            "test/test_utf8.py": NON_ASCII.encode(),
+            "test/test_syntax.py": 's = "é€"; x = )\n'.encode(),
+            "test/test_bad_byte.py": 's = "é€'.encode() + b'\xff"\n',
+        },
+    )
     assert diags(root, "--extend-select", "HWC201") == [
         ("test/test_bad_byte.py", 1, 8, "HWC000"),
         ("test/test_syntax.py", 1, 15, "HWC000"),
@@ -163,10 +180,13 @@ def test_non_ascii_columns_are_characters(tmp_path: Path) -> None:
 
 
 def test_invalid_utf8_is_hwc000_at_the_byte(tmp_path: Path) -> None:
-    root = project(tmp_path, {
-        "test/test_bad.py": UNCLASSIFIED + b"s = 'ok'\nt = 'caf\xe9'\n",
-        "test/test_good.py": UNCLASSIFIED,
-    })
+    root = project(
+        tmp_path,
+        {
+            "test/test_bad.py": UNCLASSIFIED + b"s = 'ok'\nt = 'caf\xe9'\n",
+            "test/test_good.py": UNCLASSIFIED,
+        },
+    )
     assert diags(root) == [("test/test_bad.py", 6, 9, "HWC000"), ("test/test_good.py", 2, 1, "HWC001")]
     assert messages(root)["test/test_bad.py"] == (
         "cannot decode as utf-8: byte 0xe9 is invalid; save the file as UTF-8 or declare its encoding (PEP 263)"
@@ -188,19 +208,22 @@ def test_nul_byte_is_hwc000(tmp_path: Path) -> None:
 def test_line_endings(tmp_path: Path, newline: bytes) -> None:
     source = (
         b"import unittest\n\n\n"
-        b"class TestA(unittest.TestCase):\n"                                    # 4:1 HWC001
+        b"class TestA(unittest.TestCase):\n"  # 4:1 HWC001
         b"    def test_a(self):\n        pass\n\n\n"
         b"class TestB(unittest.TestCase):\n"
         b"    hw_classification = HardwareClassification.GENERIC\n\n"
-        b"    def test_b(self, device):\n"                                      # 12:5 HWC102
+        b"    def test_b(self, device):\n"  # 12:5 HWC102
         b"        pass\n"
-        b"x = (\n"                                                              # 14
+        b"x = (\n"  # 14
     )
-    root = project(tmp_path, {
-        "test/test_a.py": source[: source.index(b"x = (")].replace(b"\n", newline),
-        "test/test_syntax.py": source.replace(b"\n", newline),
-        "test/test_mixed.py": b"x = 1\r\ny = 2\rz = 3\nclass TestM(unittest.TestCase):\n    def test_m(self):\n        pass\n",
-    })
+    root = project(
+        tmp_path,
+        {
+            "test/test_a.py": source[: source.index(b"x = (")].replace(b"\n", newline),
+            "test/test_syntax.py": source.replace(b"\n", newline),
+            "test/test_mixed.py": b"x = 1\r\ny = 2\rz = 3\nclass TestM(unittest.TestCase):\n    def test_m(self):\n        pass\n",
+        },
+    )
     assert diags(root) == [
         ("test/test_a.py", 4, 1, "HWC001"),
         ("test/test_a.py", 12, 5, "HWC102"),
@@ -213,7 +236,11 @@ def _run_with_warnings(root: Path, *args: str, warnings: str) -> subprocess.Comp
     env = {**os.environ, "PYTHONWARNINGS": warnings}
     return subprocess.run(
         [sys.executable, "-W", warnings, "-m", "hwlint", "check", "--format", "json", *args],
-        cwd=root, capture_output=True, text=True, env=env, timeout=120,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
 
 
@@ -256,8 +283,14 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(hwlint.facts.read, "open", refusing_open, raising=False)
     result = lint(root)
     assert [(d.path, d.line, d.column, d.code, d.message) for d in result.diagnostics] == [
-        ("test/test_good.py", 2, 1, "HWC001", "test class TestA declares no hw_classification: add `hw_classification = "
-         "HardwareClassification.GENERIC` (not instantiated per device, no device parameter, no accelerator use)"),
+        (
+            "test/test_good.py",
+            2,
+            1,
+            "HWC001",
+            "test class TestA declares no hw_classification: add `hw_classification = "
+            "HardwareClassification.GENERIC` (not instantiated per device, no device parameter, no accelerator use)",
+        ),
         ("test/test_locked.py", 1, 1, "HWC000", "cannot read: Permission denied"),
     ]
     assert result.files_checked == 2
@@ -277,8 +310,11 @@ _PARSER_310 = pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10
         pytest.param(b"x = " + b"-" * 100_000 + b"1\n", id="100k-unary"),
         pytest.param(b"x = 1" + b" + 1" * 100_000 + b"\n", id="100k-binop", marks=_PARSER_310),
         pytest.param(b"x = a" + b".b" * 100_000 + b"\n", id="100k-attributes", marks=_PARSER_310),
-        pytest.param(b"class TestA(TestCase):\n    def test_a(self):\n        y = 1" + b" + 1" * 100_000 + b"\n", id="in-a-test",
-                     marks=_PARSER_310),
+        pytest.param(
+            b"class TestA(TestCase):\n    def test_a(self):\n        y = 1" + b" + 1" * 100_000 + b"\n",
+            id="in-a-test",
+            marks=_PARSER_310,
+        ),
         pytest.param(b"".join(b" " * i + b"if x:\n" for i in range(150)) + b" " * 150 + b"pass\n", id="150-ifs"),
     ],
 )
@@ -292,8 +328,11 @@ def test_deep_nesting_is_hwc000_not_a_crash(tmp_path: Path, source: bytes) -> No
 
 
 @settings(max_examples=400, deadline=None, derandomize=True)
-@given(st.binary(max_size=40), st.sampled_from([b"", b"# -*- coding: latin-1 -*-\n", b"\xef\xbb\xbf", b"#!/x\n"]),
-       st.binary(max_size=20))
+@given(
+    st.binary(max_size=40),
+    st.sampled_from([b"", b"# -*- coding: latin-1 -*-\n", b"\xef\xbb\xbf", b"#!/x\n"]),
+    st.binary(max_size=20),
+)
 def test_decode_without_tokenize_agrees_with_tokenize(head: bytes, prefix: bytes, tail: bytes) -> None:
     """decode skips tokenize.detect_encoding when lines 1-2 are ASCII without
     "coding": it must give what the detect_encoding path gives."""

@@ -30,7 +30,8 @@ HEADER = "from torch.testing._internal.common_utils import HardwareClassificatio
 DEVICE = "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
 
 TREE = {
-    "test/common_base.py": HEADER + """
+    "test/common_base.py": HEADER
+    + """
 class GenericBase(TestCase):
     hw_classification = HardwareClassification.GENERIC
 
@@ -38,7 +39,9 @@ class GenericBase(TestCase):
 class DeviceBase(TestCase):
     hw_classification = HardwareClassification.ACCELERATOR
 """,
-    "test/test_ops.py": HEADER + DEVICE + """
+    "test/test_ops.py": HEADER
+    + DEVICE
+    + """
 
 class TestOps(TestCase):
     hw_classification = HardwareClassification.ACCELERATOR
@@ -56,7 +59,8 @@ class TestOpsInfo(TestCase):
 
 instantiate_device_type_tests(TestOps, globals())
 """,
-    "test/test_legacy.py": HEADER + """
+    "test/test_legacy.py": HEADER
+    + """
 
 class TestLegacyA(TestCase):
     def test_a(self):
@@ -68,7 +72,9 @@ class TestLegacyB(TestCase):
         pass
 """,
     "test/test_broken.py": "class TestBroken(TestCase)\n    pass\n",
-    "test/distributed/test_c10d.py": HEADER + DEVICE + """
+    "test/distributed/test_c10d.py": HEADER
+    + DEVICE
+    + """
 
 class TestC10dA(TestCase):
     def test_a(self):
@@ -94,7 +100,9 @@ class C10dHelper:
 
 instantiate_device_type_tests(TestC10dCuda, globals(), only_for="cuda")
 """,
-    "test/nn/test_conv.py": HEADER + DEVICE + """from common_base import DeviceBase
+    "test/nn/test_conv.py": HEADER
+    + DEVICE
+    + """from common_base import DeviceBase
 
 
 class TestConv(DeviceBase):
@@ -120,7 +128,8 @@ instantiate_device_type_tests(TestConv, globals(), except_for="meta")
 instantiate_device_type_tests(TestConvCpu, globals(), only_for="cpu")
 instantiate_device_type_tests(TestConvMps, globals(), only_for="mps", allow_mps=True)
 """,
-    "test/nn/test_init.py": HEADER + """from common_base import GenericBase
+    "test/nn/test_init.py": HEADER
+    + """from common_base import GenericBase
 
 
 class TestInit(GenericBase):
@@ -180,13 +189,27 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def figures(root: Path, **kwargs: object) -> dict:
     config = load_config(start=root)
     result = lint(root, use_allowlist=False)
-    return build_report(result, load_allowlist(root, config.allowlist).entries, now=datetime(2024, 6, 1, tzinfo=timezone.utc), **kwargs)  # type: ignore[arg-type]
+    return build_report(
+        result, load_allowlist(root, config.allowlist).entries, now=datetime(2024, 6, 1, tzinfo=timezone.utc), **kwargs
+    )  # type: ignore[arg-type]
 
 
 SPEC_KEYS = [
-    "version", "generated_at", "root", "files_checked", "files_allowlisted", "baseline", "percent_migrated",
-    "classes_total", "classes_by_classification", "classes_unclassified", "violations_by_code", "directories",
-    "history", "projected_zero_date", "phases",
+    "version",
+    "generated_at",
+    "root",
+    "files_checked",
+    "files_allowlisted",
+    "baseline",
+    "percent_migrated",
+    "classes_total",
+    "classes_by_classification",
+    "classes_unclassified",
+    "violations_by_code",
+    "directories",
+    "history",
+    "projected_zero_date",
+    "phases",
 ]
 
 
@@ -201,7 +224,14 @@ def test_each_figure_on_a_known_tree(tree: Path) -> None:
     assert report["files_allowlisted"] == 3
     assert report["baseline"] == 10
     assert report["percent_migrated"] == 70.0
-    assert report["classes_by_classification"] == {"GENERIC": 2, "ACCELERATOR": 2, "CPU": 1, "CUDA": 1, "MPS": 1, "XPU": 0}
+    assert report["classes_by_classification"] == {
+        "GENERIC": 2,
+        "ACCELERATOR": 2,
+        "CPU": 1,
+        "CUDA": 1,
+        "MPS": 1,
+        "XPU": 0,
+    }
     # Legacy A/B, C10d A/B, the invalid declaration, the device-taking class.
     assert report["classes_unclassified"] == 6
     assert report["classes_total"] == 13
@@ -323,7 +353,10 @@ def _run(root: Path, *args: str) -> str:
     arguments: the repository does not change)."""
     result = subprocess.run(
         [sys.executable, "-m", "hwlint", "report", *args],
-        cwd=root, capture_output=True, text=True, timeout=120,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**GIT_ENV, "SOURCE_DATE_EPOCH": PINNED},
     )
     assert result.returncode == 0, result.stderr
@@ -345,7 +378,20 @@ def test_formats_golden(repo: Path, fmt: str, suffix: str) -> None:
 
 def test_json_keys_and_values(repo: Path) -> None:
     report = json.loads(_run(repo, "--history", "--format", "json"))
-    assert list(report) == SPEC_KEYS + ["baseline_source", "files_failing", "classes_classified", "percent_classified", "top_files", "projection", "phase_burndown", "projection_note", "runners", "orphans", "unconfigured_devices", "unconfigured_device_settings"]
+    assert list(report) == SPEC_KEYS + [
+        "baseline_source",
+        "files_failing",
+        "classes_classified",
+        "percent_classified",
+        "top_files",
+        "projection",
+        "phase_burndown",
+        "projection_note",
+        "runners",
+        "orphans",
+        "unconfigured_devices",
+        "unconfigured_device_settings",
+    ]
     assert report["generated_at"] == "2024-06-01T12:00:00Z"
     assert report["root"] == "<root>"
     assert [p["allowlisted"] for p in report["history"]] == [8, 6, 5, 3]
@@ -370,13 +416,20 @@ def test_output_file_and_without_history(tree: Path) -> None:
     assert report["history"] == [] and report["projected_zero_date"] is None
     assert "## hwlint report" in run_cli("report", "--format", "markdown", cwd=tree).stdout
     text = run_cli("report", cwd=tree).stdout
-    assert "70.0% migrated: 3 files allowlisted (baseline 10), 2 failing outside the allowlist, 7 of 13 test classes classified (53.8%), 6 test files checked." in text
+    assert (
+        "70.0% migrated: 3 files allowlisted (baseline 10), 2 failing outside the allowlist, 7 of 13 test classes classified (53.8%), 6 test files checked."
+        in text
+    )
     assert "Burn-down\n  Run `hwlint report --history` for the burn-down of the allowlist.\n" in text
 
 
 SECTIONS = [
-    "Summary", "Burn-down", "Test classes by classification", "Violations by rule",
-    "Directories by remaining work", "Files with the most unclassified classes",
+    "Summary",
+    "Burn-down",
+    "Test classes by classification",
+    "Violations by rule",
+    "Directories by remaining work",
+    "Files with the most unclassified classes",
 ]
 
 
@@ -389,7 +442,12 @@ def test_every_format_shows_the_same_sections(repo: Path) -> None:
     assert re.findall(r"^### (.+)$", markdown, re.MULTILINE) == SECTIONS
     html = _run(repo, "--history", "--format", "html")
     assert re.findall(r'<section id="\w+"><h2>([^<]+)</h2>', html) == SECTIONS
-    rows = {"percent migrated": "70.0%", "files failing outside the allowlist": 2, "classified classes": 7, "percent classified": "53.8%"}
+    rows = {
+        "percent migrated": "70.0%",
+        "files failing outside the allowlist": 2,
+        "classified classes": 7,
+        "percent classified": "53.8%",
+    }
     for figure, value in rows.items():
         assert re.search(rf"^  {figure} +{value}$", text, re.MULTILINE), figure
         assert f"| {figure} | {value} |" in markdown, figure
@@ -406,7 +464,12 @@ def test_a_long_burndown_is_folded(tmp_path: Path) -> None:
     init_repo(root)
     for day in range(20):
         commit(root, f"2024-01-{day + 1:02d}", {"allowlist.txt": listing(21 - day)}, f"day {day}")
-    write_project(root, {"test/test_a.py": HEADER + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        pass\n"}, {"baseline": 21}, allowlist="test/test_a.py 1\n")
+    write_project(
+        root,
+        {"test/test_a.py": HEADER + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        pass\n"},
+        {"baseline": 21},
+        allowlist="test/test_a.py 1\n",
+    )
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "tree", date="2024-01-21")
     more = "6 more commits (`--all-rows` shows every row; `--format json` lists them all)."
@@ -418,7 +481,9 @@ def test_a_long_burndown_is_folded(tmp_path: Path) -> None:
     markdown = _run(root, "--history", "--format", "markdown")
     assert "<details><summary>The 21 commits that changed the allowlist</summary>\n\n| date |" in markdown
     assert markdown.count("| 2024-01-") == 15
-    assert f"| 2024-01-07 | `{git(root, 'rev-parse', 'HEAD~14').strip()[:10]}` | 15 |\n\n{more}\n\n</details>" in markdown
+    assert (
+        f"| 2024-01-07 | `{git(root, 'rev-parse', 'HEAD~14').strip()[:10]}` | 15 |\n\n{more}\n\n</details>" in markdown
+    )
     assert len(json.loads(_run(root, "--history", "--format", "json"))["history"]) == 21
     assert _run(root, "--history", "--format", "markdown", "--all-rows").count("| 2024-01-") == 21
     assert "more commits" not in _run(root, "--history", "--all-rows")
@@ -447,7 +512,10 @@ def test_no_projection_on_adoption_day(tmp_path: Path) -> None:
     commit_at(root, "2026-11-29T07:24:18+0000", {}, "adopt hwlint")
     commit_at(root, "2026-11-29T07:24:54+0000", {"allowlist.txt": ALLOWLIST}, "classify what fix can; prune")
     report = json.loads(_run(root, "--history", "--format", "json"))
-    assert [(p["date"], p["allowlisted"]) for p in report["history"]] == [("2026-11-29T07:24:18Z", 5), ("2026-11-29T07:24:54Z", 3)]
+    assert [(p["date"], p["allowlisted"]) for p in report["history"]] == [
+        ("2026-11-29T07:24:18Z", 5),
+        ("2026-11-29T07:24:54Z", 3),
+    ]
     assert (report["projected_zero_date"], report["projection"], report["projection_note"]) == (None, None, NOT_YET)
     sentence = f"2 commits changed the allowlist. Projected zero: not yet — {NOT_YET}."
     assert f"\n  █▅\n  {sentence}\n  date " in _run(root, "--history")
@@ -466,16 +534,20 @@ def test_projection_once_the_history_spans_enough(tmp_path: Path) -> None:
         commit(root, day, {"allowlist.txt": listing(files)}, f"{files} left")
     report = json.loads(_run.__wrapped__(root, "--history", "--format", "json"))
     assert (report["projected_zero_date"], report["projection_note"]) == (
-        None, "the history spans 6 days and 3 commits; a projection needs at least 7 days and 3 commits")
+        None,
+        "the history spans 6 days and 3 commits; a projection needs at least 7 days and 3 commits",
+    )
     commit(root, "2024-01-11", {"allowlist.txt": listing(10)}, "10 left")
     report = json.loads(_run.__wrapped__(root, "--history", "--format", "json"))
     # Least squares over (-10, 30), (-7, 25), (-4, 20), (0, 10) days: -1.9863 files a day; 10 files left is
     # 5.03 days after 2024-01-11.
     assert (report["projected_zero_date"], report["projection_note"]) == ("2024-01-16", None)
     assert report["projection"] == {"method": "least-squares", "window_days": 90, "points": 4, "files_per_day": -1.9863}
-    assert ("4 commits changed the allowlist. Projected zero: 2024-01-16, at -1.9863 files/day (the least-squares slope "
-            "over the 4 allowlist commits within 90 days of the newest, further back when those span less than 7 days), "
-            "counting from the newest commit.") in _run.__wrapped__(root, "--history")
+    assert (
+        "4 commits changed the allowlist. Projected zero: 2024-01-16, at -1.9863 files/day (the least-squares slope "
+        "over the 4 allowlist commits within 90 days of the newest, further back when those span less than 7 days), "
+        "counting from the newest commit."
+    ) in _run.__wrapped__(root, "--history")
 
 
 def test_a_recent_burst_does_not_set_the_rate(tmp_path: Path) -> None:
@@ -492,7 +564,12 @@ def test_a_recent_burst_does_not_set_the_rate(tmp_path: Path) -> None:
     report = json.loads(_run.__wrapped__(root, "--history", "--format", "json"))
     days = [-121 - 36 / 86400, -36 / 86400, 0.0]
     slope, _ = linear_regression(days, [100, 60, 50])
-    assert report["projection"] == {"method": "least-squares", "window_days": 90, "points": 3, "files_per_day": round(slope, 4)}
+    assert report["projection"] == {
+        "method": "least-squares",
+        "window_days": 90,
+        "points": 3,
+        "files_per_day": round(slope, 4),
+    }
     # -0.3719 files a day: 50 files left is 134.4 days after May 1st.
     assert round(slope, 4) == -0.3719 and report["projected_zero_date"] == "2024-09-12"
 
@@ -503,10 +580,16 @@ def test_projection_gap_says_why() -> None:
     need = "a projection needs at least 7 days and 3 commits"
     day = 86400
     assert projection_gap([HistoryPoint("a", 0, 4)]) == f"the history has 1 commit; {need}"
-    assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 60, 3)]) == f"the history spans 1 minute and 2 commits; {need}"
+    assert (
+        projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 60, 3)])
+        == f"the history spans 1 minute and 2 commits; {need}"
+    )
     three = [HistoryPoint("a", 0, 4), HistoryPoint("b", 3 * 3600, 3), HistoryPoint("c", 5 * 3600 + 59, 2)]
     assert projection_gap(three) == f"the history spans 5 hours and 3 commits; {need}"
-    assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 30 * day, 3)]) == f"the history spans 30 days and 2 commits; {need}"
+    assert (
+        projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 30 * day, 3)])
+        == f"the history spans 30 days and 2 commits; {need}"
+    )
     assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", day, 3), HistoryPoint("c", 7 * day, 2)]) is None
     # Zero reached is a fact, not a projection; no history, nothing to say.
     assert projection_gap([HistoryPoint("a", 0, 4), HistoryPoint("b", 36, 0)]) is None
@@ -519,9 +602,14 @@ AREA = HEADER + "\n\nclass TestArea(TestCase):\n    def test_a(self):\n        p
 def make_wide_tree(root: Path) -> Path:
     """51 folders of test files, every file allowlisted: test/area50 has
     three, test/area25 two, the others one each."""
-    files = {f"test/area{n:02d}/test_{name}.py": AREA
-             for n in range(51) for name in ("abc"[: 3 if n == 50 else 2 if n == 25 else 1])}
-    return write_project(root, files, {"baseline": len(files)}, allowlist="".join(f"{path} 1\n" for path in sorted(files)))
+    files = {
+        f"test/area{n:02d}/test_{name}.py": AREA
+        for n in range(51)
+        for name in ("abc"[: 3 if n == 50 else 2 if n == 25 else 1])
+    }
+    return write_project(
+        root, files, {"baseline": len(files)}, allowlist="".join(f"{path} 1\n" for path in sorted(files))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -539,23 +627,29 @@ def test_a_long_directory_table_folds(wide: Path) -> None:
     assert len(report["directories"]) == 51  # json keeps every row
     assert [d["path"] for d in report["directories"][:15]] == FIRST_15
     text = _run(wide).split("\nDirectories by remaining work\n", 1)[1].split("\n\n", 1)[0]
-    assert text == "\n".join([
-        "  directory    files  allowlisted  classes  unclassified",
-        "  test/area50      3            3        3             3",
-        "  test/area25      2            2        2             2",
-        *(f"  test/area{n:02d}      1            1        1             1" for n in range(13)),
-        "  " + MORE_DIRECTORIES,
-    ])
-    markdown = _run(wide, "--format", "markdown").split("\n### Directories by remaining work\n\n", 1)[1].split("\n\n###", 1)[0]
-    assert markdown == "\n".join([
-        "| directory | files | allowlisted | classes | unclassified |",
-        "|---|---:|---:|---:|---:|",
-        "| `test/area50` | 3 | 3 | 3 | 3 |",
-        "| `test/area25` | 2 | 2 | 2 | 2 |",
-        *(f"| `test/area{n:02d}` | 1 | 1 | 1 | 1 |" for n in range(13)),
-        "",
-        MORE_DIRECTORIES,
-    ])
+    assert text == "\n".join(
+        [
+            "  directory    files  allowlisted  classes  unclassified",
+            "  test/area50      3            3        3             3",
+            "  test/area25      2            2        2             2",
+            *(f"  test/area{n:02d}      1            1        1             1" for n in range(13)),
+            "  " + MORE_DIRECTORIES,
+        ]
+    )
+    markdown = (
+        _run(wide, "--format", "markdown").split("\n### Directories by remaining work\n\n", 1)[1].split("\n\n###", 1)[0]
+    )
+    assert markdown == "\n".join(
+        [
+            "| directory | files | allowlisted | classes | unclassified |",
+            "|---|---:|---:|---:|---:|",
+            "| `test/area50` | 3 | 3 | 3 | 3 |",
+            "| `test/area25` | 2 | 2 | 2 | 2 |",
+            *(f"| `test/area{n:02d}` | 1 | 1 | 1 | 1 |" for n in range(13)),
+            "",
+            MORE_DIRECTORIES,
+        ]
+    )
     every = _run(wide, "--all-rows").split("\nDirectories by remaining work\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert len(every) == 52 and every[-1] == "  test/area49      1            1        1             1"
     assert "more directories" not in _run(wide, "--format", "markdown", "--all-rows")
@@ -566,7 +660,13 @@ def test_a_folded_table_keeps_its_total() -> None:
     from hwlint.output import report_text
     from hwlint.report.figures import Table, fold_rows
 
-    table = Table("t", ("code", "violations"), tuple((f"HWC{n:03d}", 1) for n in range(17)), footer=("total", 17), noun=("rule", "rules"))
+    table = Table(
+        "t",
+        ("code", "violations"),
+        tuple((f"HWC{n:03d}", 1) for n in range(17)),
+        footer=("total", 17),
+        noun=("rule", "rules"),
+    )
     assert report_text.block(fold_rows(table, 15))[-4:] == [
         "  HWC013           1",
         "  HWC014           1",
@@ -586,7 +686,10 @@ def test_all_rows_help_says_how_many_rows_show() -> None:
 
 def test_source_date_epoch_must_be_a_number(tree: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "hwlint", "report"], cwd=tree, capture_output=True, text=True,
+        [sys.executable, "-m", "hwlint", "report"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
         env={**os.environ, "SOURCE_DATE_EPOCH": "yesterday"},
     )
     assert result.returncode == 2
@@ -595,9 +698,7 @@ def test_source_date_epoch_must_be_a_number(tree: Path) -> None:
 
 def test_burndown_series_samples_time_evenly() -> None:
     # 100 commits: 10 a day for 10 days, one file each.
-    history = [
-        {"date": f"2024-01-{1 + i // 10:02d}T{i % 10:02d}:00:00Z", "allowlisted": 100 - i} for i in range(100)
-    ]
+    history = [{"date": f"2024-01-{1 + i // 10:02d}T{i % 10:02d}:00:00Z", "allowlisted": 100 - i} for i in range(100)]
     series = burndown_series(history, 10)
     assert len(series) == 10
     assert series[0] == (datetime(2024, 1, 1, tzinfo=timezone.utc), 100)
@@ -609,7 +710,10 @@ def test_burndown_series_samples_time_evenly() -> None:
     # Few enough: the commits themselves, five hours of one day, labelled by the hour.
     five = burndown_series(history[:5], 10)
     assert five == [(datetime(2024, 1, 1, h, tzinfo=timezone.utc), 100 - h) for h in range(5)]
-    assert point_labels([when for when, _ in five]) == (["00:00", "01:00", "02:00", "03:00", "04:00"], "2024-01-01 (UTC)")
+    assert point_labels([when for when, _ in five]) == (
+        ["00:00", "01:00", "02:00", "03:00", "04:00"],
+        "2024-01-01 (UTC)",
+    )
     # Two commits in the same second are one state: the one they left.
     same = [{"date": "2024-01-01T00:00:00Z", "allowlisted": 5}, {"date": "2024-01-01T00:00:00Z", "allowlisted": 4}]
     assert burndown_series(same, 10) == [(datetime(2024, 1, 1, tzinfo=timezone.utc), 4)]
@@ -658,7 +762,9 @@ def test_history_benchmark_script_runs(tmp_path: Path) -> None:
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_history.py"
     result = subprocess.run(
         [sys.executable, str(script), "--commits", "30", "--entries", "40", "--repeat", "1", "--bound", "30"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "for 30 points, 40 -> 4 files" in result.stdout and "OK: under the 30.00 s bound" in result.stdout
@@ -736,17 +842,29 @@ def test_the_migration_loop_figures(tmp_path: Path) -> None:
 
 AXES = [
     # (span from 2026-03-04 09:12:00 UTC, labels, caption)
-    (timedelta(seconds=36), ["09:12:00", "09:12:05", "09:12:10", "09:12:15", "09:12:20", "09:12:25", "09:12:30",
-                             "09:12:35"], "2026-03-04 (UTC)"),
+    (
+        timedelta(seconds=36),
+        ["09:12:00", "09:12:05", "09:12:10", "09:12:15", "09:12:20", "09:12:25", "09:12:30", "09:12:35"],
+        "2026-03-04 (UTC)",
+    ),
     (timedelta(minutes=58), ["09:20", "09:30", "09:40", "09:50", "10:00", "10:10"], "2026-03-04 (UTC)"),
-    (timedelta(hours=5), ["09:30", "10:00", "10:30", "11:00", "11:30", "12:00", "12:30", "13:00", "13:30", "14:00"],
-     "2026-03-04 (UTC)"),
+    (
+        timedelta(hours=5),
+        ["09:30", "10:00", "10:30", "11:00", "11:30", "12:00", "12:30", "13:00", "13:30", "14:00"],
+        "2026-03-04 (UTC)",
+    ),
     # Past midnight: the date where the day changes.
-    (timedelta(hours=23), ["12:00", "15:00", "18:00", "21:00", "2026-03-05", "03:00", "06:00"],
-     "2026-03-04 to 2026-03-05 (UTC)"),
+    (
+        timedelta(hours=23),
+        ["12:00", "15:00", "18:00", "21:00", "2026-03-05", "03:00", "06:00"],
+        "2026-03-04 to 2026-03-05 (UTC)",
+    ),
     # A day and more: 12:00 twice would be two different noons, so each time has its date.
-    (timedelta(hours=30), ["2026-03-04 12:00", "2026-03-04 18:00", "2026-03-05", "2026-03-05 06:00",
-                           "2026-03-05 12:00"], "UTC"),
+    (
+        timedelta(hours=30),
+        ["2026-03-04 12:00", "2026-03-04 18:00", "2026-03-05", "2026-03-05 06:00", "2026-03-05 12:00"],
+        "UTC",
+    ),
     (timedelta(days=6), ["2026-03-05", "2026-03-06", "2026-03-07", "2026-03-08", "2026-03-09", "2026-03-10"], None),
     (timedelta(days=45), ["2026-03-09", "2026-03-16", "2026-03-23", "2026-03-30", "2026-04-06", "2026-04-13"], None),
     (timedelta(days=150), ["2026-04", "2026-05", "2026-06", "2026-07", "2026-08"], None),
@@ -756,8 +874,9 @@ AXES = [
 
 
 @pytest.mark.parametrize("span,labels,caption", AXES, ids=[str(span) for span, _, _ in AXES])
-def test_time_axis_ticks_at_round_instants_as_finely_as_the_span_needs(span: timedelta, labels: list[str],
-                                                                       caption: str | None) -> None:
+def test_time_axis_ticks_at_round_instants_as_finely_as_the_span_needs(
+    span: timedelta, labels: list[str], caption: str | None
+) -> None:
     from hwlint.report.time_axis import ticks
 
     start = datetime(2026, 3, 4, 9, 12, tzinfo=timezone.utc)
@@ -788,7 +907,9 @@ def test_point_labels_are_distinct() -> None:
     assert point_labels(seconds) == (["09:12:00", "09:12:36"], "2026-03-04 (UTC)")
     # Two days, two commits on the second: each label has its date.
     assert point_labels([day, day + timedelta(days=1), day + timedelta(days=1, hours=2)]) == (
-        ["2026-03-04 09:12", "2026-03-05 09:12", "2026-03-05 11:12"], "UTC")
+        ["2026-03-04 09:12", "2026-03-05 09:12", "2026-03-05 11:12"],
+        "UTC",
+    )
     assert point_labels([day, day + timedelta(days=1)]) == (["2026-03-04", "2026-03-05"], None)
     # The same second twice (a rebase can do it): still two labels.
     assert point_labels([day, day]) == (["09:12:00", "09:12:00 (2)"], "2026-03-04 (UTC)")
@@ -802,9 +923,11 @@ def test_adoption_day_text_and_markdown_show_times(tmp_path: Path) -> None:
     two commits share a minute, and the day as the axis's title."""
     root = init_repo(tmp_path / "repo")
     write_project(root, TREE, allowlist=listing(5))
-    shas = [commit_at(root, "2026-11-29T07:24:18+0000", {}, "adopt hwlint"),
-            commit_at(root, "2026-11-29T07:24:54+0000", {"allowlist.txt": listing(4)}, "fix"),
-            commit_at(root, "2026-11-29T07:41:05+0000", {"allowlist.txt": ALLOWLIST}, "prune")]
+    shas = [
+        commit_at(root, "2026-11-29T07:24:18+0000", {}, "adopt hwlint"),
+        commit_at(root, "2026-11-29T07:24:54+0000", {"allowlist.txt": listing(4)}, "fix"),
+        commit_at(root, "2026-11-29T07:41:05+0000", {"allowlist.txt": ALLOWLIST}, "prune"),
+    ]
     text = _run(root, "--history")
     rows = text.split("\nBurn-down\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
     assert rows == [
@@ -816,7 +939,10 @@ def test_adoption_day_text_and_markdown_show_times(tmp_path: Path) -> None:
     markdown = _run(root, "--history", "--format", "markdown")
     assert '    x-axis "2026-11-29 (UTC)" ["07:24:18", "07:24:54", "07:41:05"]\n' in markdown
     assert "    line [5, 4, 3]\n" in markdown
-    assert f"| date (UTC) | commit | files allowlisted |\n|---|---|---:|\n| 2026-11-29 07:41:05 | `{shas[2][:10]}` | 3 |" in markdown
+    assert (
+        f"| date (UTC) | commit | files allowlisted |\n|---|---|---:|\n| 2026-11-29 07:41:05 | `{shas[2][:10]}` | 3 |"
+        in markdown
+    )
 
 
 def test_a_sampled_mermaid_chart_of_one_morning_has_distinct_times() -> None:
@@ -824,8 +950,10 @@ def test_a_sampled_mermaid_chart_of_one_morning_has_distinct_times() -> None:
     from hwlint.output.report_markdown import CHART_POINTS, chart
     from hwlint.report.figures import Chart
 
-    history = tuple({"commit": f"{i:040x}", "date": f"2026-11-29T{7 + i * 3 // 60:02d}:{i * 3 % 60:02d}:00Z",
-                     "allowlisted": 40 - i} for i in range(40))
+    history = tuple(
+        {"commit": f"{i:040x}", "date": f"2026-11-29T{7 + i * 3 // 60:02d}:{i * 3 % 60:02d}:00Z", "allowlisted": 40 - i}
+        for i in range(40)
+    )
     lines = chart(Chart(history, "2026-11-29T09:00:00Z"))
     axis = lines[3]
     assert axis.startswith('    x-axis "2026-11-29 (UTC)" ["07:00", "07:04", ')

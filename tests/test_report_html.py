@@ -36,11 +36,23 @@ def browse(page: Path, tmp_path: Path, *how: str) -> subprocess.CompletedProcess
     profile.mkdir(exist_ok=True)
     return subprocess.run(
         [
-            chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-            "--force-device-scale-factor=1", f"--user-data-dir={profile}", *how, page.as_uri(),
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            f"--user-data-dir={profile}",
+            *how,
+            page.as_uri(),
         ],
-        capture_output=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)},
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path)},
     )
 
 
@@ -56,7 +68,8 @@ def screenshot(page: Path, tmp_path: Path) -> Any:
 def pixels_like(image: Any, rgb: tuple[int, int, int], tolerance: int = 24) -> int:
     r0, g0, b0 = rgb
     return sum(
-        count for count, (r, g, b) in image.getcolors(maxcolors=1 << 24)
+        count
+        for count, (r, g, b) in image.getcolors(maxcolors=1 << 24)
         if abs(r - r0) <= tolerance and abs(g - g0) <= tolerance and abs(b - b0) <= tolerance
     )
 
@@ -67,7 +80,11 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "report.html"
     proc = subprocess.run(
         [sys.executable, "-m", "hwlint", "report", "--history", "--format", "html", "-o", str(out)],
-        cwd=root, capture_output=True, text=True, timeout=120, env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1717243200"},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1717243200"},
     )
     assert proc.returncode == 0, proc.stderr
     return out
@@ -121,23 +138,35 @@ def test_without_pygal_the_page_shows_a_table_and_says_so(monkeypatch: pytest.Mo
 
     monkeypatch.setitem(sys.modules, "pygal", None)  # import pygal raises ImportError
     report = {
-        "version": "0.1.0", "generated_at": "2024-06-01T12:00:00Z", "root": "/r", "files_checked": 1,
-        "files_allowlisted": 1, "baseline": 2, "percent_migrated": 50.0, "classes_total": 1,
-        "classes_by_classification": {"GENERIC": 0}, "classes_unclassified": 1, "violations_by_code": {"HWC001": 1},
+        "version": "0.1.0",
+        "generated_at": "2024-06-01T12:00:00Z",
+        "root": "/r",
+        "files_checked": 1,
+        "files_allowlisted": 1,
+        "baseline": 2,
+        "percent_migrated": 50.0,
+        "classes_total": 1,
+        "classes_by_classification": {"GENERIC": 0},
+        "classes_unclassified": 1,
+        "violations_by_code": {"HWC001": 1},
         "directories": [{"path": "test", "files": 1, "allowlisted": 1, "classes": 1, "unclassified": 1}],
         "history": [
             {"commit": "a" * 40, "date": "2024-01-01T00:00:00Z", "allowlisted": 2},
             {"commit": "b" * 40, "date": "2024-02-01T00:00:00Z", "allowlisted": 1},
         ],
-        "projected_zero_date": "2024-03-03", "baseline_source": "configuration", "files_failing": 0,
-        "classes_classified": 0, "percent_classified": 0.0, "top_files": [],
+        "projected_zero_date": "2024-03-03",
+        "baseline_source": "configuration",
+        "files_failing": 0,
+        "classes_classified": 0,
+        "percent_classified": 0.0,
+        "top_files": [],
         "projection": {"method": "least-squares", "window_days": 90, "points": 2, "files_per_day": -0.0323},
     }
     html = report_html.render(layout(report))
     assert "<svg" not in html
     assert "The chart needs pygal: <code>pip install 'hwlint[report]'</code>" in html
     history = html.split('<table id="history">', 1)[1].split("</table>", 1)[0]
-    assert "<td>2024-02-01</td><td><code>bbbbbbbbbb</code></td><td class=\"num\">1</td>" in history
+    assert '<td>2024-02-01</td><td><code>bbbbbbbbbb</code></td><td class="num">1</td>' in history
 
 
 def test_escapes_what_it_prints() -> None:
@@ -158,7 +187,11 @@ def test_a_long_directory_table_folds_in_a_browser(tmp_path: Path) -> None:
         page = tmp_path / f"report{len(args)}.html"
         proc = subprocess.run(
             [sys.executable, "-m", "hwlint", "report", "--format", "html", "-o", str(page), *args],
-            cwd=root, capture_output=True, text=True, timeout=120, env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1717243200"},
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**GIT_ENV, "SOURCE_DATE_EPOCH": "1717243200"},
         )
         assert proc.returncode == 0, proc.stderr
         shown = browse(page, tmp_path, "--dump-dom")
@@ -172,8 +205,10 @@ def test_a_long_directory_table_folds_in_a_browser(tmp_path: Path) -> None:
             assert paths[-1] == "test/area49" and after == "\n"
         else:
             assert paths == FIRST_15
-            assert after == ('<p class="more">36 more directories (<code>--all-rows</code> shows every row; '
-                             "<code>--format json</code> lists them all).</p>\n")
+            assert after == (
+                '<p class="more">36 more directories (<code>--all-rows</code> shows every row; '
+                "<code>--format json</code> lists them all).</p>\n"
+            )
 
 
 # ---- the burn-down's time axis, as the browser lays it out ----
@@ -226,7 +261,11 @@ def report_of_history(root: Path, moments: list[str], now: str, tmp_path: Path) 
     epoch = str(int(datetime.fromisoformat(now).timestamp()))
     proc = subprocess.run(
         [sys.executable, "-m", "hwlint", "report", "--history", "--format", "html", "-o", str(page)],
-        cwd=root, capture_output=True, text=True, timeout=120, env={**GIT_ENV, "SOURCE_DATE_EPOCH": epoch},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**GIT_ENV, "SOURCE_DATE_EPOCH": epoch},
     )
     assert proc.returncode == 0, proc.stderr
     return page
@@ -247,8 +286,13 @@ def test_adoption_day_axis_shows_times(tmp_path: Path) -> None:
     with times (the date once, as the axis's title); each commit's dot has
     its time and short hash as a tooltip. It printed 2026-11-29 eleven
     times."""
-    moments = ["2026-11-29T07:24:18+00:00", "2026-11-29T07:24:54+00:00", "2026-11-29T07:41:05+00:00",
-               "2026-11-29T07:58:30+00:00", "2026-11-29T08:02:11+00:00"]
+    moments = [
+        "2026-11-29T07:24:18+00:00",
+        "2026-11-29T07:24:54+00:00",
+        "2026-11-29T07:41:05+00:00",
+        "2026-11-29T07:58:30+00:00",
+        "2026-11-29T08:02:11+00:00",
+    ]
     page = report_of_history(tmp_path / "adopted", moments, "2026-11-29T08:15:00+00:00", tmp_path)
     (chart,) = [axis for axis in measured_axes(page, tmp_path) if axis["id"] == "chart"]
     assert assert_readable(chart["labels"]) == ["07:30", "07:40", "07:50", "08:00", "08:10"]
@@ -270,18 +314,35 @@ def test_adoption_day_axis_shows_times(tmp_path: Path) -> None:
 def test_an_axis_over_days_shows_dates_and_over_months_months(tmp_path: Path) -> None:
     """Five commits over three weeks: dates, on Mondays. Over seven months:
     the first of each month, as YYYY-MM. No title: a date needs none."""
-    days = ["2024-03-04T10:00:00+00:00", "2024-03-06T15:30:00+00:00", "2024-03-11T09:00:00+00:00",
-            "2024-03-18T17:45:00+00:00", "2024-03-22T11:00:00+00:00"]
+    days = [
+        "2024-03-04T10:00:00+00:00",
+        "2024-03-06T15:30:00+00:00",
+        "2024-03-11T09:00:00+00:00",
+        "2024-03-18T17:45:00+00:00",
+        "2024-03-22T11:00:00+00:00",
+    ]
     page = report_of_history(tmp_path / "weeks", days, "2024-03-25T12:00:00+00:00", tmp_path)
     (chart,) = [axis for axis in measured_axes(page, tmp_path) if axis["id"] == "chart"]
     assert assert_readable(chart["labels"]) == ["2024-03-11", "2024-03-18", "2024-03-25"]
     assert chart["caption"] is None
-    months = ["2024-01-15T10:00:00+00:00", "2024-02-20T10:00:00+00:00", "2024-04-02T10:00:00+00:00",
-              "2024-05-28T10:00:00+00:00", "2024-07-30T10:00:00+00:00"]
+    months = [
+        "2024-01-15T10:00:00+00:00",
+        "2024-02-20T10:00:00+00:00",
+        "2024-04-02T10:00:00+00:00",
+        "2024-05-28T10:00:00+00:00",
+        "2024-07-30T10:00:00+00:00",
+    ]
     page = report_of_history(tmp_path / "months", months, "2024-08-01T12:00:00+00:00", tmp_path)
     (chart,) = [axis for axis in measured_axes(page, tmp_path) if axis["id"] == "chart"]
-    assert assert_readable(chart["labels"]) == ["2024-02", "2024-03", "2024-04", "2024-05", "2024-06", "2024-07",
-                                                "2024-08"]
+    assert assert_readable(chart["labels"]) == [
+        "2024-02",
+        "2024-03",
+        "2024-04",
+        "2024-05",
+        "2024-06",
+        "2024-07",
+        "2024-08",
+    ]
     assert chart["caption"] is None
     # Dates do not repeat in the table: no time, as before.
     assert "<th>date</th>" in page.read_text()
@@ -291,8 +352,10 @@ def test_the_axis_check_sees_labels_that_overlap(tmp_path: Path) -> None:
     """The check above fails on what the old axis drew: the same date, over and over, overlapping."""
     page = tmp_path / "overlap.html"
     texts = "".join(f'<text x="{20 + 30 * i}" y="20">2026-11-29</text>' for i in range(3))
-    page.write_text(f'<!DOCTYPE html><html><body><figure id="chart"><svg width="400" height="40">'
-                    f'<g class="axis x">{texts}</g></svg></figure></body></html>')
+    page.write_text(
+        f'<!DOCTYPE html><html><body><figure id="chart"><svg width="400" height="40">'
+        f'<g class="axis x">{texts}</g></svg></figure></body></html>'
+    )
     (chart,) = measured_axes(page, tmp_path)
     assert [label["text"] for label in chart["labels"]] == ["2026-11-29"] * 3
     with pytest.raises(AssertionError):

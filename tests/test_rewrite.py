@@ -33,51 +33,60 @@ def rewrite(tmp_path: Path, body: str, settings: dict | None = None, tail: str =
     assert "Traceback" not in proc.stderr, proc.stderr
     text = (root / "test/test_a.py").read_text()
     assert text.startswith(HEAD) and text.endswith(tail), text
-    return text[len(HEAD):len(text) - len(tail)], proc.stderr
+    return text[len(HEAD) : len(text) - len(tail)], proc.stderr
 
 
-@pytest.mark.parametrize(("before", "after"), [
-    ("x = torch.ones(2, device='cuda')", "x = torch.ones(2, device=device)"),
-    ('x = torch.ones(2, device="cuda:0")', "x = torch.ones(2, device=device)"),
-    ('x = torch.ones(2, device="xpu")', "x = torch.ones(2, device=device)"),
-    ("y = x.cuda()", "y = x.to(device)"),
-    ("y = x.xpu()", "y = x.to(device)"),
-    ("y = x.cuda(0)", "y = x.to(device)"),
-    ("y = x.cuda(non_blocking=True)", "y = x.to(device, non_blocking=True)"),
-    ("y = x.cuda(device)", "y = x.to(device)"),
-    ('y = x.to("cuda")', "y = x.to(device)"),
-    ('y = x.to("cuda", torch.half)', "y = x.to(device, torch.half)"),
-    ('d = torch.device("cuda")', "d = torch.device(device)"),
-    ('d = torch.device("cuda", 0)', "d = torch.device(device)"),
-    ("torch.cuda.synchronize()", "torch.accelerator.synchronize()"),
-    ("torch.xpu.synchronize(device)", "torch.accelerator.synchronize(device)"),
-    # torch.accelerator takes the device positionally only.
-    ("torch.cuda.synchronize(device=device)", "torch.accelerator.synchronize(device)"),
-    ("s = torch.cuda.current_stream()", "s = torch.accelerator.current_stream()"),
-    ("i = torch.cuda.current_device()", "i = torch.accelerator.current_device_index()"),
-    ("torch.cuda.set_device(0)", "torch.accelerator.set_device_index(0)"),
-    ("s = torch.cuda.Stream(priority=-1)", "s = torch.Stream(priority=-1)"),
-    ("e = torch.cuda.Event(enable_timing=True)", "e = torch.Event(enable_timing=True)"),
-    # What the device is not part of stays put, comments included.
-    ("y = x.cuda()  # to the GPU", "y = x.to(device)  # to the GPU"),
-    ("f = lambda t: t.cuda()", "f = lambda t: t.to(device)"),
-    # A call chained on the rewritten one goes with it (PyTorch's SDPA tests).
-    ("torch.cuda.current_stream().wait_stream(s)", "torch.accelerator.current_stream().wait_stream(s)"),
-    # The use starts a line above its `.cuda()` (PyTorch's sparse tests).
-    ("a = torch.tensor([1,\n                      2]).cuda()", "a = torch.tensor([1,\n                      2]).to(device)"),
-])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("x = torch.ones(2, device='cuda')", "x = torch.ones(2, device=device)"),
+        ('x = torch.ones(2, device="cuda:0")', "x = torch.ones(2, device=device)"),
+        ('x = torch.ones(2, device="xpu")', "x = torch.ones(2, device=device)"),
+        ("y = x.cuda()", "y = x.to(device)"),
+        ("y = x.xpu()", "y = x.to(device)"),
+        ("y = x.cuda(0)", "y = x.to(device)"),
+        ("y = x.cuda(non_blocking=True)", "y = x.to(device, non_blocking=True)"),
+        ("y = x.cuda(device)", "y = x.to(device)"),
+        ('y = x.to("cuda")', "y = x.to(device)"),
+        ('y = x.to("cuda", torch.half)', "y = x.to(device, torch.half)"),
+        ('d = torch.device("cuda")', "d = torch.device(device)"),
+        ('d = torch.device("cuda", 0)', "d = torch.device(device)"),
+        ("torch.cuda.synchronize()", "torch.accelerator.synchronize()"),
+        ("torch.xpu.synchronize(device)", "torch.accelerator.synchronize(device)"),
+        # torch.accelerator takes the device positionally only.
+        ("torch.cuda.synchronize(device=device)", "torch.accelerator.synchronize(device)"),
+        ("s = torch.cuda.current_stream()", "s = torch.accelerator.current_stream()"),
+        ("i = torch.cuda.current_device()", "i = torch.accelerator.current_device_index()"),
+        ("torch.cuda.set_device(0)", "torch.accelerator.set_device_index(0)"),
+        ("s = torch.cuda.Stream(priority=-1)", "s = torch.Stream(priority=-1)"),
+        ("e = torch.cuda.Event(enable_timing=True)", "e = torch.Event(enable_timing=True)"),
+        # What the device is not part of stays put, comments included.
+        ("y = x.cuda()  # to the GPU", "y = x.to(device)  # to the GPU"),
+        ("f = lambda t: t.cuda()", "f = lambda t: t.to(device)"),
+        # A call chained on the rewritten one goes with it (PyTorch's SDPA tests).
+        ("torch.cuda.current_stream().wait_stream(s)", "torch.accelerator.current_stream().wait_stream(s)"),
+        # The use starts a line above its `.cuda()` (PyTorch's sparse tests).
+        (
+            "a = torch.tensor([1,\n                      2]).cuda()",
+            "a = torch.tensor([1,\n                      2]).to(device)",
+        ),
+    ],
+)
 def test_in_a_test_method_the_device_argument_is_used(tmp_path: Path, before: str, after: str) -> None:
     body, _ = rewrite(tmp_path, f"    def test_a(self, device):\n        x = torch.ones(2)\n        {before}\n")
     assert body == f"    def test_a(self, device):\n        x = torch.ones(2)\n        {after}\n"
 
 
 def test_other_methods_of_an_instantiated_class_use_self_device_type(tmp_path: Path) -> None:
-    body, _ = rewrite(tmp_path, (
-        "    def setUp(self):\n        super().setUp()\n        self.x = torch.ones(2).cuda()\n\n"
-        "    def _make(self, n):\n        return torch.zeros(n, device='cuda')\n\n"
-        "    @classmethod\n    def setUpClass(cls):\n        cls.d = torch.device('cuda')\n\n"
-        "    def test_a(self, device):\n        self._make(2)\n"
-    ))
+    body, _ = rewrite(
+        tmp_path,
+        (
+            "    def setUp(self):\n        super().setUp()\n        self.x = torch.ones(2).cuda()\n\n"
+            "    def _make(self, n):\n        return torch.zeros(n, device='cuda')\n\n"
+            "    @classmethod\n    def setUpClass(cls):\n        cls.d = torch.device('cuda')\n\n"
+            "    def test_a(self, device):\n        self._make(2)\n"
+        ),
+    )
     assert body == (
         "    def setUp(self):\n        super().setUp()\n        self.x = torch.ones(2).to(self.device_type)\n\n"
         "    def _make(self, n):\n        return torch.zeros(n, device=self.device_type)\n\n"
@@ -117,13 +126,18 @@ def test_what_cannot_be_rewritten_stays_with_the_reason(tmp_path: Path) -> None:
 
 
 def test_oldest_torch_allows_newer_apis(tmp_path: Path) -> None:
-    body, _ = rewrite(tmp_path, "    def test_a(self, device):\n        torch.cuda.memory_allocated(device)\n",
-                      {"oldest-torch": "2.9"})
+    body, _ = rewrite(
+        tmp_path,
+        "    def test_a(self, device):\n        torch.cuda.memory_allocated(device)\n",
+        {"oldest-torch": "2.9"},
+    )
     assert body == "    def test_a(self, device):\n        torch.accelerator.memory_allocated(device)\n"
 
 
 def test_a_class_not_instantiated_has_no_device_type(tmp_path: Path) -> None:
-    source = "    def setUp(self):\n        self.x = torch.ones(2).cuda()\n\n    def test_a(self, device):\n        pass\n"
+    source = (
+        "    def setUp(self):\n        self.x = torch.ones(2).cuda()\n\n    def test_a(self, device):\n        pass\n"
+    )
     body, printed = rewrite(tmp_path, source, tail="\n")
     assert body == source
     assert "TestA is not passed to instantiate_device_type_tests, so it has no `device_type`" in printed
@@ -190,8 +204,13 @@ def test_json_fix_field_and_summary_counts(tmp_path: Path) -> None:
     proc = run_cli("check", "--select", "HWC201", "--format", "json", cwd=root)
     found = json.loads(proc.stdout)
     assert [d["fix"] for d in found] == [
-        {"applicability": "unsafe", "rewrite": "torch.cuda.synchronize", "with": "torch.accelerator.synchronize",
-         "since": "2.6", "evidence": "a device-agnostic rewrite changes what the test runs on"},
+        {
+            "applicability": "unsafe",
+            "rewrite": "torch.cuda.synchronize",
+            "with": "torch.accelerator.synchronize",
+            "since": "2.6",
+            "evidence": "a device-agnostic rewrite changes what the test runs on",
+        },
         None,
     ]
     assert "no device-generic rewrite: torch.cuda.graph: device graphs" in found[1]["message"]
@@ -203,7 +222,9 @@ def test_oldest_torch_is_validated(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {}, {"oldest-torch": "two"})
     proc = run_cli("check", cwd=root)
     assert proc.returncode == 2
-    assert proc.stderr.strip().endswith('[tool.hwlint] oldest-torch must be a PyTorch release such as "2.7", got \'two\'')
+    assert proc.stderr.strip().endswith(
+        "[tool.hwlint] oldest-torch must be a PyTorch release such as \"2.7\", got 'two'"
+    )
     assert torch_version("2.9.0+cu128") == (2, 9) and torch_version("2.10") > torch_version("2.9")
 
 
@@ -211,14 +232,30 @@ def test_every_mapping_names_an_api_of_torch_2_14() -> None:
     """The table's targets, as they exist in torch 2.14.1 (checked there once:
     `python -c "import torch.accelerator as a; print(a.__all__)"`)."""
     accelerator_all = {
-        "current_device_index", "current_stream", "device_count", "device_index", "empty_cache", "get_memory_info",
-        "is_available", "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
-        "memory_stats", "reset_accumulated_memory_stats", "reset_peak_memory_stats", "set_device_index",
-        "set_stream", "synchronize",
+        "current_device_index",
+        "current_stream",
+        "device_count",
+        "device_index",
+        "empty_cache",
+        "get_memory_info",
+        "is_available",
+        "max_memory_allocated",
+        "max_memory_reserved",
+        "memory_allocated",
+        "memory_reserved",
+        "memory_stats",
+        "reset_accumulated_memory_stats",
+        "reset_peak_memory_stats",
+        "set_device_index",
+        "set_stream",
+        "synchronize",
     }
     for equivalent in EQUIVALENTS.values():
         module, _, name = equivalent.target.rpartition(".")
-        assert (module == "torch.accelerator" and name in accelerator_all) or equivalent.target in ("torch.Stream", "torch.Event")
+        assert (module == "torch.accelerator" and name in accelerator_all) or equivalent.target in (
+            "torch.Stream",
+            "torch.Event",
+        )
         assert torch_version(equivalent.since) >= (2, 6)
     assert BY_TARGET["torch.accelerator.synchronize"].since == "2.6"
 
@@ -234,7 +271,11 @@ def test_lintrunner_replacement_carries_the_rewrite(tmp_path: Path) -> None:
 
 
 def test_rule_plans_typed_rewrites(tmp_path: Path) -> None:
-    text = HEAD + "    def test_a(self, device):\n        torch.ones(2, device='cuda')\n        torch.cuda.synchronize()\n" + TAIL
+    text = (
+        HEAD
+        + "    def test_a(self, device):\n        torch.ones(2, device='cuda')\n        torch.cuda.synchronize()\n"
+        + TAIL
+    )
     root = write_project(tmp_path / "proj", {"test/test_a.py": text}, SETTINGS)
     fixes = [d.fix for d in lint(root, select=("HWC201",)).diagnostics]
     assert fixes == [
@@ -266,6 +307,10 @@ def test_readme_mapping_table_is_the_code_s() -> None:
 def test_rewrites_survive_the_plain_form_the_cache_keeps() -> None:
     from hwlint.core.diagnostics import Fix, fix_from_plain, fix_to_plain
 
-    for fix in (Rewrite("unsafe", "module", "torch.cuda.synchronize", "torch.accelerator.synchronize", "2.6"),
-                Rewrite("unsafe", "keyword", "cuda", "device"), NotFixable("why"), Fix("safe", "GENERIC", "evidence")):
+    for fix in (
+        Rewrite("unsafe", "module", "torch.cuda.synchronize", "torch.accelerator.synchronize", "2.6"),
+        Rewrite("unsafe", "keyword", "cuda", "device"),
+        NotFixable("why"),
+        Fix("safe", "GENERIC", "evidence"),
+    ):
         assert type(fix_from_plain(fix_to_plain(fix))) is type(fix) and fix_from_plain(fix_to_plain(fix)) == fix

@@ -100,8 +100,9 @@ def assert_rewrites_to(source: str, expected: str) -> None:
     """`hwlint fix --unsafe --select HWC201` turns `source` into `expected`,
     and a second run changes nothing."""
     with tempfile.TemporaryDirectory() as tmp:
-        root = write_project(Path(tmp) / "proj", {"test/test_gen.py": source},
-                             {"select": ["HWC201"], "allowlist": "none.txt"})
+        root = write_project(
+            Path(tmp) / "proj", {"test/test_gen.py": source}, {"select": ["HWC201"], "allowlist": "none.txt"}
+        )
         config = load_config(start=root)
         report = apply_fixes(config, lint(root, select=("HWC201",)), unsafe=True, write=True, jobs=1)
         assert (root / "test/test_gen.py").read_text() == expected, report.summary()

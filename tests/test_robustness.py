@@ -46,7 +46,9 @@ SEEDS = [
 def mutated(draw: st.DrawFn) -> bytes:
     base = draw(st.one_of(st.sampled_from(SEEDS), modules().map(lambda s: s.encode())))
     for _ in range(draw(st.integers(0, 3))):
-        kind = draw(st.sampled_from(["truncate", "insert", "nul", "invalid-utf8", "crlf", "cr", "tab", "bom", "dedent"]))
+        kind = draw(
+            st.sampled_from(["truncate", "insert", "nul", "invalid-utf8", "crlf", "cr", "tab", "bom", "dedent"])
+        )
         at = draw(st.integers(0, len(base)))
         if kind == "truncate":
             base = base[:at]
@@ -117,22 +119,31 @@ def _error_line(root: Path, *args: str) -> str:
     return done.stderr.replace(str(root), "ROOT").rstrip("\n")
 
 
-@pytest.mark.parametrize("settings, key, command", [
-    ({"include": ["!"]}, "[tool.hwlint] include", ["check"]),
-    ({"exclude": ["test/x\\"]}, "[tool.hwlint] exclude", ["check", "test/test_c.py"]),
-    ({"per-file-ignores": {"!": ["HWC001"]}}, "[tool.hwlint] per-file-ignores", ["check"]),
-    ({"exclude": ["[z-a]"]}, "[tool.hwlint] exclude", ["check"]),  # pathspec raises re.error for this one
-    ({"phases": [{"name": "a", "paths": ["!"], "due": "2027-01-01"}]}, "[[tool.hwlint.phases]] (a) paths", ["report"]),
-])
-def test_an_invalid_configured_pattern_is_one_line_naming_the_setting(tmp_path: Path, settings: dict[str, Any],
-                                                                    key: str, command: list[str]) -> None:
+@pytest.mark.parametrize(
+    "settings, key, command",
+    [
+        ({"include": ["!"]}, "[tool.hwlint] include", ["check"]),
+        ({"exclude": ["test/x\\"]}, "[tool.hwlint] exclude", ["check", "test/test_c.py"]),
+        ({"per-file-ignores": {"!": ["HWC001"]}}, "[tool.hwlint] per-file-ignores", ["check"]),
+        ({"exclude": ["[z-a]"]}, "[tool.hwlint] exclude", ["check"]),  # pathspec raises re.error for this one
+        (
+            {"phases": [{"name": "a", "paths": ["!"], "due": "2027-01-01"}]},
+            "[[tool.hwlint.phases]] (a) paths",
+            ["report"],
+        ),
+    ],
+)
+def test_an_invalid_configured_pattern_is_one_line_naming_the_setting(
+    tmp_path: Path, settings: dict[str, Any], key: str, command: list[str]
+) -> None:
     root = write_project(tmp_path, {"test/test_c.py": CLASS_C}, settings)
     text = (root / "pyproject.toml").read_text().replace('"2027-01-01"', "2027-01-01")  # a TOML date
     (root / "pyproject.toml").write_text(text)
     pattern = next(iter(settings.get("exclude", []) or ["!"]))
     assert _error_line(root, *command) == (
         f"hwlint: error: ROOT/pyproject.toml: {key}: {pattern!r} is not a valid gitignore-style pattern: "
-        "correct or remove it")
+        "correct or remove it"
+    )
 
 
 def test_an_invalid_gitignore_line_is_dropped_as_git_drops_it(tmp_path: Path) -> None:
@@ -145,8 +156,9 @@ def test_an_invalid_gitignore_line_is_dropped_as_git_drops_it(tmp_path: Path) ->
 
 def test_fix_and_prune_write_through_symlinks_instead_of_replacing_them(tmp_path: Path) -> None:
     unclassified = "from torch.testing._internal.common_utils import TestCase\n\n" + CLASS_C
-    root = write_project(tmp_path, {"shared/test_c.py": unclassified, "test/test_d.py": CLASS_C},
-                         allowlist="test/test_c.py 1\n")
+    root = write_project(
+        tmp_path, {"shared/test_c.py": unclassified, "test/test_d.py": CLASS_C}, allowlist="test/test_c.py 1\n"
+    )
     (root / "test" / "test_c.py").symlink_to("../shared/test_c.py")
     (root / "shared" / "allowlist.txt").write_text((root / "allowlist.txt").read_text())
     (root / "allowlist.txt").unlink()
@@ -185,7 +197,8 @@ def test_fix_classifies_a_class_indented_with_a_form_feed_or_leaves_the_file_as_
     assert (root / "test" / "test_c.py").read_text() == (
         "from torch.testing._internal.common_utils import HardwareClassification\n"
         "class TestC(TestCase):\n\x0c    hw_classification = HardwareClassification.GENERIC\n\n"
-        "\x0c    def test_c(self): pass\n")
+        "\x0c    def test_c(self): pass\n"
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
@@ -223,7 +236,8 @@ def test_lintrunner_says_which_paths_file_is_not_utf8(tmp_path: Path) -> None:
     done = run_cli("lintrunner", "@paths.txt", cwd=root)
     assert done.returncode == 0 and done.stderr == ""
     assert [json.loads(line)["description"] for line in done.stdout.splitlines()] == [
-        "hwlint failed: paths.txt: the paths file is not UTF-8 (byte 0xff at offset 25): pass lintrunner's @{{PATHSFILE}}"]
+        "hwlint failed: paths.txt: the paths file is not UTF-8 (byte 0xff at offset 25): pass lintrunner's @{{PATHSFILE}}"
+    ]
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
@@ -231,10 +245,19 @@ def test_lintrunner_says_which_paths_file_is_not_utf8(tmp_path: Path) -> None:
 def test_output_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_path: Path, command: list[str]) -> None:
     root = write_project(tmp_path, {"test/test_c.py": CLASS_C})
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "hwlint", *command], cwd=root, stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=120)
-    assert (done.returncode, done.stderr) == (2, "hwlint: error: cannot write the output: No space left on device: "
-                                                 "free some space, or write elsewhere with -o FILE\n")
+        done = subprocess.run(
+            [sys.executable, "-m", "hwlint", *command],
+            cwd=root,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "hwlint: error: cannot write the output: No space left on device: "
+        "free some space, or write elsewhere with -o FILE\n",
+    )
 
 
 @pytest.mark.parametrize("command", [("check",), ("report",), ("select", "GENERIC"), ("rule",), ("fix", "--diff")])
@@ -242,19 +265,36 @@ def test_a_closed_stdout_is_one_error_line(tmp_path: Path, command: tuple[str, .
     """`hwlint check >&-`: Python starts with sys.stdout None; the output
     cannot be written, and saying so beats dropping it."""
     root = write_project(tmp_path / "proj", {"test/test_x.py": "class TestA(TestCase):\n    def test_a(self): pass\n"})
-    proc = subprocess.run([sys.executable, "-m", "hwlint", *command], cwd=root, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    proc = subprocess.run(
+        [sys.executable, "-m", "hwlint", *command],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )
     assert (proc.returncode, proc.stderr) == (
-        2, "hwlint: error: cannot write the output: standard output is closed (use -o FILE)\n")
+        2,
+        "hwlint: error: cannot write the output: standard output is closed (use -o FILE)\n",
+    )
 
 
 def test_a_stdout_open_for_reading_only_is_one_error_line(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {"test/test_x.py": "class TestA(TestCase):\n    def test_a(self): pass\n"})
     with open(os.devnull) as read_only:
-        proc = subprocess.run([sys.executable, "-m", "hwlint", "check"], cwd=root, stdout=read_only,
-                              stderr=subprocess.PIPE, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "hwlint", "check"],
+            cwd=root,
+            stdout=read_only,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert (proc.returncode, proc.stderr) == (
-        2, "hwlint: error: cannot write the output: Bad file descriptor: write elsewhere with -o FILE\n")
+        2,
+        "hwlint: error: cannot write the output: Bad file descriptor: write elsewhere with -o FILE\n",
+    )
 
 
 def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
@@ -269,8 +309,11 @@ def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     assert run_cli("check", "-o", "out.txt", cwd=root).returncode == 1  # -o writes the name's own bytes, as stdout does
     assert (root / "out.txt").read_bytes().startswith(b"test/test_\xff.py:1:1: HWC001 ")
     init = run_cli("allowlist", "init", cwd=root)
-    assert (init.returncode, init.stderr) == (2, "hwlint: error: test/test_\\xff.py: the file name is not UTF-8, and the "
-                                                 f"allowlist is UTF-8 text: rename the file ({root / 'allowlist.txt'} is not written)\n")
+    assert (init.returncode, init.stderr) == (
+        2,
+        "hwlint: error: test/test_\\xff.py: the file name is not UTF-8, and the "
+        f"allowlist is UTF-8 text: rename the file ({root / 'allowlist.txt'} is not written)\n",
+    )
     assert not (root / "allowlist.txt").exists()
 
 
@@ -282,7 +325,13 @@ def test_output_to_dev_stdout_goes_to_the_stream_as_the_shell_set_it_up(tmp_path
     log = tmp_path / "log"
     log.write_text("before\n")
     with open(log, "a") as stdout:
-        done = subprocess.run([sys.executable, "-m", "hwlint", "check", "-o", "/dev/stdout"], cwd=root, stdout=stdout,
-                              stderr=subprocess.PIPE, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "hwlint", "check", "-o", "/dev/stdout"],
+            cwd=root,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert (done.returncode, done.stderr) == (1, "")
     assert log.read_text() == "before\n" + run_cli("check", cwd=root).stdout

@@ -39,14 +39,27 @@ def ratchet(root: Path, example: Example, monkeypatch: pytest.MonkeyPatch) -> li
     (root / "allowlist.txt").write_text(example.base_allowlist)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
-    git(root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false",
-        "commit", "-q", "-m", "base")
+    git(
+        root,
+        "-c",
+        "user.name=Test",
+        "-c",
+        "user.email=test@example.com",
+        "-c",
+        "commit.gpgsign=false",
+        "commit",
+        "-q",
+        "-m",
+        "base",
+    )
     (root / "allowlist.txt").write_text(example.allowlist or "")
     return check_ratchet(load_config(start=root), "HEAD").diagnostics
 
 
 @pytest.mark.parametrize(("rule", "example", "valid"), CASES)
-def test_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rule: type[Rule], example: Example, valid: bool) -> None:
+def test_example(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rule: type[Rule], example: Example, valid: bool
+) -> None:
     settings = {"select": [rule.code], **example.settings}
     allowlist = example.allowlist if example.base_allowlist is None else None
     root = write_project(tmp_path, {SNIPPET: example.source, **example.files}, settings, allowlist)
@@ -92,11 +105,15 @@ def test_rule_is_documented(rule: type[Rule]) -> None:
 
 def test_fix_reads_typed_fixes_not_message_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Rewording HWC001 changes what `check` prints, never what `fix` does or says."""
-    root = write_project(tmp_path, {
-        "test/test_safe.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
-        "test/test_unsafe.py": "class TestB(TestCase):\n    @onlyCUDA\n    def test_b(self): pass\n",
-        "test/test_human.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
-    }, {"select": ["HWC001"]})
+    root = write_project(
+        tmp_path,
+        {
+            "test/test_safe.py": "class TestA(TestCase):\n    def test_a(self): pass\n",
+            "test/test_unsafe.py": "class TestB(TestCase):\n    @onlyCUDA\n    def test_b(self): pass\n",
+            "test/test_human.py": "class TestC(TestCase):\n    def test_c(self, device): pass\n",
+        },
+        {"select": ["HWC001"]},
+    )
     config = load_config(start=root)
 
     def fix_output() -> tuple[list[str], list[tuple[str, bytes | None]], list[str]]:
@@ -111,11 +128,15 @@ def test_fix_reads_typed_fixes_not_message_text(tmp_path: Path, monkeypatch: pyt
     assert (reworded_summary, reworded_files) == (summary, files)
     assert len(files) == 1 and summary[1:] == [
         "2 classes need a human, by reason:",
-        ("  1 tests take a device but the class is never instantiated: instantiate it or drop the parameter "
-         "(e.g. test/test_human.py:1 TestC)"),
+        (
+            "  1 tests take a device but the class is never instantiated: instantiate it or drop the parameter "
+            "(e.g. test/test_human.py:1 TestC)"
+        ),
         "  1 unsafe fix to CUDA: apply with --unsafe (e.g. test/test_unsafe.py:1 TestB)",
         "Each class:",
-        ("  test/test_human.py:1: TestC: `hw_classification = HardwareClassification.<MEMBER>`; test methods take a "
-         "device (test_c) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)"),
+        (
+            "  test/test_human.py:1: TestC: `hw_classification = HardwareClassification.<MEMBER>`; test methods take a "
+            "device (test_c) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)"
+        ),
         "  test/test_unsafe.py:1: TestB: unsafe fix to CUDA (every accelerator use in the class is CUDA): apply with --unsafe",
     ]

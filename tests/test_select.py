@@ -21,7 +21,7 @@ from tests.conftest import lint, run_cli, write_project
 # pytest without torch: the enum, and instantiate_device_type_tests as
 # PyTorch does it (one class per device type, named <Class><DEVICE>, the
 # generic class removed from the module), for a runner that has a CPU.
-HELPERS = '''\
+HELPERS = """\
 import enum
 import unittest
 
@@ -51,12 +51,12 @@ def instantiate_device_type_tests(generic, scope, only_for=None, except_for=None
                     return _test(self, _device)
                 methods[f"{name}_{device}"] = run
         scope[generic.__name__ + device.upper()] = type(generic.__name__ + device.upper(), (unittest.TestCase,), methods)
-'''
+"""
 
 TREE = {
     "pytest.ini": "[pytest]\n",
     "suite/hwlint_testing.py": HELPERS,
-    "suite/common_bases.py": '''\
+    "suite/common_bases.py": """\
 import unittest
 
 from hwlint_testing import HardwareClassification
@@ -64,8 +64,8 @@ from hwlint_testing import HardwareClassification
 
 class GenericBase(unittest.TestCase):
     hw_classification = HardwareClassification.GENERIC
-''',
-    "suite/test_generic.py": '''\
+""",
+    "suite/test_generic.py": """\
 import unittest
 
 from common_bases import GenericBase
@@ -87,8 +87,8 @@ class TestInherited(GenericBase):
 class TestUnclassified(unittest.TestCase):
     def test_unclassified(self):
         self.assertTrue(True)
-''',
-    "suite/test_devices.py": '''\
+""",
+    "suite/test_devices.py": """\
 import unittest
 
 from hwlint_testing import HardwareClassification, instantiate_device_type_tests
@@ -125,8 +125,8 @@ class TestPlainCpu(unittest.TestCase):
 instantiate_device_type_tests(TestOps, globals(), except_for="meta")
 instantiate_device_type_tests(TestCpuOnly, globals(), only_for="cpu")
 instantiate_device_type_tests(TestCudaOnly, globals(), only_for="cuda")
-''',
-    "suite/test_other.py": '''\
+""",
+    "suite/test_other.py": """\
 import unittest
 
 from hwlint_testing import HardwareClassification, instantiate_device_type_tests
@@ -155,7 +155,7 @@ class TestNoMps(unittest.TestCase):
 
 instantiate_device_type_tests(TestMps, globals(), only_for="mps", allow_mps=True)
 instantiate_device_type_tests(TestNoMps, globals(), except_for=["cpu"])
-''',
+""",
 }
 
 
@@ -212,7 +212,10 @@ def test_accelerator_runner(tree: Path) -> None:
         "suite/test_other.py::TestNoMpsCUDA\n"
     )
     # On a CPU: TestNoMps is not instantiated there (except_for=["cpu"]).
-    assert select(tree, "ACCELERATOR", "--device", "cpu", "--format", "pytest").stdout == "suite/test_devices.py::TestOpsCPU\n"
+    assert (
+        select(tree, "ACCELERATOR", "--device", "cpu", "--format", "pytest").stdout
+        == "suite/test_devices.py::TestOpsCPU\n"
+    )
     # MPS and XPU classes exist only with allow_mps/allow_xpu, as in PyTorch.
     assert select(tree, "ACCELERATOR", "MPS", "--format", "pytest").stdout == "suite/test_other.py::TestMpsMPS\n"
     assert select(tree, "ACCELERATOR", "XPU", "--format", "pytest").stdout == "suite/test_other.py::TestXpu\n"
@@ -250,20 +253,33 @@ def test_json(tree: Path) -> None:
         "files": ["suite/test_devices.py"],
         "tests": [
             {
-                "path": "suite/test_devices.py", "class_name": "TestCpuOnly", "classification": "CPU",
-                "inherited_from": None, "instantiated": True, "collected_as": "TestCpuOnlyCPU",
-                "node_id": "suite/test_devices.py::TestCpuOnlyCPU", "imported_from": None,
+                "path": "suite/test_devices.py",
+                "class_name": "TestCpuOnly",
+                "classification": "CPU",
+                "inherited_from": None,
+                "instantiated": True,
+                "collected_as": "TestCpuOnlyCPU",
+                "node_id": "suite/test_devices.py::TestCpuOnlyCPU",
+                "imported_from": None,
             },
             {
-                "path": "suite/test_devices.py", "class_name": "TestPlainCpu", "classification": "CPU",
-                "inherited_from": None, "instantiated": False, "collected_as": "TestPlainCpu",
-                "node_id": "suite/test_devices.py::TestPlainCpu", "imported_from": None,
+                "path": "suite/test_devices.py",
+                "class_name": "TestPlainCpu",
+                "classification": "CPU",
+                "inherited_from": None,
+                "instantiated": False,
+                "collected_as": "TestPlainCpu",
+                "node_id": "suite/test_devices.py::TestPlainCpu",
+                "imported_from": None,
             },
         ],
         "uncertain": [],
     }
     inherited = json.loads(select(tree, "GENERIC", "--format", "json").stdout)["tests"][1]
-    assert (inherited["class_name"], inherited["inherited_from"]) == ("TestInherited", "GenericBase in suite/common_bases.py")
+    assert (inherited["class_name"], inherited["inherited_from"]) == (
+        "TestInherited",
+        "GenericBase in suite/common_bases.py",
+    )
     # Without a device, an instantiated class has no node id.
     accelerator = json.loads(select(tree, "ACCELERATOR", "--format", "json").stdout)
     assert accelerator["device"] is None
@@ -288,7 +304,10 @@ def test_exit_codes_of_the_installed_command(tree: Path) -> None:
 def test_bad_member_and_device(tree: Path) -> None:
     result = select(tree, "GPU")
     assert result.returncode == 2
-    assert result.stderr == "hwlint: error: unknown classification 'GPU': expected one of GENERIC, ACCELERATOR, CPU, CUDA, MPS, XPU\n"
+    assert (
+        result.stderr
+        == "hwlint: error: unknown classification 'GPU': expected one of GENERIC, ACCELERATOR, CPU, CUDA, MPS, XPU\n"
+    )
     result = select(tree, "CPU", "--device", "cuda:0")
     assert result.returncode == 2 and "--device 'cuda:0'" in result.stderr
     assert select(tree).returncode == 2  # a member is required

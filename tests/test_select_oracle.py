@@ -295,24 +295,29 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def runtime(torch_python: str, suite: Path) -> dict[str, set[tuple[str, str | None]]]:
     """What unittest collects from each module with torch: {path: {(class, member)}}."""
     names = " ".join(sorted(Path(p).stem for p in SUITE if Path(p).name.startswith("test_")))
-    done = subprocess.run([torch_python, "-c", ORACLE], input=names, cwd=suite, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [torch_python, "-c", ORACLE], input=names, cwd=suite, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return {path: {(name, member) for name, member in classes} for path, classes in json.loads(done.stdout).items()}
 
 
 def select_json(root: Path, *extra: str) -> dict[str, Any]:
-    done = run_cli("select", *MEMBERS, "--include-unclassified", "--device", "cpu", "--format", "json", *extra, cwd=root)
+    done = run_cli(
+        "select", *MEMBERS, "--include-unclassified", "--device", "cpu", "--format", "json", *extra, cwd=root
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
 def test_torch_has_what_the_oracle_needs(torch_python: str) -> None:
-    probe = ("import sys; sys.argv = sys.argv[:1]\n"
-             "import inspect, torch\n"
-             "from torch.testing._internal import common_utils as cu\n"
-             "print(torch.__version__, sorted(cu.HardwareClassification.__members__), callable(cu.get_hw_classification),"
-             " '--hw-classification' in inspect.getsource(cu))\n")
+    probe = (
+        "import sys; sys.argv = sys.argv[:1]\n"
+        "import inspect, torch\n"
+        "from torch.testing._internal import common_utils as cu\n"
+        "print(torch.__version__, sorted(cu.HardwareClassification.__members__), callable(cu.get_hw_classification),"
+        " '--hw-classification' in inspect.getsource(cu))\n"
+    )
     done = subprocess.run([torch_python, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     version, *rest = done.stdout.split(" ", 1)
@@ -364,8 +369,9 @@ def test_a_cpu_runner_gets_every_cpu_test(suite: Path, runtime: dict[str, Any]) 
     assert needed <= files, needed - files
 
 
-def test_runtime_select_lists_exactly_what_the_runtime_collects(suite: Path, torch_python: str,
-                                                                runtime: dict[str, Any]) -> None:
+def test_runtime_select_lists_exactly_what_the_runtime_collects(
+    suite: Path, torch_python: str, runtime: dict[str, Any]
+) -> None:
     found = select_json(suite, "--runtime", "--python", torch_python)
     assert found["uncertain"] == []
     listed: dict[str, set[tuple[str, str | None]]] = {}
@@ -385,12 +391,20 @@ def test_pytorch_filter_runs_what_select_chose(suite: Path, torch_python: str) -
     # PyTorch's run_tests writes JUnit XML (and needs xmlrunner) whenever `CI` is set, as it is on CI machines;
     # the filter is what is under test here, so run the file the way a developer does.
     env = {name: value for name, value in os.environ.items() if name != "CI"}
-    done = subprocess.run([torch_python, "test/test_plain.py", "--hw-classification", "CPU", "-v"], cwd=suite,
-                          capture_output=True, text=True, timeout=600, env=env)
+    done = subprocess.run(
+        [torch_python, "test/test_plain.py", "--hw-classification", "CPU", "-v"],
+        cwd=suite,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     ran = set(re.findall(r"\(__main__\.(\w+)\.", done.stderr))
     chosen = run_cli("select", "CPU", "--format", "pytest", cwd=suite).stdout.split()
-    assert ran == {node.split("::")[1] for node in chosen if node.startswith("test/test_plain.py::")} == {"TestCpuOnlyCPU"}
+    assert (
+        ran == {node.split("::")[1] for node in chosen if node.startswith("test/test_plain.py::")} == {"TestCpuOnlyCPU"}
+    )
 
 
 # -- runners of a device this machine lacks ---------------------------------
@@ -527,8 +541,11 @@ cdt.TEST_XPU = True
 
 @pytest.fixture(scope="module")
 def device_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = write_project(tmp_path_factory.mktemp("devices") / "proj", {**DEVICE_SUITE, "fake_cuda.py": FAKE_CUDA},
-                         {"include": ["test/**/test_*.py"]})
+    root = write_project(
+        tmp_path_factory.mktemp("devices") / "proj",
+        {**DEVICE_SUITE, "fake_cuda.py": FAKE_CUDA},
+        {"include": ["test/**/test_*.py"]},
+    )
     with (root / "pyproject.toml").open("a") as settings:
         settings.write(DEVICE_RUNNERS)
     return root
@@ -543,8 +560,15 @@ def device_oracle(torch_python: str, root: Path, device: str) -> set[tuple[str, 
         env["TORCH_TEST_DEVICES"] = str(root / "fake_cuda.py")
     else:
         prelude = AS_ON_AN_XPU_MACHINE
-    done = subprocess.run([torch_python, "-c", prelude + ORACLE], input="test_devices", cwd=root, capture_output=True,
-                          text=True, timeout=600, env=env)
+    done = subprocess.run(
+        [torch_python, "-c", prelude + ORACLE],
+        input="test_devices",
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return {(name, member) for name, member in json.loads(done.stdout)["test/test_devices.py"]}
 
@@ -556,19 +580,27 @@ def runner_view(collected: set[tuple[str, str | None]], members: set[str], devic
     return {name for name, member in collected if member in members and not name.endswith(others)}
 
 
-@pytest.mark.parametrize(("runner", "device", "members", "expected"), [
-    ("linux-cuda", "cuda", {"ACCELERATOR", "CUDA"},
-     {"TestOpsCUDA", "TestOpsWithXpuCUDA", "TestCudaOnlyCUDA", "TestCudaStreams"}),
-    ("linux-xpu", "xpu", {"ACCELERATOR", "XPU"},
-     {"TestOpsWithXpuXPU", "TestNotOnCudaXPU", "TestXpuOnlyXPU"}),
-])
-def test_a_runner_of_a_missing_device_gets_what_it_collects(device_suite: Path, torch_python: str, runner: str,
-                                                           device: str, members: set[str], expected: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("runner", "device", "members", "expected"),
+    [
+        (
+            "linux-cuda",
+            "cuda",
+            {"ACCELERATOR", "CUDA"},
+            {"TestOpsCUDA", "TestOpsWithXpuCUDA", "TestCudaOnlyCUDA", "TestCudaStreams"},
+        ),
+        ("linux-xpu", "xpu", {"ACCELERATOR", "XPU"}, {"TestOpsWithXpuXPU", "TestNotOnCudaXPU", "TestXpuOnlyXPU"}),
+    ],
+)
+def test_a_runner_of_a_missing_device_gets_what_it_collects(
+    device_suite: Path, torch_python: str, runner: str, device: str, members: set[str], expected: set[str]
+) -> None:
     collected = device_oracle(torch_python, device_suite, device)
     # The oracle made the device's classes although this machine lacks the device.
     assert runner_view(collected, members, device) == expected
-    done = run_cli("select", "--runner", runner, "--runtime", "--python", torch_python, "--format", "json",
-                   cwd=device_suite)
+    done = run_cli(
+        "select", "--runner", runner, "--runtime", "--python", torch_python, "--format", "json", cwd=device_suite
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert found["uncertain"] == [] and found["device"] == device
@@ -586,7 +618,9 @@ def test_a_runtime_matrix_partitions_what_each_runner_collects(device_suite: Pat
     entries = json.loads(done.stdout)["include"]
     assert [(e["runner"], e["shard"]) for e in entries] == [("linux-cuda", 1), ("linux-cuda", 2), ("linux-xpu", 1)]
     cuda = [test for e in entries[:2] for test in e["tests"]]
-    assert sorted(cuda) == sorted(f"test/test_devices.py::{name}" for name in
-                                  ("TestOpsCUDA", "TestOpsWithXpuCUDA", "TestCudaOnlyCUDA", "TestCudaStreams"))
+    assert sorted(cuda) == sorted(
+        f"test/test_devices.py::{name}"
+        for name in ("TestOpsCUDA", "TestOpsWithXpuCUDA", "TestCudaOnlyCUDA", "TestCudaStreams")
+    )
     # Balanced by test methods: TestOpsWithXpuCUDA has 2, the others 1 each.
     assert sorted(len(e["tests"]) for e in entries[:2]) == [2, 2]

@@ -47,13 +47,16 @@ def test_facts_record_what_makes_classes_at_run_time() -> None:
 
 
 def test_uncertain_files_are_in_every_selection_with_one_line_each(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "proj", {
-        "test/test_cpu.py": HEADER + CPU_CLASS,
-        "test/test_rpc.py": HEADER + "class RpcMixin:\n    def test_rpc(self): pass\n\n"
-                            "globals().update(generate_tests('TensorPipe', RpcMixin, [TestCase], __name__))\n",
-        "test/test_exposed.py": HEADER + "@expose_mixin_tests(FooMixin)\nclass TestFoo(TestCase):\n"
-                                "    hw_classification = HardwareClassification.CUDA\n",
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_cpu.py": HEADER + CPU_CLASS,
+            "test/test_rpc.py": HEADER + "class RpcMixin:\n    def test_rpc(self): pass\n\n"
+            "globals().update(generate_tests('TensorPipe', RpcMixin, [TestCase], __name__))\n",
+            "test/test_exposed.py": HEADER + "@expose_mixin_tests(FooMixin)\nclass TestFoo(TestCase):\n"
+            "    hw_classification = HardwareClassification.CUDA\n",
+        },
+    )
     result = select(root, "CUDA", "--device", "cuda")
     assert result.returncode == 0
     assert result.stdout == "test/test_exposed.py\ntest/test_rpc.py\n"
@@ -69,32 +72,49 @@ def test_uncertain_files_are_in_every_selection_with_one_line_each(tmp_path: Pat
     )
     document = json.loads(select(root, "CPU", "--format", "json").stdout)
     assert document["files"] == ["test/test_cpu.py", "test/test_exposed.py", "test/test_rpc.py"]
-    assert document["uncertain"][1] == {"path": "test/test_rpc.py", "reasons": [{
-        "line": 6, "column": 18, "kind": "created-by-call", "class_name": None,
-        "message": "a class published through globals() is made by generate_tests() at run time"}]}
+    assert document["uncertain"][1] == {
+        "path": "test/test_rpc.py",
+        "reasons": [
+            {
+                "line": 6,
+                "column": 18,
+                "kind": "created-by-call",
+                "class_name": None,
+                "message": "a class published through globals() is made by generate_tests() at run time",
+            }
+        ],
+    }
 
 
 def test_a_mixin_with_test_methods_is_not_collected(tmp_path: Path) -> None:
     """unittest collects TestCase classes only; neither does select list a mixin."""
-    root = write_project(tmp_path / "proj", {
-        "test/test_a.py": HEADER + "class OpsMixin:\n    hw_classification = HardwareClassification.CPU\n"
-                          "    def test_ops(self): pass\n\n"
-                          "class TestOps(OpsMixin, TestCase):\n    pass\n"
-                          # pytest collects a plain class named Test*: listed.
-                          "class TestPlain:\n    hw_classification = HardwareClassification.CPU\n"
-                          "    def test_p(self): pass\n",
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_a.py": HEADER + "class OpsMixin:\n    hw_classification = HardwareClassification.CPU\n"
+            "    def test_ops(self): pass\n\n"
+            "class TestOps(OpsMixin, TestCase):\n    pass\n"
+            # pytest collects a plain class named Test*: listed.
+            "class TestPlain:\n    hw_classification = HardwareClassification.CPU\n"
+            "    def test_p(self): pass\n",
+        },
+    )
     assert select(root, "CPU", "--format", "pytest").stdout == "test/test_a.py::TestOps\ntest/test_a.py::TestPlain\n"
 
 
 def test_setattr_on_a_name_hwlint_cannot_follow_makes_the_file_uncertain(tmp_path: Path) -> None:
     """PyTorch's cpp-extension tests pick the class with a conditional and add
     a test method per source file: the class is not known, the file is."""
-    root = write_project(tmp_path / "proj", {
-        "test/test_a.py": HEADER + CPU_CLASS + "class _Base(TestCase):\n    pass\nclass _Other(TestCase):\n    pass\n"
-                          "for f in files:\n    target = TestCpu if f.endswith('.cu') else _Base\n"
-                          "    setattr(target, 'test_' + f, make(f))\n",
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_a.py": HEADER
+            + CPU_CLASS
+            + "class _Base(TestCase):\n    pass\nclass _Other(TestCase):\n    pass\n"
+            "for f in files:\n    target = TestCpu if f.endswith('.cu') else _Base\n"
+            "    setattr(target, 'test_' + f, make(f))\n",
+        },
+    )
     result = select(root, "CUDA", "--device", "cuda")
     assert (result.returncode, result.stdout) == (0, "test/test_a.py\n")
     assert result.stderr == (
@@ -104,15 +124,19 @@ def test_setattr_on_a_name_hwlint_cannot_follow_makes_the_file_uncertain(tmp_pat
 
 
 def test_imported_test_classes_are_listed_where_they_are_collected(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "proj", {
-        "test/test_base.py": HEADER + CPU_CLASS + "\nclass _Private(TestCase):\n    def test_p(self): pass\n",
-        "test/test_reuse.py": HEADER + "from test_base import TestCpu as Reused\n",
-        "test/test_star.py": HEADER + "from test_base import *\n",
-        # Instantiated where it is defined: removed from that module, so no import finds it there.
-        "test/test_devices.py": HEADER + "class TestDev(TestCase):\n    hw_classification = HardwareClassification.CPU\n"
-                                "    def test_d(self, device): pass\n\ninstantiate_device_type_tests(TestDev, globals())\n",
-        "test/test_uses_devices.py": HEADER + "from test_devices import TestDev\n",
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_base.py": HEADER + CPU_CLASS + "\nclass _Private(TestCase):\n    def test_p(self): pass\n",
+            "test/test_reuse.py": HEADER + "from test_base import TestCpu as Reused\n",
+            "test/test_star.py": HEADER + "from test_base import *\n",
+            # Instantiated where it is defined: removed from that module, so no import finds it there.
+            "test/test_devices.py": HEADER
+            + "class TestDev(TestCase):\n    hw_classification = HardwareClassification.CPU\n"
+            "    def test_d(self, device): pass\n\ninstantiate_device_type_tests(TestDev, globals())\n",
+            "test/test_uses_devices.py": HEADER + "from test_devices import TestDev\n",
+        },
+    )
     assert select(root, "CPU", "GENERIC", "--include-unclassified", "--format", "pytest").stdout == (
         # _Private is not public: `import *` leaves it out.
         "test/test_base.py::TestCpu\ntest/test_base.py::_Private\ntest/test_devices.py::TestDevCPU\n"
@@ -120,13 +144,15 @@ def test_imported_test_classes_are_listed_where_they_are_collected(tmp_path: Pat
     )
     tests = json.loads(select(root, "CPU", "--format", "json").stdout)["tests"]
     assert [(t["node_id"], t["imported_from"]) for t in tests if t["imported_from"]] == [
-        ("test/test_reuse.py::Reused", "test/test_base.py"), ("test/test_star.py::TestCpu", "test/test_base.py"),
+        ("test/test_reuse.py::Reused", "test/test_base.py"),
+        ("test/test_star.py::TestCpu", "test/test_base.py"),
     ]
 
 
 def test_known_generators_make_classes_hwlint_sees(tmp_path: Path) -> None:
     files = {
-        "test/test_a.py": HEADER + CPU_CLASS
+        "test/test_a.py": HEADER
+        + CPU_CLASS
         + "\nTestCpuDynamic = make_test_cls_with_patches(TestCpu, 'Dynamic', '_dynamic')\n"
         + "globals()['x'] = make_test_cls_with_patches(TestCpu, 'Strict', '_strict')\n"
         + "class Template:\n    def test_t(self): pass\n"
@@ -141,14 +167,20 @@ def test_known_generators_make_classes_hwlint_sees(tmp_path: Path) -> None:
     result = select(known, "CPU", "--format", "pytest")
     assert (result.stdout, result.stderr) == (
         "test/test_a.py::TestCpu\ntest/test_a.py::CpuTests\n"
-        "test/test_a.py::TestCpuDynamic\ntest/test_a.py::StrictTestCpu\n", "")
+        "test/test_a.py::TestCpuDynamic\ntest/test_a.py::StrictTestCpu\n",
+        "",
+    )
 
 
 def test_generators_setting_is_validated(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "proj", {"test/test_a.py": CPU_CLASS}, {"generators": {"f": {"name": "{x}", "base": 0}}})
+    root = write_project(
+        tmp_path / "proj", {"test/test_a.py": CPU_CLASS}, {"generators": {"f": {"name": "{x}", "base": 0}}}
+    )
     result = run_cli("select", "CPU", cwd=root)
     assert result.returncode == 2
-    assert result.stderr.endswith("[tool.hwlint] generators.f.name '{x}': use {0}, {1}... for the function's arguments\n")
+    assert result.stderr.endswith(
+        "[tool.hwlint] generators.f.name '{x}': use {0}, {1}... for the function's arguments\n"
+    )
 
 
 # --runtime without torch: a plain unittest suite and this Python.
@@ -157,17 +189,28 @@ ENUM = "import enum\nclass HardwareClassification(enum.Enum):\n    GENERIC = 1\n
 
 def test_runtime_survives_failing_crashing_and_hanging_modules(tmp_path: Path) -> None:
     plain = "import unittest\nfrom hw import HardwareClassification\n"
-    root = write_project(tmp_path / "proj", {
-        "test/hw.py": ENUM,
-        "test/test_ok.py": plain + "class TestOk(unittest.TestCase):\n    hw_classification = HardwareClassification.CPU\n"
-                           "    def test_a(self): pass\n"
-                           "Made = type('Made', (TestOk,), {'hw_classification': HardwareClassification.GENERIC})\n",
-        "test/test_missing.py": plain + "import not_installed\n" + CPU_CLASS.replace("TestCase", "unittest.TestCase"),
-        "test/test_crash.py": plain + "import os\n" + CPU_CLASS.replace("TestCase", "unittest.TestCase") + "os.abort()\n",
-        "test/test_hang.py": plain + "import time\ntime.sleep(600)\n",
-        "test/test_exit.py": plain + "raise SystemExit(0)\n",
-    })
-    result = select(root, "CPU", "GENERIC", "--runtime", "--python", sys.executable, "--timeout", "5", "--format", "pytest")
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/hw.py": ENUM,
+            "test/test_ok.py": plain
+            + "class TestOk(unittest.TestCase):\n    hw_classification = HardwareClassification.CPU\n"
+            "    def test_a(self): pass\n"
+            "Made = type('Made', (TestOk,), {'hw_classification': HardwareClassification.GENERIC})\n",
+            "test/test_missing.py": plain
+            + "import not_installed\n"
+            + CPU_CLASS.replace("TestCase", "unittest.TestCase"),
+            "test/test_crash.py": plain
+            + "import os\n"
+            + CPU_CLASS.replace("TestCase", "unittest.TestCase")
+            + "os.abort()\n",
+            "test/test_hang.py": plain + "import time\ntime.sleep(600)\n",
+            "test/test_exit.py": plain + "raise SystemExit(0)\n",
+        },
+    )
+    result = select(
+        root, "CPU", "GENERIC", "--runtime", "--python", sys.executable, "--timeout", "5", "--format", "pytest"
+    )
     assert result.returncode == 0
     assert result.stdout == (
         "test/test_ok.py::Made\ntest/test_ok.py::TestOk\n"
@@ -182,11 +225,13 @@ def test_runtime_survives_failing_crashing_and_hanging_modules(tmp_path: Path) -
         "hwlint: warning: test/test_missing.py:1: uncertain, selected whole: import failed: ModuleNotFoundError: "
         "No module named 'not_installed'\n"
     )
-    tests = json.loads(select(root, "CPU", "--runtime", "--python", sys.executable, "--timeout", "5",
-                              "--format", "json").stdout)["tests"]
+    tests = json.loads(
+        select(root, "CPU", "--runtime", "--python", sys.executable, "--timeout", "5", "--format", "json").stdout
+    )["tests"]
     # The static view of a module that failed: its classes as hwlint sees them.
     assert [(t["path"], t["collected_as"], t["classification"]) for t in tests] == [
-        ("test/test_crash.py", "TestCpu", "CPU"), ("test/test_missing.py", "TestCpu", "CPU"),
+        ("test/test_crash.py", "TestCpu", "CPU"),
+        ("test/test_missing.py", "TestCpu", "CPU"),
         ("test/test_ok.py", "TestOk", "CPU"),
     ]
 
@@ -200,13 +245,16 @@ def test_runtime_with_a_python_that_does_not_exist(tmp_path: Path) -> None:
 
 def test_runtime_imports_package_modules_as_pytest_does(tmp_path: Path) -> None:
     """A test module inside a package (test/xpu/__init__.py) uses relative imports."""
-    root = write_project(tmp_path / "proj", {
-        "test/hw.py": ENUM,
-        "test/xpu/__init__.py": "",
-        "test/xpu/helpers.py": "import unittest\nfrom hw import HardwareClassification\n"
-                               "class Base(unittest.TestCase):\n    hw_classification = HardwareClassification.CPU\n",
-        "test/xpu/test_rel.py": "from .helpers import Base\nclass TestRel(Base):\n    def test_a(self): pass\n",
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/hw.py": ENUM,
+            "test/xpu/__init__.py": "",
+            "test/xpu/helpers.py": "import unittest\nfrom hw import HardwareClassification\n"
+            "class Base(unittest.TestCase):\n    hw_classification = HardwareClassification.CPU\n",
+            "test/xpu/test_rel.py": "from .helpers import Base\nclass TestRel(Base):\n    def test_a(self): pass\n",
+        },
+    )
     result = select(root, "CPU", "--runtime", "--python", sys.executable, "--format", "pytest")
     assert (result.stdout, result.stderr) == ("test/xpu/test_rel.py::TestRel\n", "")
 
@@ -218,13 +266,21 @@ def test_runtime_children_end_with_hwlint(tmp_path: Path) -> None:
     import time
 
     marker = tmp_path / "started"
-    root = write_project(tmp_path / "proj", {
-        "test/test_slow.py": f"import pathlib, subprocess, sys, time\n"
-                             f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-                             f"pathlib.Path({str(marker)!r}).write_text(str(child.pid))\ntime.sleep(600)\n",
-    })
-    hwlint = subprocess.Popen([sys.executable, "-m", "hwlint", "select", "CPU", "--runtime", "--python", sys.executable],
-                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_slow.py": f"import pathlib, subprocess, sys, time\n"
+            f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+            f"pathlib.Path({str(marker)!r}).write_text(str(child.pid))\ntime.sleep(600)\n",
+        },
+    )
+    hwlint = subprocess.Popen(
+        [sys.executable, "-m", "hwlint", "select", "CPU", "--runtime", "--python", sys.executable],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while not marker.exists() or not marker.read_text():
         assert time.monotonic() < deadline and hwlint.poll() is None
@@ -242,12 +298,19 @@ def test_class_decorators_that_return_the_class_leave_the_file_certain(tmp_path:
     """skip* and requires* wrap unittest.skipIf: the class stays as it is. Any
     other class decorator may replace the class or make classes from it."""
     cuda = "    hw_classification = HardwareClassification.CUDA\n    def test_a(self): pass\n"
-    root = write_project(tmp_path / "proj", {
-        "test/test_cpu.py": HEADER + CPU_CLASS,
-        "test/test_skips.py": HEADER + "@requires_triton()\n@skipIfRocm\nclass TestTriton(TestCase):\n" + cuda,
-        "test/test_made.py": HEADER + "@parameterized_class(('x',), [(1,), (2,)])\nclass TestMade(TestCase):\n" + cuda,
-    })
+    root = write_project(
+        tmp_path / "proj",
+        {
+            "test/test_cpu.py": HEADER + CPU_CLASS,
+            "test/test_skips.py": HEADER + "@requires_triton()\n@skipIfRocm\nclass TestTriton(TestCase):\n" + cuda,
+            "test/test_made.py": HEADER
+            + "@parameterized_class(('x',), [(1,), (2,)])\nclass TestMade(TestCase):\n"
+            + cuda,
+        },
+    )
     result = select(root, "CPU", "--device", "cpu")
     assert result.stdout == "test/test_cpu.py\ntest/test_made.py\n"
-    assert result.stderr == ("hwlint: warning: test/test_made.py:4: uncertain, selected whole: @parameterized_class may "
-                             "replace TestMade, or make other classes from it\n")
+    assert result.stderr == (
+        "hwlint: warning: test/test_made.py:4: uncertain, selected whole: @parameterized_class may "
+        "replace TestMade, or make other classes from it\n"
+    )

@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_mypy_strict_passes() -> None:
-    run = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=900)
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental"], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 

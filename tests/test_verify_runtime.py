@@ -26,22 +26,38 @@ def _cls(name: str, *tests: str, generic: str | None = None, device: str | None 
 
 # -- the mapping -------------------------------------------------------------
 
+
 def test_unchanged_tests_map_to_themselves() -> None:
     before = RuntimeModule("m", (_cls("TestA", "test_a", "test_b"),))
     check = compare("m", before, before)
-    assert (check.before, check.after, check.renamed, check.per_device, check.added, check.lost) == (2, 2, 0, (), (), ())
+    assert (check.before, check.after, check.renamed, check.per_device, check.added, check.lost) == (
+        2,
+        2,
+        0,
+        (),
+        (),
+        (),
+    )
 
 
 def test_instantiated_per_device_is_a_rename_with_per_device_tests() -> None:
     before = RuntimeModule("m", (_cls("TestA", "test_a", "test_b"),))
-    after = RuntimeModule("m", (
-        _cls("TestACPU", "test_a_cpu", "test_b_cpu_float32", "test_b_cpu_float64", generic="TestA", device="cpu"),
-        _cls("TestACUDA", "test_a_cuda", "test_b_cuda_float32", generic="TestA", device="cuda"),
-    ))
+    after = RuntimeModule(
+        "m",
+        (
+            _cls("TestACPU", "test_a_cpu", "test_b_cpu_float32", "test_b_cpu_float64", generic="TestA", device="cpu"),
+            _cls("TestACUDA", "test_a_cuda", "test_b_cuda_float32", generic="TestA", device="cuda"),
+        ),
+    )
     check = compare("m", before, after)
     assert (check.renamed, check.lost, check.added) == (2, (), ())
-    assert check.per_device == ("TestACPU.test_a_cpu", "TestACPU.test_b_cpu_float32", "TestACPU.test_b_cpu_float64",
-                                "TestACUDA.test_a_cuda", "TestACUDA.test_b_cuda_float32")
+    assert check.per_device == (
+        "TestACPU.test_a_cpu",
+        "TestACPU.test_b_cpu_float32",
+        "TestACPU.test_b_cpu_float64",
+        "TestACUDA.test_a_cuda",
+        "TestACUDA.test_b_cuda_float32",
+    )
 
 
 def test_a_device_suffix_belongs_to_its_own_test_only() -> None:
@@ -52,10 +68,18 @@ def test_a_device_suffix_belongs_to_its_own_test_only() -> None:
 
 
 def test_moves_map_tests_to_the_new_class_and_its_device_classes() -> None:
-    before = RuntimeModule("m", (_cls("TestMixed", "test_a", "test_gpu"),
-                                 _cls("TestOldCUDA", "test_c_cuda", generic="TestOld", device="cuda")))
-    after = RuntimeModule("m", (_cls("TestMixed", "test_a"), _cls("TestMixedCUDA", "test_gpu"),
-                                _cls("TestNewCUDA", "test_c_cuda", generic="TestNew", device="cuda")))
+    before = RuntimeModule(
+        "m",
+        (_cls("TestMixed", "test_a", "test_gpu"), _cls("TestOldCUDA", "test_c_cuda", generic="TestOld", device="cuda")),
+    )
+    after = RuntimeModule(
+        "m",
+        (
+            _cls("TestMixed", "test_a"),
+            _cls("TestMixedCUDA", "test_gpu"),
+            _cls("TestNewCUDA", "test_c_cuda", generic="TestNew", device="cuda"),
+        ),
+    )
     moves = (ClassMove("TestMixed", "TestMixedCUDA"), ClassMove("TestOld", "TestNew"))
     check = compare("m", before, after, moves)
     assert (check.renamed, check.lost) == (2, ())
@@ -65,19 +89,31 @@ def test_moves_map_tests_to_the_new_class_and_its_device_classes() -> None:
 
 def test_a_moved_one_device_test_is_not_lost_where_its_decorator_skipped_it() -> None:
     # test_b was @onlyCPU: collected (skipped) in TestACUDA before; now only in TestACPUOnlyCPU.
-    before = RuntimeModule("m", (_cls("TestACPU", "test_a_cpu", "test_b_cpu", generic="TestA", device="cpu"),
-                                 _cls("TestACUDA", "test_a_cuda", "test_b_cuda", generic="TestA", device="cuda")))
-    after = RuntimeModule("m", (_cls("TestACPU", "test_a_cpu", generic="TestA", device="cpu"),
-                                _cls("TestACUDA", "test_a_cuda", generic="TestA", device="cuda"),
-                                _cls("TestACPUOnlyCPU", "test_b_cpu", generic="TestACPUOnly", device="cpu")))
+    before = RuntimeModule(
+        "m",
+        (
+            _cls("TestACPU", "test_a_cpu", "test_b_cpu", generic="TestA", device="cpu"),
+            _cls("TestACUDA", "test_a_cuda", "test_b_cuda", generic="TestA", device="cuda"),
+        ),
+    )
+    after = RuntimeModule(
+        "m",
+        (
+            _cls("TestACPU", "test_a_cpu", generic="TestA", device="cpu"),
+            _cls("TestACUDA", "test_a_cuda", generic="TestA", device="cuda"),
+            _cls("TestACPUOnlyCPU", "test_b_cpu", generic="TestACPUOnly", device="cpu"),
+        ),
+    )
     check = compare("m", before, after, (ClassMove("TestA", "TestACPUOnly", ("test_b",), ("cpu",)),))
     assert (check.renamed, check.lost, check.narrowed) == (1, (), ("TestACUDA.test_b_cuda",))
     # Parameters before the device, a dtype after: still test_b's (PyTorch's names; ipex's test_sparse.py).
-    param = RuntimeModule("m", (_cls("TestACUDA", "test_a_cuda", "test_b_grad_False_cuda_float32", generic="TestA",
-                                     device="cuda"),))
+    param = RuntimeModule(
+        "m", (_cls("TestACUDA", "test_a_cuda", "test_b_grad_False_cuda_float32", generic="TestA", device="cuda"),)
+    )
     moved = (ClassMove("TestA", "TestACPUOnly", ("test_b",), ("cpu",)),)
-    assert compare("m", param, RuntimeModule("m", (_cls("TestACUDA", "test_a_cuda", generic="TestA", device="cuda"),)),
-                   moved).narrowed == ("TestACUDA.test_b_grad_False_cuda_float32",)
+    assert compare(
+        "m", param, RuntimeModule("m", (_cls("TestACUDA", "test_a_cuda", generic="TestA", device="cuda"),)), moved
+    ).narrowed == ("TestACUDA.test_b_grad_False_cuda_float32",)
     # The same tests gone, without the move's devices, are lost.
     assert compare("m", before, after, (ClassMove("TestA", "TestACPUOnly"),)).lost == ("TestACUDA.test_b_cuda",)
 
@@ -139,14 +175,27 @@ def _result(path: str, before: str, after: str, moves: tuple[ClassMove, ...] = (
 
 def test_per_device_renames_with_torch(tmp_path: Path, torch_python: str) -> None:
     root = write_project(tmp_path / "p", {"test/test_ops.py": PLAIN})
-    check = verify_runtime(root, [_result("test/test_ops.py", PLAIN, INSTANTIATED)], python=torch_python,
-                           attribute="hw_classification", timeout=300, jobs=1)
+    check = verify_runtime(
+        root,
+        [_result("test/test_ops.py", PLAIN, INSTANTIATED)],
+        python=torch_python,
+        attribute="hw_classification",
+        timeout=300,
+        jobs=1,
+    )
     (module,) = check.modules
     assert (module.skipped, module.error, module.before, module.renamed, module.lost, module.added) == (
-        None, None, 2, 2, (), ())
+        None,
+        None,
+        2,
+        2,
+        (),
+        (),
+    )
     # CPU natively; CUDA and XPU (allow_xpu) from the collection-only bases; MPS needs allow_mps.
-    assert module.per_device == tuple(sorted(
-        f"TestOps{d.upper()}.test_{t}_{d}" for d in ("cpu", "cuda", "xpu") for t in ("add", "mul")))
+    assert module.per_device == tuple(
+        sorted(f"TestOps{d.upper()}.test_{t}_{d}" for d in ("cpu", "cuda", "xpu") for t in ("add", "mul"))
+    )
     assert module.after == 6
     # Nothing was written: the module on disk is the original.
     assert (root / "test/test_ops.py").read_text() == PLAIN
@@ -154,8 +203,14 @@ def test_per_device_renames_with_torch(tmp_path: Path, torch_python: str) -> Non
 
 def test_a_broken_rewrite_loses_a_test_with_torch(tmp_path: Path, torch_python: str) -> None:
     root = write_project(tmp_path / "p", {"test/test_ops.py": PLAIN})
-    check = verify_runtime(root, [_result("test/test_ops.py", PLAIN, BROKEN)], python=torch_python,
-                           attribute="hw_classification", timeout=300, jobs=1)
+    check = verify_runtime(
+        root,
+        [_result("test/test_ops.py", PLAIN, BROKEN)],
+        python=torch_python,
+        attribute="hw_classification",
+        timeout=300,
+        jobs=1,
+    )
     assert check.lost == 1 and check.modules[0].lost == ("TestOps.test_mul",)
     assert "  LOST test/test_ops.py::TestOps.test_mul" in check.summary()
     # The broken text left no bytecode behind for the file's own import.
@@ -164,9 +219,9 @@ def test_a_broken_rewrite_loses_a_test_with_torch(tmp_path: Path, torch_python: 
 
 
 def test_a_split_class_with_its_move_loses_nothing_with_torch(tmp_path: Path, torch_python: str) -> None:
-    split = PLAIN.replace("    def test_mul(self):\n        pass\n",
-                          "").replace("\n\nif __name__", "\n\nclass TestOpsMul(TestCase):\n"
-                                      "    def test_mul(self):\n        pass\n\n\nif __name__")
+    split = PLAIN.replace("    def test_mul(self):\n        pass\n", "").replace(
+        "\n\nif __name__", "\n\nclass TestOpsMul(TestCase):\n    def test_mul(self):\n        pass\n\n\nif __name__"
+    )
     root = write_project(tmp_path / "p", {"test/test_ops.py": PLAIN})
     results = [_result("test/test_ops.py", PLAIN, split, (ClassMove("TestOps", "TestOpsMul"),))]
     check = verify_runtime(root, results, python=torch_python, attribute="hw_classification", timeout=300, jobs=1)
@@ -188,15 +243,40 @@ def test_fix_verify_runtime_command(tmp_path: Path, torch_python: str) -> None:
     proc = run_cli("fix", "--verify-runtime", "--python", torch_python, "--format", "json", cwd=root)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)["verify_runtime"]
-    assert {k: data[k] for k in ("modules", "checked", "skipped", "tests_before", "tests_after", "renamed",
-                                 "per_device", "added", "lost")} == {
-        "modules": 3, "checked": 2, "skipped": 1, "tests_before": 4, "tests_after": 4, "renamed": 0,
-        "per_device": 0, "added": 0, "lost": 0}
-    assert data["skipped_modules"] == [{
-        "path": "test/test_missing.py",
-        "reason": "import failed: ModuleNotFoundError: No module named 'not_installed_anywhere'"}]
-    assert ("Runtime check (" + torch_python + "): 2 of 3 changed modules collected before and after, 1 skipped; "
-            "4 tests before, 4 after: 0 renamed, 0 newly per-device, 0 new, 0 lost.") in proc.stderr
+    assert {
+        k: data[k]
+        for k in (
+            "modules",
+            "checked",
+            "skipped",
+            "tests_before",
+            "tests_after",
+            "renamed",
+            "per_device",
+            "added",
+            "lost",
+        )
+    } == {
+        "modules": 3,
+        "checked": 2,
+        "skipped": 1,
+        "tests_before": 4,
+        "tests_after": 4,
+        "renamed": 0,
+        "per_device": 0,
+        "added": 0,
+        "lost": 0,
+    }
+    assert data["skipped_modules"] == [
+        {
+            "path": "test/test_missing.py",
+            "reason": "import failed: ModuleNotFoundError: No module named 'not_installed_anywhere'",
+        }
+    ]
+    assert (
+        "Runtime check (" + torch_python + "): 2 of 3 changed modules collected before and after, 1 skipped; "
+        "4 tests before, 4 after: 0 renamed, 0 newly per-device, 0 new, 0 lost."
+    ) in proc.stderr
     for path in ("test/test_ops.py", "test/test_missing.py", "test/pkg/test_rel.py"):
         assert "hw_classification = HardwareClassification.GENERIC" in (root / path).read_text()
 
@@ -210,14 +290,22 @@ def test_a_file_whose_fix_loses_tests_is_withheld() -> None:
     losing = FileResult("test/test_a.py", b"a", b"b", [fix])
     fine = FileResult("test/test_b.py", b"a", b"b", [fix._replace(line=7)])
     report = FixReport(files=[losing, fine])
-    check = RuntimeCheck("python", (ModuleCheck("test/test_a.py", before=2, after=1, lost=("TestOps.test_mul",)),
-                                    ModuleCheck("test/test_b.py", before=1, after=1)))
+    check = RuntimeCheck(
+        "python",
+        (
+            ModuleCheck("test/test_a.py", before=2, after=1, lost=("TestOps.test_mul",)),
+            ModuleCheck("test/test_b.py", before=1, after=1),
+        ),
+    )
     withhold(report, check)
     assert report.files == [fine]
     (left,) = report.unfixed
     assert (left.path, left.line, left.kind, left.reason) == (
-        "test/test_a.py", 5, "lost-tests",
-        "not written: after the fix the runtime does not collect 1 of its tests: TestOps.test_mul")
+        "test/test_a.py",
+        5,
+        "lost-tests",
+        "not written: after the fix the runtime does not collect 1 of its tests: TestOps.test_mul",
+    )
     assert left.group == "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
 
 
@@ -237,8 +325,15 @@ def test_the_fork_server_survives_what_modules_do(tmp_path: Path) -> None:
         "test/test_fine.py": case,
     }
     root = write_project(tmp_path / "p", files)
-    found = collect_served(root, list(files), python=sys.executable, attribute="hw_classification", timeout=2,
-                           jobs=1, sources={"test/test_fine.py": (case + "    def test_b(self):\n        pass\n").encode()})
+    found = collect_served(
+        root,
+        list(files),
+        python=sys.executable,
+        attribute="hw_classification",
+        timeout=2,
+        jobs=1,
+        sources={"test/test_fine.py": (case + "    def test_b(self):\n        pass\n").encode()},
+    )
     assert [c.tests for c in found["test/test_prints.py"].classes] == [("test_a",)]
     assert found["test/test_hangs.py"].error == "importing it took longer than 2 s"
     assert (found["test/test_crashes.py"].error or "").startswith("the import crashed (killed by signal 6)")
@@ -295,10 +390,16 @@ def test_moving_one_device_tests_loses_none_with_torch(tmp_path: Path, torch_pyt
     # test_b in TestFooCPUOnlyCPU, test_c in TestFooNativeCPU and TestFooNativeCUDA, test_d in
     # TestFooCUDAOnlyCUDA; test_b_cuda and test_d_cpu, which their decorators skipped, are not collected.
     assert {k: check[k] for k in ("tests_before", "tests_after", "renamed", "lost", "narrowed")} == {
-        "tests_before": 8, "tests_after": 6, "renamed": 4, "lost": 0, "narrowed": 2}
+        "tests_before": 8,
+        "tests_after": 6,
+        "renamed": 4,
+        "lost": 0,
+        "narrowed": 2,
+    }
     assert data["moves"] == [
-        {"path": "test/test_foo.py", "old": "TestFoo", "new": new} for new in ("TestFooCPUOnly", "TestFooNative",
-                                                                               "TestFooCUDAOnly")]
+        {"path": "test/test_foo.py", "old": "TestFoo", "new": new}
+        for new in ("TestFooCPUOnly", "TestFooNative", "TestFooCUDAOnly")
+    ]
     text = (root / "test/test_foo.py").read_text()
     assert "    onlyNativeDeviceTypes,\n" not in text
     assert text.endswith(
@@ -306,4 +407,5 @@ def test_moving_one_device_tests_loses_none_with_torch(tmp_path: Path, torch_pyt
         'instantiate_device_type_tests(TestFooCPUOnly, globals(), only_for="cpu")\n'
         'instantiate_device_type_tests(TestFooNative, globals(), except_for=("hpu", "xla"))\n'
         'instantiate_device_type_tests(TestFooCUDAOnly, globals(), only_for="cuda")\n'
-        '\nif __name__ == "__main__":\n    run_tests()\n')
+        '\nif __name__ == "__main__":\n    run_tests()\n'
+    )

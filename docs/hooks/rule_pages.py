@@ -70,8 +70,14 @@ def rule_page(rule: type[Rule]) -> str:
     # explanation() opens with its own "# name (code)" title; the page's title
     # puts the code first, as the nav and the index do.
     explanation = rule.explanation().split("\n", 1)[1].strip("\n")
-    parts = [f"# {rule.code} {rule.name}", "", f"`hwlint rule {rule.code}` prints this explanation.", "",
-             explanation, ""]
+    parts = [
+        f"# {rule.code} {rule.name}",
+        "",
+        f"`hwlint rule {rule.code}` prints this explanation.",
+        "",
+        explanation,
+        "",
+    ]
     if "\n## Fix safety" not in "\n" + explanation:
         parts += ["## Fix safety", "", fix_note(rule), ""]
     parts += examples_section(rule)
@@ -81,15 +87,18 @@ def rule_page(rule: type[Rule]) -> str:
 def fix_note(rule: type[Rule]) -> str:
     if rule.fixable:
         return "`hwlint fix` fixes these violations: see [Fix](../fix.md) for what makes a fix safe."
-    return ("`hwlint fix` does not fix this rule's violations: what to do is in the message and in "
-            "*Use instead* above.")
+    return "`hwlint fix` does not fix this rule's violations: what to do is in the message and in *Use instead* above."
 
 
 def examples_section(rule: type[Rule]) -> list[str]:
-    parts = ["## Examples", "",
-             f"Each example is `{SNIPPET}` in a project whose configuration selects {rule.code}. "
-             "The test suite runs every one of them through hwlint, so what this page says is what "
-             "hwlint does.", ""]
+    parts = [
+        "## Examples",
+        "",
+        f"Each example is `{SNIPPET}` in a project whose configuration selects {rule.code}. "
+        "The test suite runs every one of them through hwlint, so what this page says is what "
+        "hwlint does.",
+        "",
+    ]
     for title, examples in (("Reported", rule.INVALID), ("Not reported", rule.VALID)):
         if not examples:
             continue
@@ -105,8 +114,11 @@ def example_blocks(rule: type[Rule], example: Example) -> list[str]:
     parts: list[str] = []
     if example.settings:
         settings = {"select": [rule.code], **example.settings}
-        parts += fenced("toml", "pyproject.toml", "[tool.hwlint]\n" + "".join(
-            f"{key} = {toml_value(value)}\n" for key, value in settings.items()))
+        parts += fenced(
+            "toml",
+            "pyproject.toml",
+            "[tool.hwlint]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in settings.items()),
+        )
     for path, source in example.files.items():
         parts += fenced("toml" if path.endswith(".toml") else "python", path, source)
     if example.base_allowlist is not None:

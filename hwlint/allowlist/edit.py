@@ -85,8 +85,14 @@ def tree_counts(config: Config, result: CheckResult, *, jobs: int | None = None)
 ActionKind = Literal["remove", "lower", "move", "add", "raise", "merge", "drop", "sort"]
 # How a summary counts each kind, in this order ("sort" is said apart).
 _DONE: tuple[tuple[ActionKind, str], ...] = (
-    ("add", "added"), ("raise", "raised"), ("remove", "removed"), ("lower", "lowered"), ("move", "moved"),
-    ("merge", "merged"), ("drop", "dropped"))
+    ("add", "added"),
+    ("raise", "raised"),
+    ("remove", "removed"),
+    ("lower", "lowered"),
+    ("move", "moved"),
+    ("merge", "merged"),
+    ("drop", "dropped"),
+)
 
 
 @dataclass(frozen=True)
@@ -110,10 +116,14 @@ class Action:
         at = f"{where}:{self.line}: " if self.line else f"{where}: "
         if refused:
             if self.kind == "add":
-                return (f"{at}not adding {self.path} ({self.new} violation{'s' if self.new != 1 else ''}): "
-                        "classify its test classes, or pass --allow-growth")
-            return (f"{at}not raising {self.path} from {self.old} to {self.new}: fix its new violations, "
-                    "or pass --allow-growth")
+                return (
+                    f"{at}not adding {self.path} ({self.new} violation{'s' if self.new != 1 else ''}): "
+                    "classify its test classes, or pass --allow-growth"
+                )
+            return (
+                f"{at}not raising {self.path} from {self.old} to {self.new}: fix its new violations, "
+                "or pass --allow-growth"
+            )
         verb = {
             "remove": ("removed", "would remove"),
             "lower": ("lowered", "would lower"),
@@ -176,11 +186,20 @@ def _layout_actions(allowlist: Allowlist, budgets: Mapping[str, int]) -> list[Ac
         elif rec.kind == "bad-path":
             actions.append(Action("drop", rec.path, rec.line, reason=f"{rec.text.strip()!r}: not a root-relative path"))
         elif rec.kind == "malformed":
-            actions.append(Action("drop", rec.path, rec.line, reason=f"{rec.text.strip()!r}: " + (
-                "no budget" if rec.budget is None else "not `<path> <violations allowed>`")))
+            actions.append(
+                Action(
+                    "drop",
+                    rec.path,
+                    rec.line,
+                    reason=f"{rec.text.strip()!r}: "
+                    + ("no budget" if rec.budget is None else "not `<path> <violations allowed>`"),
+                )
+            )
         elif rec.kind == "duplicate" and rec.path is not None and rec.path in budgets:
             actions.append(Action("merge", rec.path, rec.line, new=budgets[rec.path]))
-    kept = [rec.path for rec in allowlist.records if rec.kind == "entry" and rec.path is not None and rec.path in budgets]
+    kept = [
+        rec.path for rec in allowlist.records if rec.kind == "entry" and rec.path is not None and rec.path in budgets
+    ]
     if kept != sorted(kept):
         actions.append(Action("sort", None))
     return actions
@@ -208,8 +227,9 @@ def _judge_listed(
         elif not exists(path) and path in renames:
             target = renames[path]
             if target in base:
-                plan.actions.append(Action("remove", path, line, budget,
-                                           reason=f"renamed to {target}, which has its own entry"))
+                plan.actions.append(
+                    Action("remove", path, line, budget, reason=f"renamed to {target}, which has its own entry")
+                )
                 continue
             if target in tree.broken:
                 count = None
@@ -219,8 +239,9 @@ def _judge_listed(
             plan.actions.append(Action("remove", path, line, budget, reason="no longer exists"))
             continue
         elif tree.whole_tree:
-            plan.actions.append(Action("remove", path, line, budget,
-                                       reason="not a test file hwlint lints (see include/exclude)"))
+            plan.actions.append(
+                Action("remove", path, line, budget, reason="not a test file hwlint lints (see include/exclude)")
+            )
             continue
         else:
             plan.budgets[path] = budget  # not part of this run: not judged
@@ -393,9 +414,11 @@ def render_allowlist(allowlist: Allowlist, plan: Plan, *, attribute: str = "hw_c
     for rec in allowlist.records:
         if rec.path is not None and rec.kind in ("entry", "duplicate", "malformed"):
             by_path.setdefault(rec.path, []).append(rec)
-    header = allowlist.header if allowlist.records or allowlist.header else [
-        line.format(attribute=attribute) for line in DEFAULT_HEADER
-    ]
+    header = (
+        allowlist.header
+        if allowlist.records or allowlist.header
+        else [line.format(attribute=attribute) for line in DEFAULT_HEADER]
+    )
     out = list(header)
     for path in sorted(plan.budgets):
         budget = plan.budgets[path]
@@ -469,8 +492,10 @@ class AllowlistChange:
         """The closing line of `hwlint allowlist COMMAND` (prune, sync, import-json)."""
         done = {"prune": "pruned", "sync": "synced", "import-json": "imported"}.get(command, "changed")
         if self.blocked:
-            return (f"{self.where} not {done}: fix the lines above (HWC304), "
-                    "or run `hwlint allowlist sync` to rebuild the list from the tree")
+            return (
+                f"{self.where} not {done}: fix the lines above (HWC304), "
+                "or run `hwlint allowlist sync` to rebuild the list from the tree"
+            )
         if not self.exists and not self.changed:
             text = f"{self.where} does not exist: nothing to {command}."
             if command == "sync":
@@ -535,8 +560,13 @@ def _apply(config: Config, compute: Callable[[Allowlist], tuple[Plan, bool]], *,
         allowlist = load_allowlist(config.root, config.allowlist)
         plan, may_create = compute(allowlist)
         change = AllowlistChange(
-            allowlist.path, allowlist.exists, plan.actions, plan.refused, plan.blocked,
-            entries_before=len(allowlist.entries), entries_after=len(plan.budgets),
+            allowlist.path,
+            allowlist.exists,
+            plan.actions,
+            plan.refused,
+            plan.blocked,
+            entries_before=len(allowlist.entries),
+            entries_after=len(plan.budgets),
         )
         if not change.changed or (not allowlist.exists and not may_create):
             change.entries_after = len(allowlist.entries)
@@ -563,8 +593,9 @@ def prune_allowlist(config: Config, result: CheckResult, *, write: bool, jobs: i
     return _apply(config, compute, write=write)
 
 
-def sync_allowlist(config: Config, result: CheckResult, *, allow_growth: bool, write: bool,
-                   jobs: int | None = None) -> AllowlistChange:
+def sync_allowlist(
+    config: Config, result: CheckResult, *, allow_growth: bool, write: bool, jobs: int | None = None
+) -> AllowlistChange:
     """Rebuild the allowlist from a whole-tree check run (`hwlint allowlist sync`)."""
     if not result.whole_tree:
         raise ValueError("sync needs a check run over the whole tree")
@@ -572,8 +603,9 @@ def sync_allowlist(config: Config, result: CheckResult, *, allow_growth: bool, w
     exists = _exists(config)
 
     def compute(allowlist: Allowlist) -> tuple[Plan, bool]:
-        plan = plan_sync(allowlist, tree, exists=exists, renames=_renames(config, allowlist, tree),
-                         allow_growth=allow_growth)
+        plan = plan_sync(
+            allowlist, tree, exists=exists, renames=_renames(config, allowlist, tree), allow_growth=allow_growth
+        )
         return plan, True
 
     return _apply(config, compute, write=write)
@@ -603,8 +635,15 @@ def init_allowlist(config: Config, result: CheckResult, *, jobs: int | None = No
         return change
 
 
-def import_allowlist(config: Config, result: CheckResult, paths: Sequence[str], *, allow_growth: bool,
-                     write: bool, jobs: int | None = None) -> tuple[AllowlistChange, list[str]]:
+def import_allowlist(
+    config: Config,
+    result: CheckResult,
+    paths: Sequence[str],
+    *,
+    allow_growth: bool,
+    write: bool,
+    jobs: int | None = None,
+) -> tuple[AllowlistChange, list[str]]:
     """Replace the allowlist's entries with `paths`, at their current counts
     (`hwlint allowlist import-json`). Returns the change and the skipped paths."""
     if not result.whole_tree:
@@ -637,7 +676,9 @@ def read_json_allowlist(file: Path) -> list[str]:
     except json.JSONDecodeError as exc:
         raise UserError(f"{file}:{exc.lineno}: not valid JSON ({exc.msg}): pass a JSON array of paths") from None
     if not isinstance(data, list) or not all(isinstance(p, str) for p in data):
-        raise UserError(f"{file}: expected a JSON array of root-relative paths, like PyTorch's test_linter_allowlist.json")
+        raise UserError(
+            f"{file}: expected a JSON array of root-relative paths, like PyTorch's test_linter_allowlist.json"
+        )
     return data
 
 
@@ -659,10 +700,14 @@ def _write_list(config: Config, text: str, hint: str, paths: Iterable[str]) -> N
             # A file name that is not UTF-8 (POSIX allows it); the list is UTF-8 text.
             name = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             state = "unchanged" if config.allowlist_path.exists() else "not written"
-            raise UserError(f"{name}: the file name is not UTF-8, and the allowlist is UTF-8 text: rename the file "
-                            f"({config.allowlist_path} is {state})") from None
+            raise UserError(
+                f"{name}: the file name is not UTF-8, and the allowlist is UTF-8 text: rename the file "
+                f"({config.allowlist_path} is {state})"
+            ) from None
     try:
         config.allowlist_path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(config.allowlist_path, text)
     except OSError as exc:
-        raise UserError(f"{config.allowlist_path}: cannot write the allowlist ({exc.strerror or exc}): {hint}") from None
+        raise UserError(
+            f"{config.allowlist_path}: cannot write the allowlist ({exc.strerror or exc}): {hint}"
+        ) from None

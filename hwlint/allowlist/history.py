@@ -100,8 +100,9 @@ def count_versions(blobs: list[bytes | None]) -> list[int]:
     return [count for count, _ in count_versions_by_group(blobs)]
 
 
-def count_versions_by_group(blobs: list[bytes | None], group: Callable[[str], int | None] | None = None,
-                            groups: int = 0) -> list[tuple[int, tuple[int, ...]]]:
+def count_versions_by_group(
+    blobs: list[bytes | None], group: Callable[[str], int | None] | None = None, groups: int = 0
+) -> list[tuple[int, tuple[int, ...]]]:
     """count_entries of each version (None: the file did not exist), in
     order, without parsing every line of every version.
 
@@ -155,12 +156,15 @@ def _check_repository(root: Path) -> None:
         check_repository(root, "--history")
     except NotARepository as exc:
         if exc.reason is None:
-            raise GitError(f"--history reads the allowlist's git history, but {root} is not in a git repository") from None
+            raise GitError(
+                f"--history reads the allowlist's git history, but {root} is not in a git repository"
+            ) from None
         raise GitError(f"--history: git cannot read the repository at {root}: {exc.reason}") from None
 
 
-def allowlist_history(root: Path, allowlist: str, group: Callable[[str], int | None] | None = None,
-                      groups: int = 0) -> list[HistoryPoint]:
+def allowlist_history(
+    root: Path, allowlist: str, group: Callable[[str], int | None] | None = None, groups: int = 0
+) -> list[HistoryPoint]:
     """The allowlist's size at every commit of HEAD's first-parent history
     that changed it, oldest first; with `group` (see count_versions), the
     size per group too (HistoryPoint.groups).
@@ -176,8 +180,14 @@ def allowlist_history(root: Path, allowlist: str, group: Callable[[str], int | N
         root,
         # log.follow would follow renames of the file: the history of this
         # path is what is asked for, whatever the user's settings.
-        "-c", "log.follow=false",
-        "log", "--first-parent", "--format=%H %ct", "HEAD", "--", allowlist,
+        "-c",
+        "log.follow=false",
+        "log",
+        "--first-parent",
+        "--format=%H %ct",
+        "HEAD",
+        "--",
+        allowlist,
     )
     commits: list[tuple[str, int]] = []
     for line in log.splitlines():

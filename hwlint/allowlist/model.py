@@ -91,8 +91,9 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
     previous = ""
     pending: list[str] = []  # comment/blank lines not yet attached to a record
 
-    def record(number: int, raw: str, kind: str, path: str | None = None, budget: int | None = None,
-               trailing: str = "") -> None:
+    def record(
+        number: int, raw: str, kind: str, path: str | None = None, budget: int | None = None, trailing: str = ""
+    ) -> None:
         if not records:
             allowlist.header = pending[:]
             lead: tuple[str, ...] = ()
@@ -113,15 +114,20 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
             # The common line, a new path in order: nothing to report. (Only
             # without layout, so that a test can compare both paths.)
             path, digits, trailing = match.groups()
-            if (previous < path and path not in entries and "\\" not in path and ".." not in path
-                    and path[0] not in "/.<=>|" and path[1:2] != ":" and path[-1] != ":"):  # not a conflict marker either
+            if (
+                previous < path
+                and path not in entries
+                and "\\" not in path
+                and ".." not in path
+                and path[0] not in "/.<=>|"
+                and path[1:2] != ":"
+                and path[-1] != ":"
+            ):  # not a conflict marker either
                 previous = path
                 entries[path] = Entry(path, int(digits), number)
                 continue
         if line.startswith(_CONFLICT):
-            problems.append(
-                syntax.diagnostic(where, number, syntax.conflict_message())
-            )
+            problems.append(syntax.diagnostic(where, number, syntax.conflict_message()))
             if layout:
                 record(number, raw, "conflict")
             continue
@@ -272,8 +278,9 @@ def apply_allowlist(
             if not found and AllowlistStale.code in enabled:
                 kept.append(allowlist_stale.clean(where, entry.line, path))
             elif len(found) > entry.budget and AllowlistBudget.code in enabled:
-                kept.extend(allowlist_budget.beyond_budget(where, entry.line, path, entry.budget, found,
-                                                           earlier(path, entry)))
+                kept.extend(
+                    allowlist_budget.beyond_budget(where, entry.line, path, entry.budget, found, earlier(path, entry))
+                )
         elif whole_tree and AllowlistStale.code in enabled:
             kept.append(allowlist_stale.gone(where, entry.line, path, exists=path in unlinted_existing))
     if AllowlistSyntax.code in enabled:

@@ -72,8 +72,9 @@ class PhaseMap:
     def __init__(self, phases: tuple[Phase, ...], source: Path | None = None) -> None:
         """`source`: the configuration file, named when a pattern is invalid."""
         self.phases = phases
-        self._specs = [pattern_spec(phase.paths, f"{source}: [[tool.hwlint.phases]] ({phase.name}) paths")
-                       for phase in phases]
+        self._specs = [
+            pattern_spec(phase.paths, f"{source}: [[tool.hwlint.phases]] ({phase.name}) paths") for phase in phases
+        ]
 
     def index_of(self, path: str) -> int | None:
         for index, spec in enumerate(self._specs):
@@ -95,8 +96,15 @@ class PhaseMap:
         raise UserError(f"{where}: no phase named {name!r} (phases: {known})")
 
 
-def overdue_entries(allowlist: Allowlist, phases: tuple[Phase, ...], on: date, checked: set[str],
-                    whole_tree: bool, settings: str, source: Path | None = None) -> list[Diagnostic]:
+def overdue_entries(
+    allowlist: Allowlist,
+    phases: tuple[Phase, ...],
+    on: date,
+    checked: set[str],
+    whole_tree: bool,
+    settings: str,
+    source: Path | None = None,
+) -> list[Diagnostic]:
     """HWC305 for each entry in a phase due before `on`: every such entry
     after a whole-tree run, those of the files checked otherwise (like
     HWC301/HWC302). An entry whose file is clean or gone gets HWC301 too:
@@ -156,8 +164,13 @@ def _since_start(points: list[HistoryPoint], start: date | None) -> list[History
     return after
 
 
-def phase_statuses(phases: tuple[Phase, ...], allowlisted: Iterable[str], history: list[HistoryPoint] | None,
-                   on: date, source: Path | None = None) -> list[PhaseStatus]:
+def phase_statuses(
+    phases: tuple[Phase, ...],
+    allowlisted: Iterable[str],
+    history: list[HistoryPoint] | None,
+    on: date,
+    source: Path | None = None,
+) -> list[PhaseStatus]:
     """Each phase's figures, in configuration order. `history`: points of
     allowlist_history(..., group=PhaseMap(phases).index_of, groups=len(phases)),
     or None when there is none; `on`: today; `source`: the configuration file."""
@@ -186,9 +199,15 @@ def phase_statuses(phases: tuple[Phase, ...], allowlisted: Iterable[str], histor
             status = "at-risk"
         else:
             status = "on-track"
-        statuses.append(PhaseStatus(
-            phase, left[index], points[0].allowlisted if points else None, projected, status,
-            [(p.date[:10], p.allowlisted) for p in points],
-            projection.files_per_day if projection is not None and projection.method != "reached" else None,
-        ))
+        statuses.append(
+            PhaseStatus(
+                phase,
+                left[index],
+                points[0].allowlisted if points else None,
+                projected,
+                status,
+                [(p.date[:10], p.allowlisted) for p in points],
+                projection.files_per_day if projection is not None and projection.method != "reached" else None,
+            )
+        )
     return statuses

@@ -75,8 +75,10 @@ def resolve_base(root: Path, ref: str | None = None) -> Base:
         raise GitError(f"{root}: neither origin/main nor main exists here: pass the ref to compare with, --base REF")
     commit = _commit(root, ref)
     if commit is None:
-        raise GitError(f"--base {shlex.quote(ref)}: not a commit of the repository at {root}: "
-                       "pass a branch, tag or commit, e.g. --base origin/main")
+        raise GitError(
+            f"--base {shlex.quote(ref)}: not a commit of the repository at {root}: "
+            "pass a branch, tag or commit, e.g. --base origin/main"
+        )
     return Base(ref, _merge_base(root, "HEAD", commit) or commit)
 
 
@@ -134,8 +136,11 @@ def growth(previous: Allowlist, current: Allowlist, renames: Mapping[str, str], 
         if origin is None or origin not in previous.entries:
             found.append(allowlist_growth.new_entry(current.path, entry.line, path, label))
         elif entry.budget > previous.entries[origin].budget:
-            found.append(allowlist_growth.raised(current.path, entry.line, path, entry.budget, label,
-                                                 previous.entries[origin].budget, origin))
+            found.append(
+                allowlist_growth.raised(
+                    current.path, entry.line, path, entry.budget, label, previous.entries[origin].budget, origin
+                )
+            )
     return found
 
 

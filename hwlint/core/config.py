@@ -138,7 +138,9 @@ def _identifier(source: Path, key: str, value: str) -> str:
     return value
 
 
-def _validate_codes(source: Path, key: str, codes: tuple[str, ...], is_code: Callable[[str], bool] | None) -> tuple[str, ...]:
+def _validate_codes(
+    source: Path, key: str, codes: tuple[str, ...], is_code: Callable[[str], bool] | None
+) -> tuple[str, ...]:
     # The rule registry is above configuration: whoever loads the settings
     # for a run passes its judgement of codes (hwlint.engine.project).
     for code in codes:
@@ -165,8 +167,11 @@ def _generators(source: Path, value: Any) -> dict[str, Generator]:
         template = spec.get("name")
         if template is not None:
             try:
-                fields = [f for _, f, _, _ in string.Formatter().parse(_str(source, f"generators.{func}.name", template))
-                          if f is not None]
+                fields = [
+                    f
+                    for _, f, _, _ in string.Formatter().parse(_str(source, f"generators.{func}.name", template))
+                    if f is not None
+                ]
             except ValueError as exc:
                 raise _err(source, f"{key}.name {template!r}: {exc}") from None
             if not fields or not all(f.isdigit() for f in fields):
@@ -193,8 +198,9 @@ def _date(source: Path, where: str, key: str, value: Any) -> "date":
     raise _err(source, f"{where} {key} must be a TOML date like 2027-03-31{hint}, got {value!r}")
 
 
-def _named_tables(source: Path, key: str, noun: str, known: Iterable[str], required: Iterable[str],
-                  value: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
+def _named_tables(
+    source: Path, key: str, noun: str, known: Iterable[str], required: Iterable[str], value: Any
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """The tables of `[[tool.hwlint.<key>]]` (phases, runners), each with how
     messages name it (`[[tool.hwlint.runners]] #2 (linux-cuda)`) and its
     name, after the checks they share: an array of tables, a non-empty name,
@@ -230,12 +236,18 @@ def _phases(source: Path, value: Any) -> tuple[Phase, ...]:
     for where, name, table in _named_tables(source, "phases", "phase", _PHASE_KEYS, ("paths", "due"), value):
         paths = table["paths"]
         if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):
-            raise _err(source, f"{where} paths must be a non-empty list of non-empty strings (gitignore-style, "
-                               f"like include), got {paths!r}")
+            raise _err(
+                source,
+                f"{where} paths must be a non-empty list of non-empty strings (gitignore-style, "
+                f"like include), got {paths!r}",
+            )
         for pattern in paths:
             if pattern in owner_of:
-                raise _err(source, f"{where} paths: {pattern!r} is already in phase {owner_of[pattern]!r}: "
-                                   "a file belongs to one phase")
+                raise _err(
+                    source,
+                    f"{where} paths: {pattern!r} is already in phase {owner_of[pattern]!r}: "
+                    "a file belongs to one phase",
+                )
             owner_of[pattern] = name
         owners = _str_list(source, f"phases ({name}) owners", table.get("owners", []))
         due = _date(source, where, "due", table["due"])
@@ -269,8 +281,12 @@ def _runners(source: Path, value: Any) -> list[tuple[str, str, list[str], str, i
     return out
 
 
-def _runner_members(source: Path, raw: list[tuple[str, str, list[str], str, int]], classifications: tuple[str, ...],
-                    aliases: Mapping[str, str]) -> tuple[Runner, ...]:
+def _runner_members(
+    source: Path,
+    raw: list[tuple[str, str, list[str], str, int]],
+    classifications: tuple[str, ...],
+    aliases: Mapping[str, str],
+) -> tuple[Runner, ...]:
     """The runners with their members canonical: case-insensitive, aliases
     resolved, as `hwlint select MEMBER...` takes them."""
     known = {m.upper(): m for m in classifications}
@@ -283,15 +299,18 @@ def _runner_members(source: Path, raw: list[tuple[str, str, list[str], str, int]
             member = known.get(item.strip().upper())
             if member is None:
                 valid = ", ".join(classifications) + (f" (aliases: {', '.join(sorted(aliases))})" if aliases else "")
-                raise _err(source, f"{where}: members: {item!r} is not a configured classification: expected one of {valid}")
+                raise _err(
+                    source, f"{where}: members: {item!r} is not a configured classification: expected one of {valid}"
+                )
             if member not in members:
                 members.append(member)
         runners.append(Runner(name, tuple(members), device, shards))
     return tuple(runners)
 
 
-def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
-                   is_code: Callable[[str], bool] | None = None) -> Config:
+def parse_settings(
+    raw: Mapping[str, Any], root: Path, source: Path, *, is_code: Callable[[str], bool] | None = None
+) -> Config:
     """Turn a `[tool.hwlint]` table into a Config, or raise UserError naming
     the key. `is_code`: whether a `select`/`ignore` entry names rules."""
     values: dict[str, Any] = {}
@@ -313,7 +332,11 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
             for item in names:
                 parts = item.split(".") if name == "extend_accelerator_modules" else [item]
                 if not all(part.isidentifier() for part in parts):
-                    what = "a dotted module name" if len(parts) > 1 or name == "extend_accelerator_modules" else "an identifier"
+                    what = (
+                        "a dotted module name"
+                        if len(parts) > 1 or name == "extend_accelerator_modules"
+                        else "an identifier"
+                    )
                     raise _err(source, f"[tool.hwlint] {key}: {item!r} is not {what}")
             values[name] = names
         elif name == "allowed_only_decorators":
@@ -326,7 +349,9 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
             try:
                 torch_version(value if isinstance(value, str) else "")
             except ValueError:
-                raise _err(source, f'[tool.hwlint] oldest-torch must be a PyTorch release such as "2.7", got {value!r}') from None
+                raise _err(
+                    source, f'[tool.hwlint] oldest-torch must be a PyTorch release such as "2.7", got {value!r}'
+                ) from None
             values[name] = value
         elif name == "inheritance":
             if value not in ("inherit", "explicit"):
@@ -364,8 +389,9 @@ def parse_settings(raw: Mapping[str, Any], root: Path, source: Path, *,
     if repeated:
         raise _err(source, f"[tool.hwlint] classifications: {', '.join(repeated)} listed twice: list each member once")
     import_from = values.get("import_from")
-    if import_from is not None and not all(part.isidentifier() and not keyword.iskeyword(part)
-                                           for part in import_from.split(".")):
+    if import_from is not None and not all(
+        part.isidentifier() and not keyword.iskeyword(part) for part in import_from.split(".")
+    ):
         # fix writes `from <import-from> import <enum>`: anything else would not parse.
         raise _err(source, f"[tool.hwlint] import-from must be a dotted module name, got {import_from!r}")
     for alias, target in values.get("aliases", {}).items():
@@ -439,8 +465,13 @@ def find_git_root(start: Path) -> Path | None:
     return None
 
 
-def load_config(config_file: Path | None = None, start: Path | None = None, *,
-                read: TableReader = read_table, is_code: Callable[[str], bool] | None = None) -> Config:
+def load_config(
+    config_file: Path | None = None,
+    start: Path | None = None,
+    *,
+    read: TableReader = read_table,
+    is_code: Callable[[str], bool] | None = None,
+) -> Config:
     """Find and read the configuration.
 
     With `config_file`, that file is the configuration and its folder is the

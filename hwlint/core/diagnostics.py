@@ -52,8 +52,13 @@ class Rewrite(NamedTuple):
 
     def to_dict(self) -> dict[str, str | None]:
         """The `fix` object of JSON output."""
-        return {"applicability": self.applicability, "rewrite": self.name, "with": self.target,
-                "since": self.since, "evidence": self.evidence}
+        return {
+            "applicability": self.applicability,
+            "rewrite": self.name,
+            "with": self.target,
+            "since": self.since,
+            "evidence": self.evidence,
+        }
 
 
 class NotFixable(NamedTuple):
@@ -79,8 +84,11 @@ class Configure(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         """The `fix` object of JSON output."""
-        return {"applicability": self.applicability, "device": self.device,
-                "settings": {key: list(values) for key, values in self.settings}}
+        return {
+            "applicability": self.applicability,
+            "device": self.device,
+            "settings": {key: list(values) for key, values in self.settings},
+        }
 
 
 FixInfo = Union[Fix, Rewrite, NotFixable, Configure, None]

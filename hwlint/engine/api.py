@@ -17,8 +17,17 @@ from hwlint.engine.project import load_project
 from hwlint.facts import ModuleFacts
 from hwlint.facts.collect import FactsSource
 
-__all__ = ["CheckResult", "Judge", "Progress", "lint_file", "lint_variant", "load_project", "read_facts",
-           "run_check", "run_resolver"]
+__all__ = [
+    "CheckResult",
+    "Judge",
+    "Progress",
+    "lint_file",
+    "lint_variant",
+    "load_project",
+    "read_facts",
+    "run_check",
+    "run_resolver",
+]
 
 
 class _GivenSource(FactsSource):
@@ -42,8 +51,13 @@ def read_facts(config: Config, rel: str) -> ModuleFacts:
     return FactsSource(config, jobs=1).parse(rel)
 
 
-def lint_file(config: Config, facts: ModuleFacts, enabled: frozenset[str], judge: Judge,
-              parse: Callable[[str], ModuleFacts] | None = None) -> list[Diagnostic]:
+def lint_file(
+    config: Config,
+    facts: ModuleFacts,
+    enabled: frozenset[str],
+    judge: Judge,
+    parse: Callable[[str], ModuleFacts] | None = None,
+) -> list[Diagnostic]:
     """The diagnostics of one module whose facts are given (flake8 parsed
     it), judged as `hwlint check` judges it (noqa, per-file-ignores), its
     bases in other files resolved as a run resolves them. `parse(rel)`

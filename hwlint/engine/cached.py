@@ -58,8 +58,11 @@ def trusted_folder(root: Path, cache: bool | str | Path | None) -> Path | None:
     if folder not in _UNTRUSTED:
         _UNTRUSTED[folder] = tracked_by_git(folder)
         if _UNTRUSTED[folder]:
-            print(f"hwlint: notice: git tracks the cache folder {folder} (it was committed): not using it; "
-                  f"remove it from git (`git rm -r --cached {folder.name}`)", file=sys.stderr)
+            print(
+                f"hwlint: notice: git tracks the cache folder {folder} (it was committed): not using it; "
+                f"remove it from git (`git rm -r --cached {folder.name}`)",
+                file=sys.stderr,
+            )
     return None if _UNTRUSTED[folder] else folder
 
 
@@ -86,8 +89,14 @@ def open_cache(config: Config, cache: bool | str | Path | Cache | None = None) -
 # -- memos ---------------------------------------------------------------------------
 
 
-def memoize(store: Cache | None, name: str, key: Any, compute: Callable[[], T],
-            encode: Callable[[T], Any] = lambda value: value, decode: Callable[[Any], T] = lambda value: value) -> T:
+def memoize(
+    store: Cache | None,
+    name: str,
+    key: Any,
+    compute: Callable[[], T],
+    encode: Callable[[T], Any] = lambda value: value,
+    decode: Callable[[Any], T] = lambda value: value,
+) -> T:
     """`compute()`, or what it returned last time for the same `key` (all of
     its inputs: compared whole). `encode` turns the value into plain data
     marshal can store; `decode` raises on a stored value of another shape."""
@@ -112,9 +121,14 @@ def load_allowlist(config: Config, store: Cache | None) -> Allowlist:
     data = read_allowlist_bytes(root, relative)
     if data is None or store is None:
         return allowlist_from_bytes(data, root, relative, layout=False)
-    return memoize(store, "allowlist", (relative, digest(data)),
-                   lambda: allowlist_from_bytes(data, root, relative, layout=False),
-                   allowlist_to_tuple, lambda value: allowlist_from_tuple(value, relative))
+    return memoize(
+        store,
+        "allowlist",
+        (relative, digest(data)),
+        lambda: allowlist_from_bytes(data, root, relative, layout=False),
+        allowlist_to_tuple,
+        lambda value: allowlist_from_tuple(value, relative),
+    )
 
 
 def selector(config: Config, store: Cache | None) -> Callable[[str], bool] | None:
@@ -258,7 +272,7 @@ class CachedFactsSource(FactsSource):
             packed += stat
             old = recorded.get(rel)
             if _begins(old, stat) and max(st.st_mtime_ns, st.st_ctime_ns) < taken_at(old, _TAKEN_AT)[0] - _RACY_NS:
-                keys[rel] = old[_STAT.size:_STAT.size + DIGEST_SIZE]
+                keys[rel] = old[_STAT.size : _STAT.size + DIGEST_SIZE]
                 sizes[rel] = st.st_size
             else:
                 unknown.append(rel)
@@ -277,7 +291,7 @@ class CachedFactsSource(FactsSource):
         taken = _TAKEN.pack(self.taken)
         for index, rel in enumerate(files):
             key = self.keys.get(rel)
-            stat = packed[index * _STAT.size:(index + 1) * _STAT.size]
+            stat = packed[index * _STAT.size : (index + 1) * _STAT.size]
             if key is None or stat == _NO_STAT:
                 continue
             old = self.recorded.get(rel)
@@ -346,8 +360,18 @@ class CachedFactsSource(FactsSource):
 
 
 def _encode_diagnostic(d: Diagnostic) -> tuple[Any, ...]:
-    return (d.path, d.line, d.column, d.code, d.name, d.message, d.severity, d.class_name, fix_to_plain(d.fix),
-            d.method)
+    return (
+        d.path,
+        d.line,
+        d.column,
+        d.code,
+        d.name,
+        d.message,
+        d.severity,
+        d.class_name,
+        fix_to_plain(d.fix),
+        d.method,
+    )
 
 
 def _decode_diagnostic(d: Any) -> Diagnostic:
@@ -363,7 +387,9 @@ class TreeMemo:
 
     def __init__(self, store: Cache, config: Config, enabled: frozenset[str]) -> None:
         self.store = store
-        settings = tuple((name, repr(getattr(config, name))) for name in config._fields if name not in ("root", "source"))
+        settings = tuple(
+            (name, repr(getattr(config, name))) for name in config._fields if name not in ("root", "source")
+        )
         self.name = memo_name(("whole-tree", tuple(sorted(enabled)), settings, Diagnostic.__slots__))
         # Every input of this run's resolution (settings, rules, files and
         # their contents, base files, import probes), once the memo was found
@@ -404,19 +430,31 @@ class TreeMemo:
         except Exception:  # a memo of another shape: not valid
             return False
 
-    def put(self, source: CachedFactsSource, files: list[str], probes: dict[str, bool],
-            diagnostics: list[Diagnostic], broken: set[str]) -> None:
+    def put(
+        self,
+        source: CachedFactsSource,
+        files: list[str],
+        probes: dict[str, bool],
+        diagnostics: list[Diagnostic],
+        broken: set[str],
+    ) -> None:
         if not all(source.keys.get(rel) is not None for rel in files):
             return
-        inputs = (tuple((rel, source.keys[rel]) for rel in files), tuple(sorted(source.extras.items())),
-                  tuple(sorted(probes.items())))
-        self.store.memo_put(self.name, {
-            "files": inputs[0],
-            "extras": inputs[1],
-            "probes": inputs[2],
-            "diagnostics": tuple(_encode_diagnostic(d) for d in diagnostics),
-            "broken": tuple(sorted(broken)),
-        })
+        inputs = (
+            tuple((rel, source.keys[rel]) for rel in files),
+            tuple(sorted(source.extras.items())),
+            tuple(sorted(probes.items())),
+        )
+        self.store.memo_put(
+            self.name,
+            {
+                "files": inputs[0],
+                "extras": inputs[1],
+                "probes": inputs[2],
+                "diagnostics": tuple(_encode_diagnostic(d) for d in diagnostics),
+                "broken": tuple(sorted(broken)),
+            },
+        )
         self._fingerprint(inputs)
 
     def derived(self, diagnostics: list[Diagnostic]) -> Callable[[str, Callable[[], int]], int] | None:

@@ -191,8 +191,9 @@ class _Contexts(Sequence[ModuleContext]):
         return self._resolved.resolver
 
 
-def lint_files(config: Config, resolved: Resolved, files: list[str], enabled: frozenset[str],
-               judge: Judge) -> tuple[list[Diagnostic], set[str]]:
+def lint_files(
+    config: Config, resolved: Resolved, files: list[str], enabled: frozenset[str], judge: Judge
+) -> tuple[list[Diagnostic], set[str]]:
     """(diagnostics before the allowlist, files that do not parse)."""
     diagnostics: list[Diagnostic] = []
     broken: set[str] = set()
@@ -211,8 +212,13 @@ def run_resolver(result: CheckResult) -> Resolver | None:
     return contexts.resolver() if isinstance(contexts, _Contexts) else None
 
 
-def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str],
-                 judge: Judge | None = None, changed: Mapping[str, ModuleFacts] | None = None) -> list[Diagnostic]:
+def lint_variant(
+    result: CheckResult,
+    facts: ModuleFacts,
+    enabled: frozenset[str],
+    judge: Judge | None = None,
+    changed: Mapping[str, ModuleFacts] | None = None,
+) -> list[Diagnostic]:
     """Lint a changed version of one of `result`'s modules as the run would
     (noqa and per-file-ignores applied), its bases resolved through the
     run's files, or through their `changed` versions: how `fix` tries a
@@ -221,18 +227,25 @@ def lint_variant(result: CheckResult, facts: ModuleFacts, enabled: frozenset[str
     load = base.module if base is not None else (lambda path: None)
     # A variant is linted many times (fix's trials): the run's probes of
     # candidate files are shared, not made again each time.
-    resolver = Resolver(result.config, {**(changed or {}), facts.path: facts}, load,
-                        base.exists if base is not None else None, base.located if base is not None else None)
+    resolver = Resolver(
+        result.config,
+        {**(changed or {}), facts.path: facts},
+        load,
+        base.exists if base is not None else None,
+        base.located if base is not None else None,
+    )
     judge = judge or Judge(result.config)
     return judge.without_ignored(facts.path, lint_module(resolver.context(facts), enabled))
 
 
-def _budget_history(config: Config, contexts: _Contexts, enabled: frozenset[str],
-                    judge: Judge) -> Callable[[str, Entry], list[Diagnostic] | None]:
+def _budget_history(
+    config: Config, contexts: _Contexts, enabled: frozenset[str], judge: Judge
+) -> Callable[[str, Entry], list[Diagnostic] | None]:
     """apply_allowlist's `earlier`: a file's counted violations as of the
     commit that last changed its allowlist line (`git blame`), when its
     budget was set; linted with the run's rules and its other files. None
     without that history. Asked only of files over their budget."""
+
     def earlier(path: str, entry: Entry) -> list[Diagnostic] | None:
         # Imported here: a run with no file over its budget never needs git.
         from hwlint.allowlist.model import counted
@@ -348,14 +361,36 @@ def run_check(
         if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
             base = str(config.root)
             unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
-        diagnostics, counts = apply_allowlist(allowlist, diagnostics, checked, broken, unlinted, found.whole_tree, enabled,
-                                              _budget_history(config, contexts, enabled, judge))
+        diagnostics, counts = apply_allowlist(
+            allowlist,
+            diagnostics,
+            checked,
+            broken,
+            unlinted,
+            found.whole_tree,
+            enabled,
+            _budget_history(config, contexts, enabled, judge),
+        )
         if config.phases and PhaseOverdue.code in enabled:
             from hwlint.allowlist import phases
 
             settings = config.source.name if config.source is not None else "the configuration"
-            diagnostics += phases.overdue_entries(allowlist, config.phases, today or phases.today(), checked,
-                                                    found.whole_tree, settings, config.source)
+            diagnostics += phases.overdue_entries(
+                allowlist, config.phases, today or phases.today(), checked, found.whole_tree, settings, config.source
+            )
     diagnostics.sort()
-    return CheckResult(diagnostics, contexts, len(files), allowlist, enabled, config, found.whole_tree, found.outside,
-                       counts, found.missing, cache, memo[0].derived(diagnostics) if memo is not None else None, linted)
+    return CheckResult(
+        diagnostics,
+        contexts,
+        len(files),
+        allowlist,
+        enabled,
+        config,
+        found.whole_tree,
+        found.outside,
+        counts,
+        found.missing,
+        cache,
+        memo[0].derived(diagnostics) if memo is not None else None,
+        linted,
+    )

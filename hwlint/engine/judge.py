@@ -29,8 +29,10 @@ class Judge:
         if not self._patterns:
             return []
         if self._ignores is None:
-            self._ignores = [(pattern_spec([pattern], f"{self._source}: [tool.hwlint] per-file-ignores"), codes)
-                             for pattern, codes in self._patterns.items()]
+            self._ignores = [
+                (pattern_spec([pattern], f"{self._source}: [tool.hwlint] per-file-ignores"), codes)
+                for pattern, codes in self._patterns.items()
+            ]
         return [c for matcher, codes in self._ignores if matcher.match_file(path) for c in codes]
 
     def without_ignored(self, path: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:

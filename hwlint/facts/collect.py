@@ -46,8 +46,9 @@ class FactsOptions(NamedTuple):
 
     @classmethod
     def of(cls, config: Config) -> "FactsOptions":
-        accelerators = DEFAULT_ACCELERATORS.extended(config.extend_accelerator_modules,
-                                                     config.extend_accelerator_flags, config.extend_devices)
+        accelerators = DEFAULT_ACCELERATORS.extended(
+            config.extend_accelerator_modules, config.extend_accelerator_flags, config.extend_devices
+        )
         return cls(config.enum, config.attribute, accelerators)
 
 
@@ -69,8 +70,9 @@ def facts_of(rel: str, data: bytes | None, abspath: str, options: FactsOptions) 
     return extract_source(rel, source, **kwargs)
 
 
-def _extract_batch(paths: list[tuple[str, int]], root: str, options: FactsOptions,
-                   with_keys: bool) -> list[tuple[str, bytes | None, Blob]]:
+def _extract_batch(
+    paths: list[tuple[str, int]], root: str, options: FactsOptions, with_keys: bool
+) -> list[tuple[str, bytes | None, Blob]]:
     """In a worker: (path, content hash of the bytes parsed, facts blob) per
     file (no hash unless asked: then the file is read as extract_file reads it)."""
     from hwlint.infra.hashing import digest
@@ -124,8 +126,14 @@ class FactsSource:
                     self.sizes[rel] = os.stat(self.abspath(rel)).st_size
                 except OSError:
                     self.sizes[rel] = 0
-        for rel, key, blob in run_in_pool(_extract_batch, (self.root, self.options, self.with_keys),
-                                          [(rel, self.sizes[rel]) for rel in files], self.jobs, self.progress, total):
+        for rel, key, blob in run_in_pool(
+            _extract_batch,
+            (self.root, self.options, self.with_keys),
+            [(rel, self.sizes[rel]) for rel in files],
+            self.jobs,
+            self.progress,
+            total,
+        ):
             values[rel] = blob
             self.parsed(rel, key, blob)
         return values

@@ -29,8 +29,15 @@ NOT_DEVICES = frozenset({"auto", "balanced", "sequential", "disk", "default", "g
 DEVICES: tuple[str, ...] = ("cuda", "xpu", "mps", "npu", "hpu", "xla", "mtia")
 METHODS: tuple[str, ...] = ("cuda", "xpu", "npu")
 DEVICE_MODULES: tuple[str, ...] = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu")
-FLAGS: tuple[str, ...] = ("TEST_CUDA", "TEST_XPU", "TEST_MPS", "TEST_MULTIGPU", "TEST_CUDNN", "TEST_PRIVATEUSE1",
-                          "TEST_NPU")
+FLAGS: tuple[str, ...] = (
+    "TEST_CUDA",
+    "TEST_XPU",
+    "TEST_MPS",
+    "TEST_MULTIGPU",
+    "TEST_CUDNN",
+    "TEST_PRIVATEUSE1",
+    "TEST_NPU",
+)
 # TEST_LINTER's [accelerator_availability] test: a call rooted at `torch`
 # with one of these segments, kept exactly so that hwlint reports at least
 # what it reports.
@@ -98,8 +105,12 @@ def accelerator(name: str) -> bool:
 _NAME = r"""\s*f?["'](?!(?:{skip})[:"'])([a-z][a-z0-9_]*)(?::[^"'\n]*)?["']"""
 # Each form, and whether a name character may end right before it
 # (`x.to(` may; `some_device=` is not `device=`).
-_FORMS = ((r"\.to\(", True), (r"device(?:_type)?\s*=", False), (r"torch\.device\(", False),
-          (r"map_location\s*=", False))
+_FORMS = (
+    (r"\.to\(", True),
+    (r"device(?:_type)?\s*=", False),
+    (r"torch\.device\(", False),
+    (r"map_location\s*=", False),
+)
 _COMPILED: dict[frozenset[str], tuple[tuple[re.Pattern[str], bool], ...]] = {}
 
 
@@ -110,8 +121,9 @@ def _positions(known: frozenset[str]) -> tuple[tuple[re.Pattern[str], bool], ...
     found = _COMPILED.get(known)
     if found is None:
         skip = "|".join(sorted(re.escape(n) for n in known | NOT_DEVICES | UNRUN | NOT_ACCELERATORS))
-        found = _COMPILED[known] = tuple((re.compile(form + _NAME.format(skip=skip)), after_word)
-                                         for form, after_word in _FORMS)
+        found = _COMPILED[known] = tuple(
+            (re.compile(form + _NAME.format(skip=skip)), after_word) for form, after_word in _FORMS
+        )
     return found
 
 
@@ -126,8 +138,25 @@ _DEVICE_API = re.compile(
     r"|memory_allocated|max_memory_allocated|memory_reserved|reset_peak_memory_stats|manual_seed_all"
     r"|current_stream|default_stream|get_device_name|get_device_properties|get_device_capability|Stream|Event)\("
 )
-NOT_DEVICE_MODULES = frozenset({"accelerator", "distributed", "backends", "autograd", "profiler", "jit", "nn",
-                                "utils", "random", "compiler", "testing", "_C", "ops", "library", "export"})
+NOT_DEVICE_MODULES = frozenset(
+    {
+        "accelerator",
+        "distributed",
+        "backends",
+        "autograd",
+        "profiler",
+        "jit",
+        "nn",
+        "utils",
+        "random",
+        "compiler",
+        "testing",
+        "_C",
+        "ops",
+        "library",
+        "export",
+    }
+)
 # A backend package (`import torch_mlu`, `from torch_musa import ...`): its
 # name counts once the module also uses it as a device (`torch.mlu.`, `.mlu()`).
 _PACKAGES = (re.compile(r"import[ \t]+torch_([a-z][a-z0-9]*)\b"), re.compile(r"from[ \t]+torch_([a-z][a-z0-9]*)\b"))
@@ -152,8 +181,11 @@ def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
     # "foo" from a C++ extension that runs on the CPU): a test of the
     # mechanism, not of a backend. A backend's own suite imports its
     # package, which registers the name.
-    registered = frozenset(m.group(1) for m in _REGISTERED.finditer(text)) if (
-        "_privateuse1_backend" in text or "_register_device_module" in text) else frozenset()
+    registered = (
+        frozenset(m.group(1) for m in _REGISTERED.finditer(text))
+        if ("_privateuse1_backend" in text or "_register_device_module" in text)
+        else frozenset()
+    )
 
     def take(name: str, at: int, end: int) -> None:
         if name in known or name in NOT_DEVICES or name in UNRUN or not accelerator(name):
@@ -163,7 +195,7 @@ def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
             return  # a comment; or a backend the module makes itself (below)
         above = text.rfind("\n", 0, max(start - 1, 0)) + 1
         stop = text.find("\n", at)
-        if "Raises" in text[above:stop if stop >= 0 else len(text)]:
+        if "Raises" in text[above : stop if stop >= 0 else len(text)]:
             return  # `assertRaises(..., lambda: torch.device("other"))`: a name that is no device, on purpose
         line = text.count("\n", 0, at) + 1
         column = at - start + 1
@@ -187,7 +219,7 @@ def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
             for match in pattern.finditer(text):
                 name = match.group(1)
                 start = text.rfind("\n", 0, match.start()) + 1
-                if text[start:match.start()].strip() or _word_before(text, match.start()):
+                if text[start : match.start()].strip() or _word_before(text, match.start()):
                     continue  # not a statement of its own: `x = import_torch_...`
                 if f"torch.{name}." in text or f".{name}()" in text or f"torch.backends.{name}." in text:
                     take(name, match.start(), match.end())
@@ -209,6 +241,7 @@ class Coverage(NamedTuple):
 
     def toml(self) -> str:
         """The lines to put in `[tool.hwlint]` (the table's header first)."""
+
         def array(values: list[str]) -> str:
             return "[" + ", ".join(f'"{v}"' for v in values) + "]"
 
@@ -219,6 +252,7 @@ def coverage(found: Iterable[str], config: "Config") -> Coverage:
     """The settings that cover the `found` device names, with what the
     configuration has already: a member for each (what `fix` declares its
     classes), the device, its `torch.x` module, its `TEST_X` flag."""
+
     def add(old: tuple[str, ...], new: Iterable[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys((*old, *new)))
 
@@ -241,7 +275,9 @@ def note(found: Iterable[tuple[str, int]], config: "Config") -> str:
     names = ", ".join(f"{name} ({n} file{'s' if n != 1 else ''})" for name, n in found)
     where = config.source.name if config.source is not None else "pyproject.toml"
     one = len(found) == 1
-    return (f"Found {'a device' if one else f'{len(found)} devices'} the configuration does not name: {names}. "
-            f"hwlint takes {'it' if one else 'them'} for {'an accelerator' if one else 'accelerators'}; these lines "
-            f"cover {'it' if one else 'them'} (`hwlint devices --write` adds them to {where}):\n"
-            + coverage((name for name, _ in found), config).toml())
+    return (
+        f"Found {'a device' if one else f'{len(found)} devices'} the configuration does not name: {names}. "
+        f"hwlint takes {'it' if one else 'them'} for {'an accelerator' if one else 'accelerators'}; these lines "
+        f"cover {'it' if one else 'them'} (`hwlint devices --write` adds them to {where}):\n"
+        + coverage((name for name, _ in found), config).toml()
+    )

@@ -66,8 +66,9 @@ def pattern_spec(patterns: Iterable[str], setting: str | None = None) -> pathspe
             spec.from_lines([pattern])
         except (ValueError, re.error):
             if setting is not None:
-                raise UserError(f"{setting}: {pattern!r} is not a valid gitignore-style pattern: "
-                                "correct or remove it") from None
+                raise UserError(
+                    f"{setting}: {pattern!r} is not a valid gitignore-style pattern: correct or remove it"
+                ) from None
             continue
         valid.append(pattern)
     spec_of_valid: pathspec.GitIgnoreSpec = spec.from_lines(valid)
@@ -211,23 +212,32 @@ def explain_empty(config: Config) -> str:
     """Why no file was selected, and how to change it: the root, where the
     settings came from, the patterns, and the folders that do hold files
     named like tests (what `include` probably should say)."""
-    settings = (f"settings from {config.source}" if config.source is not None
-                else "default settings: no hwlint.toml or pyproject.toml with [tool.hwlint] found")
+    settings = (
+        f"settings from {config.source}"
+        if config.source is not None
+        else "default settings: no hwlint.toml or pyproject.toml with [tool.hwlint] found"
+    )
     import json
 
-    settings_file = (str(config.source) if config.source is not None and config.source.name == "hwlint.toml"
-                     else f"[tool.hwlint] of {config.source or 'pyproject.toml at the project root'}")
+    settings_file = (
+        str(config.source)
+        if config.source is not None and config.source.name == "hwlint.toml"
+        else f"[tool.hwlint] of {config.source or 'pyproject.toml at the project root'}"
+    )
 
     patterns = f"include = {json.dumps(list(config.include))}" + (
-        f", exclude = {json.dumps(list(config.exclude))}" if config.exclude else "")
+        f", exclude = {json.dumps(list(config.exclude))}" if config.exclude else ""
+    )
     text = f"no test file matched under {config.root} ({settings}; {patterns})"
     folders = Matcher(config._replace(include=("**/test_*.py", "**/*_test.py"), exclude=())).walk("")
     tops = sorted({rel.split("/", 1)[0] for rel in folders if "/" in rel})
     if folders:
         where = ", ".join(f"{top}/" for top in tops[:3]) + (", ..." if len(tops) > 3 else "")
         example = f'["{tops[0]}/**/test_*.py"]' if tops else '["test_*.py"]'
-        text += (f"; {len(folders)} file{'s' if len(folders) != 1 else ''} named like tests exist{'' if len(folders) != 1 else 's'}"
-                 + (f" under {where}" if tops else " at the root"))
+        text += (
+            f"; {len(folders)} file{'s' if len(folders) != 1 else ''} named like tests exist{'' if len(folders) != 1 else 's'}"
+            + (f" under {where}" if tops else " at the root")
+        )
         text += f": set include (e.g. include = {example}) in {settings_file}"
     else:
         text += f": run hwlint in the project's folder, or set include in {settings_file}"
@@ -258,8 +268,9 @@ def selection_inputs(config: Config, rel: str) -> tuple[Any, ...]:
     return (rel, config.include, config.exclude, tuple(texts))
 
 
-def discover(config: Config, paths: list[Path] | None = None,
-             selected: Callable[[str], bool] | None = None) -> Discovery:
+def discover(
+    config: Config, paths: list[Path] | None = None, selected: Callable[[str], bool] | None = None
+) -> Discovery:
     """The test files to lint: the whole tree, or those among `paths`.
     `selected`: whether a named file is a test file (default: Matcher's
     verdict; a layer may remember verdicts)."""
@@ -273,6 +284,7 @@ def discover(config: Config, paths: list[Path] | None = None,
         return matchers[0]
 
     if selected is None:
+
         def selected(rel: str) -> bool:
             return matcher().selected(rel)
 

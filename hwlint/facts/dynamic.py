@@ -16,12 +16,17 @@ from hwlint.facts.walk import walk_lines
 # module-level statements are looked at (plus setattr anywhere): what a test
 # module does at import time.
 
+
 def _namespace(node: ast.expr) -> bool:
     """`globals()`, `vars()`, `locals()` at module level, `sys.modules[__name__]`."""
     if isinstance(node, ast.Call):
         return isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars", "locals") and not node.args
-    return (isinstance(node, ast.Subscript) and dotted_name(node.value) == "sys.modules"
-            and isinstance(node.slice, ast.Name) and node.slice.id == "__name__")
+    return (
+        isinstance(node, ast.Subscript)
+        and dotted_name(node.value) == "sys.modules"
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == "__name__"
+    )
 
 
 def _static(node: ast.expr) -> str | None:
@@ -43,8 +48,9 @@ class _DynamicFinder:
         self.classes = classes
         self.found: list[Dynamic] = []
 
-    def add(self, node: ast.expr | ast.stmt, kind: str, func: str = "", target: str = "",
-            args: tuple[str | None, ...] = ()) -> None:
+    def add(
+        self, node: ast.expr | ast.stmt, kind: str, func: str = "", target: str = "", args: tuple[str | None, ...] = ()
+    ) -> None:
         line = node.lineno
         self.found.append(Dynamic(line, self.column(line, node.col_offset), kind, func, target, args))
 
@@ -77,11 +83,16 @@ class _DynamicFinder:
         positional = tuple(_static(a) for a in args)
         # `device = torch.device("cpu")` makes no class; `TestFooDyn = f(...)`,
         # `type(...)` and calls given a class may.
-        if (target and ("Test" in target or target == "globals()")) or func == "type" or any(
-                isinstance(a, ast.Name) for a in args):
+        if (
+            (target and ("Test" in target or target == "globals()"))
+            or func == "type"
+            or any(isinstance(a, ast.Name) for a in args)
+        ):
             self.add(node, "call", func, target, positional)
 
-    def assign(self, stmt: ast.Assign | ast.AnnAssign, targets: list[ast.expr], loops: dict[str, tuple[str, ...]]) -> None:
+    def assign(
+        self, stmt: ast.Assign | ast.AnnAssign, targets: list[ast.expr], loops: dict[str, tuple[str, ...]]
+    ) -> None:
         value = stmt.value
         for target in targets:
             if isinstance(target, ast.Subscript) and _namespace(target.value):
@@ -128,7 +139,10 @@ class _DynamicFinder:
                         inner[target.id] = ("",)  # a variable: not a class name
                 self.block(stmt.body, inner)
                 self.block(stmt.orelse, loops)
-            elif isinstance(stmt, (ast.If, ast.While, ast.With, ast.AsyncWith, ast.Try)) or type(stmt).__name__ == "TryStar":
+            elif (
+                isinstance(stmt, (ast.If, ast.While, ast.With, ast.AsyncWith, ast.Try))
+                or type(stmt).__name__ == "TryStar"
+            ):
                 for part in ("body", "orelse", "finalbody"):
                     self.block(getattr(stmt, part, ()), loops)
                 for handler in getattr(stmt, "handlers", ()):
@@ -181,8 +195,9 @@ def _lines_of(source: str, token: str) -> list[int]:
 _NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
 
 
-def dynamic_sites(tree: ast.Module, source: str, column: Column, attribute: str,
-                  classes: set[str]) -> tuple[Dynamic, ...]:
+def dynamic_sites(
+    tree: ast.Module, source: str, column: Column, attribute: str, classes: set[str]
+) -> tuple[Dynamic, ...]:
     """The statements of `tree` that may make or change test classes at run
     time; `classes` are the module's own (an attribute set on one of them is
     a Declaration, not dynamic)."""

@@ -55,8 +55,13 @@ def _strings(node: ast.expr) -> tuple[str, ...]:
 
 
 class _Extractor:
-    def __init__(self, lines: Sequence[str], attribute: str, text: str | None = None,
-                 accelerators: Accelerators = DEFAULT_ACCELERATORS) -> None:
+    def __init__(
+        self,
+        lines: Sequence[str],
+        attribute: str,
+        text: str | None = None,
+        accelerators: Accelerators = DEFAULT_ACCELERATORS,
+    ) -> None:
         self.lines = lines
         self.attribute = attribute
         self.vocabulary = vocabulary_for(accelerators)
@@ -150,8 +155,13 @@ class _Extractor:
                 if line:
                     self.statements.append(Statement(stmt, line, self.in_main))
             if isinstance(stmt, ast.ClassDef):
-                self.class_spans.append((stmt.decorator_list[0].lineno if stmt.decorator_list else stmt.lineno,
-                                         stmt.end_lineno or stmt.lineno, stmt.name))
+                self.class_spans.append(
+                    (
+                        stmt.decorator_list[0].lineno if stmt.decorator_list else stmt.lineno,
+                        stmt.end_lineno or stmt.lineno,
+                        stmt.name,
+                    )
+                )
                 self.classes.append(self.klass(stmt, branch))
             elif isinstance(stmt, ast.Expr):
                 self.maybe_instantiation(stmt.value, branch, loops)
@@ -161,9 +171,7 @@ class _Extractor:
                     self.device_binding(stmt, line)
             elif isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
-                    self.imports.append(
-                        Import(stmt.module or "", stmt.level, alias.name, alias.asname or alias.name)
-                    )
+                    self.imports.append(Import(stmt.module or "", stmt.level, alias.name, alias.asname or alias.name))
             elif isinstance(stmt, ast.Import):
                 for alias in stmt.names:
                     local = alias.asname or alias.name.split(".")[0]
@@ -208,9 +216,7 @@ class _Extractor:
                 and target.attr == self.attribute
                 and isinstance(target.value, ast.Name)
             ):
-                decl = Declaration(
-                    stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "module"
-                )
+                decl = Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "module")
                 for name in loops.get(target.value.id, (target.value.id,)):
                     self.module_declarations.append((name, decl))
         self.maybe_instantiation(stmt.value, branch, loops)
@@ -221,8 +227,13 @@ class _Extractor:
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             return
         value = stmt.value
-        if (isinstance(value, ast.Call) and value.args and not value.keywords and len(value.args) <= 2
-                and dotted_name(value.func) == "torch.device"):
+        if (
+            isinstance(value, ast.Call)
+            and value.args
+            and not value.keywords
+            and len(value.args) <= 2
+            and dotted_name(value.func) == "torch.device"
+        ):
             value = value.args[0]
         named = _device_string(value, self.vocabulary)
         device = named.split(":", 1)[0] if named is not None else None
@@ -306,8 +317,15 @@ class _Extractor:
         devtype = self.devtype_lines()
         for line in devtype[bisect.bisect_left(devtype, start) : bisect.bisect_right(devtype, end)]:
             at = self.lines[line - 1].find("get_devtype(")
-            requires.append(Site(line, self.column(line, len(self.lines[line - 1][:at].encode("utf-8"))),
-                                 "get_devtype()", "devtype", ""))
+            requires.append(
+                Site(
+                    line,
+                    self.column(line, len(self.lines[line - 1][:at].encode("utf-8"))),
+                    "get_devtype()",
+                    "devtype",
+                    "",
+                )
+            )
         return ClassFacts(
             name=node.name,
             line=node.lineno,
@@ -326,8 +344,9 @@ class _Extractor:
             distributed=distributed,
         )
 
-    def class_body(self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration],
-                   requires: list[Site]) -> None:
+    def class_body(
+        self, body: Iterable[ast.stmt], methods: list[Method], declarations: list[Declaration], requires: list[Site]
+    ) -> None:
         for stmt in body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 name = stmt.name
@@ -339,13 +358,17 @@ class _Extractor:
                 for target in stmt.targets:
                     if isinstance(target, ast.Name) and target.id == self.attribute:
                         declarations.append(
-                            Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "body")
+                            Declaration(
+                                stmt.lineno, self.column(stmt.lineno, stmt.col_offset), _value(stmt.value), "body"
+                            )
                         )
             elif isinstance(stmt, ast.AnnAssign):
                 annotated = stmt.target
                 if isinstance(annotated, ast.Name) and annotated.id == self.attribute:
                     value = _value(stmt.value) if stmt.value is not None else Value("missing", "")
-                    declarations.append(Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), value, "body"))
+                    declarations.append(
+                        Declaration(stmt.lineno, self.column(stmt.lineno, stmt.col_offset), value, "body")
+                    )
             elif isinstance(stmt, ast.If):
                 self.class_body(stmt.body, methods, declarations, requires)
                 self.class_body(stmt.orelse, methods, declarations, requires)
@@ -385,8 +408,15 @@ class _Extractor:
         else:
             device = _required_device(name, self.device_names)
         if device is not None:
-            requires.append(Site(decorator.lineno, self.column(decorator.lineno, decorator.col_offset),
-                                 _decorator_text(decorator), kind, device))
+            requires.append(
+                Site(
+                    decorator.lineno,
+                    self.column(decorator.lineno, decorator.col_offset),
+                    _decorator_text(decorator),
+                    kind,
+                    device,
+                )
+            )
         if _BACKEND_DECORATOR.match(name):
             self._backend_decorators.append(self.backend_decorator(decorator, name))
 
@@ -404,11 +434,19 @@ class _Extractor:
                 continue
             device = _guard_device(stmt.test, True, self.device_names)
             if device is not None:
-                requires.append(Site(stmt.lineno, self.column(stmt.lineno, stmt.col_offset),
-                                     "setUp: if " + _short(stmt.test) + ": skip", "setup", device))
+                requires.append(
+                    Site(
+                        stmt.lineno,
+                        self.column(stmt.lineno, stmt.col_offset),
+                        "setUp: if " + _short(stmt.test) + ": skip",
+                        "setup",
+                        device,
+                    )
+                )
 
-    def accelerator_sites(self, node: ast.ClassDef, hit_lines: list[int]
-                          ) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
+    def accelerator_sites(
+        self, node: ast.ClassDef, hit_lines: list[int]
+    ) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
         # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
         # is two calls into CUDA that start at the same place, and TEST_LINTER
         # counts both.
@@ -458,14 +496,21 @@ class _Extractor:
                 if value is not None and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
                     line = assign.value.lineno
                     devices[(line, assign.value.col_offset)] = Site(
-                        line, self.column(line, assign.value.col_offset), f'{assign.targets[0].id} = "{value}"',
-                        "assign", value)
+                        line,
+                        self.column(line, assign.value.col_offset),
+                        f'{assign.targets[0].id} = "{value}"',
+                        "assign",
+                        value,
+                    )
             elif kind is ast.JoinedStr:
                 site = self.device_fstring(cast(ast.JoinedStr, sub))
                 if site is not None:
                     distributed[(site.line, site.column)] = site
-        return (tuple(sorted(probes.values(), key=_site_key)), tuple(sorted(devices.values(), key=_site_key)),
-                tuple(sorted(distributed.values(), key=_site_key)))
+        return (
+            tuple(sorted(probes.values(), key=_site_key)),
+            tuple(sorted(devices.values(), key=_site_key)),
+            tuple(sorted(distributed.values(), key=_site_key)),
+        )
 
     def accelerator_call(self, call: ast.Call) -> Site | None:
         """A call into an accelerator, as TEST_LINTER sees one (a callee
@@ -534,7 +579,9 @@ class _Extractor:
         if not (isinstance(found, ast.Constant) and isinstance(found.value, str) and found.value in _BACKENDS):
             return None
         kind = "backend-options" if any(kw.arg == "pg_options" for kw in call.keywords) else "backend"
-        return Site(found.lineno, self.column(found.lineno, found.col_offset), f'backend "{found.value}"', kind, found.value)
+        return Site(
+            found.lineno, self.column(found.lineno, found.col_offset), f'backend "{found.value}"', kind, found.value
+        )
 
     def device_use(self, call: ast.Call) -> Site | None:
         func = call.func
@@ -543,7 +590,13 @@ class _Extractor:
         for kw in call.keywords:
             value = _device_string(kw.value, vocabulary) if kw.arg == "device" else None
             if value is not None:
-                return Site(kw.value.lineno, self.column(kw.value.lineno, kw.value.col_offset), f'device="{value}"', "keyword", value)
+                return Site(
+                    kw.value.lineno,
+                    self.column(kw.value.lineno, kw.value.col_offset),
+                    f'device="{value}"',
+                    "keyword",
+                    value,
+                )
         backend = self.backend_use(call)
         if backend is not None:
             return backend
@@ -580,7 +633,9 @@ _BACKEND_DECORATOR = LazyPattern(r"^(?:requires_|skip_if_no_)(?:nccl|xccl|hccl)(
 
 def _is_distributed(site: Site) -> bool:
     """A hard-coded device that ClassFacts keeps apart, in `distributed`."""
-    return site.kind in ("backend", "backend-options") or (site.kind == "module" and site.name.endswith(".device_count"))
+    return site.kind in ("backend", "backend-options") or (
+        site.kind == "module" and site.name.endswith(".device_count")
+    )
 
 
 def _distributed_places(found: Places, devices: frozenset[str]) -> list[int]:
@@ -603,10 +658,22 @@ def _distributed_places(found: Places, devices: frozenset[str]) -> list[int]:
 # Statements whose accelerator mentions are not module-level uses: classes
 # (their own facts), imports, and compound statements (their bodies are
 # looked at statement by statement; an if/while test separately).
-_NOT_MENTIONS = frozenset({
-    ast.ClassDef, ast.Import, ast.ImportFrom, ast.If, ast.Try, ast.For, ast.AsyncFor,
-    ast.While, ast.With, ast.AsyncWith, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []),
-})
+_NOT_MENTIONS = frozenset(
+    {
+        ast.ClassDef,
+        ast.Import,
+        ast.ImportFrom,
+        ast.If,
+        ast.Try,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.Match,
+        *([ast.TryStar] if hasattr(ast, "TryStar") else []),
+    }
+)
 
 
 def _is_instantiation(stmt: ast.stmt) -> bool:
@@ -667,8 +734,17 @@ def _attributes(node: ast.expr) -> Iterator[str]:
 
 
 # Calls that ask about an accelerator rather than run on it.
-_ASKING = frozenset({"device_count", "current_accelerator", "current_device", "get_device_name",
-                     "get_device_capability", "get_device_properties", "get_arch_list"})
+_ASKING = frozenset(
+    {
+        "device_count",
+        "current_accelerator",
+        "current_device",
+        "get_device_name",
+        "get_device_capability",
+        "get_device_properties",
+        "get_arch_list",
+    }
+)
 
 
 def _is_question(name: str) -> bool:
@@ -683,8 +759,19 @@ _REQUIRES = LazyPattern(
     r"(cuda|gpu|npu|xpu|mps|accelerator|multi_?gpu|multi_?npu|nccl|xccl|hccl)(?:_and_\w+)?$",
     re.IGNORECASE,
 )
-_REQUIRED = {"cuda": "cuda", "nccl": "cuda", "npu": "npu", "multinpu": "npu", "hccl": "npu", "xpu": "xpu",
-             "xccl": "xpu", "mps": "mps", "gpu": "", "accelerator": "", "multigpu": ""}
+_REQUIRED = {
+    "cuda": "cuda",
+    "nccl": "cuda",
+    "npu": "npu",
+    "multinpu": "npu",
+    "hccl": "npu",
+    "xpu": "xpu",
+    "xccl": "xpu",
+    "mps": "mps",
+    "gpu": "",
+    "accelerator": "",
+    "multigpu": "",
+}
 # `skip_if_lt_x_gpu(n)` counts the accelerators there are, whichever they are.
 _REQUIRES_ANY = frozenset({"skip_if_lt_x_gpu", "skip_if_no_gpu", "skip_but_pass_in_sandcastle_if_lt_x_gpu"})
 # Flags that say an accelerator is there (`TEST_CUDA`, `TEST_MULTIGPU`,
@@ -692,8 +779,16 @@ _REQUIRES_ANY = frozenset({"skip_if_lt_x_gpu", "skip_if_no_gpu", "skip_but_pass_
 # but the out-of-tree copies of PyTorch's tests redefine it for their own
 # device: any accelerator.
 _FLAG = LazyPattern(r"^(?:TEST|HAS)_(?:MULTI_?)?(CUDA|CUDNN|GPU|XPU|MPS|NPU|PRIVATEUSE1|ACCELERATOR)(?:_\w+)?$")
-_FLAG_DEVICE = {"CUDA": "cuda", "CUDNN": "cuda", "GPU": "", "XPU": "xpu", "MPS": "mps", "NPU": "npu",
-                "PRIVATEUSE1": "privateuse1", "ACCELERATOR": ""}
+_FLAG_DEVICE = {
+    "CUDA": "cuda",
+    "CUDNN": "cuda",
+    "GPU": "",
+    "XPU": "xpu",
+    "MPS": "mps",
+    "NPU": "npu",
+    "PRIVATEUSE1": "privateuse1",
+    "ACCELERATOR": "",
+}
 
 
 # The same decorators for a device hwlint was not told of (`@skipIfNoMLU`,
@@ -879,8 +974,14 @@ def _finish(extractor: _Extractor, enum: str) -> tuple[ClassFacts, ...]:
     return tuple(classes)
 
 
-def extract_source(path: str, source: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification",
-                   accelerators: Accelerators = DEFAULT_ACCELERATORS) -> ModuleFacts:
+def extract_source(
+    path: str,
+    source: str,
+    *,
+    enum: str = "HardwareClassification",
+    attribute: str = "hw_classification",
+    accelerators: Accelerators = DEFAULT_ACCELERATORS,
+) -> ModuleFacts:
     """Reduce one module's source to facts. Never raises on bad source: a
     module Python would refuse is a ModuleFacts with `error` set."""
     lines = Lines(source)  # split only if something reads them all
@@ -904,13 +1005,21 @@ def extract_source(path: str, source: str, *, enum: str = "HardwareClassificatio
             except SyntaxError as exc:
                 line = exc.lineno or 1
                 column = exc.offset or 1
-                return ModuleFacts(path, error=ReadError(line, max(column, 1), f"syntax error: {exc.msg}"), noqa=noqa, lines=len(lines))
+                return ModuleFacts(
+                    path, error=ReadError(line, max(column, 1), f"syntax error: {exc.msg}"), noqa=noqa, lines=len(lines)
+                )
             except (ValueError, TypeError) as exc:  # e.g. NUL bytes on Python < 3.12
                 return ModuleFacts(path, error=ReadError(1, 1, f"cannot parse: {exc}"), noqa=noqa, lines=len(lines))
             except (RecursionError, MemoryError):
-                return ModuleFacts(path, error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"), noqa=noqa, lines=len(lines))
-        facts = facts_from_tree(path, source, tree, lines=lines, enum=enum, attribute=attribute,
-                                accelerators=accelerators)
+                return ModuleFacts(
+                    path,
+                    error=ReadError(1, 1, "cannot parse: too deeply nested for Python's parser"),
+                    noqa=noqa,
+                    lines=len(lines),
+                )
+        facts = facts_from_tree(
+            path, source, tree, lines=lines, enum=enum, attribute=attribute, accelerators=accelerators
+        )
         del tree
         return facts._replace(noqa=noqa) if noqa else facts
     finally:
@@ -964,8 +1073,9 @@ def facts_from_tree(
 _GLOBAL_NAMES = LazyPattern(r"\bglobal\s+(\w+(?:\s*,\s*\w+)*)")
 
 
-def _bound_once(bindings: list[DeviceBinding], statements: list[Statement], imports: list[Import],
-                text: str) -> tuple[DeviceBinding, ...]:
+def _bound_once(
+    bindings: list[DeviceBinding], statements: list[Statement], imports: list[Import], text: str
+) -> tuple[DeviceBinding, ...]:
     """The bindings of names that nothing else at module level binds (`try:
     device = "xpu"` / `except: device = "cpu"` names no one device), no
     import, nor a function's `global` statement."""
@@ -989,8 +1099,14 @@ def _bound_once(bindings: list[DeviceBinding], statements: list[Statement], impo
     return tuple(b for b in bindings if counts[b.name] == 1)
 
 
-def extract_file(path: str, abspath: str, *, enum: str = "HardwareClassification", attribute: str = "hw_classification",
-                 accelerators: Accelerators = DEFAULT_ACCELERATORS) -> ModuleFacts:
+def extract_file(
+    path: str,
+    abspath: str,
+    *,
+    enum: str = "HardwareClassification",
+    attribute: str = "hw_classification",
+    accelerators: Accelerators = DEFAULT_ACCELERATORS,
+) -> ModuleFacts:
     """Facts of the file at `abspath`, reported as `path`; a file that cannot
     be read is a ModuleFacts with `error` set."""
     source = read_source(abspath)

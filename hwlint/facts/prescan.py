@@ -213,8 +213,9 @@ class Places:
         return positions
 
 
-def accelerator_lines(text: str, lines: Sequence[str], vocabulary: Vocabulary | None = None,
-                      found: Places | None = None) -> list[int]:
+def accelerator_lines(
+    text: str, lines: Sequence[str], vocabulary: Vocabulary | None = None, found: Places | None = None
+) -> list[int]:
     """Sorted 1-based numbers of the lines that mention an accelerator.
 
     `text` is the module with `\n` line ends (the source itself when it has

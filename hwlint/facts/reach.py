@@ -39,8 +39,9 @@ def is_main_guard(test: ast.expr) -> bool:
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
     sides = (test.left, test.comparators[0])
-    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
-            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
 
 
 def _target_names(target: ast.expr, found: set[str]) -> bool:
@@ -93,8 +94,9 @@ def _arm_names(body: Iterable[ast.stmt], found: set[str]) -> bool:
             if not (_arm_names(stmt.body, found) and _arm_names(stmt.orelse, found)):
                 return False
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            if not (_target_names(stmt.target, found) and _arm_names(stmt.body, found)
-                    and _arm_names(stmt.orelse, found)):
+            if not (
+                _target_names(stmt.target, found) and _arm_names(stmt.body, found) and _arm_names(stmt.orelse, found)
+            ):
                 return False
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             if not _arm_names(stmt.body, found):
@@ -148,7 +150,9 @@ def _first_line(node: ast.stmt) -> int:
     return decorators[0].lineno if decorators else node.lineno
 
 
-def unreached(statements: Sequence[Statement], classes: Sequence[tuple[int, int, str]], text: str) -> list[tuple[int, ...]]:
+def unreached(
+    statements: Sequence[Statement], classes: Sequence[tuple[int, int, str]], text: str
+) -> list[tuple[int, ...]]:
     """For each class (its first line, decorators included, its last, its name),
     the lines of the module's mentions it never reaches (sorted).
 
@@ -246,7 +250,7 @@ def _occurrences(text: str, names: list[str]) -> dict[str, list[int]]:
         at = text.find(name)
         while at != -1:
             before = text[at - 1] if at else " "
-            after = text[at + size:at + size + 1]
+            after = text[at + size : at + size + 1]
             if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
                 places.append((at, index))
             at = text.find(name, at + size)

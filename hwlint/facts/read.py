@@ -90,10 +90,11 @@ def _decode_error(data: bytes, exc: UnicodeDecodeError, encoding: str) -> ReadEr
     line = len(before)
     text = before[-1]
     if line == 1 and text.startswith(codecs.BOM_UTF8):
-        text = text[len(codecs.BOM_UTF8):]
+        text = text[len(codecs.BOM_UTF8) :]
     column = len(text.decode(encoding, errors="replace")) + 1
     return ReadError(
-        line, column,
+        line,
+        column,
         f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} is invalid; save the file as UTF-8 "
         "or declare its encoding (PEP 263)",
     )

@@ -66,9 +66,14 @@ _Resolved = tuple[bool, "str | None", "str | None", "tuple[tuple[str, ClassFacts
 
 
 class Resolver:
-    def __init__(self, config: Config, modules: Mapping[str, ModuleFacts], load: Loader,
-                 exists: dict[str, bool] | None = None,
-                 located: dict[tuple[str, str, int], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        modules: Mapping[str, ModuleFacts],
+        load: Loader,
+        exists: dict[str, bool] | None = None,
+        located: dict[tuple[str, str, int], str | None] | None = None,
+    ) -> None:
         """`exists`: which candidate files exist, as another resolver of the
         same tree found them (shared: files do not come and go in a run);
         `located`: the files its imports were found in (shared with `exists`:

@@ -58,15 +58,22 @@ class Accelerators(NamedTuple):
     devices: tuple[str, ...] = known.DEVICES
     methods: tuple[str, ...] = known.METHODS
 
-    def extended(self, modules: Sequence[str] = (), flags: Sequence[str] = (),
-                 devices: Sequence[str] = ()) -> "Accelerators":
+    def extended(
+        self, modules: Sequence[str] = (), flags: Sequence[str] = (), devices: Sequence[str] = ()
+    ) -> "Accelerators":
         """These, plus a backend's own (a backend's device name is also a
         tensor method: `generate_methods_for_privateuse1_backend`)."""
+
         def add(old: tuple[str, ...], new: Sequence[str]) -> tuple[str, ...]:
             return old + tuple(x for x in dict.fromkeys(new) if x not in old)
 
-        return Accelerators(self.segments, add(self.device_modules, modules), add(self.flags, flags),
-                            add(self.devices, devices), add(self.methods, devices))
+        return Accelerators(
+            self.segments,
+            add(self.device_modules, modules),
+            add(self.flags, flags),
+            add(self.devices, devices),
+            add(self.methods, devices),
+        )
 
 
 DEFAULT_ACCELERATORS = Accelerators()
@@ -112,8 +119,7 @@ class Vocabulary:
             if device not in default.devices:
                 tokens += [f'"{device}', f"'{device}", f".{device}("]
         # A token that contains another finds nothing more (lines are what count).
-        self.tokens = tuple(t for t in dict.fromkeys(tokens)
-                            if not any(o != t and o in t for o in tokens))
+        self.tokens = tuple(t for t in dict.fromkeys(tokens) if not any(o != t and o in t for o in tokens))
         # Each str.find is a pass over the whole module, and a short token
         # made of common letters ("ipu") is among the slowest: the tokens
         # holding "pu" after their first character ("xpu", "hpu", "ipu",

@@ -9,8 +9,28 @@ from typing import Iterator
 # Fields that never hold a node a walk wants: names and numbers (`id`,
 # `attr`, `level`...), and the contexts and operators (`Load`, `Add`), which
 # have neither position nor children. A Constant holds no node at all.
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "asname", "module", "level", "names", "arg",
-                          "kind", "type_comment", "conversion", "is_async", "simple", "tag", "kwd_attrs"})
+_LEAF_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "id",
+        "attr",
+        "name",
+        "asname",
+        "module",
+        "level",
+        "names",
+        "arg",
+        "kind",
+        "type_comment",
+        "conversion",
+        "is_async",
+        "simple",
+        "tag",
+        "kwd_attrs",
+    }
+)
 # Nodes without a position: always entered (their children have one).
 _UNPLACED = frozenset({ast.arguments, ast.comprehension, ast.withitem, ast.match_case})
 _DECORATED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
@@ -53,7 +73,7 @@ def walk_lines(node: ast.AST, lines: list[int], *, whole_fstrings: bool = False)
             value = getattr(current, field, None)
             if value is None:
                 continue
-            for child in (value if type(value) is list else (value,)):
+            for child in value if type(value) is list else (value,):
                 if child is None:  # a `**` key of a dict, a keyword-only argument without default
                     continue
                 child_kind = type(child)
@@ -66,8 +86,11 @@ def walk_lines(node: ast.AST, lines: list[int], *, whole_fstrings: bool = False)
                     if line not in hit or (child.end_lineno or 0) < line:
                         # A decorated function or class starts at its first
                         # decorator (ast's lineno is the `def` line).
-                        low = child.decorator_list[0].lineno if child_kind in _DECORATED and child.decorator_list \
+                        low = (
+                            child.decorator_list[0].lineno
+                            if child_kind in _DECORATED and child.decorator_list
                             else line
+                        )
                         index = bisect_left(lines, low)
                         if index == count or lines[index] > (child.end_lineno or low):
                             continue

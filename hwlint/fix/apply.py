@@ -214,8 +214,9 @@ def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
     # The one generation: libcst's failures on odd input become FixError, as
     # they did when the round trip came first.
     fixed = generate(module, FixError)
-    if replacements or not only_inserted(data, fixed, attribute=config.attribute, enum=enum_name,
-                                         import_from=config.import_from, declarations=len(fixes)):
+    if replacements or not only_inserted(
+        data, fixed, attribute=config.attribute, enum=enum_name, import_from=config.import_from, declarations=len(fixes)
+    ):
         reproduces(original, data, FixError)
     missing = [f"{f.class_name}" for f in fixes if not f.replaces and (f.class_name, f.occurrence) not in finder.done]
     if missing:
@@ -258,8 +259,12 @@ def verify(path: str, fixed: bytes, fixes: Sequence[ClassFix], before: ModuleFac
                     continue
                 if d.value != Value("string", fix.text):
                     raise FixError(f"the declaration of {new.name} at line {d.line} was not the string {fix.text!r}")
-                if (now.value, now.where) != (Value("member", fix.name), d.where) or canonical_member(now, config) != fix.member:
-                    raise FixError(f"the declaration of {new.name} at line {d.line} does not end up {config.enum}.{fix.name}")
+                if (now.value, now.where) != (Value("member", fix.name), d.where) or canonical_member(
+                    now, config
+                ) != fix.member:
+                    raise FixError(
+                        f"the declaration of {new.name} at line {d.line} does not end up {config.enum}.{fix.name}"
+                    )
             continue
         own = [canonical_member(d, config) for d in new.declarations if d.where == "body"]
         if own != [member]:
@@ -301,15 +306,27 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
     try:
         outcome = migrate_source(fixed, plan.migrations, config, lambda data: _facts_of(plan.path, data, config))
         if outcome.done:
-            verify_migrations(_facts_of(plan.path, fixed, config), _facts_of(plan.path, outcome.fixed, config),
-                              outcome.done, config)
+            verify_migrations(
+                _facts_of(plan.path, fixed, config), _facts_of(plan.path, outcome.fixed, config), outcome.done, config
+            )
     except (MigrateError, RewriteError, cst.CSTValidationError) as exc:
         # (CSTValidationError: a node a migration built that libcst refuses,
         # e.g. a parameter without a default after one with: a refusal, not a crash.)
         refused = tuple(Refused(m, f"not migrated: {exc}") for m in plan.migrations)
         return FileResult(plan.path, original, fixed, plan.fixes, None, rewritten, not_rewritten, refused=refused)
-    return FileResult(plan.path, original, outcome.fixed, plan.fixes, None, rewritten, not_rewritten,
-                      outcome.done, outcome.refused, outcome.moves, fixed)
+    return FileResult(
+        plan.path,
+        original,
+        outcome.fixed,
+        plan.fixes,
+        None,
+        rewritten,
+        not_rewritten,
+        outcome.done,
+        outcome.refused,
+        outcome.moves,
+        fixed,
+    )
 
 
 def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Done], config: Config) -> None:
@@ -327,10 +344,13 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
     targets = {d.to_class for d in moved if d.to_class != d.class_name}
     gone = {(d.class_name, d.method) for d in moved if d.to_class != d.class_name}
     retargeted = {(d.class_name, d.method) for d in moved if d.to_class == d.class_name}
-    remaining = [c._replace(methods=tuple(x for x in c.methods if (c.name, x.name) not in gone)) for c in before.classes]
+    remaining = [
+        c._replace(methods=tuple(x for x in c.methods if (c.name, x.name) not in gone)) for c in before.classes
+    ]
     staying = [c for c in after.classes if c.name not in targets]
     if [(c.name, [m.name for m in c.methods]) for c in remaining] != [
-            (c.name, [m.name for m in c.methods]) for c in staying]:
+        (c.name, [m.name for m in c.methods]) for c in staying
+    ]:
         raise RewriteError("the migration changed the file's classes or their tests")
     by_class = {d.class_name: d for d in done if not d.method}
     tests = [d for d in done if d.method and d.kind != "move-tests"]
@@ -397,10 +417,13 @@ def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done]
         if len(found) != 1 or (not whole and any(c.name == target for c in before.classes)):
             raise RewriteError(f"{target} is not one {'' if whole else 'new '}class")
         (cls,) = found
-        if whole and [x.name for x in cls.methods] != [x.name for c in before.classes if c.name == target
-                                                         for x in c.methods]:
+        if whole and [x.name for x in cls.methods] != [
+            x.name for c in before.classes if c.name == target for x in c.methods
+        ]:
             raise RewriteError(f"the migration changed {target}'s tests")
-        if not whole and (cls.bases != (mine[0].class_name,) or [x.name for x in cls.methods] != [d.method for d in mine]):
+        if not whole and (
+            cls.bases != (mine[0].class_name,) or [x.name for x in cls.methods] != [d.method for d in mine]
+        ):
             raise RewriteError(f"{target} is not a subclass of {mine[0].class_name} with the tests moved")
         if [canonical_member(x, config) for x in cls.declarations if x.where == "body"] != [mine[0].member]:
             raise RewriteError(f"{target} does not end up classified {mine[0].member}")
@@ -413,8 +436,9 @@ def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done]
         for d in mine:
             was, now = old[(d.class_name, d.method)], now_by_name[d.method]
             # To an ACCELERATOR class, without the device decorators its except_for stands for.
-            decorators = was.decorators if device else tuple(x for x in was.decorators
-                                                             if not is_device_specific(x, allowed))
+            decorators = (
+                was.decorators if device else tuple(x for x in was.decorators if not is_device_specific(x, allowed))
+            )
             if (now.params, now.decorators) != (was.params, decorators):
                 raise RewriteError(f"the move changed {target}.{now.name} other than intended")
 
@@ -429,8 +453,10 @@ def _decorator_names(original: bytes, rewrites: list[SiteRewrite]) -> list[SiteR
     local = ensure_import(parse_module(original, FixError), REQUIRES_BACKEND_MODULE, name)[1]
     if local == name:
         return rewrites
-    return [r._replace(equivalent=r.equivalent._replace(target=local)) if r in decorators and r.equivalent else r
-            for r in rewrites]
+    return [
+        r._replace(equivalent=r.equivalent._replace(target=local)) if r in decorators and r.equivalent else r
+        for r in rewrites
+    ]
 
 
 def _import_decorators(fixed: bytes, rewritten: Sequence[SiteRewrite]) -> bytes:
@@ -500,8 +526,9 @@ def write_report(config: Config, report: FixReport) -> None:
         if error is None:
             kept.append(outcome)
         else:
-            report.unfixed.extend(Unfixed(outcome.path, f.line, f.class_name, f"not fixed: {error}")
-                                  for f in outcome.fixes)
+            report.unfixed.extend(
+                Unfixed(outcome.path, f.line, f.class_name, f"not fixed: {error}") for f in outcome.fixes
+            )
     report.files = kept
     report.written = True
 
@@ -513,8 +540,10 @@ def unified_diff(result: FileResult) -> str:
         return ""
     return "".join(
         difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True),
-            fromfile=f"a/{result.path}", tofile=f"b/{result.path}",
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{result.path}",
+            tofile=f"b/{result.path}",
         )
     )
 
@@ -557,8 +586,18 @@ class FixReport:
     def to_dict(self, *, over_budget: Sequence[Diagnostic] = ()) -> dict[str, object]:
         """`hwlint fix --format json`: what was (or would be) fixed, what is
         left for a human, and the allowlisted files over budget."""
-        fixed = [{"path": r.path, "line": f.line, "class_name": f.class_name, "classification": f.member,
-                  "applicability": f.applicability, "evidence": f.evidence} for r in self.files for f in r.declared]
+        fixed = [
+            {
+                "path": r.path,
+                "line": f.line,
+                "class_name": f.class_name,
+                "classification": f.member,
+                "applicability": f.applicability,
+                "evidence": f.evidence,
+            }
+            for r in self.files
+            for f in r.declared
+        ]
         return {
             "written": self.written,
             "classified": self.classified,
@@ -566,9 +605,18 @@ class FixReport:
             "migrated": self.migrated,
             "migrations": [d.to_dict(r.path) for r in self.files for d in r.migrated],
             "moves": [{"path": r.path, "old": m.old, "new": m.new} for r in self.files for m in r.moves],
-            "not_generalized": [{"path": r.path, "line": x.migration.line, "class_name": x.migration.class_name,
-                                 "classification": x.migration.member, "reason": x.reason}
-                                for r in self.files for x in r.refused if x.migration.kind == "generalize"],
+            "not_generalized": [
+                {
+                    "path": r.path,
+                    "line": x.migration.line,
+                    "class_name": x.migration.class_name,
+                    "classification": x.migration.member,
+                    "reason": x.reason,
+                }
+                for r in self.files
+                for x in r.refused
+                if x.migration.kind == "generalize"
+            ],
             "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
             "over_budget": [d.to_dict() for d in over_budget],
         }
@@ -586,18 +634,22 @@ class FixReport:
         elif not declared:
             done = f"Fixed {strings}" if self.written else f"Would fix {strings}"
         else:
-            done = f"Classified {classes} and fixed {strings}" if self.written else f"Would classify {classes} and fix {strings}"
+            done = (
+                f"Classified {classes} and fixed {strings}"
+                if self.written
+                else f"Would classify {classes} and fix {strings}"
+            )
         if self.rewritten:
             devices = f"{self.rewritten} hard-coded device{'s' if self.rewritten != 1 else ''}"
             rewrote = f"rewrote {devices}" if self.written else f"rewrite {devices}"
-            done = f"{done} and {rewrote}" if declared or replaced else (
-                f"Rewrote {devices}" if self.written else f"Would rewrite {devices}")
+            done = (
+                f"{done} and {rewrote}"
+                if declared or replaced
+                else (f"Rewrote {devices}" if self.written else f"Would rewrite {devices}")
+            )
         files = len(self.files)
         breakdown = ", ".join(f"{member} {n}" for member, n in self.classified.items())
-        lines = [
-            f"{done} in {files} file{'s' if files != 1 else ''}"
-            + (f" ({breakdown})" if breakdown else "") + "."
-        ]
+        lines = [f"{done} in {files} file{'s' if files != 1 else ''}" + (f" ({breakdown})" if breakdown else "") + "."]
         lines.extend(self._migration_lines())
         if not self.unfixed:
             return lines
@@ -621,7 +673,6 @@ class FixReport:
             lines.append("`hwlint fix --show-unfixed` lists each class; `--format json` prints them for scripts.")
         return lines
 
-
     def _migration_lines(self) -> list[str]:
         """The class migrations, by kind, and the per-device classes the
         runtime collects from the classes now instantiated."""
@@ -631,11 +682,16 @@ class FixReport:
         verb = "Migrated" if self.written else "Would migrate"
         lines = [f"{verb} (unsafe: review the diff), by kind:"]
         width = len(str(max(migrated.values())))
-        lines.extend(f"  {n:>{width}} {KINDS.get(kind, kind)}" for kind, n in
-                     sorted(migrated.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.extend(
+            f"  {n:>{width}} {KINDS.get(kind, kind)}"
+            for kind, n in sorted(migrated.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
         # A moved test's class is the one it went to; several tests moved there are one line.
-        collected = list(dict.fromkeys((r.path, d.to_class or d.class_name, d.collected)
-                                       for r in self.files for d in r.migrated if d.collected))
+        collected = list(
+            dict.fromkeys(
+                (r.path, d.to_class or d.class_name, d.collected) for r in self.files for d in r.migrated if d.collected
+            )
+        )
         if collected:
             lines.append("Instantiated per device, collected as (where the machine has the device):")
             lines.extend(f"  {path}: {name} -> {', '.join(names)}" for path, name, names in collected[:_LIST_AT_MOST])
@@ -664,8 +720,9 @@ _POOL_THRESHOLD = 8
 _FILES_PER_TASK = 2
 
 
-def _fix_batch(batch: list[tuple[str, int]], config: Config,
-               payloads: Mapping[str, tuple[FilePlan, ModuleFacts]]) -> list[FileResult]:
+def _fix_batch(
+    batch: list[tuple[str, int]], config: Config, payloads: Mapping[str, tuple[FilePlan, ModuleFacts]]
+) -> list[FileResult]:
     """The files of one task of the pool (hwlint.infra.pool), fixed."""
     return [fix_file(config.root, *payloads[path], config) for path, _ in batch]
 
@@ -696,10 +753,17 @@ def apply_fixes(
     # writes stay in this process, in the order of the plans (the pool
     # finishes files in any order; the report must not depend on --jobs),
     # each as soon as its file and those before it are done.
-    outcomes = run_in_pool(_fix_batch, (config,), [(plan.path, _size(config.root / plan.path)) for plan in plans],
-                           jobs or os.cpu_count() or 1, None, len(plans),
-                           payloads={plan.path: (plan, facts[plan.path]) for plan in plans},
-                           batch_files=_FILES_PER_TASK, min_files=_POOL_THRESHOLD)
+    outcomes = run_in_pool(
+        _fix_batch,
+        (config,),
+        [(plan.path, _size(config.root / plan.path)) for plan in plans],
+        jobs or os.cpu_count() or 1,
+        None,
+        len(plans),
+        payloads={plan.path: (plan, facts[plan.path]) for plan in plans},
+        batch_files=_FILES_PER_TASK,
+        min_files=_POOL_THRESHOLD,
+    )
     done: dict[str, FileResult] = {}
     recorded = 0
     migrating = [plan.path for plan in plans if plan.migrations]
@@ -715,11 +779,13 @@ def apply_fixes(
     by_path = {plan.path: plan for plan in plans}
     for outcome in outcomes:
         if trial is not None and outcome.migrated:
-            outcome = _judged(config, trial, by_path[outcome.path], facts[outcome.path], outcome,
-                              reached.get(outcome.path, {}))
+            outcome = _judged(
+                config, trial, by_path[outcome.path], facts[outcome.path], outcome, reached.get(outcome.path, {})
+            )
         if trial is not None and outcome.path in budgets:
-            outcome = _within_budget(config, trial, by_path[outcome.path], facts[outcome.path], outcome,
-                                     budgets[outcome.path], report)
+            outcome = _within_budget(
+                config, trial, by_path[outcome.path], facts[outcome.path], outcome, budgets[outcome.path], report
+            )
         done[outcome.path] = outcome
         while recorded < len(plans) and plans[recorded].path in done:
             _record(config, plans[recorded], done.pop(plans[recorded].path), report, write)
@@ -732,8 +798,14 @@ def _findings(diagnostics: Iterable[Diagnostic]) -> Counter[tuple[str, str | Non
     return Counter((d.code, d.class_name, d.method) for d in diagnostics)
 
 
-def _judged(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, outcome: FileResult,
-            subclasses: Mapping[str, set[tuple[str, str]]]) -> FileResult:
+def _judged(
+    config: Config,
+    trial: Trial,
+    plan: FilePlan,
+    before: ModuleFacts,
+    outcome: FileResult,
+    subclasses: Mapping[str, set[tuple[str, str]]],
+) -> FileResult:
     """`outcome`, or the file fixed again without the migrations that add
     a finding (in the file, or in a subclass in another file) to what the
     file has once the other fixes are made; those are refused, saying what
@@ -746,8 +818,10 @@ def _judged(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, o
         pre = _facts_of(plan.path, outcome.premigration, config)
         post = _facts_of(plan.path, outcome.fixed, config)
         extra = _findings(trial.lint(post)) - _findings(trial.lint(pre))
-        new = [f"{code} ({cls}{'.' + method if method else ''})" for code, cls, method in sorted(
-            extra, key=lambda k: (k[0], k[1] or "", k[2] or ""))]
+        new = [
+            f"{code} ({cls}{'.' + method if method else ''})"
+            for code, cls, method in sorted(extra, key=lambda k: (k[0], k[1] or "", k[2] or ""))
+        ]
         culprits = {cls for _, cls, _ in extra}
         resolver = run_resolver(trial.result) if subclasses else None
         for path, bases in sorted(subclasses.items()):
@@ -792,8 +866,15 @@ def _budgets(result: CheckResult) -> dict[str, int]:
     return {path: entry.budget for path, entry in allowlist.entries.items()}
 
 
-def _within_budget(config: Config, trial: Trial, plan: FilePlan, before: ModuleFacts, outcome: FileResult,
-                   budget: int, report: FixReport) -> FileResult:
+def _within_budget(
+    config: Config,
+    trial: Trial,
+    plan: FilePlan,
+    before: ModuleFacts,
+    outcome: FileResult,
+    budget: int,
+    report: FixReport,
+) -> FileResult:
     """`outcome`, or, when it would put its allowlisted file over its budget
     (an unsafe ACCELERATOR whose tests keep their device decorators: one
     HWC001 becomes several HWC103), the file fixed again without the
@@ -819,10 +900,17 @@ def _within_budget(config: Config, trial: Trial, plan: FilePlan, before: ModuleF
         if not culprits:
             return outcome
         codes = ", ".join(sorted({d.code for d in found if d.class_name in culprits}))
-        reason = (f"not applied: the file would have {len(found)} violations, over its budget of {limit} "
-                  f"({codes}): fix those tests first")
-        report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, reason, "over-budget", f.member,
-                                      tuple(codes.split(", ")), code=f.code) for f in fixes if f.class_name in culprits)
+        reason = (
+            f"not applied: the file would have {len(found)} violations, over its budget of {limit} "
+            f"({codes}): fix those tests first"
+        )
+        report.unfixed.extend(
+            Unfixed(
+                plan.path, f.line, f.class_name, reason, "over-budget", f.member, tuple(codes.split(", ")), code=f.code
+            )
+            for f in fixes
+            if f.class_name in culprits
+        )
         fixes = [f for f in fixes if f.class_name not in culprits]
         migrations = [m for m in migrations if m.class_name not in culprits]
         outcome = fix_file(config.root, FilePlan(plan.path, fixes, plan.rewrites, migrations), before, config)
@@ -836,11 +924,17 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         error = write_fixed(config.root, outcome)
     if error is not None:
         report.unfixed.extend(Unfixed(plan.path, f.line, f.class_name, f"not fixed: {error}") for f in plan.fixes)
-        report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {error}", "not-rewritten", code=HardcodedDevice.code)
-                              for r in plan.rewrites)
+        report.unfixed.extend(
+            Unfixed(
+                plan.path, r.line, r.class_name, f"not rewritten: {error}", "not-rewritten", code=HardcodedDevice.code
+            )
+            for r in plan.rewrites
+        )
         return
-    report.unfixed.extend(Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code=HardcodedDevice.code)
-                          for r, reason in outcome.not_rewritten)
+    report.unfixed.extend(
+        Unfixed(plan.path, r.line, r.class_name, f"not rewritten: {reason}", "not-rewritten", code=HardcodedDevice.code)
+        for r, reason in outcome.not_rewritten
+    )
     # A class not generalized keeps the one-device classification written
     # for it: classified, not left (`--format json` lists why, "not_generalized").
     # A test the plan already left (a decorator known not to be replaceable) is listed once.
@@ -860,8 +954,11 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
 
 # The kind of what is left when a migration is refused: the reason the
 # class had (hwlint.rules.infer.REASONS), or the tests' own.
-_LEFT = {"only-for": "only-for-several", "device-param": "device-not-instantiated",
-         "accelerator-tests": "accelerator-tests"}
+_LEFT = {
+    "only-for": "only-for-several",
+    "device-param": "device-not-instantiated",
+    "accelerator-tests": "accelerator-tests",
+}
 
 
 def refused_unfixed(path: str, refused: Refused) -> Unfixed:
@@ -888,8 +985,9 @@ def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, st
         if isinstance(before, ReadError) or isinstance(after, ReadError):
             continue
         # The class too: a declaration in a loop is reported for each class it assigns to.
-        line, column, code, class_name = min([(f.line, f.column, f.code, f.class_name) for f in plan.fixes]
-                                             + [(r.line, r.column, HardcodedDevice.code, r.class_name)
-                                                for r in outcome.rewritten])
+        line, column, code, class_name = min(
+            [(f.line, f.column, f.code, f.class_name) for f in plan.fixes]
+            + [(r.line, r.column, HardcodedDevice.code, r.class_name) for r in outcome.rewritten]
+        )
         found[(plan.path, line, column, code, class_name)] = (before, after)
     return found

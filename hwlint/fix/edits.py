@@ -128,8 +128,10 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
     # Only the newline matters for one unindented line; module.config_for_parsing
     # would also pass the module's indent, which libcst refuses when the
     # file indents with a form feed (ValueError: invalid default_indent).
-    new = cst.parse_statement(f"from {import_from} import {enum}{module.default_newline}",
-                              config=cst.PartialParserConfig(default_newline=module.default_newline))
+    new = cst.parse_statement(
+        f"from {import_from} import {enum}{module.default_newline}",
+        config=cst.PartialParserConfig(default_newline=module.default_newline),
+    )
     if last_import >= 0:
         insert_at = last_import + 1
     else:
@@ -138,8 +140,9 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
     return module.with_changes(body=body), enum
 
 
-def only_inserted(original: bytes, fixed: bytes, *, attribute: str, enum: str, import_from: str,
-                  declarations: int) -> bool:
+def only_inserted(
+    original: bytes, fixed: bytes, *, attribute: str, enum: str, import_from: str, declarations: int
+) -> bool:
     """Whether `fixed` is `original` with nothing but what `declare` and
     `ensure_import` add: at most `declarations` lines `attribute =
     enum.MEMBER`, one `from import_from import enum` (or `enum` merged into
@@ -155,8 +158,9 @@ def only_inserted(original: bytes, fixed: bytes, *, attribute: str, enum: str, i
     new = fixed.splitlines(keepends=True)
     name = re.escape(enum.encode())
     declaration = re.compile(rb"[ \t]*" + re.escape(attribute.encode()) + rb" = " + name + rb"\.\w+\r?\n?\Z")
-    whole_import = re.compile(rb"(from " + re.escape(import_from.encode()) + rb" import " + name + rb"|[ \t]*" + name
-                              + rb",)\r?\n?\Z")
+    whole_import = re.compile(
+        rb"(from " + re.escape(import_from.encode()) + rb" import " + name + rb"|[ \t]*" + name + rb",)\r?\n?\Z"
+    )
     merged = re.compile(rb",[ \t]*(?:\r?\n[ \t]*)?" + name + rb"(?![\w.])")
     imports = 0
     i = j = 0
@@ -197,6 +201,6 @@ def _merged(old: bytes, new: list[bytes], j: int, merged: re.Pattern[bytes]) -> 
     """How many lines from `new[j]` are the import line `old` with `, enum`
     added: 1, 2 (`(a,\\n    b)` gains `,\\n    enum`), or 0 when they are not."""
     for taken in (1, 2):
-        if j + taken <= len(new) and merged.sub(b"", b"".join(new[j:j + taken]), count=1) == old:
+        if j + taken <= len(new) and merged.sub(b"", b"".join(new[j : j + taken]), count=1) == old:
             return taken
     return 0

@@ -62,8 +62,17 @@ _ORDER = devices.FRAMEWORK_ORDER
 _IN_TREE = devices.FRAMEWORK_DEVICES
 _OUT_OF_TREE = devices.OUT_OF_TREE_BASES
 # Decorators of the device-type framework: a test wearing one is a device test.
-_DEVICE_TEST_DECORATORS = ("dtypes", "ops", "modules", "deviceCountAtLeast", "precisionOverride",
-                           "largeTensorTest", "skipMeta", "onlyAccelerator", "expectedFailureMeta")
+_DEVICE_TEST_DECORATORS = (
+    "dtypes",
+    "ops",
+    "modules",
+    "deviceCountAtLeast",
+    "precisionOverride",
+    "largeTensorTest",
+    "skipMeta",
+    "onlyAccelerator",
+    "expectedFailureMeta",
+)
 
 # What each kind of migration done is called in the summary.
 KINDS = {
@@ -76,9 +85,9 @@ KINDS = {
     "add-device": "`device` parameter added",
     "generalize": "one-device class -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
     "device-class": "one-device class that cannot be made device-generic -> instantiated for its device "
-                    "(tests take `device`, only_for)",
+    "(tests take `device`, only_for)",
     "move-tests": "one-device test of an ACCELERATOR class -> a class of that device (a subclass; the class "
-                  "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
+    "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
 }
 
 # The device a test's decorator keeps it to; "native" for
@@ -109,9 +118,17 @@ class Done(NamedTuple):
     to_class: str = ""  # "move-tests": the class the test is now in
 
     def to_dict(self, path: str) -> dict[str, object]:
-        return {"path": path, "line": self.line, "class_name": self.class_name, "method": self.method or None,
-                "kind": self.kind, "classification": self.member, "detail": self.detail,
-                "collected_as": list(self.collected), "to_class": self.to_class or None}
+        return {
+            "path": path,
+            "line": self.line,
+            "class_name": self.class_name,
+            "method": self.method or None,
+            "kind": self.kind,
+            "classification": self.member,
+            "detail": self.detail,
+            "collected_as": list(self.collected),
+            "to_class": self.to_class or None,
+        }
 
 
 class Refused(NamedTuple):
@@ -162,8 +179,12 @@ def _suites(stmt: cst.BaseStatement) -> list[cst.BaseSuite]:
             out.append(orelse.body)
         return out
     if isinstance(stmt, (cst.Try, cst.TryStar)):
-        return [stmt.body, *(h.body for h in stmt.handlers), *([stmt.orelse.body] if stmt.orelse else []),
-                *([stmt.finalbody.body] if stmt.finalbody else [])]
+        return [
+            stmt.body,
+            *(h.body for h in stmt.handlers),
+            *([stmt.orelse.body] if stmt.orelse else []),
+            *([stmt.finalbody.body] if stmt.finalbody else []),
+        ]
     if isinstance(stmt, (cst.For, cst.While)):
         return [stmt.body, *([stmt.orelse.body] if stmt.orelse else [])]
     if isinstance(stmt, cst.With):
@@ -234,8 +255,9 @@ def _module_constant(body: Sequence[cst.BaseStatement], name: str) -> cst.BaseEx
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
-                                                         for t in small.targets):
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+                ):
                     values.append(small.value)
                 elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and _dotted(small.target) == name:
                     nested = True
@@ -280,8 +302,10 @@ def complement(named: Sequence[str], allow_mps: bool, allow_xpu: bool, extend: S
 
 
 def _flag(call: cst.Call, name: str) -> bool:
-    return any(a.keyword is not None and a.keyword.value == name and isinstance(a.value, cst.Name)
-               and a.value.value == "True" for a in call.args)
+    return any(
+        a.keyword is not None and a.keyword.value == name and isinstance(a.value, cst.Name) and a.value.value == "True"
+        for a in call.args
+    )
 
 
 def _collected(name: str, devices: Sequence[str]) -> tuple[str, ...]:
@@ -298,8 +322,10 @@ def _clash(cls: cst.ClassDef, devices: Sequence[str], extend: Sequence[str]) -> 
     for name in sorted(names):
         for device in (*devices, *extend):
             if f"{name}_{device}" in names:
-                return (f"instantiated, {name} would be named {name}_{device} on {device}, which another test "
-                        "already is: rename one, then migrate")
+                return (
+                    f"instantiated, {name} would be named {name}_{device} on {device}, which another test "
+                    "already is: rename one, then migrate"
+                )
     return None
 
 
@@ -310,8 +336,23 @@ def device_words(config: Config) -> re.Pattern[str]:
     """A device, backend or vendor library named in code: `"cuda"`,
     `torch.cuda`, `TEST_CUDA`, `dtypesIfCUDA`, `TestSDPACudaOnly`, `"nccl"`,
     `cudnn`... (a lower-case name stands alone: `dumps` names no MPS)."""
-    names = dict.fromkeys((*DEFAULT_ACCELERATORS.devices, *config.extend_devices, "privateuse1", "nccl", "xccl",
-                           "hccl", "cudnn", "rocm", "hip", "cublas", "mkldnn", "onednn", "triton"))
+    names = dict.fromkeys(
+        (
+            *DEFAULT_ACCELERATORS.devices,
+            *config.extend_devices,
+            "privateuse1",
+            "nccl",
+            "xccl",
+            "hccl",
+            "cudnn",
+            "rocm",
+            "hip",
+            "cublas",
+            "mkldnn",
+            "onednn",
+            "triton",
+        )
+    )
     parts = []
     for name in names:
         parts.append(re.escape(name.upper()))
@@ -333,8 +374,9 @@ class _State:
         self.imports: set[str] = set()
 
 
-def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
-                   extract: Callable[[bytes], ModuleFacts]) -> Outcome:
+def migrate_source(
+    data: bytes, migrations: Sequence[Migration], config: Config, extract: Callable[[bytes], ModuleFacts]
+) -> Outcome:
     """The module with `migrations` made where the tree allows them; the
     others refused with the reason. MigrateError when libcst cannot
     parse it. `extract` gives a version's facts (the tests' migrations
@@ -420,8 +462,9 @@ def migrate_source(data: bytes, migrations: Sequence[Migration], config: Config,
         for (old, new), ds in moved.items():
             member = ds[0].member or ""
             # The types the tests still run on: the device, or those an @onlyOn named (their classes).
-            devices: tuple[str, ...] = ((member.lower(),) if member != "ACCELERATOR"
-                       else tuple(c[len(new):].lower() for c in ds[0].collected))
+            devices: tuple[str, ...] = (
+                (member.lower(),) if member != "ACCELERATOR" else tuple(c[len(new) :].lower() for c in ds[0].collected)
+            )
             moves.append(ClassMove(old, new, tuple(d.method for d in ds), devices))
         if tests_done:
             fixed = module.bytes
@@ -448,8 +491,9 @@ def _write_class_level(state: _State) -> cst.Module:
     for index, name, more in sorted(state.instantiate, reverse=True):
         at, grouped = _instantiation_place(body, index + shift)
         newline = module.default_newline
-        line = cst.parse_statement(f"{instantiate}({name}, globals(){more}){newline}",
-                                   config=cst.PartialParserConfig(default_newline=newline))
+        line = cst.parse_statement(
+            f"{instantiate}({name}, globals(){more}){newline}", config=cst.PartialParserConfig(default_newline=newline)
+        )
         blank = cst.EmptyLine(indent=False)
         line = line.with_changes(leading_lines=[] if grouped else [blank, blank])
         body.insert(at, line)
@@ -473,8 +517,10 @@ def _only_for(state: _State, m: Migration, index: int, facts: ModuleFacts) -> Do
     calls = [(at, call) for at, stmt in enumerate(state.body) if (call := _instantiation(stmt, m.class_name))]
     found = [i for i in facts.instantiations if i.class_name == m.class_name]
     if len(calls) != 1 or len(found) != 1:
-        return (f"{m.class_name} is instantiated {len(found)} times, {len(calls)} of them at module level: "
-                "one instantiation can be migrated, choose by hand")
+        return (
+            f"{m.class_name} is instantiated {len(found)} times, {len(calls)} of them at module level: "
+            "one instantiation can be migrated, choose by hand"
+        )
     at, call = calls[0]
     keywords = [a.keyword.value for a in call.args if a.keyword is not None]
     if "except_for" in keywords or "only_for" not in keywords:
@@ -498,8 +544,11 @@ def _only_for(state: _State, m: Migration, index: int, facts: ModuleFacts) -> Do
     runs = [d for d in dict.fromkeys(named) if _normal(d, extend) in can or _normal(d, extend) in _OUT_OF_TREE]
     kinds = list(dict.fromkeys(_normal(d, extend) for d in runs))
     quote = '"'
-    first_string = value if isinstance(value, cst.SimpleString) else next(
-        (e.value for e in getattr(value, "elements", ()) if isinstance(e.value, cst.SimpleString)), None)
+    first_string = (
+        value
+        if isinstance(value, cst.SimpleString)
+        else next((e.value for e in getattr(value, "elements", ()) if isinstance(e.value, cst.SimpleString)), None)
+    )
     if isinstance(first_string, cst.SimpleString) and first_string.quote in ("'", "'''"):
         quote = "'"
     if not runs:
@@ -509,19 +558,28 @@ def _only_for(state: _State, m: Migration, index: int, facts: ModuleFacts) -> Do
         device = runs[0]
         member = next((c for c in state.config.classifications if c == device.upper() or c == kinds[0].upper()), None)
         if member is None and "ACCELERATOR" not in state.config.classifications:
-            return (f"only_for{source} instantiates only {device!r} here, which is not a configured classification: "
-                    "add it to `classifications`")
+            return (
+                f"only_for{source} instantiates only {device!r} here, which is not a configured classification: "
+                "add it to `classifications`"
+            )
     # One device that is no configured member (a PrivateUse1 backend's):
     # ACCELERATOR with except_for the others, as for several.
     if member is not None:
         new_arg = arg.with_changes(value=cst.SimpleString(f"{quote}{device}{quote}"))
-        state.body[at] = _with_call(state.body[at], call.with_changes(
-            args=[new_arg if i == position else a for i, a in enumerate(call.args)]))
+        state.body[at] = _with_call(
+            state.body[at], call.with_changes(args=[new_arg if i == position else a for i, a in enumerate(call.args)])
+        )
         state.declare[index] = member
         dropped = [d for d in named if d not in runs]
-        return Done("only-for-one", m.class_name, m.line, member,
-                    f"only_for={device!r}" + (f" ({', '.join(dropped)} cannot be instantiated by this call)" if dropped else ""),
-                    _collected(m.class_name, [device]))
+        return Done(
+            "only-for-one",
+            m.class_name,
+            m.line,
+            member,
+            f"only_for={device!r}"
+            + (f" ({', '.join(dropped)} cannot be instantiated by this call)" if dropped else ""),
+            _collected(m.class_name, [device]),
+        )
     if "ACCELERATOR" not in state.config.classifications:
         return "ACCELERATOR is not a configured classification"
     excluded = complement(named, allow_mps, allow_xpu, extend)
@@ -532,14 +590,20 @@ def _only_for(state: _State, m: Migration, index: int, facts: ModuleFacts) -> Do
     else:
         args = [a for i, a in enumerate(call.args) if i != position]
         if args:
-            args[-1] = args[-1].with_changes(comma=call.args[-1].comma if position != len(call.args) - 1
-                                             else cst.MaybeSentinel.DEFAULT)
+            args[-1] = args[-1].with_changes(
+                comma=call.args[-1].comma if position != len(call.args) - 1 else cst.MaybeSentinel.DEFAULT
+            )
     state.body[at] = _with_call(state.body[at], call.with_changes(args=args))
     state.declare[index] = "ACCELERATOR"
     runs_on = [d for d in can if d not in excluded]
-    return Done("only-for-except", m.class_name, m.line, "ACCELERATOR",
-                f"only_for={tuple(named)!r} -> " + (f"except_for={excluded!r}" if excluded else "every device"),
-                _collected(m.class_name, runs_on))
+    return Done(
+        "only-for-except",
+        m.class_name,
+        m.line,
+        "ACCELERATOR",
+        f"only_for={tuple(named)!r} -> " + (f"except_for={excluded!r}" if excluded else "every device"),
+        _collected(m.class_name, runs_on),
+    )
 
 
 def _with_call(stmt: cst.BaseStatement, call: cst.Call) -> cst.BaseStatement:
@@ -553,8 +617,11 @@ def _tests(cls: cst.ClassDef) -> list[tuple[int, cst.FunctionDef]]:
     """The test methods written in the class body (index in the body)."""
     if not isinstance(cls.body, cst.IndentedBlock):
         return []
-    return [(i, s) for i, s in enumerate(cls.body.body)
-            if isinstance(s, cst.FunctionDef) and s.name.value.startswith("test")]
+    return [
+        (i, s)
+        for i, s in enumerate(cls.body.body)
+        if isinstance(s, cst.FunctionDef) and s.name.value.startswith("test")
+    ]
 
 
 def _device_param(fn: cst.FunctionDef) -> cst.Param | None:
@@ -622,8 +689,10 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
     if info is None:
         return f"class {m.class_name} not found in the facts"
     if any(_dotted_base(b) == m.class_name for c in facts.classes for b in c.bases):
-        return (f"another class of the module subclasses {m.class_name}: instantiating it would remove it "
-                "from the module first; migrate by hand")
+        return (
+            f"another class of the module subclasses {m.class_name}: instantiating it would remove it "
+            "from the module first; migrate by hand"
+        )
     if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
         return f"{m.class_name} is passed to a function at module level (line {next(d.line for d in facts.dynamic if m.class_name in d.args or d.target == m.class_name)}): migrate by hand"
     tests = _tests(cls)
@@ -637,8 +706,9 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         # `@parametrize("device", [...])` gives the test its device itself:
         # instantiating the class would ask the device framework for one
         # more, and the runtime would collect none of its tests.
-        return (f"{parametrized.name.value} gets `device` from @parametrize, not from the device framework: "
-                "migrate by hand")
+        return (
+            f"{parametrized.name.value} gets `device` from @parametrize, not from the device framework: migrate by hand"
+        )
     bound = _bindings(facts)
     defaults = {fn.name.value: _default_device(p.default, bound) for _, fn, p in taking if p.default is not None}
     if defaults:
@@ -669,12 +739,23 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         state.declare[index] = member
         flag = _opt_in(device)
         state.instantiate.append((index, m.class_name, f', only_for="{device}"{flag}'))
-        return Done("default-device", m.class_name, m.line, member,
-                    f'every test\'s `device` defaults to {device!r}: instantiated only_for="{device}"{flag}',
-                    _collected(m.class_name, (_normal(device, state.config.extend_devices),)))
+        return Done(
+            "default-device",
+            m.class_name,
+            m.line,
+            member,
+            f'every test\'s `device` defaults to {device!r}: instantiated only_for="{device}"{flag}',
+            _collected(m.class_name, (_normal(device, state.config.extend_devices),)),
+        )
     used = [fn.name.value for _, fn, _ in taking if _uses(fn, "device")]
-    decorated = [fn.name.value for _, fn in tests if any(
-        _decorator_name(d) in _DEVICE_TEST_DECORATORS or is_device_specific(_decorator_name(d)) for d in fn.decorators)]
+    decorated = [
+        fn.name.value
+        for _, fn in tests
+        if any(
+            _decorator_name(d) in _DEVICE_TEST_DECORATORS or is_device_specific(_decorator_name(d))
+            for d in fn.decorators
+        )
+    ]
     if used or decorated:
         if "ACCELERATOR" not in state.config.classifications:
             return "ACCELERATOR is not a configured classification"
@@ -684,12 +765,20 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
         state.declare[index] = "ACCELERATOR"
         state.instantiate.append((index, m.class_name, ""))
         why = f"{used[0]} uses `device`" if used else f"{decorated[0]} has a device-type decorator"
-        return Done("instantiate", m.class_name, m.line, "ACCELERATOR", f"instantiated: {why}",
-                    _collected(m.class_name, instantiable(False, False)))
+        return Done(
+            "instantiate",
+            m.class_name,
+            m.line,
+            "ACCELERATOR",
+            f"instantiated: {why}",
+            _collected(m.class_name, instantiable(False, False)),
+        )
     uses = [s for s in (*info.probes, *info.devices, *info.requires, *info.distributed)]
     if uses:
-        return (f"no test uses its `device`, but the class uses an accelerator ({uses[0].text}, line {uses[0].line}): "
-                "instantiate it (ACCELERATOR) or classify it by hand")
+        return (
+            f"no test uses its `device`, but the class uses an accelerator ({uses[0].text}, line {uses[0].line}): "
+            "instantiate it (ACCELERATOR) or classify it by hand"
+        )
     if "GENERIC" not in state.config.classifications:
         return "GENERIC is not a configured classification"
     body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
@@ -698,8 +787,13 @@ def _migrate_device_param(state: _State, m: Migration, index: int, facts: Module
     new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
     state.body[index] = new_cls
     state.declare[index] = "GENERIC"
-    return Done("drop-device", m.class_name, m.line, "GENERIC",
-                f"no test uses `device` ({len(taking)} test{'s' if len(taking) != 1 else ''}), no accelerator use in the class")
+    return Done(
+        "drop-device",
+        m.class_name,
+        m.line,
+        "GENERIC",
+        f"no test uses `device` ({len(taking)} test{'s' if len(taking) != 1 else ''}), no accelerator use in the class",
+    )
 
 
 def _dotted_base(dotted: str) -> str:
@@ -740,8 +834,12 @@ def _with_device(params: cst.Parameters) -> cst.Parameters | None:
     if not group or params.posonly_params:
         return None
     first = group[0]
-    after = (len(group) > 1 or not isinstance(params.star_arg, cst.MaybeSentinel) or bool(params.kwonly_params)
-             or params.star_kwarg is not None)
+    after = (
+        len(group) > 1
+        or not isinstance(params.star_arg, cst.MaybeSentinel)
+        or bool(params.kwonly_params)
+        or params.star_kwarg is not None
+    )
     sep = first.comma if isinstance(first.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     group[0] = first.with_changes(comma=sep)
     group.insert(1, cst.Param(cst.Name("device"), comma=sep if after else first.comma))
@@ -751,8 +849,9 @@ def _with_device(params: cst.Parameters) -> cst.Parameters | None:
 # -- a one-device class made device-generic ----------------------------
 
 
-def _generalize(data: bytes, m: Migration, config: Config,
-                facts_of: Callable[[bytes], ModuleFacts]) -> tuple[bytes, Done] | str:
+def _generalize(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, Done] | str:
     """A class bound to one device (`m.member`) as an instantiated
     ACCELERATOR class: its tests take `device` (a default naming the
     device goes), its hard-coded devices get HWC201's rewrites
@@ -837,8 +936,10 @@ def _generalize(data: bytes, m: Migration, config: Config,
     reached = facts_b.bindings_reached(info_b)
     if reached:
         # Through a module-level function or name: no rewrite of the class changes it.
-        return (f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "
-                f"(line {reached[0].line}): it is a test of that device")
+        return (
+            f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "
+            f"(line {reached[0].line}): it is a test of that device"
+        )
     replaced = _redeclare(cls, config.attribute, "ACCELERATOR")
     if replaced is not None:
         body[where] = replaced
@@ -852,13 +953,16 @@ def _generalize(data: bytes, m: Migration, config: Config,
         return clash
     state.instantiate.append((where, m.class_name, flag))
     fixed = _write_class_level(state).bytes
-    detail = (f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
-              f"{len(sites)} hard-coded device{'s' if len(sites) != 1 else ''} rewritten, instantiated{flag}")
+    detail = (
+        f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
+        f"{len(sites)} hard-coded device{'s' if len(sites) != 1 else ''} rewritten, instantiated{flag}"
+    )
     return fixed, Done("generalize", m.class_name, m.line, "ACCELERATOR", detail, _collected(m.class_name, runs))
 
 
-def _device_class(data: bytes, m: Migration, config: Config,
-                  facts_of: Callable[[bytes], ModuleFacts]) -> tuple[bytes, Done] | str:
+def _device_class(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, Done] | str:
     """A class bound to one device that cannot be made device-generic, as
     a class of that device the framework instantiates: its tests take
     `device` (their bodies still name the device, which a class of it may),
@@ -896,8 +1000,10 @@ def _device_class(data: bytes, m: Migration, config: Config,
     flag = _opt_in(device)
     state.instantiate.append((where, m.class_name, f', only_for="{device}"{flag}'))
     fixed = _write_class_level(state).bytes
-    detail = (f"{m.member} class instantiated for {device}: {added} test{'s' if added != 1 else ''} given `device`, "
-              f'only_for="{device}"{flag}')
+    detail = (
+        f"{m.member} class instantiated for {device}: {added} test{'s' if added != 1 else ''} given `device`, "
+        f'only_for="{device}"{flag}'
+    )
     return fixed, Done("device-class", m.class_name, m.line, m.member, detail, _collected(m.class_name, (kind,)))
 
 
@@ -917,8 +1023,9 @@ def _to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts | str:
     return info
 
 
-def _given_device(cls: cst.ClassDef, device: str, *, drop_defaults: bool,
-                  bound: Mapping[str, str] | None = None) -> tuple[list[cst.BaseStatement], int] | str:
+def _given_device(
+    cls: cst.ClassDef, device: str, *, drop_defaults: bool, bound: Mapping[str, str] | None = None
+) -> tuple[list[cst.BaseStatement], int] | str:
     """The class's body with `device` after `self` in each test that lacks
     it, and how many got it; with `drop_defaults` (made device-generic),
     a default naming `device` goes too. Or why a test cannot take one."""
@@ -926,8 +1033,9 @@ def _given_device(cls: cst.ClassDef, device: str, *, drop_defaults: bool,
     added = 0
     for i, fn in _tests(cls):
         param = _device_param(fn)
-        static = next((_decorator_name(d) for d in fn.decorators
-                       if _decorator_name(d) in ("staticmethod", "classmethod")), None)
+        static = next(
+            (_decorator_name(d) for d in fn.decorators if _decorator_name(d) in ("staticmethod", "classmethod")), None
+        )
         if param is None:
             params = _with_device(fn.params)
             if params is None or static:
@@ -1041,9 +1149,15 @@ def _redeclare(cls: cst.ClassDef, attribute: str, member: str) -> cst.ClassDef |
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             continue
         small = stmt.body[0]
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and _dotted(small.targets[0].target) == attribute \
-                and isinstance(small.value, cst.Attribute):
-            body[i] = stmt.with_changes(body=[small.with_changes(value=small.value.with_changes(attr=cst.Name(member)))])
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and _dotted(small.targets[0].target) == attribute
+            and isinstance(small.value, cst.Attribute)
+        ):
+            body[i] = stmt.with_changes(
+                body=[small.with_changes(value=small.value.with_changes(attr=cst.Name(member)))]
+            )
             return cls.with_changes(body=cls.body.with_changes(body=body))
     return None
 
@@ -1056,20 +1170,25 @@ def _without_default(params: cst.Parameters, param: cst.Param) -> cst.Parameters
     each place keeping its comma."""
     bare = param.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT)
     group = list(params.params)
-    if param in group and any(p.default is not None for p in group[:group.index(param)]):
+    if param in group and any(p.default is not None for p in group[: group.index(param)]):
         commas = [p.comma for p in group]
         group.remove(param)
         group.insert(1, bare)
         return params.with_changes(params=[p.with_changes(comma=comma) for p, comma in zip(group, commas)])
-    return params.with_changes(**{field: [bare if p is param else p for p in getattr(params, field)]
-                                  for field in ("posonly_params", "params", "kwonly_params")})
+    return params.with_changes(
+        **{
+            field: [bare if p is param else p for p in getattr(params, field)]
+            for field in ("posonly_params", "params", "kwonly_params")
+        }
+    )
 
 
 # -- the tests of ACCELERATOR classes -------------------------------------
 
 
-def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], config: Config,
-                       facts: ModuleFacts) -> tuple[cst.Module, list[Done], list[Refused]]:
+def _accelerator_tests(
+    module: cst.Module, migrations: Sequence[Migration], config: Config, facts: ModuleFacts
+) -> tuple[cst.Module, list[Done], list[Refused]]:
     """`module` with the tests of the ACCELERATOR classes migrated; `facts`
     are those of its bytes (a test's lines are its facts' line on: libcst's
     positions would cost a resolve of the whole module)."""
@@ -1095,8 +1214,9 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
             refused.append(Refused(m, f"class {m.class_name} not found in the facts"))
             continue
         if not any(i.class_name == m.class_name for i in facts.instantiations):
-            refused.append(Refused(m, f"{m.class_name} is not passed to instantiate_device_type_tests: its tests "
-                                   "get no `device`"))
+            refused.append(
+                Refused(m, f"{m.class_name} is not passed to instantiate_device_type_tests: its tests get no `device`")
+            )
             continue
         sites = [s.line for s in (*info.probes, *info.devices, *info.distributed)]
         lines: dict[str, int] = {}
@@ -1116,13 +1236,14 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
                 continue
             # The test as it would read without its @only* decorators: does
             # it still name a device, or use one (the facts' sites)?
-            text = cst.Module(body=[fn.with_changes(decorators=[d for d in fn.decorators if d not in specific],
-                                                    leading_lines=[])]).code
+            text = cst.Module(
+                body=[fn.with_changes(decorators=[d for d in fn.decorators if d not in specific], leading_lines=[])]
+            ).code
             named = words.search(text)
             end = line + cst.Module(body=[fn.with_changes(decorators=[], leading_lines=[])]).code.count("\n")
             used = next((s for s in sites if line <= s < end), None)
             generic = named is None and used is None
-            why = (f"names {named.group(0)!r}" if named is not None else f"uses a device at line {used}")
+            why = f"names {named.group(0)!r}" if named is not None else f"uses a device at line {used}"
             new_fn = fn
             kept = False  # a device decorator stays: `device` is then not all that is missing
             if specific:
@@ -1136,8 +1257,15 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
                 if bad:
                     refused.append(Refused(m, not_replaceable(fn.name.value, bad[0]), line, "HWC103"))
                 elif not generic:
-                    refused.append(Refused(m, f"{fn.name.value} is @{names[0]} and {why}: a test of that device; "
-                                           "move it to a class of that device", line, "HWC103"))
+                    refused.append(
+                        Refused(
+                            m,
+                            f"{fn.name.value} is @{names[0]} and {why}: a test of that device; "
+                            "move it to a class of that device",
+                            line,
+                            "HWC103",
+                        )
+                    )
                 else:
                     has = any(_decorator_name(d) == ONLY_ACCELERATOR for d in fn.decorators)
                     decorators: list[cst.Decorator] = []
@@ -1148,33 +1276,62 @@ def _accelerator_tests(module: cst.Module, migrations: Sequence[Migration], conf
                             decorators.append(d)
                     new_fn = new_fn.with_changes(decorators=decorators)
                     needs_import = needs_import or not has
-                    done.append(Done("only-accelerator", m.class_name, line, None,
-                                     f"{fn.name.value}: @{' @'.join(names)} -> @{ONLY_ACCELERATOR}", method=fn.name.value))
+                    done.append(
+                        Done(
+                            "only-accelerator",
+                            m.class_name,
+                            line,
+                            None,
+                            f"{fn.name.value}: @{' @'.join(names)} -> @{ONLY_ACCELERATOR}",
+                            method=fn.name.value,
+                        )
+                    )
             if lacks and not kept:
                 params = _with_device(fn.params)
                 if params is None or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
                     refused.append(Refused(m, f"{fn.name.value} has no `self` to put `device` after", line, "HWC102"))
                 elif not generic:
-                    refused.append(Refused(m, f"{fn.name.value} takes no device and {why}: make it device-generic "
-                                           "or move it to a class of that device", line, "HWC102"))
+                    refused.append(
+                        Refused(
+                            m,
+                            f"{fn.name.value} takes no device and {why}: make it device-generic "
+                            "or move it to a class of that device",
+                            line,
+                            "HWC102",
+                        )
+                    )
                 else:
                     new_fn = new_fn.with_changes(params=params)
-                    done.append(Done("add-device", m.class_name, line, None, f"{fn.name.value}: `device` added",
-                                     method=fn.name.value))
+                    done.append(
+                        Done(
+                            "add-device",
+                            m.class_name,
+                            line,
+                            None,
+                            f"{fn.name.value}: `device` added",
+                            method=fn.name.value,
+                        )
+                    )
             new_body[i] = new_fn
         if isinstance(cls.body, cst.IndentedBlock):
             body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
         placed = 0  # classes already moved out of this one: the next goes after them
-        staying = {fn.name.value for _, fn in _tests(cls)} - {fn.name.value for ts in moving.values() for _, fn, _, _ in ts}
+        staying = {fn.name.value for _, fn in _tests(cls)} - {
+            fn.name.value for ts in moving.values() for _, fn, _, _ in ts
+        }
         for target, tests in moving.items():
             made = _move(module, body, where, placed, m, target, tests, config, whole=not staying and len(moving) == 1)
             if isinstance(made, str):
-                refused.extend(Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {made}", line, "HWC103")
-                               for _, fn, line, names in tests)
+                refused.extend(
+                    Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {made}", line, "HWC103")
+                    for _, fn, line, names in tests
+                )
                 continue
             moved, stay = made
-            refused.extend(Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {why}", line, "HWC103")
-                           for fn, line, names, why in stay)
+            refused.extend(
+                Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {why}", line, "HWC103")
+                for fn, line, names, why in stay
+            )
             done.extend(moved)
             placed += bool(moved) and moved[0].to_class != moved[0].class_name
     if not done:
@@ -1225,8 +1382,11 @@ def _move_target(specific: Sequence[cst.Decorator]) -> str | tuple[str, ...] | N
         name = _decorator_name(d)
         if name == "onlyOn":
             call = d.decorator
-            named = (_strings(call.args[0].value) if isinstance(call, cst.Call) and len(call.args) == 1
-                     and call.args[0].keyword is None else None)
+            named = (
+                _strings(call.args[0].value)
+                if isinstance(call, cst.Call) and len(call.args) == 1 and call.args[0].keyword is None
+                else None
+            )
             if not named:
                 return None
             targets.add(named[0].lower() if len(named) == 1 else tuple(d.lower() for d in named))
@@ -1248,13 +1408,22 @@ def _several(target: tuple[str, ...], call: cst.Call, config: Config) -> tuple[s
         return "the class's except_for is computed"
     out = {_normal(d, config.extend_devices) for d in named_out}
     named = {_normal(d, config.extend_devices) for d in target}
-    return tuple(d for d in instantiable(_flag(call, "allow_mps"), _flag(call, "allow_xpu")) if d in named and d not in out)
+    return tuple(
+        d for d in instantiable(_flag(call, "allow_mps"), _flag(call, "allow_xpu")) if d in named and d not in out
+    )
 
 
-def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed: int, m: Migration,
-          target: str | tuple[str, ...],
-          tests: Sequence[tuple[int, cst.FunctionDef, int, list[str]]], config: Config,
-          whole: bool = False) -> tuple[list[Done], list[tuple[cst.FunctionDef, int, list[str], str]]] | str:
+def _move(
+    module: cst.Module,
+    body: list[cst.BaseStatement],
+    where: int,
+    placed: int,
+    m: Migration,
+    target: str | tuple[str, ...],
+    tests: Sequence[tuple[int, cst.FunctionDef, int, list[str]]],
+    config: Config,
+    whole: bool = False,
+) -> tuple[list[Done], list[tuple[cst.FunctionDef, int, list[str], str]]] | str:
     """Move `tests` of the ACCELERATOR class at `body[where]` into a new
     subclass of it, defined right after it and instantiated right after
     it (after the `placed` classes moved out of it before): `class
@@ -1324,8 +1493,9 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
     if several:
         # Every type the call can instantiate but those the test ran on.
         flags = [keywords[k] for k in ("allow_mps", "allow_xpu") if k in keywords]
-        excluded = tuple(d for d in instantiable(_flag(call, "allow_mps"), _flag(call, "allow_xpu"))
-                         if d not in several)
+        excluded = tuple(
+            d for d in instantiable(_flag(call, "allow_mps"), _flag(call, "allow_xpu")) if d not in several
+        )
         more = [*flags, cst.Arg(_string_tuple(excluded), keyword=cst.Name("except_for"))]
         runs = f"except_for={excluded!r}"
     elif target == NATIVE:
@@ -1344,16 +1514,26 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
             more.append(cst.Arg(cst.Name("True"), keyword=cst.Name(OPT_IN[target])))
         runs = f"only_for={target!r}"
     space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    args = [a.with_changes(comma=space, equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-            if a.keyword is not None else a.with_changes(comma=space) for a in (*args, *more)]
+    args = [
+        a.with_changes(comma=space, equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+        if a.keyword is not None
+        else a.with_changes(comma=space)
+        for a in (*args, *more)
+    ]
     args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     instantiation = cst.SimpleStatementLine([cst.Expr(call.with_changes(args=args))])
     enum_name = ensure_import(module, config.import_from, config.enum)[1]
     moved: list[cst.BaseStatement] = []
     ids = {id(fn) for _, fn, _, _ in tests}
     # An ACCELERATOR class's tests lose their device decorators: its except_for stands for them.
-    native = {id(fn): fn.with_changes(decorators=[d for d in fn.decorators if _decorator_name(d) not in names])
-              for _, fn, _, names in tests} if member == "ACCELERATOR" else {}
+    native = (
+        {
+            id(fn): fn.with_changes(decorators=[d for d in fn.decorators if _decorator_name(d) not in names])
+            for _, fn, _, names in tests
+        }
+        if member == "ACCELERATOR"
+        else {}
+    )
     for _, fn, _, _ in tests:
         moved.append(native.get(id(fn), fn))
     if whole:
@@ -1368,14 +1548,27 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
         collected: tuple[str, ...] = tuple(name + d.upper() for d in several)
         if not several and member != "ACCELERATOR":
             collected = (name + member,)
-        return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)}, as every test of "
-                     f"{name} -> {name} is {member} ({runs})", collected, method=fn.name.value, to_class=name)
-                for _, fn, line, names in tests], refused
+        return [
+            Done(
+                "move-tests",
+                name,
+                line,
+                member,
+                f"{fn.name.value}: @{' @'.join(names)}, as every test of {name} -> {name} is {member} ({runs})",
+                collected,
+                method=fn.name.value,
+                to_class=name,
+            )
+            for _, fn, line, names in tests
+        ], refused
     blank = cst.EmptyLine(indent=False)
     new_cls = cst.ClassDef(
-        name=cst.Name(new_name), bases=[cst.Arg(cst.Name(name))], leading_lines=[blank, blank],
+        name=cst.Name(new_name),
+        bases=[cst.Arg(cst.Name(name))],
+        leading_lines=[blank, blank],
         decorators=[d.with_changes(leading_lines=[]) for d in cls.decorators],
-        body=cls.body.with_changes(body=[_declaration(config.attribute, enum_name, member), *moved]))
+        body=cls.body.with_changes(body=[_declaration(config.attribute, enum_name, member), *moved]),
+    )
     body[where] = cls.with_changes(body=cls.body.with_changes(body=[s for s in cls.body.body if id(s) not in ids]))
     # The instantiation first: it is after the class, and inserting the class moves it.
     body.insert(calls[0] + 1 + placed, instantiation)
@@ -1383,9 +1576,19 @@ def _move(module: cst.Module, body: list[cst.BaseStatement], where: int, placed:
     collected = tuple(new_name + d.upper() for d in several)
     if not several and member != "ACCELERATOR":
         collected = (new_name + member,)
-    return [Done("move-tests", name, line, member, f"{fn.name.value}: @{' @'.join(names)} -> {new_name} ({member}, "
-                 f"{runs})", collected, method=fn.name.value, to_class=new_name)
-            for _, fn, line, names in tests], refused
+    return [
+        Done(
+            "move-tests",
+            name,
+            line,
+            member,
+            f"{fn.name.value}: @{' @'.join(names)} -> {new_name} ({member}, {runs})",
+            collected,
+            method=fn.name.value,
+            to_class=new_name,
+        )
+        for _, fn, line, names in tests
+    ], refused
 
 
 def _stays(module: cst.Module, fn: cst.FunctionDef, code: str) -> str | None:

@@ -98,28 +98,42 @@ class Unfixed(NamedTuple):
     def group(self) -> str:
         """What the summary counts it under."""
         if self.kind == "surfaces":
-            return (f"{self.member} would surface {', '.join(self.surfaced)}: "
-                    "fix those tests, or apply with --unsafe and fix them then")
+            return (
+                f"{self.member} would surface {', '.join(self.surfaced)}: "
+                "fix those tests, or apply with --unsafe and fix them then"
+            )
         if self.kind == "unsafe":
             return f"unsafe fix to {self.member}: apply with --unsafe"
         if self.kind == "over-budget":
-            return (f"{self.member} would put its allowlisted file over budget ({', '.join(self.surfaced)}): "
-                    "fix those tests first")
+            return (
+                f"{self.member} would put its allowlisted file over budget ({', '.join(self.surfaced)}): "
+                "fix those tests first"
+            )
         if self.kind == "not-fixed":
             return "not fixed: the rewrite failed"
         if self.kind == "lost-tests":
             return "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
         if self.kind == "accelerator-tests":
-            return ("ACCELERATOR test bound to a device or without `device` (HWC102/HWC103), not migrated: "
-                    "make it device-generic, or move it to a class of its device")
+            return (
+                "ACCELERATOR test bound to a device or without `device` (HWC102/HWC103), not migrated: "
+                "make it device-generic, or move it to a class of its device"
+            )
         if self.kind == "unsafe-rewrite":
             return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
         return REASONS.get(self.kind, self.reason)
 
     def to_dict(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "class_name": self.class_name, "kind": self.kind,
-                "classification": self.member, "surfaced": list(self.surfaced), "reason": self.reason,
-                "code": self.code, "evidence": self.evidence}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "class_name": self.class_name,
+            "kind": self.kind,
+            "classification": self.member,
+            "surfaced": list(self.surfaced),
+            "reason": self.reason,
+            "code": self.code,
+            "evidence": self.evidence,
+        }
 
 
 class Migration(NamedTuple):
@@ -146,8 +160,13 @@ class FilePlan:
 
     __slots__ = ("path", "fixes", "rewrites", "migrations")
 
-    def __init__(self, path: str, fixes: list[ClassFix] | None = None,
-                 rewrites: list[SiteRewrite] | None = None, migrations: list[Migration] | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        fixes: list[ClassFix] | None = None,
+        rewrites: list[SiteRewrite] | None = None,
+        migrations: list[Migration] | None = None,
+    ) -> None:
         self.path = path
         self.fixes: list[ClassFix] = fixes if fixes is not None else []
         self.rewrites: list[SiteRewrite] = rewrites if rewrites is not None else []  # HWC201
@@ -155,11 +174,16 @@ class FilePlan:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FilePlan) and (self.path, self.fixes, self.rewrites, self.migrations) == (
-            other.path, other.fixes, other.rewrites, other.migrations)
+            other.path,
+            other.fixes,
+            other.rewrites,
+            other.migrations,
+        )
 
     def __repr__(self) -> str:
-        return (f"FilePlan({self.path!r}, fixes={self.fixes!r}, rewrites={self.rewrites!r}, "
-                f"migrations={self.migrations!r})")
+        return (
+            f"FilePlan({self.path!r}, fixes={self.fixes!r}, rewrites={self.rewrites!r}, migrations={self.migrations!r})"
+        )
 
 
 # -- planning ------------------------------------------------------------
@@ -197,7 +221,9 @@ def plan_fixes(
             for decl in cls.declarations:
                 declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
     instantiated = {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts}
-    ancestors = {(ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in result.contexts for c in ctx.classes}
+    ancestors = {
+        (ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in result.contexts for c in ctx.classes
+    }
     imports_torch = {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts}
     plans: dict[str, FilePlan] = {}
     unfixed: list[Unfixed] = []
@@ -212,66 +238,122 @@ def plan_fixes(
         fix = diag.fix
         if isinstance(fix, NotFixable):
             migration = _MIGRATIONS.get(fix.kind) if unsafe and diag.code == MissingClassification.code else None
-            if (fix.kind == "not-configured" and fix.device and unsafe and diag.code == MissingClassification.code
-                    and "ACCELERATOR" in result.config.classifications
-                    and not ancestors.get((diag.path, diag.class_name, diag.line))):
+            if (
+                fix.kind == "not-configured"
+                and fix.device
+                and unsafe
+                and diag.code == MissingClassification.code
+                and "ACCELERATOR" in result.config.classifications
+                and not ancestors.get((diag.path, diag.class_name, diag.line))
+            ):
                 # A class of a device that is no configured member: only
                 # device-generic (ACCELERATOR) can classify it.
                 occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
                 plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
-                    Migration("generalize", diag.class_name, occurrence, diag.line, fix.reason, fix.device))
+                    Migration("generalize", diag.class_name, occurrence, diag.line, fix.reason, fix.device)
+                )
                 continue
             if migration is not None:
                 occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
                 plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
-                    Migration(migration, diag.class_name, occurrence, diag.line, fix.reason))
+                    Migration(migration, diag.class_name, occurrence, diag.line, fix.reason)
+                )
                 continue
             unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind, code=diag.code))
             continue
         if isinstance(fix, Rewrite):
             if not (unsafe or rewrite):
-                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
-                                       f"unsafe rewrite of {fix.name} ({fix.evidence}): apply with --unsafe",
-                                       "unsafe-rewrite", code=diag.code))
+                unfixed.append(
+                    Unfixed(
+                        diag.path,
+                        diag.line,
+                        diag.class_name,
+                        f"unsafe rewrite of {fix.name} ({fix.evidence}): apply with --unsafe",
+                        "unsafe-rewrite",
+                        code=diag.code,
+                    )
+                )
             elif fix.target in BY_TARGET and not imports_torch[diag.path]:
-                unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`",
-                                       code=diag.code))
+                unfixed.append(
+                    Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`", code=diag.code)
+                )
             else:
                 found = _equivalent(fix, modules[diag.path].imports)
                 if isinstance(found, str):
                     unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, found, code=diag.code))
                     continue
-                plans.setdefault(diag.path, FilePlan(diag.path)).rewrites.append(SiteRewrite(
-                    diag.line, diag.column, fix.kind, fix.name, diag.class_name,
-                    diag.class_name in instantiated[diag.path], found, imports_torch[diag.path]))
+                plans.setdefault(diag.path, FilePlan(diag.path)).rewrites.append(
+                    SiteRewrite(
+                        diag.line,
+                        diag.column,
+                        fix.kind,
+                        fix.name,
+                        diag.class_name,
+                        diag.class_name in instantiated[diag.path],
+                        found,
+                        imports_torch[diag.path],
+                    )
+                )
             continue
         if not isinstance(fix, Fix):
             continue
         if fix.applicability == "unsafe" and not unsafe:
-            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name,
-                                   f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
-                                   "unsafe", fix.classification, evidence=fix.kind))
+            unfixed.append(
+                Unfixed(
+                    diag.path,
+                    diag.line,
+                    diag.class_name,
+                    f"unsafe fix to {fix.classification} ({fix.evidence}): apply with --unsafe",
+                    "unsafe",
+                    fix.classification,
+                    evidence=fix.kind,
+                )
+            )
             continue
-        if (fix.member is None and unsafe and fix.kind == "one-device" and diag.code == MissingClassification.code
-                and not ancestors.get((diag.path, diag.class_name, diag.line))):
+        if (
+            fix.member is None
+            and unsafe
+            and fix.kind == "one-device"
+            and diag.code == MissingClassification.code
+            and not ancestors.get((diag.path, diag.class_name, diag.line))
+        ):
             # (A class whose bases hwlint resolves may be bound to its device
             # by them: only its own code is rewritten, so it keeps its device.)
             # First try to make the class device-generic (hwlint.fix.migrate);
             # the one-device classification below stays if that is refused.
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
             plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
-                Migration("generalize", diag.class_name, occurrence, diag.line, fix.evidence, fix.classification))
+                Migration("generalize", diag.class_name, occurrence, diag.line, fix.evidence, fix.classification)
+            )
         if fix.member is None:
             occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
-            planned = ClassFix(diag.class_name, occurrence, fix.classification, fix.applicability, fix.evidence,
-                               diag.line, diag.column, diag.code)
+            planned = ClassFix(
+                diag.class_name,
+                occurrence,
+                fix.classification,
+                fix.applicability,
+                fix.evidence,
+                diag.line,
+                diag.column,
+                diag.code,
+            )
         else:
             position = (diag.path, diag.line, diag.column)
             if position in replaced:
                 continue  # one declaration in a loop over several classes: replaced once
             replaced.add(position)
-            planned = ClassFix(diag.class_name, declarations.get(position, 0), fix.classification, fix.applicability,
-                               fix.evidence, diag.line, diag.column, diag.code, fix.member, fix.string or "")
+            planned = ClassFix(
+                diag.class_name,
+                declarations.get(position, 0),
+                fix.classification,
+                fix.applicability,
+                fix.evidence,
+                diag.line,
+                diag.column,
+                diag.code,
+                fix.member,
+                fix.string or "",
+            )
         plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
     if not unsafe:
         unfixed.extend(_screen_all(Trial(result), modules, plans))
@@ -282,8 +364,11 @@ def plan_fixes(
 
 # What `--unsafe` tries in place of leaving a class for a human: the kind of
 # a NotFixable (hwlint.rules.infer.REASONS) -> the migration (hwlint.fix.migrate).
-_MIGRATIONS = {"only-for-several": "only-for", "only-for-unconfigured": "only-for",
-               "device-not-instantiated": "device-param"}
+_MIGRATIONS = {
+    "only-for-several": "only-for",
+    "only-for-unconfigured": "only-for",
+    "device-not-instantiated": "device-param",
+}
 
 
 def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: set[str] | None) -> list[Unfixed]:
@@ -293,9 +378,13 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
     because a class in another file subclasses the class (instantiating it
     removes it from its module)."""
     left: list[Unfixed] = []
-    instantiating = {path: modules for path, modules in
-                     ((p, [m for m in plan.migrations if m.kind in ("device-param", "generalize")])
-                      for p, plan in plans.items()) if modules}
+    instantiating = {
+        path: modules
+        for path, modules in (
+            (p, [m for m in plan.migrations if m.kind in ("device-param", "generalize")]) for p, plan in plans.items()
+        )
+        if modules
+    }
     if instantiating:
         contexts = {ctx.path: ctx.facts for ctx in result.contexts if ctx.path in instantiating}
         subclassed = {base for bases in Trial(result).subclasses_elsewhere(contexts).values() for base in bases}
@@ -306,11 +395,17 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                     if m.kind == "generalize" and m.member in result.config.classifications:
                         continue  # the one-device classification is planned
                     unconfigured = m.kind == "generalize"
-                    left.append(Unfixed(path, m.line, m.class_name,
-                                        f"{m.evidence}; a class in another file subclasses it, so instantiating it "
-                                        "(which removes it from its module) would break that file: migrate by hand",
-                                        "not-configured" if unconfigured else "device-not-instantiated",
-                                        code=MissingClassification.code))
+                    left.append(
+                        Unfixed(
+                            path,
+                            m.line,
+                            m.class_name,
+                            f"{m.evidence}; a class in another file subclasses it, so instantiating it "
+                            "(which removes it from its module) would break that file: migrate by hand",
+                            "not-configured" if unconfigured else "device-not-instantiated",
+                            code=MissingClassification.code,
+                        )
+                    )
     allowed = frozenset(result.config.allowed_only_decorators)
     for ctx in result.contexts:
         plan = plans.get(ctx.path)
@@ -333,13 +428,22 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                 kept = [d for d in specific if d not in REPLACEABLE and d not in MOVABLE]
                 if kept:
                     # Known without reading the test: no libcst for it.
-                    left.append(Unfixed(ctx.path, method.line, cls.name, not_replaceable(method.name, kept[0]),
-                                        "accelerator-tests", code="HWC103"))
+                    left.append(
+                        Unfixed(
+                            ctx.path,
+                            method.line,
+                            cls.name,
+                            not_replaceable(method.name, kept[0]),
+                            "accelerator-tests",
+                            code="HWC103",
+                        )
+                    )
                 elif specific or not {"device", "devices"} & set(method.params):
                     candidates += 1
             if candidates:
                 plans.setdefault(ctx.path, FilePlan(ctx.path)).migrations.append(
-                    Migration("accelerator-tests", cls.name, occurrence, cls.line))
+                    Migration("accelerator-tests", cls.name, occurrence, cls.line)
+                )
     return left
 
 
@@ -357,8 +461,7 @@ MOVABLE = frozenset({"onlyCPU", "onlyCUDA", "onlyXPU", "onlyMPS", "onlyOn", "onl
 
 def not_replaceable(test: str, decorator: str) -> str:
     """Why a test's device decorator stays."""
-    return (f"{test} is @{decorator}, which runs it on CPU too or names its devices: keep it in a class of "
-            "those devices")
+    return f"{test} is @{decorator}, which runs it on CPU too or names its devices: keep it in a class of those devices"
 
 
 def _equivalent(fix: Rewrite, imports: tuple[Import, ...]) -> Equivalent | None | str:
@@ -418,17 +521,29 @@ def _screen_all(trial: Trial, modules: dict[str, ModuleFacts], plans: dict[str, 
             codes = tuple(sorted({d.code for d in new}))
             for f in culprits:
                 text = Surfaced(Declare(f.class_name, f.occurrence, f.member), tuple(new)).describe(where)
-                left.append(Unfixed(base_path, f.line, f.class_name, f"not safe: {text} in {where.path}",
-                                    "surfaces", f.member, codes))
+                left.append(
+                    Unfixed(
+                        base_path,
+                        f.line,
+                        f.class_name,
+                        f"not safe: {text} in {where.path}",
+                        "surfaces",
+                        f.member,
+                        codes,
+                    )
+                )
             plan.fixes = [f for f in plan.fixes if f not in culprits]
             plan.fixes, dropped, changed[base_path] = _screen(trial, modules[base_path], plan.fixes)
             left.extend(dropped)
     return left
 
 
-def _screen(trial: Trial, facts: ModuleFacts, fixes: list[ClassFix]) -> tuple[list[ClassFix], list[Unfixed], ModuleFacts]:
+def _screen(
+    trial: Trial, facts: ModuleFacts, fixes: list[ClassFix]
+) -> tuple[list[ClassFix], list[Unfixed], ModuleFacts]:
     """The fixes that surface nothing in their file, the others as Unfixed
     saying what they would surface, and the file's facts with the kept ones."""
+
     def declare(f: ClassFix) -> Declare:
         return Declare(f.class_name, f.occurrence, f.name if f.replaces else f.member, f.line, f.column, f.replaces)
 
@@ -438,7 +553,9 @@ def _screen(trial: Trial, facts: ModuleFacts, fixes: list[ClassFix]) -> tuple[li
     for s in surfaced:
         f = by_change[s.change]
         codes = tuple(sorted({d.code for d in s.diagnostics}))
-        left.append(Unfixed(facts.path, f.line, f.class_name, f"not safe: {s.describe(facts)}", "surfaces", f.member, codes))
+        left.append(
+            Unfixed(facts.path, f.line, f.class_name, f"not safe: {s.describe(facts)}", "surfaces", f.member, codes)
+        )
     return [by_change[change] for change in accepted], left, state
 
 

@@ -86,7 +86,9 @@ def _with_commas(args: Sequence[cst.Arg], last_comma: cst.Comma | cst.MaybeSenti
     for index, arg in enumerate(args):
         comma: cst.Comma | cst.MaybeSentinel
         if index < len(args) - 1:
-            comma = arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            comma = (
+                arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
         else:
             comma = last_comma
         out.append(arg.with_changes(comma=comma))
@@ -181,8 +183,10 @@ class _Rewriter(cst.CSTTransformer):
         if "staticmethod" in method.decorators or method.first is None:
             return f"{method.name} is a static method: it has no `device` and no `self.device_type`"
         if not site.instantiated:
-            return (f"{method.name} takes no `device`, and {site.class_name} is not passed to "
-                    "instantiate_device_type_tests, so it has no `device_type`")
+            return (
+                f"{method.name} takes no `device`, and {site.class_name} is not passed to "
+                "instantiate_device_type_tests, so it has no `device_type`"
+            )
         return cst.Attribute(cst.Name(method.first), cst.Name("device_type"))
 
     def device_type(self, site: SiteRewrite) -> cst.BaseExpression | str:
@@ -217,8 +221,12 @@ class _Rewriter(cst.CSTTransformer):
             if arg.keyword is not None and arg.keyword.value == "device":
                 site = self._site(arg.value)
                 func = original_node.func
-                if (site is not None and site.kind == "keyword" and isinstance(func, cst.Attribute)
-                        and func.attr.value == site.name.partition(":")[0]):
+                if (
+                    site is not None
+                    and site.kind == "keyword"
+                    and isinstance(func, cst.Attribute)
+                    and func.attr.value == site.name.partition(":")[0]
+                ):
                     # `.cuda(device="cuda:0")`: the method goes too, or it
                     # would name the device once the string is gone.
                     return self._method(site, call)
@@ -272,8 +280,9 @@ class _Rewriter(cst.CSTTransformer):
         self.done.append(site)
         return updated_node.with_changes(decorator=cst.Call(cst.Name(site.equivalent.target)))
 
-    def leave_FormattedString(self, original_node: cst.FormattedString,
-                              updated_node: cst.FormattedString) -> cst.BaseExpression:
+    def leave_FormattedString(
+        self, original_node: cst.FormattedString, updated_node: cst.FormattedString
+    ) -> cst.BaseExpression:
         """`f"cuda:{rank}"` -> `f"{self.device_type}:{rank}"`."""
         site = self._site(original_node)
         if site is None or site.kind != "fstring":
@@ -327,10 +336,19 @@ class _Rewriter(cst.CSTTransformer):
                 device_type = self.device_type(site)
                 if isinstance(device_type, str):
                     return self._skip(site, device_type, call)
-                device = cst.Call(dotted_expr("torch.device"), args=[cst.Arg(device_type, comma=cst.Comma(
-                    whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(arg.value)])
+                device = cst.Call(
+                    dotted_expr("torch.device"),
+                    args=[
+                        cst.Arg(device_type, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                        cst.Arg(arg.value),
+                    ],
+                )
                 continue
-            return self._skip(site, f".{site.name}() names a device other than the default one, or an argument .to() does not take", call)
+            return self._skip(
+                site,
+                f".{site.name}() names a device other than the default one, or an argument .to() does not take",
+                call,
+            )
         if isinstance(device, str):
             return self._skip(site, device, call)
         func = call.func
@@ -356,7 +374,9 @@ class _Rewriter(cst.CSTTransformer):
     def _torch_device(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
         args = list(call.args)
         if len(args) > 2 or any(a.keyword is not None or a.star for a in args):
-            return self._skip(site, "torch.device() with arguments other than a device and its index: rewrite by hand", call)
+            return self._skip(
+                site, "torch.device() with arguments other than a device and its index: rewrite by hand", call
+            )
         if len(args) == 2:
             index = args[1].value
             if isinstance(index, (cst.Integer, cst.SimpleString)) and not _is_default_index(index):
@@ -386,15 +406,21 @@ class _Rewriter(cst.CSTTransformer):
         keywords = {a.keyword.value for a in call.args if a.keyword is not None}
         if any(a.star for a in call.args):
             return self._skip(site, f"{site.name}() with unpacked arguments: rewrite by hand", call)
-        if (keywords == {"device"} and "device" not in equivalent.keywords and not positional
-                and equivalent.max_positional >= 1):
+        if (
+            keywords == {"device"}
+            and "device" not in equivalent.keywords
+            and not positional
+            and equivalent.max_positional >= 1
+        ):
             # `torch.cuda.synchronize(device=d)`: torch.accelerator takes
             # its device positionally only (`device=None, /`).
             (arg,) = call.args
             call = call.with_changes(args=[arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)])
             positional, keywords = list(call.args), set()
         if len(positional) > equivalent.max_positional or not keywords <= set(equivalent.keywords):
-            return self._skip(site, f"{equivalent.target} does not take the arguments {site.name}() is given here", call)
+            return self._skip(
+                site, f"{equivalent.target} does not take the arguments {site.name}() is given here", call
+            )
         self.done.append(site)
         return call.with_changes(func=dotted_expr(equivalent.target))
 
@@ -435,16 +461,23 @@ def reproduces(module: cst.Module, data: bytes, error: type[Exception]) -> None:
         # A rewrite keeps everything else byte for byte only if libcst does:
         # it drops a form feed before a statement and turns bare `\r` line
         # ends into `\n`, for two.
-        raise error(f"libcst cannot reproduce the file byte for byte ({_first_difference(data, written)}): "
-                    "it is left as it is")
+        raise error(
+            f"libcst cannot reproduce the file byte for byte ({_first_difference(data, written)}): it is left as it is"
+        )
 
 
 def _first_difference(data: bytes, written: bytes) -> str:
     """Where libcst's output first departs from the file, and what is there."""
     at = next((i for i, (a, b) in enumerate(zip(data, written)) if a != b), min(len(data), len(written)))
     line = data.count(b"\n", 0, at) + data[:at].replace(b"\r\n", b"").count(b"\r") + 1
-    near = data[max(0, at - 1):at + 1]
-    what = "a form feed before a statement" if b"\f" in near else "a bare `\\r` line end" if b"\r" in near else "a construct it does not keep"
+    near = data[max(0, at - 1) : at + 1]
+    what = (
+        "a form feed before a statement"
+        if b"\f" in near
+        else "a bare `\\r` line end"
+        if b"\r" in near
+        else "a construct it does not keep"
+    )
     return f"line {line}: {what}"
 
 
@@ -480,7 +513,9 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
     # for the replacement's (`torch.accelerator.synchronize`) on its line.
     calls = {(s.line, s.name) for s in done if s.kind == "module"}
     # A backend rewritten outside a test may ask torch.accelerator for the device.
-    new_lines = {line for line, _ in calls} | {s.line for s in done if s.kind in ("backend", "fstring", "torch.device", "method")}
+    new_lines = {line for line, _ in calls} | {
+        s.line for s in done if s.kind in ("backend", "fstring", "torch.device", "method")
+    }
     for old, new in zip(before.classes, after.classes):
         for field in ("devices", "distributed"):
             was: tuple[Site, ...] = getattr(old, field)
@@ -489,7 +524,9 @@ def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[Site
                 raise RewriteError(f"the rewrite left {old.name}'s hard-coded devices other than intended")
         added = _minus([(p.line, _callee(p.text)) for p in new.probes], [(p.line, _callee(p.text)) for p in old.probes])
         unexpected = [p for p in added if p[0] not in new_lines or not p[1].startswith("torch.accelerator.")]
-        removed = _minus([(p.line, _callee(p.text)) for p in old.probes], [(p.line, _callee(p.text)) for p in new.probes])
+        removed = _minus(
+            [(p.line, _callee(p.text)) for p in old.probes], [(p.line, _callee(p.text)) for p in new.probes]
+        )
         # `.cuda()` on a torch expression is a use too (TEST_LINTER's rule):
         # rewritten to `.to(device)`, that use is gone from its line.
         # A probe is recorded at the line where its expression starts, which
@@ -519,8 +556,11 @@ def _renamed(cls: ClassFacts, done: Sequence[SiteRewrite]) -> tuple[Method, ...]
     """The class's test methods as they read once its backend decorators
     (`@requires_nccl()`) are rewritten: a decorator site sits between the
     previous method's line and its own."""
-    sites = sorted((s.line, s.name, s.equivalent.target) for s in done
-                   if s.kind == "decorator" and s.equivalent is not None and cls.line <= s.line <= cls.end_line)
+    sites = sorted(
+        (s.line, s.name, s.equivalent.target)
+        for s in done
+        if s.kind == "decorator" and s.equivalent is not None and cls.line <= s.line <= cls.end_line
+    )
     if not sites:
         return cls.methods
     methods = []

@@ -70,8 +70,6 @@ def _key(d: Diagnostic) -> _Key:
     return (d.code, d.line, d.column, d.class_name)
 
 
-
-
 def declared(facts: ModuleFacts, changes: Iterable[Declare]) -> ModuleFacts:
     """The module's facts as they will be once `changes` are written."""
     add: dict[tuple[str, int], str] = {}
@@ -149,7 +147,9 @@ class Trial:
                 found.extend((base_path, base_name, facts, new) for base_path, base_name in sorted(bases))
         return found
 
-    def screen(self, facts: ModuleFacts, candidates: list[Declare]) -> tuple[list[Declare], list[Surfaced], ModuleFacts]:
+    def screen(
+        self, facts: ModuleFacts, candidates: list[Declare]
+    ) -> tuple[list[Declare], list[Surfaced], ModuleFacts]:
         """Split `candidates` into those that surface nothing (together) and
         those that would, with what they would surface.
 

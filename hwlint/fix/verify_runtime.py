@@ -81,22 +81,38 @@ class RuntimeCheck(NamedTuple):
             "python": self.python,
             "skipped_modules": [{"path": m.path, "reason": m.skipped} for m in self.modules if m.skipped],
             "lost_tests": [f"{m.path}::{test}" for m in self.modules for test in m.lost],
-            "modules_checked": [{"path": m.path, "before": m.before, "after": m.after, "renamed": m.renamed,
-                                 "per_device": list(m.per_device), "added": list(m.added), "lost": list(m.lost),
-                                 "narrowed": list(m.narrowed),
-                                 "error": m.error}
-                                for m in self.modules if m.skipped is None],
+            "modules_checked": [
+                {
+                    "path": m.path,
+                    "before": m.before,
+                    "after": m.after,
+                    "renamed": m.renamed,
+                    "per_device": list(m.per_device),
+                    "added": list(m.added),
+                    "lost": list(m.lost),
+                    "narrowed": list(m.narrowed),
+                    "error": m.error,
+                }
+                for m in self.modules
+                if m.skipped is None
+            ],
         }
 
     def summary(self) -> list[str]:
         t = self.totals()
-        lines = [f"Runtime check ({self.python}): {t['checked']} of {t['modules']} changed module"
-                 f"{'s' if t['modules'] != 1 else ''} collected before and after, {t['skipped']} skipped; "
-                 f"{t['tests_before']} test{'s' if t['tests_before'] != 1 else ''} before, {t['tests_after']} after: "
-                 f"{t['renamed']} renamed, "
-                 f"{t['per_device']} newly per-device, {t['added']} new, {t['lost']} lost"
-                 + (f"; {t['narrowed']} no longer collected on device types their @only decorator skipped them on"
-                    if t['narrowed'] else "") + "."]
+        lines = [
+            f"Runtime check ({self.python}): {t['checked']} of {t['modules']} changed module"
+            f"{'s' if t['modules'] != 1 else ''} collected before and after, {t['skipped']} skipped; "
+            f"{t['tests_before']} test{'s' if t['tests_before'] != 1 else ''} before, {t['tests_after']} after: "
+            f"{t['renamed']} renamed, "
+            f"{t['per_device']} newly per-device, {t['added']} new, {t['lost']} lost"
+            + (
+                f"; {t['narrowed']} no longer collected on device types their @only decorator skipped them on"
+                if t["narrowed"]
+                else ""
+            )
+            + "."
+        ]
         for m in self.modules:
             if m.skipped:
                 lines.append(f"  skipped {m.path}: {m.skipped}")
@@ -169,17 +185,22 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
         # class of a device class (TestFooCUDA → TestBarCUDA).
         targets = _names(cls.name, moves)
         if cls.generic is not None and cls.device_type:
-            suffix = cls.name[len(cls.generic):]
+            suffix = cls.name[len(cls.generic) :]
             targets |= {new + suffix for new in _names(cls.generic, moves)}
         for test in cls.tests:
             own = f"{cls.name}.{test}"
-            found = {f"{name}.{test}" for name in targets if name in after_classes and test in after_classes[name].tests}
+            found = {
+                f"{name}.{test}" for name in targets if name in after_classes and test in after_classes[name].tests
+            }
             if cls.device_type is None:
                 # Instantiated per device now: TestFoo.test_x → TestFooCUDA.test_x_cuda.
                 for name in targets:
                     for device_cls in by_generic.get(name, ()):
-                        made = {f"{device_cls.name}.{t}" for t in device_cls.tests
-                                if device_cls.device_type and _per_device(test, device_cls.device_type, t)}
+                        made = {
+                            f"{device_cls.name}.{t}"
+                            for t in device_cls.tests
+                            if device_cls.device_type and _per_device(test, device_cls.device_type, t)
+                        }
                         found |= made
                         per_device |= made
             if not found:
@@ -189,26 +210,56 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
             if own not in found:
                 renamed += 1
     added = ids_after - images - ids_before
-    return ModuleCheck(path, before=len(ids_before), after=len(ids_after), renamed=renamed,
-                       per_device=tuple(sorted(per_device - ids_before)), added=tuple(sorted(added)),
-                       lost=tuple(sorted(lost)), narrowed=tuple(sorted(narrowed)))
+    return ModuleCheck(
+        path,
+        before=len(ids_before),
+        after=len(ids_after),
+        renamed=renamed,
+        per_device=tuple(sorted(per_device - ids_before)),
+        added=tuple(sorted(added)),
+        lost=tuple(sorted(lost)),
+        narrowed=tuple(sorted(narrowed)),
+    )
 
 
-def verify_runtime(root: Path, results: Sequence[FileResult], *, python: str, attribute: str, timeout: float,
-                   jobs: int | None = None, devices: Iterable[str] = DEVICES) -> RuntimeCheck:
+def verify_runtime(
+    root: Path,
+    results: Sequence[FileResult],
+    *,
+    python: str,
+    attribute: str,
+    timeout: float,
+    jobs: int | None = None,
+    devices: Iterable[str] = DEVICES,
+) -> RuntimeCheck:
     """Collect each changed module as it is and as the fix would write it,
     and compare."""
     changed = [r for r in results if r.changed and r.fixed is not None]
     paths = [r.path for r in changed]
     device = ",".join(devices)
-    before = collect_served(root, paths, python=python, attribute=attribute, timeout=timeout, jobs=jobs, device=device,
-                     sources={r.path: r.original for r in changed})
+    before = collect_served(
+        root,
+        paths,
+        python=python,
+        attribute=attribute,
+        timeout=timeout,
+        jobs=jobs,
+        device=device,
+        sources={r.path: r.original for r in changed},
+    )
     # Only what imports before is worth collecting after.
     again = [r for r in changed if before[r.path].error is None]
-    after = collect_served(root, [r.path for r in again], python=python, attribute=attribute, timeout=timeout, jobs=jobs,
-                    device=device, sources={r.path: r.fixed for r in again if r.fixed is not None})
-    modules = tuple(compare(r.path, before[r.path], after.get(r.path, RuntimeModule(r.path)), r.moves)
-                    for r in changed)
+    after = collect_served(
+        root,
+        [r.path for r in again],
+        python=python,
+        attribute=attribute,
+        timeout=timeout,
+        jobs=jobs,
+        device=device,
+        sources={r.path: r.fixed for r in again if r.fixed is not None},
+    )
+    modules = tuple(compare(r.path, before[r.path], after.get(r.path, RuntimeModule(r.path)), r.moves) for r in changed)
     return RuntimeCheck(python, modules)
 
 
@@ -226,10 +277,12 @@ def withhold(report: FixReport, check: RuntimeCheck) -> None:
             continue
         shown = ", ".join(module.lost[:3]) + (", ..." if len(module.lost) > 3 else "")
         why = f" ({module.error})" if module.error else ""
-        reason = (f"not written: after the fix the runtime does not collect {len(module.lost)} of its tests{why}: "
-                  f"{shown}")
+        reason = (
+            f"not written: after the fix the runtime does not collect {len(module.lost)} of its tests{why}: {shown}"
+        )
         report.unfixed.extend(Unfixed(outcome.path, f.line, f.class_name, reason, "lost-tests") for f in outcome.fixes)
-        report.unfixed.extend(Unfixed(outcome.path, r.line, r.class_name, reason, "lost-tests",
-                                      code=HardcodedDevice.code)
-                              for r in outcome.rewritten)
+        report.unfixed.extend(
+            Unfixed(outcome.path, r.line, r.class_name, reason, "lost-tests", code=HardcodedDevice.code)
+            for r in outcome.rewritten
+        )
     report.files = kept

@@ -109,8 +109,9 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
     found = []
     # The package's subpackages (one level: the stages, rules, the engine);
     # cli/commands/ decides nothing a cache keeps.
-    subs = [""] + sorted(entry.name for entry in os.scandir(package)
-                         if entry.is_dir() and not entry.name.startswith(("_", ".")))
+    subs = [""] + sorted(
+        entry.name for entry in os.scandir(package) if entry.is_dir() and not entry.name.startswith(("_", "."))
+    )
     for sub in subs:
         try:
             entries = list(os.scandir(os.path.join(package, sub)))
@@ -315,8 +316,10 @@ class Cache:
             if not self._notice_given:
                 self._notice_given = True
                 reason = exc.strerror or str(exc)
-                print(f"hwlint: notice: cannot write the cache in {self.base} ({reason}); continuing without it",
-                      file=sys.stderr)
+                print(
+                    f"hwlint: notice: cannot write the cache in {self.base} ({reason}); continuing without it",
+                    file=sys.stderr,
+                )
             return False
         return True
 
@@ -326,8 +329,10 @@ class Cache:
         self.directory.mkdir(parents=True, exist_ok=True)
         # Like .pytest_cache and .mypy_cache: git ignores it by itself, and
         # backup tools skip it.
-        for name, text in ((".gitignore", "# Created by hwlint.\n*\n"),
-                           ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# Created by hwlint.\n")):
+        for name, text in (
+            (".gitignore", "# Created by hwlint.\n*\n"),
+            ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# Created by hwlint.\n"),
+        ):
             marker = self.base / name
             if not marker.exists():
                 try:
@@ -413,7 +418,7 @@ def _in_index(data: bytes, prefix: bytes) -> bool:
         end = data.find(b"\0", start)
         length = min((end if end >= 0 else len(data)) - start, 0x0FFF)
         for at in (start - 2, start - 4):
-            if at >= 12 and int.from_bytes(data[at:at + 2], "big") & 0x0FFF == length:
+            if at >= 12 and int.from_bytes(data[at : at + 2], "big") & 0x0FFF == length:
                 return True
         start = data.find(prefix, start + 1)
     return False

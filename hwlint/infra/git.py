@@ -23,8 +23,11 @@ class NotARepository(GitError):
     def __init__(self, root: Path, reason: str | None) -> None:
         self.root = root
         self.reason = reason
-        super().__init__(f"{root} is not in a git repository" if reason is None
-                         else f"git cannot read the repository at {root}: {reason}")
+        super().__init__(
+            f"{root} is not in a git repository"
+            if reason is None
+            else f"git cannot read the repository at {root}: {reason}"
+        )
 
 
 def _git(root: Path, args: Sequence[str], needed_by: str, **kwargs: Any) -> subprocess.CompletedProcess[Any]:
@@ -63,8 +66,9 @@ def show_file(root: Path, ref: str, path: str) -> str | None:
 def check_repository(root: Path, needed_by: str = "this command") -> None:
     """Raise NotARepository unless `root` is in a git repository git can read."""
     # English messages, to tell the cases apart.
-    proc = _git(root, ("rev-parse", "--git-dir"), needed_by, text=True, errors="replace",
-                env={**os.environ, "LC_ALL": "C"})
+    proc = _git(
+        root, ("rev-parse", "--git-dir"), needed_by, text=True, errors="replace", env={**os.environ, "LC_ALL": "C"}
+    )
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines()
         if not lines or "not a git repository" in proc.stderr:
@@ -80,8 +84,12 @@ def read_blobs(root: Path, specs: Sequence[str], needed_by: str = "this command"
     if not specs:
         return []
     # --buffer: one write per buffer-full, not per object.
-    proc = _git(root, ("cat-file", "--batch", "--buffer"), needed_by,
-                input="".join(spec + "\n" for spec in specs).encode("utf-8"))
+    proc = _git(
+        root,
+        ("cat-file", "--batch", "--buffer"),
+        needed_by,
+        input="".join(spec + "\n" for spec in specs).encode("utf-8"),
+    )
     if proc.returncode != 0:
         raise _failed("cat-file --batch", proc)
     out: bytes = proc.stdout

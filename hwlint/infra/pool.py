@@ -108,10 +108,18 @@ def _with_payloads(args: tuple[Any, ...], payloads: Mapping[str, Any] | None, ba
     return args if payloads is None else (*args, {rel: payloads[rel] for rel, _ in batch})
 
 
-def run_in_pool(work: Callable[..., list[R]], args: tuple[Any, ...], sizes: Batch, jobs: int,
-                progress: Callable[[int, int], None] | None, total: int, *,
-                payloads: Mapping[str, Any] | None = None, batch_files: int = _BATCH_FILES,
-                min_files: int = 0) -> Iterator[R]:
+def run_in_pool(
+    work: Callable[..., list[R]],
+    args: tuple[Any, ...],
+    sizes: Batch,
+    jobs: int,
+    progress: Callable[[int, int], None] | None,
+    total: int,
+    *,
+    payloads: Mapping[str, Any] | None = None,
+    batch_files: int = _BATCH_FILES,
+    min_files: int = 0,
+) -> Iterator[R]:
     """`work(batch, *args)` over the files of `sizes` in batches, in worker
     processes; each result as its worker finishes. `work` is a module-level
     function (workers are forked; it is sent by name).

@@ -63,8 +63,16 @@ def _end_group(pid: int) -> None:
         pass
 
 
-def collect_module(root: Path, path: str, *, python: str, attribute: str, timeout: float,
-                   device: str | None = None, source: bytes | None = None) -> RuntimeModule:
+def collect_module(
+    root: Path,
+    path: str,
+    *,
+    python: str,
+    attribute: str,
+    timeout: float,
+    device: str | None = None,
+    source: bytes | None = None,
+) -> RuntimeModule:
     """Import `path` (root-relative) in a child process and collect it; with
     `device` (comma-separated device types), as a runner of that device type
     would, whether or not this machine has one
@@ -80,7 +88,10 @@ def collect_module(root: Path, path: str, *, python: str, attribute: str, timeou
         try:
             child = subprocess.Popen(
                 [python, str(CHILD), str(root), path, out, attribute, *extra],
-                cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
                 start_new_session=True,  # its own process group: a timeout ends its children too
             )
         except OSError as exc:
@@ -115,6 +126,7 @@ def _result(root: Path, path: str, out: str, code: int, stderr: str) -> RuntimeM
         return RuntimeModule(path, error=f"unexpected output from {CHILD.name}")
     if record.get("error"):
         return RuntimeModule(path, error=f"import failed: {record['error']}")
+
     def relative(file: str | None) -> str | None:
         if not file:
             return None
@@ -123,8 +135,15 @@ def _result(root: Path, path: str, out: str, code: int, stderr: str) -> RuntimeM
 
     try:
         classes = tuple(
-            RuntimeClass(c["name"], c["classification"], c["valid"], c["generic"], relative(c["file"]),
-                         c.get("device_type"), tuple(c.get("test_names", ())))
+            RuntimeClass(
+                c["name"],
+                c["classification"],
+                c["valid"],
+                c["generic"],
+                relative(c["file"]),
+                c.get("device_type"),
+                tuple(c.get("test_names", ())),
+            )
             for c in record["classes"]
         )
     except (KeyError, TypeError) as exc:  # a child script of another hwlint version
@@ -143,8 +162,14 @@ class _Server:
         self.error: str | None = None
         try:
             self.proc: subprocess.Popen[str] | None = subprocess.Popen(
-                [python, str(CHILD), "--serve", str(root), attribute], cwd=root, text=True,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+                [python, str(CHILD), "--serve", str(root), attribute],
+                cwd=root,
+                text=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         except OSError as exc:
             self.proc, self.error = None, f"cannot run {python}: {exc.strerror}"
             return
@@ -164,8 +189,14 @@ class _Server:
             if source is not None:
                 text = os.path.join(scratch, "source.py")
                 Path(text).write_bytes(source)
-            job = {"rel": path, "out": out, "devices": device or "cpu", "source": text, "timeout": timeout,
-                   "stderr": err}
+            job = {
+                "rel": path,
+                "out": out,
+                "devices": device or "cpu",
+                "source": text,
+                "timeout": timeout,
+                "stderr": err,
+            }
             try:
                 self.proc.stdin.write(json.dumps(job) + "\n")
                 self.proc.stdin.flush()
@@ -195,9 +226,17 @@ class _Server:
         self.proc = None
 
 
-def collect_served(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float,
-                   jobs: int | None = None, device: str | None = None,
-                   sources: dict[str, bytes] | None = None) -> dict[str, RuntimeModule]:
+def collect_served(
+    root: Path,
+    paths: list[str],
+    *,
+    python: str,
+    attribute: str,
+    timeout: float,
+    jobs: int | None = None,
+    device: str | None = None,
+    sources: dict[str, bytes] | None = None,
+) -> dict[str, RuntimeModule]:
     """Like `collect`, each module in a process forked from one that has
     imported torch already (`jobs` of them, default: all cores)."""
     if not paths:
@@ -254,9 +293,18 @@ def _children_guard() -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
 
 
-def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeout: float, jobs: int | None = None,
-            progress: Callable[[int, int], None] | None = None, device: str | None = None,
-            sources: dict[str, bytes] | None = None) -> dict[str, RuntimeModule]:
+def collect(
+    root: Path,
+    paths: list[str],
+    *,
+    python: str,
+    attribute: str,
+    timeout: float,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    device: str | None = None,
+    sources: dict[str, bytes] | None = None,
+) -> dict[str, RuntimeModule]:
     """Every module in `paths`, `jobs` children at a time (default: all cores);
     with `device`, as a runner of that device type collects them; a module
     in `sources` as that text."""
@@ -264,9 +312,19 @@ def collect(root: Path, paths: list[str], *, python: str, attribute: str, timeou
     found: dict[str, RuntimeModule] = {}
     # The guard inside the pool: children end before the pool waits for its threads.
     with ThreadPoolExecutor(max_workers=workers) as pool, _children_guard():
-        futures = [pool.submit(collect_module, root, path, python=python, attribute=attribute, timeout=timeout,
-                               device=device, source=(sources or {}).get(path))
-                   for path in paths]
+        futures = [
+            pool.submit(
+                collect_module,
+                root,
+                path,
+                python=python,
+                attribute=attribute,
+                timeout=timeout,
+                device=device,
+                source=(sources or {}).get(path),
+            )
+            for path in paths
+        ]
         try:
             for future in futures:
                 module = future.result()

@@ -69,8 +69,11 @@ def add_collection_only_device(device: str) -> None:
 
         # PyTorch asks the base for its primary device while it makes the
         # classes (the real bases learn it in setUpClass, which must skip here).
-        return type("CollectOnly" + device.upper() + "TestBase", (parent,),
-                    {"device_type": device, "setUpClass": classmethod(skip), "get_primary_device": classmethod(primary)})
+        return type(
+            "CollectOnly" + device.upper() + "TestBase",
+            (parent,),
+            {"device_type": device, "setUpClass": classmethod(skip), "get_primary_device": classmethod(primary)},
+        )
 
     gated = {"xpu": ("TEST_XPU", "XPUTestBase"), "mps": ("TEST_MPS", "MPSTestBase")}
     if device in gated and hasattr(cdt, gated[device][1]):
@@ -163,16 +166,18 @@ def collect(root: str, rel: str, attribute: str, source: "str | None" = None) ->
             stem = attr[: -len(device_type)]
             if any(base.__name__ == stem for base in obj.__mro__[1:]):
                 generic = stem
-        classes.append({
-            "name": attr,
-            "classification": member,
-            "valid": valid,
-            "generic": generic,
-            "device_type": device_type if isinstance(device_type, str) else None,
-            "file": getattr(sys.modules.get(getattr(obj, "__module__", "")), "__file__", None),
-            "tests": len(names),
-            "test_names": list(names),
-        })
+        classes.append(
+            {
+                "name": attr,
+                "classification": member,
+                "valid": valid,
+                "generic": generic,
+                "device_type": device_type if isinstance(device_type, str) else None,
+                "file": getattr(sys.modules.get(getattr(obj, "__module__", "")), "__file__", None),
+                "tests": len(names),
+                "test_names": list(names),
+            }
+        )
     return {"classes": classes, "error": None}
 
 
@@ -229,7 +234,9 @@ def main() -> None:
         return
     faulthandler.enable()  # a crash says what it was on stderr, which hwlint reports
     root, rel, out, attribute = sys.argv[1:5]
-    _job(root, rel, out, attribute, sys.argv[5] if len(sys.argv) > 5 else "", sys.argv[6] if len(sys.argv) > 6 else None)
+    _job(
+        root, rel, out, attribute, sys.argv[5] if len(sys.argv) > 5 else "", sys.argv[6] if len(sys.argv) > 6 else None
+    )
 
 
 if __name__ == "__main__":

@@ -71,8 +71,9 @@ def _project(directory: str) -> _Project:
         # The allowlist's rules need the whole tree: never through flake8.
         enabled = enabled_codes(config.select, config.ignore) - ALLOWLIST_RULES
         allowlist = load_allowlist(config.root, config.allowlist)
-        _PROJECTS[directory] = _Project(config, Matcher(config).selected, enabled,
-                                        Judge(config, frozenset(allowlist.entries)))
+        _PROJECTS[directory] = _Project(
+            config, Matcher(config).selected, enabled, Judge(config, frozenset(allowlist.entries))
+        )
     return _PROJECTS[directory]
 
 

@@ -16,16 +16,24 @@ if TYPE_CHECKING:  # a Protocol class costs a measurable part of a one-file run 
     from hwlint.report.figures import Layout
 
     class Renderer(Protocol):
-        def __call__(self, result: CheckResult, *, statistics: bool = False, color: bool = False,
-                     fmt: str = "") -> str: ...
+        def __call__(
+            self, result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = ""
+        ) -> str: ...
 
     ReportRenderer = Callable[[Layout], str]
 
 # Each kind's formats, in the order `--help` lists them, and the module that
 # renders each (json and jsonl share one).
 _MODULES = {
-    "check": {"text": "text", "json": "json_", "jsonl": "json_", "lintrunner": "lintrunner",
-              "github": "github", "sarif": "sarif", "junit": "junit"},
+    "check": {
+        "text": "text",
+        "json": "json_",
+        "jsonl": "json_",
+        "lintrunner": "lintrunner",
+        "github": "github",
+        "sarif": "sarif",
+        "junit": "junit",
+    },
     "report": {"text": "report_text", "markdown": "report_markdown", "json": "report_json", "html": "report_html"},
 }
 CHECK_FORMATS = tuple(_MODULES["check"])

@@ -63,10 +63,12 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
     hidden = {kind: n - ANNOTATIONS_PER_KIND for kind, n in sorted(kinds.items()) if n > ANNOTATIONS_PER_KIND}
     if hidden:
         more = " and ".join(f"{n} more {kind}{'s' if n != 1 else ''}" for kind, n in hidden.items())
-        out.append(command(
-            "notice",
-            f"hwlint found {len(result.diagnostics)} problems; GitHub annotates only the first "
-            f"{ANNOTATIONS_PER_KIND} of each kind per step: {more} are listed in this step's log only",
-            title="hwlint",
-        ))
+        out.append(
+            command(
+                "notice",
+                f"hwlint found {len(result.diagnostics)} problems; GitHub annotates only the first "
+                f"{ANNOTATIONS_PER_KIND} of each kind per step: {more} are listed in this step's log only",
+                title="hwlint",
+            )
+        )
     return "".join(line + "\n" for line in out)

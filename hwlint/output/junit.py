@@ -52,17 +52,27 @@ def render(result: CheckResult, *, statistics: bool = False, color: bool = False
     cases = []
     failures = skipped = 0
     for path in paths:
-        case = ET.Element("testcase", {"classname": "hwlint", "name": prefix + path, "file": prefix + path, "time": "0"})
+        case = ET.Element(
+            "testcase", {"classname": "hwlint", "name": prefix + path, "file": prefix + path, "time": "0"}
+        )
         for d in by_path.get(path, []):
             failures += 1
             location = f"{prefix}{d.path}:{d.line}:{d.column}"
-            failure = ET.SubElement(case, "failure", {"type": d.code, "message": _clean(f"{d.code} {d.message} ({location})")})
-            failure.text = _clean(f"{location}: {d.code} {d.message}\nRule: {d.name} (`hwlint rule {d.code}` explains it)\n")
+            failure = ET.SubElement(
+                case, "failure", {"type": d.code, "message": _clean(f"{d.code} {d.message} ({location})")}
+            )
+            failure.text = _clean(
+                f"{location}: {d.code} {d.message}\nRule: {d.name} (`hwlint rule {d.code}` explains it)\n"
+            )
         if path in allowlisted and path not in by_path and counts.get(path, 1) > 0:
             skipped += 1
             n, budget = counts.get(path), allowlisted[path].budget
             found = f"{n} violation{'s' if n != 1 else ''}, " if n is not None else ""
-            ET.SubElement(case, "skipped", {"message": f"allowlisted in {prefix}{where} ({found}budget {budget}): not migrated yet"})
+            ET.SubElement(
+                case,
+                "skipped",
+                {"message": f"allowlisted in {prefix}{where} ({found}budget {budget}): not migrated yet"},
+            )
         cases.append(case)
 
     totals = {"tests": str(len(cases)), "failures": str(failures), "errors": "0", "skipped": str(skipped)}

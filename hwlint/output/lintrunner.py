@@ -17,8 +17,14 @@ from hwlint.engine.api import CheckResult
 Replacements = Mapping[tuple[str, int, int, str, Optional[str]], tuple[str, str]]
 
 
-def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "",
-           replacements: Replacements | None = None) -> str:
+def render(
+    result: CheckResult,
+    *,
+    statistics: bool = False,
+    color: bool = False,
+    fmt: str = "",
+    replacements: Replacements | None = None,
+) -> str:
     """The messages; `replacements` (from hwlint.fix.apply.lintrunner_replacements,
     which the command computes) gives the whole-file fixes `lintrunner -a` applies."""
     code = result.config.lintrunner_code

@@ -69,7 +69,7 @@ def block(item: Block) -> str:
         svg = burndown_svg(list(item.history), item.until, item.title, item.plan)
         if svg is None:
             shown = "The table above shows the phases." if item.plan else "The commits below show the burn-down."
-            return f'<p class="note">The chart needs pygal: <code>pip install \'hwlint[report]\'</code>. {shown}</p>'
+            return f"<p class=\"note\">The chart needs pygal: <code>pip install 'hwlint[report]'</code>. {shown}</p>"
         return f'<figure id="{item.id}">{svg}</figure>'
     if not item.rows:
         return f"<p>{escape(item.empty)}</p>"
@@ -105,8 +105,12 @@ def _tooltip(point: dict[str, Any]) -> str:
     return f"{when}, {point['commit'][:10]}: {point['allowlisted']} files allowlisted"
 
 
-def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title: str = "Files allowlisted",
-                 plan: Sequence[tuple[str, int]] = ()) -> str | None:
+def burndown_svg(
+    history: list[dict[str, Any]],
+    until: str | None = None,
+    title: str = "Files allowlisted",
+    plan: Sequence[tuple[str, int]] = (),
+) -> str | None:
     """The burn-down as an inline <svg>, or None when pygal is not installed.
     The last size holds until `until` (the report's time), so that the
     newest commit's change is not hidden at the chart's right edge. A
@@ -193,8 +197,13 @@ def burndown_svg(history: list[dict[str, Any]], until: str | None = None, title:
     chart.add(None, [p["value"] for p in points], fill=True, show_dots=False)
     chart.add("files left" if plan else "files allowlisted", points)
     if plan:
-        chart.add("plan: zero by the due date", planned, fill=False, show_dots=False,
-                  stroke_style={"width": 2, "dasharray": "8, 6"})
+        chart.add(
+            "plan: zero by the due date",
+            planned,
+            fill=False,
+            show_dots=False,
+            stroke_style={"width": 2, "dasharray": "8, 6"},
+        )
     svg: str = chart.render(is_unicode=True)
     # The area is the one filled path: an area, not a line, and without
     # the outline (an attribute beats pygal's stylesheet).

@@ -23,7 +23,10 @@ def _cell(value: Any) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    numeric = [bool(rows) and all(isinstance(row[i], (int, float)) for row in rows if row[i] != "") for i in range(len(headers))]
+    numeric = [
+        bool(rows) and all(isinstance(row[i], (int, float)) for row in rows if row[i] != "")
+        for i in range(len(headers))
+    ]
     out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
     out.extend("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows)
     return out

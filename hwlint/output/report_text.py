@@ -15,7 +15,10 @@ INDENT = "  "
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     """Columns padded to their widest cell; numbers right-aligned."""
     cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    numeric = [bool(rows) and all(isinstance(row[i], (int, float)) for row in rows if row[i] != "") for i in range(len(headers))]
+    numeric = [
+        bool(rows) and all(isinstance(row[i], (int, float)) for row in rows if row[i] != "")
+        for i in range(len(headers))
+    ]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     out = []
     for row in cells:
@@ -49,7 +52,11 @@ def block(item: Block) -> list[str]:
 
 def render(report: Layout) -> str:
     figures = report.figures
-    out = [f"hwlint report for {figures['root']}", f"generated {figures['generated_at']} by hwlint {figures['version']}", ""]
+    out = [
+        f"hwlint report for {figures['root']}",
+        f"generated {figures['generated_at']} by hwlint {figures['version']}",
+        "",
+    ]
     figure, meaning = report.headline
     out.append(f"{figure}: {meaning}")
     for section in report.sections:

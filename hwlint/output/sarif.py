@@ -89,20 +89,25 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
     for d, fingerprint in zip(result.diagnostics, fingerprints(result.diagnostics, prefix)):
         location: dict[str, Any] = {
             "physicalLocation": {
-                "artifactLocation": {"uri": quote(prefix + d.path, safe="/", errors="surrogateescape"), "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {
+                    "uri": quote(prefix + d.path, safe="/", errors="surrogateescape"),
+                    "uriBaseId": "%SRCROOT%",
+                },
                 "region": {"startLine": d.line, "startColumn": d.column},
             }
         }
         if d.class_name:
             location["logicalLocations"] = [{"name": d.class_name, "kind": "type"}]
-        results.append({
-            "ruleId": d.code,
-            "ruleIndex": index[d.code],
-            "level": "error" if d.severity == "error" else "warning",
-            "message": {"text": d.message},
-            "locations": [location],
-            "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-        })
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": "error" if d.severity == "error" else "warning",
+                "message": {"text": d.message},
+                "locations": [location],
+                "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+            }
+        )
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",

@@ -18,8 +18,9 @@ def _style(text: str, color: bool, **kwargs: object) -> str:
     return click.style(text, **kwargs)  # type: ignore[arg-type]  # kwargs typed loosely on purpose
 
 
-def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "",
-           fixable: int = 0) -> str:
+def render(
+    result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "", fixable: int = 0
+) -> str:
     """The diagnostics and a summary; `fixable` (hwlint.fix.plan.fixable_count,
     which the command computes) is how many a plain `hwlint fix` classifies."""
     out: list[str] = []

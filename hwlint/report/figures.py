@@ -171,7 +171,9 @@ def build_report(
         row["classes"] += classes
         row["unclassified"] += missing
         if missing:
-            files.append({"path": ctx.path, "classes": classes, "unclassified": missing, "allowlisted": ctx.path in listed_set})
+            files.append(
+                {"path": ctx.path, "classes": classes, "unclassified": missing, "allowlisted": ctx.path in listed_set}
+            )
     for path in listed:
         directory(path)["allowlisted"] += 1
 
@@ -179,7 +181,8 @@ def build_report(
     # What `hwlint check` would fail on outside the list: an allowlisted file
     # is exempt from the counted codes only (allowlist.apply_allowlist).
     failing = {
-        d.path for d in result.diagnostics
+        d.path
+        for d in result.diagnostics
         if d.code not in ALLOWLIST_RULES and (d.path not in listed_set or not counted(d.code))
     }
     classes_total = sum(by_member.values()) + unclassified
@@ -196,8 +199,9 @@ def build_report(
     if config.phases:
         from hwlint.allowlist.phases import phase_statuses
 
-        phases = phase_statuses(config.phases, listed, phase_history, today or (now or report_time()).date(),
-                                 config.source)
+        phases = phase_statuses(
+            config.phases, listed, phase_history, today or (now or report_time()).date(), config.source
+        )
     runners, orphans = _runner_coverage(result)
     found = result.unconfigured_devices()
     work_left = bool(listed or failing or unclassified)
@@ -229,8 +233,11 @@ def build_report(
         # Each phase's burn-down (its files in each version of the list,
         # from its start), for the charts; `phases` keeps the spec's keys.
         "phase_burndown": [
-            {"name": s.phase.name, "points": [{"date": day, "files_left": n} for day, n in s.burndown],
-             "files_per_day": None if s.pace is None else round(s.pace, 4)}
+            {
+                "name": s.phase.name,
+                "points": [{"date": day, "files_left": n} for day, n in s.burndown],
+                "files_per_day": None if s.pace is None else round(s.pace, 4),
+            }
             for s in phases
         ],
         # Why there is no projected date yet (the history is too short), in
@@ -273,8 +280,17 @@ def _runner_coverage(result: CheckResult) -> tuple[list[dict[str, Any]], list[di
                 totals[runner.name][1] += test_methods(info)
             if not chosen:
                 orphans.append({"path": ctx.path, "class_name": info.facts.name, "classification": member})
-    rows = [{"name": r.name, "device": r.device, "members": list(r.members), "classes": totals[r.name][0],
-             "tests": totals[r.name][1], "shards": r.shards} for r in runners]
+    rows = [
+        {
+            "name": r.name,
+            "device": r.device,
+            "members": list(r.members),
+            "classes": totals[r.name][0],
+            "tests": totals[r.name][1],
+            "shards": r.shards,
+        }
+        for r in runners
+    ]
     orphans.sort(key=lambda o: (o["path"], o["class_name"]))
     return rows, orphans
 
@@ -465,9 +481,15 @@ def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
         "phases",
         ("phase", "due", "status", "files left", "files at start", "projected done", "owners"),
         tuple(
-            (p["name"], p["due"], p["status"], p["files_left"],
-             "—" if p["files_at_start"] is None else p["files_at_start"],
-             p["projected_done"] or "—", Code(", ".join(p["owners"])) if p["owners"] else "")
+            (
+                p["name"],
+                p["due"],
+                p["status"],
+                p["files_left"],
+                "—" if p["files_at_start"] is None else p["files_at_start"],
+                p["projected_done"] or "—",
+                Code(", ".join(p["owners"])) if p["owners"] else "",
+            )
             for p in f["phases"]
         ),
         noun=("phase", "phases"),
@@ -479,10 +501,19 @@ def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
             continue
         history = tuple({"date": f"{point['date']}T00:00:00Z", "allowlisted": point["files_left"]} for point in points)
         plan = ((points[0]["date"], phase["files_at_start"]), (phase["due"], 0))
-        charts.append(Chart(history, f["generated_at"], f"{phase['name']}: files left (due {phase['due']})",
-                            f"phase-chart-{index}", plan))
+        charts.append(
+            Chart(
+                history,
+                f["generated_at"],
+                f"{phase['name']}: files left (due {phase['due']})",
+                f"phase-chart-{index}",
+                plan,
+            )
+        )
     if not charts:
-        charts.append(Paragraph("No burn-down: the allowlist's git history is not available, or no phase had files in it."))
+        charts.append(
+            Paragraph("No burn-down: the allowlist's git history is not available, or no phase had files in it.")
+        )
     return (Section("phases", "Phases", (table, *charts), note=PHASE_RULES),)
 
 
@@ -494,8 +525,10 @@ def _runners_section(f: dict[str, Any]) -> tuple[Section, ...]:
     table = Table(
         "runners",
         ("runner", "device", "members", "classes", "tests", "shards"),
-        tuple((r["name"], Code(r["device"]), ", ".join(r["members"]), r["classes"], r["tests"], r["shards"])
-              for r in f["runners"]),
+        tuple(
+            (r["name"], Code(r["device"]), ", ".join(r["members"]), r["classes"], r["tests"], r["shards"])
+            for r in f["runners"]
+        ),
         noun=("runner", "runners"),
     )
     orphans = Table(
@@ -506,11 +539,19 @@ def _runners_section(f: dict[str, Any]) -> tuple[Section, ...]:
         noun=("orphaned class", "orphaned classes"),
     )
     n = len(f["orphans"])
-    said = Paragraph(("1 classified test class no runner selects (HWC401): it never runs in CI." if n == 1 else
-                      f"{n} classified test classes no runner selects (HWC401): they never run in CI.") if n else
-                     "Every classified test class is selected by a runner.")
-    note = ("Classes whose effective classification is among the runner's members; tests: their test methods "
-            "(a parametrized method counts once).")
+    said = Paragraph(
+        (
+            "1 classified test class no runner selects (HWC401): it never runs in CI."
+            if n == 1
+            else f"{n} classified test classes no runner selects (HWC401): they never run in CI."
+        )
+        if n
+        else "Every classified test class is selected by a runner."
+    )
+    note = (
+        "Classes whose effective classification is among the runner's members; tests: their test methods "
+        "(a parametrized method counts once)."
+    )
     return (Section("runners", "Runner coverage", (table, said, orphans), note=note),)
 
 
@@ -520,14 +561,22 @@ def _devices_section(f: dict[str, Any]) -> tuple[Section, ...]:
     found = f.get("unconfigured_devices") or []
     if not found:
         return ()
-    devices = Table("unconfigured-devices", ("device", "files"), tuple((Code(d["name"]), d["files"]) for d in found),
-                    noun=("device", "devices"))
-    settings = Table("device-settings", ("[tool.hwlint] setting", "value"),
-                     tuple((Code(key), Code(json.dumps(values))) for key, values in
-                           f["unconfigured_device_settings"].items()))
-    said = Paragraph("The test files use these accelerators, which the configuration does not name (HWC003): hwlint "
-                     "takes them for accelerators but classifies no class bound to one. These settings cover them; "
-                     "`hwlint devices --write` adds them.")
+    devices = Table(
+        "unconfigured-devices",
+        ("device", "files"),
+        tuple((Code(d["name"]), d["files"]) for d in found),
+        noun=("device", "devices"),
+    )
+    settings = Table(
+        "device-settings",
+        ("[tool.hwlint] setting", "value"),
+        tuple((Code(key), Code(json.dumps(values))) for key, values in f["unconfigured_device_settings"].items()),
+    )
+    said = Paragraph(
+        "The test files use these accelerators, which the configuration does not name (HWC003): hwlint "
+        "takes them for accelerators but classifies no class bound to one. These settings cover them; "
+        "`hwlint devices --write` adds them."
+    )
     return (Section("devices", "Devices the configuration does not name", (devices, said, settings)),)
 
 
@@ -585,7 +634,8 @@ def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
     classes = Table(
         "classifications",
         ("classification", "classes"),
-        tuple((m, n) for m, n in f["classes_by_classification"].items()) + (("(unclassified)", f["classes_unclassified"]),),
+        tuple((m, n) for m, n in f["classes_by_classification"].items())
+        + (("(unclassified)", f["classes_unclassified"]),),
         noun=("classification", "classifications"),
     )
     violations = f["violations_by_code"]
@@ -599,14 +649,19 @@ def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
     directories = Table(
         "directories",
         ("directory", "files", "allowlisted", "classes", "unclassified"),
-        tuple((Code(d["path"]), d["files"], d["allowlisted"], d["classes"], d["unclassified"]) for d in f["directories"]),
+        tuple(
+            (Code(d["path"]), d["files"], d["allowlisted"], d["classes"], d["unclassified"]) for d in f["directories"]
+        ),
         empty="No test files.",
         noun=("directory", "directories"),
     )
     top = Table(
         "top-files",
         ("file", "unclassified", "classes", "allowlisted"),
-        tuple((Code(t["path"]), t["unclassified"], t["classes"], "yes" if t["allowlisted"] else "no") for t in f["top_files"]),
+        tuple(
+            (Code(t["path"]), t["unclassified"], t["classes"], "yes" if t["allowlisted"] else "no")
+            for t in f["top_files"]
+        ),
         empty="None: every test class is classified.",
         noun=("file", "files"),
     )
@@ -616,8 +671,18 @@ def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
         Section("burndown", "Burn-down", burndown),
         *_phases_section(f),
         *_runners_section(f),
-        Section("classes", "Test classes by classification", (classes,), note="Effective classification: the class's own, else the one it inherits."),
-        Section("violations", "Violations by rule", (violation_table,), note="Allowlisted files included: this is the work left."),
+        Section(
+            "classes",
+            "Test classes by classification",
+            (classes,),
+            note="Effective classification: the class's own, else the one it inherits.",
+        ),
+        Section(
+            "violations",
+            "Violations by rule",
+            (violation_table,),
+            note="Allowlisted files included: this is the work left.",
+        ),
         Section("dirs", "Directories by remaining work", (directories,)),
         Section("top", "Files with the most unclassified classes", (top,)),
     )

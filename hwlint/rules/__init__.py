@@ -24,10 +24,16 @@ def _discover() -> tuple[type[Rule], ...]:
             continue
         module = importlib.import_module(f"{__name__}.{entry[:-3]}")
         for value in vars(module).values():
-            if (isinstance(value, type) and issubclass(value, Rule) and value is not Rule
-                    and value.__module__ == module.__name__):
+            if (
+                isinstance(value, type)
+                and issubclass(value, Rule)
+                and value is not Rule
+                and value.__module__ == module.__name__
+            ):
                 if value.code in found:
-                    raise RuntimeError(f"{value.code} is defined twice: {found[value.code].__module__}, {module.__name__}")
+                    raise RuntimeError(
+                        f"{value.code} is defined twice: {found[value.code].__module__}, {module.__name__}"
+                    )
                 found[value.code] = value
     return tuple(found[code] for code in sorted(found))
 
@@ -79,5 +85,15 @@ def enabled_codes(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset
     return frozenset(codes)
 
 
-__all__ = ["ALLOWLIST_RULES", "ALL_RULES", "BY_CODE", "COUNTED", "FIXABLE", "Example", "Rule", "Violation",
-           "enabled_codes", "is_code"]
+__all__ = [
+    "ALLOWLIST_RULES",
+    "ALL_RULES",
+    "BY_CODE",
+    "COUNTED",
+    "FIXABLE",
+    "Example",
+    "Rule",
+    "Violation",
+    "enabled_codes",
+    "is_code",
+]

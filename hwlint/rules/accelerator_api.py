@@ -73,8 +73,12 @@ class AcceleratorApi(Rule):
     name = "accelerator-api"
     summary = "GENERIC class probes or uses an accelerator"
     VALID = (
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): torch.ones(2)\n"),
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self): torch.cuda.synchronize()\n"),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): torch.ones(2)\n"
+        ),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self): torch.cuda.synchronize()\n"
+        ),
         # A patched module, a type, an annotation: named, not called.
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
@@ -92,14 +96,17 @@ class AcceleratorApi(Rule):
             "    @unittest.skipIf(not torch.cuda.is_available(), 'no cuda')\n    def test_a(self):\n"
             "        if TEST_XPU:\n            pass\n",
             expect=((3, 26), (5, 12)),
-            messages=('probes an accelerator (torch.cuda.is_available())', 'checks an accelerator flag (TEST_XPU)'),
+            messages=("probes an accelerator (torch.cuda.is_available())", "checks an accelerator flag (TEST_XPU)"),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
             "    @unittest.skipIf(not torch_npu.npu.is_available(), 'no npu')\n    def test_a(self):\n"
             "        if TEST_OPENREG:\n            pass\n",
             expect=((3, 26), (5, 12)),
-            messages=('probes an accelerator (torch_npu.npu.is_available())', 'checks an accelerator flag (TEST_OPENREG)'),
+            messages=(
+                "probes an accelerator (torch_npu.npu.is_available())",
+                "checks an accelerator flag (TEST_OPENREG)",
+            ),
             settings={"extend-accelerator-modules": ["torch_npu.npu"], "extend-accelerator-flags": ["TEST_OPENREG"]},
         ),
         # TEST_LINTER's calls: uses on torch expressions, and every segment.
@@ -111,9 +118,13 @@ class AcceleratorApi(Rule):
             "            torch.backends.cuda.sdp_kernel()\n"
             "        torch.ops.xla.add(x, x)\n",
             expect=((4, 13), (5, 12), (5, 49), (6, 13), (7, 9)),
-            messages=("uses an accelerator (torch.empty(...).cuda())", "probes an accelerator (torch.accelerator.is_available())",
-                      "probes an accelerator (torch.xpu.has_fp64_dtype())",
-                      "uses an accelerator (torch.backends.cuda.sdp_kernel())", "uses an accelerator (torch.ops.xla.add())"),
+            messages=(
+                "uses an accelerator (torch.empty(...).cuda())",
+                "probes an accelerator (torch.accelerator.is_available())",
+                "probes an accelerator (torch.xpu.has_fp64_dtype())",
+                "uses an accelerator (torch.backends.cuda.sdp_kernel())",
+                "uses an accelerator (torch.ops.xla.add())",
+            ),
         ),
     )
 
@@ -127,7 +138,8 @@ class AcceleratorApi(Rule):
                 continue
             for probe in info.facts.probes:
                 yield Violation(
-                    probe.line, probe.column,
+                    probe.line,
+                    probe.column,
                     f"GENERIC test class {info.facts.name} {_DOES[probe.kind]} ({probe.text}): "
                     "move these tests to an ACCELERATOR or device class",
                     info.facts.name,

@@ -55,15 +55,22 @@ class AllowlistBudget(Rule):
     summary = "Allowlisted file has more violations than its budget"
     scope = "allowlist"
     VALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 2\n"),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            settings=_DEFAULT_SELECT,
+            allowlist="test/test_example.py 2\n",
+        ),
     )
     INVALID = (
         Example(
             "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n",
-            settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n",
+            settings=_DEFAULT_SELECT,
+            allowlist="test/test_example.py 1\n",
             expect=((4, 1),),
-            messages=("; over the budget of test/test_example.py at allowlist.txt:1 (1 allowed, 2 found; "
-                      "the last in the file: no history of when the budget was set)",),
+            messages=(
+                "; over the budget of test/test_example.py at allowlist.txt:1 (1 allowed, 2 found; "
+                "the last in the file: no history of when the budget was set)",
+            ),
         ),
     )
 
@@ -72,8 +79,9 @@ def _key(d: Diagnostic) -> tuple[str, str | None, str | None]:
     return (d.code, d.class_name, d.method)
 
 
-def beyond_budget(where: str, line: int, path: str, budget: int, found: Sequence[Diagnostic],
-                  earlier: Sequence[Diagnostic] | None) -> list[Diagnostic]:
+def beyond_budget(
+    where: str, line: int, path: str, budget: int, found: Sequence[Diagnostic], earlier: Sequence[Diagnostic] | None
+) -> list[Diagnostic]:
     """HWC302 for the violations of `path` beyond its `budget` (the entry at
     `line` of the allowlist `where`), each at its own place and with its
     fix. `found`: the file's counted violations; `earlier`: those it had
@@ -95,11 +103,25 @@ def beyond_budget(where: str, line: int, path: str, budget: int, found: Sequence
         why = "new since the budget was set"
     picked = [(d, why) for d in new[-excess:]]
     if len(picked) < excess:
-        picked += [(d, "the last in the file beyond the budget") for d in old[len(old) - (excess - len(picked)):]]
+        picked += [(d, "the last in the file beyond the budget") for d in old[len(old) - (excess - len(picked)) :]]
     out = []
     for d, reason in sorted(picked, key=lambda item: item[0]):
-        message = (f"{d.code} {d.message}; over the budget of {path} at {where}:{line} ({budget} allowed, "
-                   f"{len(found)} found; {reason})")
-        out.append(Diagnostic(d.path, d.line, d.column, AllowlistBudget.code, AllowlistBudget.name, message,
-                              d.severity, d.class_name, d.fix, d.method))
+        message = (
+            f"{d.code} {d.message}; over the budget of {path} at {where}:{line} ({budget} allowed, "
+            f"{len(found)} found; {reason})"
+        )
+        out.append(
+            Diagnostic(
+                d.path,
+                d.line,
+                d.column,
+                AllowlistBudget.code,
+                AllowlistBudget.name,
+                message,
+                d.severity,
+                d.class_name,
+                d.fix,
+                d.method,
+            )
+        )
     return out

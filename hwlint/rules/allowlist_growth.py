@@ -41,7 +41,9 @@ class AllowlistGrowth(Rule):
     # `base_allowlist`; `allowlist` is the working tree's list, compared
     # with `--base HEAD`.
     VALID = (
-        Example(_SOURCE, base_allowlist="test/test_a.py 2\ntest/test_example.py 1\n", allowlist="test/test_example.py 1\n"),
+        Example(
+            _SOURCE, base_allowlist="test/test_a.py 2\ntest/test_example.py 1\n", allowlist="test/test_example.py 1\n"
+        ),
         Example(_SOURCE, base_allowlist="test/test_example.py 2\n", allowlist="test/test_example.py 1\n"),
     )
     INVALID = (
@@ -50,8 +52,10 @@ class AllowlistGrowth(Rule):
             base_allowlist="test/test_example.py 1\n",
             allowlist="test/test_example.py 2\ntest/test_new.py 1\n",
             expect=((1, 1), (2, 1)),
-            messages=("test/test_example.py budget raised from 1 at HEAD (",
-                      "test/test_new.py is new in the allowlist (not in it at HEAD ("),
+            messages=(
+                "test/test_example.py budget raised from 1 at HEAD (",
+                "test/test_new.py is new in the allowlist (not in it at HEAD (",
+            ),
         ),
         Example(
             _SOURCE,
@@ -65,8 +69,10 @@ class AllowlistGrowth(Rule):
 
 def new_entry(where: str, line: int, path: str, base: str) -> Diagnostic:
     """HWC303 for the entry at `line` of the allowlist `where`: not in the list at `base` (a label)."""
-    message = (f"{path} is new in the allowlist (not in it at {base}): classify its test classes "
-               f"instead (`hwlint check --no-allowlist {path}` shows them)")
+    message = (
+        f"{path} is new in the allowlist (not in it at {base}): classify its test classes "
+        f"instead (`hwlint check --no-allowlist {path}` shows them)"
+    )
     return Diagnostic(where, line, 1, AllowlistGrowth.code, AllowlistGrowth.name, message)
 
 
@@ -74,6 +80,8 @@ def raised(where: str, line: int, path: str, budget: int, base: str, base_budget
     """HWC303 for an entry whose budget is higher than `base_budget`, its
     budget at `base` (where the file was `base_path`, before a rename)."""
     was = f" (as {base_path})" if base_path != path else ""
-    message = (f"{path} budget raised from {base_budget}{was} at {base} to "
-               f"{budget}: fix the new violations instead, and keep the budget")
+    message = (
+        f"{path} budget raised from {base_budget}{was} at {base} to "
+        f"{budget}: fix the new violations instead, and keep the budget"
+    )
     return Diagnostic(where, line, 1, AllowlistGrowth.code, AllowlistGrowth.name, message)

@@ -36,18 +36,26 @@ class AllowlistStale(Rule):
     summary = "Allowlisted file is clean now, or gone"
     scope = "allowlist"
     VALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\n"),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            settings=_DEFAULT_SELECT,
+            allowlist="test/test_example.py 1\n",
+        ),
     )
     INVALID = (
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n",
-            settings=_DEFAULT_SELECT, allowlist="# header\ntest/test_example.py 1\n",
+            settings=_DEFAULT_SELECT,
+            allowlist="# header\ntest/test_example.py 1\n",
             expect=((2, 1),),
-            messages=('test/test_example.py is clean now',),
+            messages=("test/test_example.py is clean now",),
         ),
         Example(
-            "x = 1\n", settings=_DEFAULT_SELECT, allowlist="test/test_example.py 1\ntest/test_gone.py 1\n", expect=((1, 1), (2, 1)),
-            messages=('test/test_example.py is clean now', 'test/test_gone.py no longer exists'),
+            "x = 1\n",
+            settings=_DEFAULT_SELECT,
+            allowlist="test/test_example.py 1\ntest/test_gone.py 1\n",
+            expect=((1, 1), (2, 1)),
+            messages=("test/test_example.py is clean now", "test/test_gone.py no longer exists"),
         ),
     )
 

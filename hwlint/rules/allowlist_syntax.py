@@ -36,14 +36,24 @@ class AllowlistSyntax(Rule):
     summary = "Malformed, duplicate, unsorted, absolute or conflicted allowlist line"
     scope = "allowlist"
     VALID = (
-        Example("class TestA(TestCase):\n    def test_a(self): pass\n", settings=_DEFAULT_SELECT, allowlist="# comment\n\ntest/test_example.py 1\n"),
+        Example(
+            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            settings=_DEFAULT_SELECT,
+            allowlist="# comment\n\ntest/test_example.py 1\n",
+        ),
     )
     INVALID = (
         Example(
             "class TestA(TestCase):\n    def test_a(self): pass\n",
-            settings=_DEFAULT_SELECT, allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
+            settings=_DEFAULT_SELECT,
+            allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
             expect=((2, 1), (3, 1), (4, 1), (5, 1)),
-            messages=('is out of order (after test/test_z.py)', 'use a path relative to the project root', "malformed entry 'test/test_y.py'", 'merge-conflict marker'),
+            messages=(
+                "is out of order (after test/test_z.py)",
+                "use a path relative to the project root",
+                "malformed entry 'test/test_y.py'",
+                "merge-conflict marker",
+            ),
         ),
     )
 

@@ -16,8 +16,12 @@ DEVICE_NEUTRAL = frozenset({"onlyAccelerator"})
 def is_device_specific(decorator: str, allowed: frozenset[str] | tuple[str, ...] = ()) -> bool:
     """`@onlyCUDA`, `@onlyOn(...)`, `@onlyNativeDeviceTypes`...: any `only` +
     capital letter but `@onlyAccelerator` and the `allowed-only-decorators` setting."""
-    return (decorator.startswith("only") and decorator[4:5].isupper() and decorator not in DEVICE_NEUTRAL
-            and decorator not in allowed)
+    return (
+        decorator.startswith("only")
+        and decorator[4:5].isupper()
+        and decorator not in DEVICE_NEUTRAL
+        and decorator not in allowed
+    )
 
 
 class DeviceDecorator(Rule):
@@ -66,7 +70,9 @@ class DeviceDecorator(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
             "    @onlyAccelerator\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n"
         ),
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    @onlyCUDA\n    def test_a(self, device): pass\n"),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    @onlyCUDA\n    def test_a(self, device): pass\n"
+        ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
             "    @onlyNativeDeviceTypes\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n",
@@ -79,15 +85,17 @@ class DeviceDecorator(Rule):
             "    @onlyCUDA\n    @dtypes(torch.float)\n    def test_a(self, device, dtype): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((5, 5),),
-            messages=('TestA.test_a is ACCELERATOR but decorated @onlyCUDA',),
+            messages=("TestA.test_a is ACCELERATOR but decorated @onlyCUDA",),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
             "    @onlyNativeDeviceTypes\n    @common_device_type.onlyOn(['cuda', 'xpu'])\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((5, 5), (5, 5)),
-            messages=("TestA.test_a is ACCELERATOR but decorated @onlyNativeDeviceTypes, which limits it to some devices",
-                      "TestA.test_a is ACCELERATOR but decorated @onlyOn, which limits it to some devices"),
+            messages=(
+                "TestA.test_a is ACCELERATOR but decorated @onlyNativeDeviceTypes, which limits it to some devices",
+                "TestA.test_a is ACCELERATOR but decorated @onlyOn, which limits it to some devices",
+            ),
         ),
     )
 
@@ -95,8 +103,16 @@ class DeviceDecorator(Rule):
     def surfaced(cls, diagnostics: Sequence[Diagnostic], member: str, module: ModuleFacts) -> str:
         # The decorators, from the facts of the methods reported.
         lines = {d.line for d in diagnostics}
-        names = sorted({dec for c in module.classes for m in c.methods if m.line in lines
-                        for dec in m.decorators if is_device_specific(dec)})
+        names = sorted(
+            {
+                dec
+                for c in module.classes
+                for m in c.methods
+                if m.line in lines
+                for dec in m.decorators
+                if is_device_specific(dec)
+            }
+        )
         used = "/".join(f"@{name}" for name in names) or "a device-specific @only* decorator"
         return f"{plural(len(diagnostics), 'test uses', 'tests use')} {used} ({cls.code})"
 
@@ -109,8 +125,10 @@ class DeviceDecorator(Rule):
                 for decorator in method.decorators:
                     if is_device_specific(decorator, allowed):
                         yield Violation(
-                            method.line, method.column,
+                            method.line,
+                            method.column,
                             f"{info.facts.name}.{method.name} is ACCELERATOR but decorated @{decorator}, "
                             "which limits it to some devices: move it to a class for that device, or use @onlyAccelerator",
-                            info.facts.name, method=method.name,
+                            info.facts.name,
+                            method=method.name,
                         )

@@ -59,7 +59,9 @@ class DeviceParam(Rule):
     name = "device-param"
     summary = "GENERIC test takes `device`, or ACCELERATOR or device-class test does not"
     VALID = (
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"
+        ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, devices): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n"
@@ -67,15 +69,18 @@ class DeviceParam(Rule):
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self, device): pass\n", expect=((3, 5),),
-            messages=('TestA.test_a takes a device but the class is GENERIC',),
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self, device): pass\n",
+            expect=((3, 5),),
+            messages=("TestA.test_a takes a device but the class is GENERIC",),
         ),
         Example(
             "from common_foo import Base\n\nclass TestA(Base):\n    def test_a(self): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
-            files={"test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"},
+            files={
+                "test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+            },
             expect=((4, 5),),
-            messages=('TestA.test_a takes no device but the class is ACCELERATOR (inherited from Base',),
+            messages=("TestA.test_a takes no device but the class is ACCELERATOR (inherited from Base",),
         ),
         # TEST_LINTER's [device_param] of a device class.
         Example(
@@ -83,8 +88,10 @@ class DeviceParam(Rule):
             "    def test_a(self):\n        torch.ones(2).cuda()\n    async def test_b(self, devices): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for='cuda')\n",
             expect=((3, 5),),
-            messages=("TestA.test_a takes no device but the class is CUDA: add a `device` parameter and use it "
-                      "(instantiate_device_type_tests passes the cuda device under test)",),
+            messages=(
+                "TestA.test_a takes no device but the class is CUDA: add a `device` parameter and use it "
+                "(instantiate_device_type_tests passes the cuda device under test)",
+            ),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.NPU\n    def test_a(self): pass\n\n"
@@ -115,23 +122,29 @@ class DeviceParam(Rule):
                 where = f" (inherited from {info.inherited_from})" if info.inherited_from else ""
                 if member == "GENERIC" and takes:
                     yield Violation(
-                        method.line, method.column,
+                        method.line,
+                        method.column,
                         f"{info.facts.name}.{method.name} takes a device but the class is GENERIC{where}: "
                         "drop the parameter, or classify the class ACCELERATOR and instantiate it",
-                        info.facts.name, method=method.name,
+                        info.facts.name,
+                        method=method.name,
                     )
                 elif member == "ACCELERATOR" and not takes:
                     yield Violation(
-                        method.line, method.column,
+                        method.line,
+                        method.column,
                         f"{info.facts.name}.{method.name} takes no device but the class is ACCELERATOR{where}: "
                         "add a `device` parameter and use it",
-                        info.facts.name, method=method.name,
+                        info.facts.name,
+                        method=method.name,
                     )
                 elif device is not None and not takes:
                     yield Violation(
-                        method.line, method.column,
+                        method.line,
+                        method.column,
                         f"{info.facts.name}.{method.name} takes no device but the class is {member}{where}: "
                         f"add a `device` parameter and use it (instantiate_device_type_tests passes the {device} "
                         "device under test)",
-                        info.facts.name, method=method.name,
+                        info.facts.name,
+                        method=method.name,
                     )

@@ -114,39 +114,48 @@ class DeviceSpecificInstantiation(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.MPS\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for='mps')\n",
             expect=((5, 1),),
-            messages=("MPS test class TestA is instantiated without allow_mps=True: "
-                      "instantiate_device_type_tests makes no mps class without it",),
+            messages=(
+                "MPS test class TestA is instantiated without allow_mps=True: "
+                "instantiate_device_type_tests makes no mps class without it",
+            ),
         ),
         # TEST_LINTER's [except_for] and [only_for]: two diagnostics at the call.
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), except_for='cuda')\n",
             expect=((5, 1), (5, 1)),
-            messages=("CPU test class TestA is instantiated with except_for: its tests are for cpu alone, "
-                      "pass only_for='cpu' instead",
-                      "CPU test class TestA is instantiated without only_for: pass only_for='cpu'"),
+            messages=(
+                "CPU test class TestA is instantiated with except_for: its tests are for cpu alone, "
+                "pass only_for='cpu' instead",
+                "CPU test class TestA is instantiated without only_for: pass only_for='cpu'",
+            ),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
             expect=((5, 1),),
-            messages=("CUDA test class TestA is instantiated with only_for=('cpu', 'cuda'): "
-                      "pass only_for='cuda' alone",),
+            messages=(
+                "CUDA test class TestA is instantiated with only_for=('cpu', 'cuda'): pass only_for='cuda' alone",
+            ),
         ),
         Example(
             "DEVICES = ('cuda',)\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n"
             "    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for=DEVICES)\n",
             expect=((7, 1),),
-            messages=("CUDA test class TestA is instantiated with an only_for that is not a literal: "
-                      "pass only_for='cuda'",),
+            messages=(
+                "CUDA test class TestA is instantiated with an only_for that is not a literal: pass only_for='cuda'",
+            ),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.NPU\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), except_for='cpu')\n",
             settings={"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]},
             expect=((5, 1), (5, 1)),
-            messages=("NPU test class TestA is instantiated with except_for", "NPU test class TestA is instantiated without only_for"),
+            messages=(
+                "NPU test class TestA is instantiated with except_for",
+                "NPU test class TestA is instantiated without only_for",
+            ),
         ),
     )
 
@@ -166,14 +175,16 @@ class DeviceSpecificInstantiation(Rule):
             # [only_for] apart, and each has its own edit.
             if call.except_for is not None:
                 yield Violation(
-                    call.line, call.column,
+                    call.line,
+                    call.column,
                     f"{member} test class {name} is instantiated with except_for: its tests are for {device} alone, "
                     f"pass only_for={device!r} instead",
                     name,
                 )
             if call.only_for is None:
                 yield Violation(
-                    call.line, call.column,
+                    call.line,
+                    call.column,
                     f"{member} test class {name} is instantiated without only_for: pass only_for={device!r}",
                     name,
                 )
@@ -181,14 +192,16 @@ class DeviceSpecificInstantiation(Rule):
                 # Not a literal (a name, a call, `None`): it may name other
                 # devices at run time, and TEST_LINTER cannot read it either.
                 yield Violation(
-                    call.line, call.column,
+                    call.line,
+                    call.column,
                     f"{member} test class {name} is instantiated with an only_for that is not a literal: "
                     f"pass only_for={device!r}",
                     name,
                 )
             elif call.only_for != (device,):
                 yield Violation(
-                    call.line, call.column,
+                    call.line,
+                    call.column,
                     f"{member} test class {name} is instantiated with only_for={_literal(call.only_for)}: "
                     f"pass only_for={device!r} alone",
                     name,
@@ -196,7 +209,8 @@ class DeviceSpecificInstantiation(Rule):
             opt_in = OPT_IN.get(member.lower())
             if opt_in is not None and not getattr(call, opt_in):
                 yield Violation(
-                    call.line, call.column,
+                    call.line,
+                    call.column,
                     f"{member} test class {name} is instantiated without {opt_in}=True: "
                     f"instantiate_device_type_tests makes no {device} class without it",
                     name,

@@ -46,13 +46,13 @@ class Duplicate(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_b(self): pass\n",
             expect=((5, 1),),
-            messages=('test class TestA is defined twice (first at line 1)',),
+            messages=("test class TestA is defined twice (first at line 1)",),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\ninstantiate_device_type_tests(TestA, globals())\n",
             expect=((6, 1),),
-            messages=('TestA is instantiated twice (first at line 5)',),
+            messages=("TestA is instantiated twice (first at line 5)",),
         ),
     )
 
@@ -63,7 +63,8 @@ class Duplicate(Rule):
             earlier = [c for c in seen.get(cls.name, ()) if not c.branch.excludes(cls.branch)]
             if earlier:
                 yield Violation(
-                    cls.line, cls.column,
+                    cls.line,
+                    cls.column,
                     f"test class {cls.name} is defined twice (first at line {earlier[0].line}): "
                     "the first definition's tests never run; rename or merge them",
                     cls.name,
@@ -76,7 +77,8 @@ class Duplicate(Rule):
             before = [c for c in calls.get(call.class_name, ()) if not c.branch.excludes(call.branch)]
             if before:
                 yield Violation(
-                    call.line, call.column,
+                    call.line,
+                    call.column,
                     f"{call.class_name} is instantiated twice (first at line {before[0].line}): keep one call",
                     call.class_name,
                 )

@@ -83,7 +83,11 @@ class HardcodedDevice(Rule):
             "    def test_a(self, device):\n        x = torch.ones(2, device='cuda')\n        y = x.cuda()\n"
             "        torch.cuda.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n",
             expect=((6, 34), (7, 15), (8, 9)),
-            messages=('hard-codes a device (device="cuda")', 'hard-codes a device (.cuda())', 'hard-codes a device (torch.cuda.synchronize())'),
+            messages=(
+                'hard-codes a device (device="cuda")',
+                "hard-codes a device (.cuda())",
+                "hard-codes a device (torch.cuda.synchronize())",
+            ),
             unsafe_fixed=(
                 "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
                 "    def test_a(self, device):\n        x = torch.ones(2, device=device)\n        y = x.to(device)\n"
@@ -97,9 +101,12 @@ class HardcodedDevice(Rule):
             "        torch.cuda.memory_allocated()\n        torch.ones(1, device='cuda:1')\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((4, 32), (6, 9), (7, 9), (8, 30)),
-            messages=("use the `device` argument", "the compute capability is specific",
-                      "torch.accelerator.memory_allocated needs PyTorch 2.9",
-                      "a second device"),
+            messages=(
+                "use the `device` argument",
+                "the compute capability is specific",
+                "torch.accelerator.memory_allocated needs PyTorch 2.9",
+                "a second device",
+            ),
             unsafe_fixed=(
                 "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
                 "    def setUp(self):\n        self.x = torch.ones(2).to(self.device_type)  # moved once\n"
@@ -126,7 +133,11 @@ class HardcodedDevice(Rule):
                 "        torch.accelerator.synchronize()\n        torch.openreg.is_available()\n\n"
                 "instantiate_device_type_tests(TestA, globals())\n"
             ),
-            messages=('hard-codes a device (device="openreg:0")', 'hard-codes a device (.openreg())', 'hard-codes a device (torch.openreg.synchronize())'),
+            messages=(
+                'hard-codes a device (device="openreg:0")',
+                "hard-codes a device (.openreg())",
+                "hard-codes a device (torch.openreg.synchronize())",
+            ),
             settings={"extend-devices": ["openreg"], "extend-accelerator-modules": ["torch.openreg"]},
         ),
         Example(
@@ -137,9 +148,12 @@ class HardcodedDevice(Rule):
             "        t = torch.ones(2, device=f'cuda:{self.rank}')\n\n"
             "instantiate_device_type_tests(TestD, globals())\n",
             expect=((6, 6), (8, 33), (9, 9), (10, 34)),
-            messages=("use @requires_accelerator_dist_backend() (PyTorch 2.9)",
-                      "use torch.distributed.get_default_backend_for_device(device) (PyTorch 2.6)",
-                      "use torch.accelerator.set_device_index() (PyTorch 2.7)", 'use f"{self.device_type}:..."'),
+            messages=(
+                "use @requires_accelerator_dist_backend() (PyTorch 2.9)",
+                "use torch.distributed.get_default_backend_for_device(device) (PyTorch 2.6)",
+                "use torch.accelerator.set_device_index() (PyTorch 2.7)",
+                'use f"{self.device_type}:..."',
+            ),
             unsafe_fixed=(
                 "import torch\nimport torch.distributed as dist\n"
                 "from torch.testing._internal.common_distributed import requires_accelerator_dist_backend\n\n"
@@ -167,8 +181,10 @@ class HardcodedDevice(Rule):
                 fix = _fix(site, info, modules, ctx.config.oldest_torch)
                 feature = features.get(_test_of(info, site)) if site.kind in ("backend", "decorator") else None
                 if isinstance(fix, Rewrite) and feature is not None:
-                    fix = NotFixable(f"the test uses {feature.name} (line {feature.line}), which only one backend has: "
-                                     "it is a test of that backend")
+                    fix = NotFixable(
+                        f"the test uses {feature.name} (line {feature.line}), which only one backend has: "
+                        "it is a test of that backend"
+                    )
                 yield Violation(site.line, site.column, _message(info, site, fix), info.facts.name, fix)
 
 
@@ -194,14 +210,16 @@ def _backend_features(info: ClassInfo) -> dict[int, Site]:
 
 def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: str) -> FixInfo:
     if info.classification == "GENERIC":
-        return NotFixable(f"{info.facts.name} is GENERIC but uses a device: it is misclassified "
-                          "(ACCELERATOR, or the device's member), or the device use must go")
+        return NotFixable(
+            f"{info.facts.name} is GENERIC but uses a device: it is misclassified "
+            "(ACCELERATOR, or the device's member), or the device use must go"
+        )
     if site.kind == "backend-feature":
         return NotFixable(f"{site.name} belongs to one collective backend: a test of that backend")
     if site.kind == "any-gpu":
         return NotFixable(f"{site.text} is whichever GPU the machine has: the test's `device` takes its place")
     if site.kind == "assign":
-        return NotFixable(f"a name bound to \"{site.name}\": use the test's `device` where the name is used")
+        return NotFixable(f'a name bound to "{site.name}": use the test\'s `device` where the name is used')
     if site.kind in ("backend", "backend-options", "decorator"):
         from hwlint.rules.torch_api import NoEquivalent, distributed_equivalent  # off by default, as below
 

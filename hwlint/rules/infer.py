@@ -67,8 +67,13 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
     if calls:
         only_fors = {i.only_for for i in calls}
         if only_fors == {None}:
-            return _known("ACCELERATOR", "safe", "instantiated by instantiate_device_type_tests without only_for", members,
-                          "instantiated")
+            return _known(
+                "ACCELERATOR",
+                "safe",
+                "instantiated by instantiate_device_type_tests without only_for",
+                members,
+                "instantiated",
+            )
         if len(only_fors) == 1:
             (devices,) = only_fors
             if devices and len(devices) == 1:
@@ -76,22 +81,39 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
                 if device.upper() in members:
                     return _known(device.upper(), "safe", f"instantiated with only_for={device!r}", members, "only-for")
                 # One device, named: not "several", and what to do is to configure it.
-                return Inference(None, None, f"instantiated with only_for={device!r} (one device), which is not a "
-                                 f"configured classification: add it to `classifications` (and the enum), or "
-                                 f"instantiate the class for every device (ACCELERATOR, with except_for)",
-                                 "only-for-unconfigured")
-        return Inference(None, None, "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
-                         "only-for-several")
+                return Inference(
+                    None,
+                    None,
+                    f"instantiated with only_for={device!r} (one device), which is not a "
+                    f"configured classification: add it to `classifications` (and the enum), or "
+                    f"instantiate the class for every device (ACCELERATOR, with except_for)",
+                    "only-for-unconfigured",
+                )
+        return Inference(
+            None,
+            None,
+            "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
+            "only-for-several",
+        )
     if takes_device and all(base == "object" for base in cls.bases) and not cls.name.startswith("Test"):
         # A mixin (PyTorch's `_TorchbindAOTITests`, `*TestsMixin`): its tests
         # run in the classes that inherit or copy them, never in it. (A plain
         # `class TestFoo:` is not one: pytest collects it.)
-        return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is a mixin, never "
-                         "instantiated: give it the classification of the classes that run its tests (ACCELERATOR "
-                         "when they are instantiated per device)", "device-mixin")
+        return Inference(
+            None,
+            None,
+            f"test methods take a device ({takes_device[0]}) but the class is a mixin, never "
+            "instantiated: give it the classification of the classes that run its tests (ACCELERATOR "
+            "when they are instantiated per device)",
+            "device-mixin",
+        )
     if takes_device:
-        return Inference(None, None, f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)",
-                         "device-not-instantiated")
+        return Inference(
+            None,
+            None,
+            f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)",
+            "device-not-instantiated",
+        )
     devices = _device_names(ctx)
     # Weaker evidence: the class only makes sense on one device.
     device_decorators = {_DEVICE_DECORATORS.get(d) for m in cls.methods for d in m.decorators} - {None}
@@ -109,23 +131,48 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
         return _one_device(member, evidence, members)
     any_gpu = [s for s in cls.devices if s.kind == "any-gpu"]
     if any_gpu and not cls.probes and not device_decorators and not hints and len(any_gpu) == len(cls.devices):
-        return Inference(None, None, f"its tests run on whichever GPU the machine has ({any_gpu[0].text}, line "
-                         f"{any_gpu[0].line}): make it ACCELERATOR, its tests taking `device` in place of "
-                         f"{any_gpu[0].text}, instantiated with except_for=\"cpu\", allow_xpu=True", "any-gpu")
+        return Inference(
+            None,
+            None,
+            f"its tests run on whichever GPU the machine has ({any_gpu[0].text}, line "
+            f"{any_gpu[0].line}): make it ACCELERATOR, its tests taking `device` in place of "
+            f'{any_gpu[0].text}, instantiated with except_for="cpu", allow_xpu=True',
+            "any-gpu",
+        )
     if cls.probes or cls.devices or device_decorators or len(hints) > 1:
-        return Inference(None, None, "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
-                         "mixed-accelerator-use")
+        return Inference(
+            None,
+            None,
+            "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
+            "mixed-accelerator-use",
+        )
     if needs.first is not None:
-        return Inference(None, None, f"its tests run only with an accelerator ({needs.where(needs.first)}): GENERIC "
-                         "would send them to CPU runners, where they skip; make the class ACCELERATOR (instantiated "
-                         "per device) or classify it as the device its runners have", "needs-accelerator")
+        return Inference(
+            None,
+            None,
+            f"its tests run only with an accelerator ({needs.where(needs.first)}): GENERIC "
+            "would send them to CPU runners, where they skip; make the class ACCELERATOR (instantiated "
+            "per device) or classify it as the device its runners have",
+            "needs-accelerator",
+        )
     if needs.partial is not None:
-        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but some of its tests run only with "
-                      f"an accelerator ({needs.where(needs.partial)}): on CPU runners they skip; move them to an "
-                      "ACCELERATOR class", members, "some-tests-need-accelerator")
+        return _known(
+            "GENERIC",
+            "unsafe",
+            f"no accelerator use in the class, but some of its tests run only with "
+            f"an accelerator ({needs.where(needs.partial)}): on CPU runners they skip; move them to an "
+            "ACCELERATOR class",
+            members,
+            "some-tests-need-accelerator",
+        )
     if needs.asked is not None:
-        return _known("GENERIC", "unsafe", f"no accelerator use in the class, but a base class asks about one "
-                      f"({needs.where(needs.asked)})", members, "base-probes")
+        return _known(
+            "GENERIC",
+            "unsafe",
+            f"no accelerator use in the class, but a base class asks about one ({needs.where(needs.asked)})",
+            members,
+            "base-probes",
+        )
     mentions = ctx.facts.accelerator_lines
     if mentions:
         reached = _reached(cls, mentions)
@@ -136,22 +183,41 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             # or the like: its tests are that device's as surely as if they named it.
             (device,) = bound
             names = ", ".join(sorted({b.name for b in bindings}))
-            evidence = (f"every accelerator use in the class is {device.upper()}: it reaches {names}, bound to "
-                        f"{device} at module level (line {_lines(reached)})")
+            evidence = (
+                f"every accelerator use in the class is {device.upper()}: it reaches {names}, bound to "
+                f"{device} at module level (line {_lines(reached)})"
+            )
             return _one_device(device.upper(), evidence, members)
         if reached:
-            return _known("GENERIC", "unsafe", "no accelerator use in the class, but it reaches the module's mention "
-                          f"of one outside it (line {_lines(reached)}): a name it uses, or a statement run at import",
-                          members, "module-mentions")
+            return _known(
+                "GENERIC",
+                "unsafe",
+                "no accelerator use in the class, but it reaches the module's mention "
+                f"of one outside it (line {_lines(reached)}): a name it uses, or a statement run at import",
+                members,
+                "module-mentions",
+            )
         below = _subclass_reaching(ctx, cls)
         if below is not None:
-            return _known("GENERIC", "unsafe", f"no accelerator use in the class, but its subclass {below[0]} reaches "
-                          f"the module's mention of one (line {_lines(below[1])}), and would inherit GENERIC",
-                          members, "module-mentions")
-        return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use; the "
-                      f"module's accelerator mentions (line {_lines(mentions)}) are never reached by the class",
-                      members, "unreached-mentions")
-    return _known("GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members, "generic")
+            return _known(
+                "GENERIC",
+                "unsafe",
+                f"no accelerator use in the class, but its subclass {below[0]} reaches "
+                f"the module's mention of one (line {_lines(below[1])}), and would inherit GENERIC",
+                members,
+                "module-mentions",
+            )
+        return _known(
+            "GENERIC",
+            "safe",
+            "not instantiated per device, no device parameter, no accelerator use; the "
+            f"module's accelerator mentions (line {_lines(mentions)}) are never reached by the class",
+            members,
+            "unreached-mentions",
+        )
+    return _known(
+        "GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members, "generic"
+    )
 
 
 def _lines(lines: "tuple[int, ...] | list[int]") -> str:
@@ -165,8 +231,14 @@ def _one_device(member: str, evidence: str, members: tuple[str, ...]) -> Inferen
     probes."""
     if member in members:
         return _known(member, "unsafe", evidence, members, "one-device")
-    return Inference(None, None, f"{evidence}, but {member} is not a configured classification: add it to "
-                     "`classifications`, or make the tests device-generic (ACCELERATOR)", "not-configured", member)
+    return Inference(
+        None,
+        None,
+        f"{evidence}, but {member} is not a configured classification: add it to "
+        "`classifications`, or make the tests device-generic (ACCELERATOR)",
+        "not-configured",
+        member,
+    )
 
 
 def _reached(cls: ClassFacts, mentions: tuple[int, ...]) -> list[int]:
@@ -183,8 +255,11 @@ def _subclass_reaching(ctx: ModuleContext, cls: ClassFacts) -> tuple[str, list[i
     while names:
         name = names.pop()
         for other in ctx.facts.classes:
-            if other.name in done or other.declarations or not any(
-                    base.rsplit(".", 1)[-1] == name for base in other.bases):
+            if (
+                other.name in done
+                or other.declarations
+                or not any(base.rsplit(".", 1)[-1] == name for base in other.bases)
+            ):
                 continue
             reached = _reached(other, ctx.facts.accelerator_lines)
             if reached:
@@ -289,8 +364,11 @@ def _asks(site: Site) -> bool:
 def _device_names(ctx: ModuleContext) -> tuple[str, ...]:
     """Device names that name one member: PyTorch's, the project's own, and
     those the module uses that nobody configured (hwlint.facts.devices)."""
-    return tuple(dict.fromkeys((*DEFAULT_ACCELERATORS.devices, *ctx.config.extend_devices,
-                                *(f.name for f in ctx.facts.devices_found))))
+    return tuple(
+        dict.fromkeys(
+            (*DEFAULT_ACCELERATORS.devices, *ctx.config.extend_devices, *(f.name for f in ctx.facts.devices_found))
+        )
+    )
 
 
 def _known(member: str, applicability: str, evidence: str, members: tuple[str, ...], kind: str) -> Inference:

@@ -86,19 +86,21 @@ class Instantiation(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             expect=((5, 1),),
-            messages=('GENERIC test class TestA is passed to instantiate_device_type_tests',),
+            messages=("GENERIC test class TestA is passed to instantiate_device_type_tests",),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n",
             expect=((1, 1),),
-            messages=('ACCELERATOR test class TestA is never passed to instantiate_device_type_tests',),
+            messages=("ACCELERATOR test class TestA is never passed to instantiate_device_type_tests",),
         ),
         # TEST_LINTER's [instantiation] of a device class.
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n",
             expect=((1, 1),),
-            messages=("CUDA test class TestA is never passed to instantiate_device_type_tests: "
-                      "add `instantiate_device_type_tests(TestA, globals(), only_for='cuda')`",),
+            messages=(
+                "CUDA test class TestA is never passed to instantiate_device_type_tests: "
+                "add `instantiate_device_type_tests(TestA, globals(), only_for='cuda')`",
+            ),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n    def test_a(self, device): pass\n",

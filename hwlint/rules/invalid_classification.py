@@ -58,68 +58,79 @@ class InvalidClassification(Rule):
     summary = "Classification is not a valid member, or is declared twice"
     fixable = True
     VALID = (
-        Example("class TestA(TestCase):\n    hw_classification: HardwareClassification = HardwareClassification.CPU\n    def test_a(self): pass\n"),
+        Example(
+            "class TestA(TestCase):\n    hw_classification: HardwareClassification = HardwareClassification.CPU\n    def test_a(self): pass\n"
+        ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals())\n",
             settings={"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}},
         ),
-        Example("import common_utils as cu\n\nclass TestA(TestCase):\n    hw_classification = cu.HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
+        Example(
+            "import common_utils as cu\n\nclass TestA(TestCase):\n    hw_classification = cu.HardwareClassification.GENERIC\n    def test_a(self): pass\n"
+        ),
     )
     INVALID = (
         # A string naming a member: a safe fix; in another case: an unsafe one.
         Example(
-            "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n", expect=((2, 5),),
+            "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n",
+            expect=((2, 5),),
             messages=("the string 'GENERIC' is not a member: use HardwareClassification.GENERIC",),
             fixed=(
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                'class TestA(TestCase):\n'
-                '    hw_classification = HardwareClassification.GENERIC\n'
-                '    def test_a(self): pass\n'
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "class TestA(TestCase):\n"
+                "    hw_classification = HardwareClassification.GENERIC\n"
+                "    def test_a(self): pass\n"
             ),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n", expect=((2, 5),),
+            "class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n",
+            expect=((2, 5),),
             messages=("the string 'generic' is not a member: use HardwareClassification.GENERIC",),
             unsafe_fixed=(
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                'class TestA(TestCase):\n'
-                '    hw_classification = HardwareClassification.GENERIC\n'
-                '    def test_a(self): pass\n'
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "class TestA(TestCase):\n"
+                "    hw_classification = HardwareClassification.GENERIC\n"
+                "    def test_a(self): pass\n"
             ),
         ),
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = \"CPU\"\n", expect=((4, 1),),
+            'class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = "CPU"\n',
+            expect=((4, 1),),
             messages=("the string 'CPU' is not a member",),
             fixed=(
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                'class TestA(TestCase):\n'
-                '    def test_a(self): pass\n'
-                '\n'
-                'TestA.hw_classification = HardwareClassification.CPU\n'
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "class TestA(TestCase):\n"
+                "    def test_a(self): pass\n"
+                "\n"
+                "TestA.hw_classification = HardwareClassification.CPU\n"
             ),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n", expect=((2, 5),),
+            "class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n",
+            expect=((2, 5),),
             messages=("the string 'GPU' is not a member: use HardwareClassification.<",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n", expect=((2, 5),),
-            messages=('GPU is not a member of HardwareClassification',),
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n",
+            expect=((2, 5),),
+            messages=("GPU is not a member of HardwareClassification",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n", expect=((2, 5),),
-            messages=('DEVICE_GENERIC is the old name of ACCELERATOR',),
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n",
+            expect=((2, 5),),
+            messages=("DEVICE_GENERIC is the old name of ACCELERATOR",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n", expect=((2, 5),),
-            messages=('annotation without a value',),
+            "class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n",
+            expect=((2, 5),),
+            messages=("annotation without a value",),
         ),
         Example(
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
             "TestA.hw_classification = HardwareClassification.CPU\n",
             expect=((5, 1),),
-            messages=('hw_classification of TestA is declared twice (first at line 2)',),
+            messages=("hw_classification of TestA is declared twice (first at line 2)",),
         ),
     )
 
@@ -156,8 +167,13 @@ class InvalidClassification(Rule):
                     problem = f"annotation without a value: assign {spelled}"
                 else:
                     problem = f"{value.text} is not a member of {config.enum}: use {spelled}"
-                yield Violation(decl.line, decl.column, message(config.attribute, name, problem), name,
-                                fix if fix is not None else NotFixable(problem, "invalid-value"))
+                yield Violation(
+                    decl.line,
+                    decl.column,
+                    message(config.attribute, name, problem),
+                    name,
+                    fix if fix is not None else NotFixable(problem, "invalid-value"),
+                )
 
 
 def message(attribute: str, class_name: str, problem: str) -> str:
@@ -180,13 +196,21 @@ def string_fix(text: str, config: Config) -> Fix | None:
     if text in config.classifications:
         return Fix("safe", text, "the string names the member", text, text, "string")
     if text in config.aliases:
-        return Fix("safe", config.aliases[text], f"the string names an alias of {config.aliases[text]}", text, text, "string")
+        return Fix(
+            "safe", config.aliases[text], f"the string names an alias of {config.aliases[text]}", text, text, "string"
+        )
     # Another case is likely the same intent, but a project's runtime could
     # tell them apart: only an unsafe fix, and only when one name matches.
     folded = text.casefold()
     matches = [m for m in (*config.classifications, *config.aliases) if m.casefold() == folded]
     if len(matches) == 1:
         (match,) = matches
-        return Fix("unsafe", config.aliases.get(match, match), f"the string matches {match} only when case is ignored",
-                   match, text, "string-case")
+        return Fix(
+            "unsafe",
+            config.aliases.get(match, match),
+            f"the string matches {match} only when case is ignored",
+            match,
+            text,
+            "string-case",
+        )
     return None

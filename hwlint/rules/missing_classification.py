@@ -65,7 +65,9 @@ class MissingClassification(Rule):
     summary = "Test class declares no classification (and inherits none)"
     fixable = True
     VALID = (
-        Example("class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"),
+        Example(
+            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"
+        ),
         Example("class Helper:\n    def helper(self): pass\n"),
         Example(
             "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
@@ -73,47 +75,55 @@ class MissingClassification(Rule):
         ),
         Example(
             "from common_foo import Base\n\nclass TestC(Base):\n    def test_c(self): pass\n",
-            files={"test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"},
+            files={
+                "test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+            },
         ),
-        Example("class TestD(TestCase):\n    def test_d(self): pass\n\nTestD.hw_classification = HardwareClassification.GENERIC\n"),
+        Example(
+            "class TestD(TestCase):\n    def test_d(self): pass\n\nTestD.hw_classification = HardwareClassification.GENERIC\n"
+        ),
         Example("class TestE(TestCase):  # noqa: HWC001\n    def test_e(self): pass\n"),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n", expect=((1, 1),),
-            messages=('test class TestA declares no hw_classification: add `hw_classification = HardwareClassification.GENERIC`',),
+            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            expect=((1, 1),),
+            messages=(
+                "test class TestA declares no hw_classification: add `hw_classification = HardwareClassification.GENERIC`",
+            ),
             fixed=(
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                'class TestA(TestCase):\n'
-                '    hw_classification = HardwareClassification.GENERIC\n'
-                '\n'
-                '    def test_a(self): pass\n'
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "class TestA(TestCase):\n"
+                "    hw_classification = HardwareClassification.GENERIC\n"
+                "\n"
+                "    def test_a(self): pass\n"
             ),
         ),
         Example(
-            "if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n", expect=((2, 5),),
-            messages=('test class TestB declares no hw_classification',),
+            "if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n",
+            expect=((2, 5),),
+            messages=("test class TestB declares no hw_classification",),
             fixed=(
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                'if True:\n'
-                '    class TestB(TestCase):\n'
-                '        hw_classification = HardwareClassification.GENERIC\n'
-                '\n'
-                '        async def test_b(self): pass\n'
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "if True:\n"
+                "    class TestB(TestCase):\n"
+                "        hw_classification = HardwareClassification.GENERIC\n"
+                "\n"
+                "        async def test_b(self): pass\n"
             ),
         ),
         Example(
             "from common_foo import Base\n\nclass TestC(Base):\n    pass\n",
             files={"test/common_foo.py": "class Base(TestCase):\n    def test_inherited(self): pass\n"},
             expect=((3, 1),),
-            messages=('test class TestC declares no hw_classification',),
+            messages=("test class TestC declares no hw_classification",),
             fixed=(
-                'from common_foo import Base\n'
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                '\n'
-                'class TestC(Base):\n'
-                '    hw_classification = HardwareClassification.GENERIC\n'
-                '    pass\n'
+                "from common_foo import Base\n"
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "\n"
+                "class TestC(Base):\n"
+                "    hw_classification = HardwareClassification.GENERIC\n"
+                "    pass\n"
             ),
         ),
         Example(
@@ -121,33 +131,35 @@ class MissingClassification(Rule):
             "class TestB(Base):\n    def test_b(self): pass\n",
             settings={"inheritance": "explicit"},
             expect=((4, 1),),
-            messages=('it inherits GENERIC from Base, but inheritance is explicit',),
+            messages=("it inherits GENERIC from Base, but inheritance is explicit",),
             fixed=(
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                'class Base(TestCase):\n'
-                '    hw_classification = HardwareClassification.GENERIC\n'
-                '\n'
-                'class TestB(Base):\n'
-                '    hw_classification = HardwareClassification.GENERIC\n'
-                '\n'
-                '    def test_b(self): pass\n'
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "class Base(TestCase):\n"
+                "    hw_classification = HardwareClassification.GENERIC\n"
+                "\n"
+                "class TestB(Base):\n"
+                "    hw_classification = HardwareClassification.GENERIC\n"
+                "\n"
+                "    def test_b(self): pass\n"
             ),
         ),
         # Weaker evidence: an unsafe fix; contradicting evidence: none, and why.
         Example(
             "class TestA(TestCase):\n    @onlyCUDA\n    def test_a(self): pass\n",
             expect=((1, 1),),
-            messages=("add `hw_classification = HardwareClassification.CUDA` (every accelerator use in the class is CUDA)",),
+            messages=(
+                "add `hw_classification = HardwareClassification.CUDA` (every accelerator use in the class is CUDA)",
+            ),
             # `fix --unsafe` also instantiates it for CUDA, its test given `device` (hwlint.fix.migrate).
             unsafe_fixed=(
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                'from torch.testing._internal.common_device_type import instantiate_device_type_tests\n'
-                'class TestA(TestCase):\n'
-                '    hw_classification = HardwareClassification.CUDA\n'
-                '\n'
-                '    @onlyCUDA\n'
-                '    def test_a(self, device): pass\n'
-                '\n\n'
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+                "class TestA(TestCase):\n"
+                "    hw_classification = HardwareClassification.CUDA\n"
+                "\n"
+                "    @onlyCUDA\n"
+                "    def test_a(self, device): pass\n"
+                "\n\n"
                 'instantiate_device_type_tests(TestA, globals(), only_for="cuda")\n'
             ),
         ),
@@ -165,19 +177,23 @@ class MissingClassification(Rule):
         # Tests that need an accelerator: never a safe GENERIC.
         Example(
             "from testutils import TestUtils\n\nclass TestAbs(TestUtils):\n    def test_abs(self): pass\n",
-            files={"test/testutils.py": "class TestUtils(TestCase):\n    def make(self):\n"
-                                        "        return torch.ones(2, device=torch.device('cuda'))\n"},
+            files={
+                "test/testutils.py": "class TestUtils(TestCase):\n    def make(self):\n"
+                "        return torch.ones(2, device=torch.device('cuda'))\n"
+            },
             expect=((3, 1),),
-            messages=("add `hw_classification = HardwareClassification.CUDA` (its tests need CUDA: "
-                      "torch.device(\"cuda\") in TestUtils, test/testutils.py:3)",),
+            messages=(
+                "add `hw_classification = HardwareClassification.CUDA` (its tests need CUDA: "
+                'torch.device("cuda") in TestUtils, test/testutils.py:3)',
+            ),
             unsafe_fixed=(
-                'from testutils import TestUtils\n'
-                'from torch.testing._internal.common_utils import HardwareClassification\n'
-                '\n'
-                'class TestAbs(TestUtils):\n'
-                '    hw_classification = HardwareClassification.CUDA\n'
-                '\n'
-                '    def test_abs(self): pass\n'
+                "from testutils import TestUtils\n"
+                "from torch.testing._internal.common_utils import HardwareClassification\n"
+                "\n"
+                "class TestAbs(TestUtils):\n"
+                "    hw_classification = HardwareClassification.CUDA\n"
+                "\n"
+                "    def test_abs(self): pass\n"
             ),
         ),
         Example(
@@ -189,8 +205,10 @@ class MissingClassification(Rule):
             "class TestA(TestCase):\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for='privateuse1')\n",
             expect=((1, 1),),
-            messages=("instantiated with only_for='privateuse1' (one device), which is not a configured "
-                      "classification: add it to `classifications`",),
+            messages=(
+                "instantiated with only_for='privateuse1' (one device), which is not a configured "
+                "classification: add it to `classifications`",
+            ),
             # `fix --unsafe`: ACCELERATOR, blacklisting the other devices (hwlint.fix.migrate).
             unsafe_fixed=(
                 "from torch.testing._internal.common_utils import HardwareClassification\n"
@@ -202,8 +220,10 @@ class MissingClassification(Rule):
         Example(
             "class _OpsTests(object):\n    def test_a(self, device): pass\n",
             expect=((1, 1),),
-            messages=("test methods take a device (test_a) but the class is a mixin, never instantiated: give it the "
-                      "classification of the classes that run its tests",),
+            messages=(
+                "test methods take a device (test_a) but the class is a mixin, never instantiated: give it the "
+                "classification of the classes that run its tests",
+            ),
         ),
     )
 

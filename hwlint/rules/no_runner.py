@@ -11,8 +11,10 @@ _CUDA = {"name": "linux-cuda", "members": ["ACCELERATOR", "CUDA"], "device": "cu
 
 
 def _cls(member: str, params: str = "self") -> str:
-    return (f"class TestA(TestCase):\n    hw_classification = HardwareClassification.{member}\n"
-            f"    def test_a({params}): pass\n")
+    return (
+        f"class TestA(TestCase):\n    hw_classification = HardwareClassification.{member}\n"
+        f"    def test_a({params}): pass\n"
+    )
 
 
 def test_methods(info: ClassInfo) -> int:
@@ -77,22 +79,37 @@ class NoRunner(Rule):
     summary = "Classified test class that no configured runner selects (it would never run in CI)"
     VALID = (
         Example(_cls("CPU"), settings={"runners": [_CPU, _CUDA]}),
-        Example(_cls("ACCELERATOR", "self, device") + "\ninstantiate_device_type_tests(TestA, globals())\n",
-                settings={"runners": [_CPU, _CUDA]}),
+        Example(
+            _cls("ACCELERATOR", "self, device") + "\ninstantiate_device_type_tests(TestA, globals())\n",
+            settings={"runners": [_CPU, _CUDA]},
+        ),
         # No runners configured: nothing to judge against, even when selected.
         Example(_cls("MPS")),
     )
     INVALID = (
-        Example(_cls("MPS"), settings={"runners": [_CPU, _CUDA]}, expect=((1, 1),),
-                messages=("TestA is MPS, which no runner selects (runners: linux-cpu: GENERIC, CPU; "
-                          "linux-cuda: ACCELERATOR, CUDA)",)),
-        Example(_cls("XPU"), settings={"runners": [_CUDA]}, expect=((1, 1),),
-                messages=("TestA is XPU, which no runner selects (runners: linux-cuda: ACCELERATOR, CUDA)",)),
+        Example(
+            _cls("MPS"),
+            settings={"runners": [_CPU, _CUDA]},
+            expect=((1, 1),),
+            messages=(
+                "TestA is MPS, which no runner selects (runners: linux-cpu: GENERIC, CPU; "
+                "linux-cuda: ACCELERATOR, CUDA)",
+            ),
+        ),
+        Example(
+            _cls("XPU"),
+            settings={"runners": [_CUDA]},
+            expect=((1, 1),),
+            messages=("TestA is XPU, which no runner selects (runners: linux-cuda: ACCELERATOR, CUDA)",),
+        ),
         # Inherited: the subclass never runs either.
-        Example("class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
-                "class TestB(Base):\n    def test_b(self): pass\n",
-                settings={"runners": [_CUDA]}, expect=((4, 1),),
-                messages=("TestB is GENERIC (inherited from Base), which no runner selects",)),
+        Example(
+            "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "class TestB(Base):\n    def test_b(self): pass\n",
+            settings={"runners": [_CUDA]},
+            expect=((4, 1),),
+            messages=("TestB is GENERIC (inherited from Base), which no runner selects",),
+        ),
     )
 
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
@@ -107,7 +124,8 @@ class NoRunner(Rule):
             how = f" (inherited from {info.inherited_from})" if info.inherited_from else ""
             listing = "; ".join(f"{r.name}: {', '.join(r.members)}" for r in runners)
             yield Violation(
-                info.facts.line, info.facts.column,
+                info.facts.line,
+                info.facts.column,
                 f"{name} is {member}{how}, which no runner selects (runners: {listing}): it never runs in CI; "
                 f"add {member} to the members of a runner that has the hardware, or classify {name} for hardware "
                 "CI has",

@@ -47,7 +47,7 @@ class OnlyFor(Rule):
             "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
             "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
             expect=((5, 1),),
-            messages=('ACCELERATOR test class TestA is instantiated with only_for',),
+            messages=("ACCELERATOR test class TestA is instantiated with only_for",),
         ),
     )
 
@@ -60,7 +60,8 @@ class OnlyFor(Rule):
         for call in ctx.facts.instantiations:
             if call.only_for is not None and members.get(call.class_name or "") == "ACCELERATOR":
                 yield Violation(
-                    call.line, call.column,
+                    call.line,
+                    call.column,
                     f"ACCELERATOR test class {call.class_name} is instantiated with only_for: "
                     "use except_for for the devices it cannot run on, or classify it for one device",
                     call.class_name,

@@ -33,12 +33,14 @@ class ParseError(Rule):
     VALID = (Example("x = 1\n"),)
     INVALID = (
         Example(
-            "class TestFoo(TestCase)\n    def test_x(self): pass\n", expect=((1, 24),),
+            "class TestFoo(TestCase)\n    def test_x(self): pass\n",
+            expect=((1, 24),),
             messages=("syntax error: expected ':'",),
         ),
         Example(
-            "def f(:\n    pass\n", expect=((1, 7),),
-            messages=('syntax error',),
+            "def f(:\n    pass\n",
+            expect=((1, 7),),
+            messages=("syntax error",),
         ),
     )
 

@@ -15,8 +15,12 @@ def _settings(due: str, paths: str = '"test/**"') -> dict[str, str]:
     """The example's configuration as a user writes it: hwlint.toml, which
     takes precedence over the pyproject.toml beside it. (As TOML, not as
     `Example.settings`: a date value would make every run import datetime.)"""
-    return {"hwlint.toml": (f'select = ["HWC305"]\n\n[[phases]]\nname = "core"\npaths = [{paths}]\n'
-                            f'due = {due}\nowners = ["@core-team"]\n')}
+    return {
+        "hwlint.toml": (
+            f'select = ["HWC305"]\n\n[[phases]]\nname = "core"\npaths = [{paths}]\n'
+            f'due = {due}\nowners = ["@core-team"]\n'
+        )
+    }
 
 
 class PhaseOverdue(Rule):
@@ -72,10 +76,15 @@ class PhaseOverdue(Rule):
         Example(_UNCLASSIFIED, files=_settings("2000-01-01", '"test/nn/**"'), allowlist="test/test_example.py 1\n"),
     )
     INVALID = (
-        Example(_UNCLASSIFIED, files=_settings("2000-01-01"), allowlist="# header\ntest/test_example.py 1\n",
-                expect=((2, 1),),
-                messages=("test/test_example.py is still allowlisted, but phase 'core' was due 2000-01-01 "
-                          "(owners: @core-team)",)),
+        Example(
+            _UNCLASSIFIED,
+            files=_settings("2000-01-01"),
+            allowlist="# header\ntest/test_example.py 1\n",
+            expect=((2, 1),),
+            messages=(
+                "test/test_example.py is still allowlisted, but phase 'core' was due 2000-01-01 (owners: @core-team)",
+            ),
+        ),
     )
 
 
@@ -83,6 +92,8 @@ def overdue(where: str, line: int, path: str, phase: Phase, settings: str) -> Di
     """HWC305 for the entry at `line` of the allowlist `where`: `path` is in
     `phase`, which is past due; `settings` names the configuration file."""
     owners = f" (owners: {', '.join(phase.owners)})" if phase.owners else ""
-    message = (f"{path} is still allowlisted, but phase {phase.name!r} was due {phase.due.isoformat()}{owners}: "
-               f"migrate it (`hwlint fix --phase {phase.name}`), or agree a new `due` in {settings}")
+    message = (
+        f"{path} is still allowlisted, but phase {phase.name!r} was due {phase.due.isoformat()}{owners}: "
+        f"migrate it (`hwlint fix --phase {phase.name}`), or agree a new `due` in {settings}"
+    )
     return Diagnostic(where, line, 1, PhaseOverdue.code, PhaseOverdue.name, message)

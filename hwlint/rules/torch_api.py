@@ -93,10 +93,14 @@ BACKENDS = DEVICE_BACKENDS
 # Backend-specific test helpers with no device-generic form, and why.
 DISTRIBUTED_SPECIFIC: dict[str, str] = {
     "requires_nccl_version": "an NCCL version requirement is NCCL-only",
-    "requires_hccl": ("requires_accelerator_dist_backend knows \"hccl\" as Habana's (TEST_HPU); "
-                      "Ascend's HCCL is a PrivateUse1 backend it does not see"),
-    "skip_if_no_hccl": ("requires_accelerator_dist_backend knows \"hccl\" as Habana's (TEST_HPU); "
-                        "Ascend's HCCL is a PrivateUse1 backend it does not see"),
+    "requires_hccl": (
+        'requires_accelerator_dist_backend knows "hccl" as Habana\'s (TEST_HPU); '
+        "Ascend's HCCL is a PrivateUse1 backend it does not see"
+    ),
+    "skip_if_no_hccl": (
+        'requires_accelerator_dist_backend knows "hccl" as Habana\'s (TEST_HPU); '
+        "Ascend's HCCL is a PrivateUse1 backend it does not see"
+    ),
     "pg_options": "process-group options are backend-specific (ProcessGroupNCCL.Options and the like)",
 }
 
@@ -130,10 +134,20 @@ DEVICE_SPECIFIC: dict[str, str] = {
 }
 
 # Legacy typed tensors (torch.cuda.FloatTensor): there is nothing device-generic.
-_TENSOR_TYPES = frozenset({
-    "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
-    "CharTensor", "ByteTensor", "BoolTensor",
-})
+_TENSOR_TYPES = frozenset(
+    {
+        "FloatTensor",
+        "DoubleTensor",
+        "HalfTensor",
+        "BFloat16Tensor",
+        "LongTensor",
+        "IntTensor",
+        "ShortTensor",
+        "CharTensor",
+        "ByteTensor",
+        "BoolTensor",
+    }
+)
 
 
 class NoEquivalent(NamedTuple):
@@ -143,7 +157,7 @@ class NoEquivalent(NamedTuple):
 def equivalent(dotted: str, module: str, oldest_torch: str) -> Equivalent | NoEquivalent:
     """What replaces a call of `dotted` (a function under the one-device
     `module`) in a project that supports PyTorch `oldest_torch` and later."""
-    name = dotted[len(module) + 1:]
+    name = dotted[len(module) + 1 :]
     found = EQUIVALENTS.get(name)
     if found is not None:
         if torch_version(found.since) > torch_version(oldest_torch):
@@ -155,7 +169,9 @@ def equivalent(dotted: str, module: str, oldest_torch: str) -> Equivalent | NoEq
     if head in DEVICE_SPECIFIC:
         return NoEquivalent(f"{dotted}: {DEVICE_SPECIFIC[head]}")
     if head in _TENSOR_TYPES:
-        return NoEquivalent(f"{dotted}: legacy typed tensors have no device-generic form; use torch.tensor(..., device=device)")
+        return NoEquivalent(
+            f"{dotted}: legacy typed tensors have no device-generic form; use torch.tensor(..., device=device)"
+        )
     return NoEquivalent(f"{dotted} has no known device-generic equivalent")
 
 

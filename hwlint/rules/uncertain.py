@@ -37,15 +37,38 @@ KINDS = {
 # `@requires_cuda_p2p_access()` are unittest.skipIf/skipUnless). Any other may add test methods, replace the class
 # (`@largeTensorTest` on a class leaves a function: nothing is collected)
 # or make classes from it (`@parameterized_class`).
-_PLAIN_DECORATORS = frozenset({
-    "expectedFailure", "instantiate_parametrized_tests", "markDynamoStrictTest", "unMarkDynamoStrictTest",
-    "xfail_inherited_tests", "patch", "dataclass", "final", "unique", "total_ordering",
-})
+_PLAIN_DECORATORS = frozenset(
+    {
+        "expectedFailure",
+        "instantiate_parametrized_tests",
+        "markDynamoStrictTest",
+        "unMarkDynamoStrictTest",
+        "xfail_inherited_tests",
+        "patch",
+        "dataclass",
+        "final",
+        "unique",
+        "total_ordering",
+    }
+)
 
 
 # Functions that make classes, but never TestCases.
-_NOT_TEST_CLASSES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "namedtuple", "NamedTuple", "TypedDict",
-                               "TypeVar", "NewType", "make_dataclass"})
+_NOT_TEST_CLASSES = frozenset(
+    {
+        "Enum",
+        "IntEnum",
+        "StrEnum",
+        "Flag",
+        "IntFlag",
+        "namedtuple",
+        "NamedTuple",
+        "TypedDict",
+        "TypeVar",
+        "NewType",
+        "make_dataclass",
+    }
+)
 
 
 class Reason(NamedTuple):
@@ -141,14 +164,21 @@ def analyse(ctx: ModuleContext) -> Analysis:
             if d.func in _NOT_TEST_CLASSES:
                 continue
             if d.func == "type" or d.target == "globals()" or looks_like_class(d.target):
-                what = f"{d.target} is" if d.target and d.target != "globals()" else "a class published through globals() is"
+                what = (
+                    f"{d.target} is"
+                    if d.target and d.target != "globals()"
+                    else "a class published through globals() is"
+                )
                 add(d, "created-by-call", f"{what} made by {d.func or 'a call'}() at run time")
             elif not d.target:
                 touched = [a for a in d.args if a in hidden]
                 if touched:
-                    add(d, "methods-by-setattr",
+                    add(
+                        d,
+                        "methods-by-setattr",
                         f"{d.func}() is given {touched[0]}, which has no test methods hwlint can see: it may add some",
-                        touched[0])
+                        touched[0],
+                    )
         elif d.kind == "publish":
             how = "globals()" if d.func != "setattr" else "setattr on the module"
             add(d, "published", f"classes may be added to the module through {how}")
@@ -162,31 +192,63 @@ def analyse(ctx: ModuleContext) -> Analysis:
                 # The target is a name hwlint cannot follow: it may be any
                 # class, so the message names one that would then be collected.
                 some = " or ".join(hidden[:2]) + (" or another" if len(hidden) > 2 else "")
-                add(d, "methods-by-setattr",
+                add(
+                    d,
+                    "methods-by-setattr",
                     f"setattr on {d.target or 'an expression'}, which hwlint cannot follow, may add test methods "
-                    f"to a class that has none it can see, such as {some}", hidden[0])
+                    f"to a class that has none it can see, such as {some}",
+                    hidden[0],
+                )
         elif d.kind == "classification":
-            add(d, "classification-variable",
-                f"{ctx.config.attribute} is set on {d.target or 'a loop variable'}, a class hwlint cannot name")
+            add(
+                d,
+                "classification-variable",
+                f"{ctx.config.attribute} is set on {d.target or 'a loop variable'}, a class hwlint cannot name",
+            )
     for info in ctx.classes:
         cls = info.facts
         unknown = [d for d in cls.decorators if d not in _PLAIN_DECORATORS and not d.startswith(("skip", "requires"))]
         if unknown and not info.is_test and may_be_testcase(info) and cls.name not in gains:
-            reasons.append(Reason(cls.line, cls.column, "methods-by-decorator",
-                                  f"{cls.name} has no test methods hwlint can see, but @{unknown[0]} may add some",
-                                  cls.name))
+            reasons.append(
+                Reason(
+                    cls.line,
+                    cls.column,
+                    "methods-by-decorator",
+                    f"{cls.name} has no test methods hwlint can see, but @{unknown[0]} may add some",
+                    cls.name,
+                )
+            )
         elif unknown and info.is_test:
-            reasons.append(Reason(cls.line, cls.column, "class-decorator",
-                                  f"@{unknown[0]} may replace {cls.name}, or make other classes from it", cls.name))
+            reasons.append(
+                Reason(
+                    cls.line,
+                    cls.column,
+                    "class-decorator",
+                    f"@{unknown[0]} may replace {cls.name}, or make other classes from it",
+                    cls.name,
+                )
+            )
         if info.is_test:
             for decl in cls.declarations:
                 if decl.value.kind == "other":
-                    reasons.append(Reason(decl.line, decl.column, "classification-variable",
-                                          f"{cls.name}.{ctx.config.attribute} is {decl.value.text}, "
-                                          "which hwlint cannot follow", cls.name))
+                    reasons.append(
+                        Reason(
+                            decl.line,
+                            decl.column,
+                            "classification-variable",
+                            f"{cls.name}.{ctx.config.attribute} is {decl.value.text}, which hwlint cannot follow",
+                            cls.name,
+                        )
+                    )
     for call in facts.instantiations:
         if call.class_name is None:
-            reasons.append(Reason(call.line, call.column, "instantiated-through-variable",
-                                  "instantiate_device_type_tests is given a class hwlint cannot name"))
+            reasons.append(
+                Reason(
+                    call.line,
+                    call.column,
+                    "instantiated-through-variable",
+                    "instantiate_device_type_tests is given a class hwlint cannot name",
+                )
+            )
     reasons.sort(key=lambda r: (r.line, r.column))
     return Analysis(tuple(reasons), tuple(generated), frozenset(gains))

@@ -69,7 +69,8 @@ class UncertainFile(Rule):
     default = False
     VALID = (
         Example(
-            _HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n\n"
+            _HEADER
+            + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n\n"
             "TestADynamic = make_test_cls_with_patches(TestA, 'Dynamic', '_dynamic')\n",
             settings={"generators": {"make_test_cls_with_patches": {"base": 0}}},
         ),
@@ -85,44 +86,56 @@ class UncertainFile(Rule):
         ),
         # More test methods in a class that has some change nothing.
         Example(
-            _HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n\n"
+            _HEADER
+            + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n\n"
             "setattr(TestA, 'test_b', lambda self: None)\n"
         ),
     )
     INVALID = (
         Example(
             _HEADER + "globals().update(generate_tests('TensorPipe', Mixin, TESTS, __name__))\n",
-            expect=((3, 18),), messages=("a class published through globals() is made by generate_tests() at run time",),
+            expect=((3, 18),),
+            messages=("a class published through globals() is made by generate_tests() at run time",),
         ),
         Example(
             _HEADER + "generated = generate_tests('TensorPipe', Mixin, TESTS, __name__)\n"
             "globals().update(generated)\n"
             "for _cls in generated.values():\n    _cls.hw_classification = HardwareClassification.CPU\n",
-            expect=((4, 1), (6, 5)), messages=("classes may be added to the module through globals()",
-                                              "hw_classification is set on a loop variable"),
+            expect=((4, 1), (6, 5)),
+            messages=(
+                "classes may be added to the module through globals()",
+                "hw_classification is set on a loop variable",
+            ),
         ),
         Example(
-            _HEADER + "@expose_mixin_tests(Mixin)\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n",
-            expect=((4, 1),), messages=("TestA has no test methods hwlint can see, but @expose_mixin_tests may add some",),
+            _HEADER
+            + "@expose_mixin_tests(Mixin)\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n",
+            expect=((4, 1),),
+            messages=("TestA has no test methods hwlint can see, but @expose_mixin_tests may add some",),
         ),
         Example(
-            _HEADER + "@largeTensorTest('32GB')\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n"
+            _HEADER
+            + "@largeTensorTest('32GB')\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n"
             "    def test_a(self): pass\n",
-            expect=((4, 1),), messages=("@largeTensorTest may replace TestA, or make other classes from it",),
+            expect=((4, 1),),
+            messages=("@largeTensorTest may replace TestA, or make other classes from it",),
         ),
         Example(
             _HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n\n"
             "for name in NAMES:\n    setattr(TestA, 'test_' + name, make_test(name))\n",
-            expect=((7, 5),), messages=("test methods are added to TestA at run time",),
+            expect=((7, 5),),
+            messages=("test methods are added to TestA at run time",),
         ),
         Example(
             _HEADER + "KIND = HardwareClassification.CPU\n\n"
             "class TestA(TestCase):\n    hw_classification = KIND\n    def test_a(self): pass\n",
-            expect=((6, 5),), messages=("TestA.hw_classification is KIND, which hwlint cannot follow",),
+            expect=((6, 5),),
+            messages=("TestA.hw_classification is KIND, which hwlint cannot follow",),
         ),
         Example(
             _HEADER + "TestADynamic = make_test_cls_with_patches(TestA, 'Dynamic', '_dynamic')\n",
-            expect=((3, 16),), messages=("TestADynamic is made by make_test_cls_with_patches() at run time",),
+            expect=((3, 16),),
+            messages=("TestADynamic is made by make_test_cls_with_patches() at run time",),
         ),
     )
 
@@ -130,5 +143,9 @@ class UncertainFile(Rule):
         from hwlint.rules.uncertain import analyse  # off by default: a check without it does not import it
 
         for reason in analyse(ctx).reasons:
-            yield Violation(reason.line, reason.column,
-                            f"{reason.message}: hwlint cannot see what the runtime collects here", reason.class_name)
+            yield Violation(
+                reason.line,
+                reason.column,
+                f"{reason.message}: hwlint cannot see what the runtime collects here",
+                reason.class_name,
+            )

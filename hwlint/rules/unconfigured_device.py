@@ -66,7 +66,7 @@ class UnconfiguredDevice(Rule):
     )
     INVALID = (
         Example(
-            'import torch\n\n\nclass TestAbs:\n    def test_abs(self):\n        x = torch.ones(2)\n'
+            "import torch\n\n\nclass TestAbs:\n    def test_abs(self):\n        x = torch.ones(2)\n"
             '        assert torch.abs(x.to("mlu")).cpu().sum() == 2\n',
             expect=((7, 27),),
             messages=('uses device "mlu" (`.to("mlu")`), which the configuration does not name',),
@@ -79,11 +79,13 @@ class UnconfiguredDevice(Rule):
         Example(
             'import torch\n\nt = torch.ones(2, device="privatuse1")\n',
             expect=((3, 19),),
-            messages=('uses device "privatuse1" (`device="privatuse1"`), which no configuration names: did you mean '
-                      '"privateuse1"?',),
+            messages=(
+                'uses device "privatuse1" (`device="privatuse1"`), which no configuration names: did you mean '
+                '"privateuse1"?',
+            ),
         ),
         Example(
-            'import torch\nimport torch_gcu\n\n\ndef sync():\n    torch.gcu.synchronize()\n',
+            "import torch\nimport torch_gcu\n\n\ndef sync():\n    torch.gcu.synchronize()\n",
             expect=((2, 1),),
             messages=('uses device "gcu" (`import torch_gcu`)',),
         ),
@@ -96,13 +98,17 @@ class UnconfiguredDevice(Rule):
             if close:
                 # `device="privatuse1"` (Ascend's tests): a misspelt device,
                 # which torch.device() refuses; nothing to configure.
-                yield Violation(found.line, found.column,
-                                f'uses device "{found.name}" (`{found.text}`), which no configuration names: did you '
-                                f'mean "{close[0]}"?')
+                yield Violation(
+                    found.line,
+                    found.column,
+                    f'uses device "{found.name}" (`{found.text}`), which no configuration names: did you '
+                    f'mean "{close[0]}"?',
+                )
                 continue
             settings = coverage((found.name,), ctx.config).settings()
             yield Violation(
-                found.line, found.column,
+                found.line,
+                found.column,
                 f'uses device "{found.name}" (`{found.text}`), which the configuration does not name: hwlint takes '
                 f"it for an accelerator; `hwlint devices --write` adds the {_TABLE} lines that cover it "
                 f'(extend-devices = ["{found.name}"], a member {found.name.upper()}, its module and flag)',

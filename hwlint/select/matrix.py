@@ -50,8 +50,10 @@ def find_runner(config: Config, name: str) -> Runner:
         if runner.name == name:
             return runner
     if not config.runners:
-        raise UserError(f"--runner {name!r}: no runners are configured: add [[tool.hwlint.runners]] to "
-                        f"{config.source or 'pyproject.toml'}")
+        raise UserError(
+            f"--runner {name!r}: no runners are configured: add [[tool.hwlint.runners]] to "
+            f"{config.source or 'pyproject.toml'}"
+        )
     names = ", ".join(r.name for r in config.runners)
     raise UserError(f"--runner {name!r}: no such runner (configured: {names})")
 
@@ -64,7 +66,9 @@ def units(result: CheckResult, selection: Selection) -> list[Unit]:
     out = []
     for test in selection.known():
         if test.collected_as is None:
-            raise UserError(f"{test.path}: {test.class_name} is instantiated per device type: the runner needs a device")
+            raise UserError(
+                f"{test.path}: {test.class_name} is instantiated per device type: the runner needs a device"
+            )
         out.append(Unit(f"{test.path}::{test.collected_as}", test.path, test.collected_as, float(test.methods)))
     per_file: dict[str, int] = {}
     for ctx in result.contexts:
@@ -113,7 +117,8 @@ def _unit_for(classname: str, by_class: Mapping[str, list[Unit]], by_module: Map
     if module:
         # The report's module may be relative to another folder than the project root.
         candidates = [u for u in candidates if _suffix_match(_module(u.path), module)] or (
-            [] if len(candidates) > 1 else candidates)
+            [] if len(candidates) > 1 else candidates
+        )
     if len(candidates) == 1:
         return candidates[0]
     if module:

@@ -151,7 +151,8 @@ class _Imported:
             # a result built by hand has none: resolve over its contexts.
             config = self.result.config
             self._resolver = run_resolver(self.result) or Resolver(
-                config, {path: ctx.facts for path, ctx in self.checked.items()}, FactsSource(config, jobs=1).load)
+                config, {path: ctx.facts for path, ctx in self.checked.items()}, FactsSource(config, jobs=1).load
+            )
         return self._resolver
 
     def find(self, path: str, name: str) -> ClassInfo | None:
@@ -251,14 +252,27 @@ def select_tests(
     imported = _Imported(result)
     reasons: list[Reason] = []  # the current module's
 
-    def consider(path: str, info: ClassInfo, instantiations: list[Instantiation], seen: set[str],
-                 name: str | None = None, imported_from: str | None = None, inherited_from: str | None = None) -> None:
+    def consider(
+        path: str,
+        info: ClassInfo,
+        instantiations: list[Instantiation],
+        seen: set[str],
+        name: str | None = None,
+        imported_from: str | None = None,
+        inherited_from: str | None = None,
+    ) -> None:
         name = name or info.facts.name
         hidden = imported.variable_classification(path, info.facts.name if imported_from is None else name)
         if hidden is not None:
-            reasons.append(Reason(info.facts.line if imported_from is None else 1, 1, "classification-variable",
-                                  f"{name} gets its classification from {hidden[0]} in {hidden[1]}, "
-                                  "which sets it through a variable", name))
+            reasons.append(
+                Reason(
+                    info.facts.line if imported_from is None else 1,
+                    1,
+                    "classification-variable",
+                    f"{name} gets its classification from {hidden[0]} in {hidden[1]}, which sets it through a variable",
+                    name,
+                )
+            )
         member = info.classification
         if member is None and not include_unclassified:
             return
@@ -283,12 +297,24 @@ def select_tests(
         if key in seen:
             return  # defined twice (if/else): pytest collects one class
         seen.add(key)
-        selection.tests.append(Selected(path, name, member, inherited_from or info.inherited_from, bool(instantiations),
-                                        collected, imported_from, test_methods(info)))
+        selection.tests.append(
+            Selected(
+                path,
+                name,
+                member,
+                inherited_from or info.inherited_from,
+                bool(instantiations),
+                collected,
+                imported_from,
+                test_methods(info),
+            )
+        )
 
     for ctx in result.contexts:
         if ctx.facts.error is not None:
-            selection.warnings.append(f"{ctx.path}: cannot be parsed ({ctx.facts.error.message}): none of its tests is selected")
+            selection.warnings.append(
+                f"{ctx.path}: cannot be parsed ({ctx.facts.error.message}): none of its tests is selected"
+            )
             continue
         analysis = analyse(ctx)
         reasons[:] = analysis.reasons
@@ -299,13 +325,21 @@ def select_tests(
         seen: set[str] = set()
         defined = {info.facts.name for info in ctx.classes}
         for info in ctx.classes:
-            if (info.is_test or info.facts.name in analysis.gains_tests) and imported.is_testcase(ctx.path, info.facts.name):
+            if (info.is_test or info.facts.name in analysis.gains_tests) and imported.is_testcase(
+                ctx.path, info.facts.name
+            ):
                 consider(ctx.path, info, calls.get(info.facts.name, []), seen)
         for made in analysis.generated:
             base = imported.find(ctx.path, made.base)
             if base is None:
-                reasons.append(Reason(made.line, 1, "created-by-call",
-                                      f"{made.name} derives from {made.base}, which hwlint cannot find"))
+                reasons.append(
+                    Reason(
+                        made.line,
+                        1,
+                        "created-by-call",
+                        f"{made.name} derives from {made.base}, which hwlint cannot find",
+                    )
+                )
             elif base.is_test:
                 consider(ctx.path, base, calls.get(made.name, []), seen, made.name, inherited_from=made.base)
         for name, instantiations in calls.items():
@@ -319,14 +353,22 @@ def select_tests(
             if imp.name is None:
                 continue
             if imp.name == "*":
-                pairs = [(where, info, info.facts.name) for where, info in imported.classes_of(ctx.path, imp.module, imp.level)]
+                pairs = [
+                    (where, info, info.facts.name)
+                    for where, info in imported.classes_of(ctx.path, imp.module, imp.level)
+                ]
             else:
                 found_where = imported.find_where(ctx.path, imp.asname)
                 pairs = [(found_where[0], found_where[1], imp.asname)] if found_where else []
             for where, info, local in pairs:
-                if (where == ctx.path or local in defined or local in calls or not info.is_test
-                        or imported.instantiates(where, info.facts.name)
-                        or not imported.is_testcase(where, info.facts.name)):
+                if (
+                    where == ctx.path
+                    or local in defined
+                    or local in calls
+                    or not info.is_test
+                    or imported.instantiates(where, info.facts.name)
+                    or not imported.is_testcase(where, info.facts.name)
+                ):
                     continue
                 consider(ctx.path, info, [], seen, local, imported_from=where)
         if reasons:
@@ -365,11 +407,13 @@ def select_runtime(
                 continue
             if member is not None and member not in wanted:
                 continue
-            device_type = cls.name[len(cls.generic):].lower() if cls.generic else None
+            device_type = cls.name[len(cls.generic) :].lower() if cls.generic else None
             if device is not None and device_type is not None and device_type != device:
                 continue  # made for another device of this machine
             name = cls.generic or cls.name
             origin = cls.file if cls.file != path else None
             methods = counts.get((path, name), 1)
-            selection.tests.append(Selected(path, name, member, None, cls.generic is not None, cls.name, origin, methods))
+            selection.tests.append(
+                Selected(path, name, member, None, cls.generic is not None, cls.name, origin, methods)
+            )
     return selection

@@ -57,7 +57,7 @@ def _report(change: Any, command: str, dry_run: bool, quiet: bool = False) -> No
     if change.exists or change.changed:
         lines = change.lines(dry_run=dry_run)
         if quiet:
-            lines = lines[len(lines) - len(change.refused):]
+            lines = lines[len(lines) - len(change.refused) :]
         for line in lines:
             click.echo(line)
     click.echo(change.summary(command, dry_run=dry_run))
@@ -77,8 +77,15 @@ def allowlist() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @options(CONFIG, JOBS, *CACHE, dry_run("pruning"), QUIET)
 @guarded
-def prune(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
-          dry_run: bool, quiet: bool) -> None:
+def prune(
+    paths: tuple[Path, ...],
+    config_file: Path | None,
+    jobs: int | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+    dry_run: bool,
+    quiet: bool,
+) -> None:
     """Remove clean or missing files from the allowlist and lower budgets to
     the current counts. Never adds a file, never raises a budget.
 
@@ -120,14 +127,19 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
     files, violations = change.entries_after, sum(a.new or 0 for a in change.actions)
     where = change.where
     if files:
-        click.echo(f"Created {where}: {files} file{'s' if files != 1 else ''} with "
-                   f"{violations} violation{'s' if violations != 1 else ''} "
-                   f"({result.files_checked} test files checked).")
+        click.echo(
+            f"Created {where}: {files} file{'s' if files != 1 else ''} with "
+            f"{violations} violation{'s' if violations != 1 else ''} "
+            f"({result.files_checked} test files checked)."
+        )
     else:
         click.echo(f"Created {where} with no entries: all {result.files_checked} test files are clean.")
     for path in broken:
-        click.echo(f"hwlint: warning: {path} does not parse (HWC000): it cannot be allowlisted; "
-                   "`hwlint check` reports it until it is fixed", err=True)
+        click.echo(
+            f"hwlint: warning: {path} does not parse (HWC000): it cannot be allowlisted; "
+            "`hwlint check` reports it until it is fixed",
+            err=True,
+        )
     found = note(result.unconfigured_devices(), config)
     if found:
         click.echo(found, nl=False)
@@ -142,8 +154,15 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
 @allowlist.command()
 @options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH, dry_run("sync"), QUIET)
 @guarded
-def sync(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None, allow_growth: bool,
-         dry_run: bool, quiet: bool) -> None:
+def sync(
+    config_file: Path | None,
+    jobs: int | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+    allow_growth: bool,
+    dry_run: bool,
+    quiet: bool,
+) -> None:
     """Rebuild the allowlist from the whole tree: every file with violations,
     at its count. Refuses to add files or raise budgets (exit 1, the rest is
     applied) unless --allow-growth. Repairs a broken or conflicted list
@@ -177,8 +196,9 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
     else:
         lines = [_diagnostic_line(d) for d in diagnostics]
         where, label = result.current.path, result.base.label
-        before = (f"{len(result.previous.entries)} at {label}" if result.previous.exists
-                  else f"it did not exist at {label}")
+        before = (
+            f"{len(result.previous.entries)} at {label}" if result.previous.exists else f"it did not exist at {label}"
+        )
         now = f"{len(result.current.entries)} entr{'y' if len(result.current.entries) == 1 else 'ies'}"
         if diagnostics:
             n = len(diagnostics)
@@ -193,11 +213,25 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
 
 @allowlist.command("import-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH.replace(
-    help="Allow new files and higher budgets than the current list has (a first import always may)."), QUIET)
+@options(
+    CONFIG,
+    JOBS,
+    *CACHE,
+    ALLOW_GROWTH.replace(
+        help="Allow new files and higher budgets than the current list has (a first import always may)."
+    ),
+    QUIET,
+)
 @guarded
-def import_json(file: Path, config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
-                allow_growth: bool, quiet: bool) -> None:
+def import_json(
+    file: Path,
+    config_file: Path | None,
+    jobs: int | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+    allow_growth: bool,
+    quiet: bool,
+) -> None:
     """Replace the allowlist's entries with the paths of PyTorch's
     test_linter_allowlist.json (a JSON array of root-relative paths), each
     with its current number of violations as its budget."""
@@ -262,8 +296,10 @@ def show(config_file: Path | None, phase: str | None, fmt: str, output: Path | N
         wanted = phase_map.named(phase, PHASE.flags[0])
         entries = [e for e in entries if index_of[e.path] == wanted]
     if fmt == "json":
-        rows = [{"path": e.path, "budget": e.budget, "line": e.line,
-                 "phase": _phase_name(config, index_of[e.path])} for e in entries]
+        rows = [
+            {"path": e.path, "budget": e.budget, "line": e.line, "phase": _phase_name(config, index_of[e.path])}
+            for e in entries
+        ]
         text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
     else:
         text = "".join(f"{e.path} {e.budget}\n" for e in entries)
@@ -271,8 +307,9 @@ def show(config_file: Path | None, phase: str | None, fmt: str, output: Path | N
     if phase is not None:
         chosen = config.phases[wanted]
         n = len(entries)
-        click.echo(f"{n} file{'s' if n != 1 else ''} left in phase {chosen.name!r} (due {chosen.due.isoformat()}).",
-                   err=True)
+        click.echo(
+            f"{n} file{'s' if n != 1 else ''} left in phase {chosen.name!r} (due {chosen.due.isoformat()}).", err=True
+        )
 
 
 def _phase_name(config: Any, index: int | None) -> str | None:

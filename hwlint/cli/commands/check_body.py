@@ -93,8 +93,13 @@ def check(
         # Exit 0 stays (an empty project is clean), but a green run that
         # looked at nothing must say so, whatever the format.
         echo(f"hwlint: warning: {explain_empty(config)}", err=True)
-    color = fmt == "text" and output is None and sys.stdout is not None and sys.stdout.isatty() \
+    color = (
+        fmt == "text"
+        and output is None
+        and sys.stdout is not None
+        and sys.stdout.isatty()
         and "NO_COLOR" not in os.environ
+    )
     extra: dict[str, Any] = {}
     if fmt == "lintrunner":
         extra["replacements"] = lintrunner_replacements(result)
@@ -124,6 +129,7 @@ def fixable_count(result: CheckResult) -> int:
 
     if not any(is_safe_fix(d.fix) for d in result.diagnostics):
         return 0
+
     def count() -> int:
         from hwlint.fix.plan import fixable_count as trials
 

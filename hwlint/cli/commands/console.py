@@ -104,13 +104,18 @@ def error_exit(exc: BaseException, echo: Echo = plain_echo) -> int:
         # say which (with a filename); what is left is the standard output.
         _stdout_to_devnull()
         space = "free some space, or " if exc.errno != errno.EBADF else ""
-        echo(f"hwlint: error: cannot write the output: {exc.strerror or exc}: {space}write elsewhere with -o FILE",
-             err=True)
+        echo(
+            f"hwlint: error: cannot write the output: {exc.strerror or exc}: {space}write elsewhere with -o FILE",
+            err=True,
+        )
         return EXIT_ERROR
     if os.environ.get("HWLINT_DEBUG") or not isinstance(exc, Exception):
         raise exc
-    echo(f"hwlint: error: internal error: {type(exc).__name__}: {exc} "
-         "(rerun with HWLINT_DEBUG=1 for a traceback, and please report it)", err=True)
+    echo(
+        f"hwlint: error: internal error: {type(exc).__name__}: {exc} "
+        "(rerun with HWLINT_DEBUG=1 for a traceback, and please report it)",
+        err=True,
+    )
     return EXIT_ERROR
 
 

@@ -39,8 +39,14 @@ def options(*declared: Option) -> Callable[[F], F]:
             if option.kind == "flag":
                 settings["is_flag"] = True
             else:
-                settings.update(type=_click_type(option), default=option.default, envvar=option.envvar,
-                                metavar=option.metavar, multiple=option.multiple, show_default=option.show_default)
+                settings.update(
+                    type=_click_type(option),
+                    default=option.default,
+                    envvar=option.envvar,
+                    metavar=option.metavar,
+                    multiple=option.multiple,
+                    show_default=option.show_default,
+                )
             func = click.option(*option.flags, option.dest, **settings)(func)
         return func
 

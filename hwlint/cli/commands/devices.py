@@ -16,8 +16,15 @@ from hwlint.engine.api import load_project
 @click.command()
 @options(*DEVICES_COMMAND)
 @guarded
-def devices(config_file: Path | None, jobs: int | None, output: Path | None, no_cache: bool, cache_dir: Path | None,
-            fmt: str, write: bool) -> None:
+def devices(
+    config_file: Path | None,
+    jobs: int | None,
+    output: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+    fmt: str,
+    write: bool,
+) -> None:
     """List the accelerator devices the test files use that the
     configuration does not name (HWC003: `.to("mlu")`, `torch.mlu.*`,
     `import torch_mlu`, ...), with how many files use each, and print the
@@ -30,8 +37,9 @@ def devices(config_file: Path | None, jobs: int | None, output: Path | None, no_
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
-    result = run_check(config, None, jobs=jobs, select=(UnconfiguredDevice.code,), ignore=(), use_allowlist=False,
-                       cache=cache)
+    result = run_check(
+        config, None, jobs=jobs, select=(UnconfiguredDevice.code,), ignore=(), use_allowlist=False, cache=cache
+    )
     found = result.unconfigured_devices()
     covering = coverage((name for name, _ in found), config)
     firsts: dict[str, dict[str, object]] = {}
@@ -43,14 +51,21 @@ def devices(config_file: Path | None, jobs: int | None, output: Path | None, no_
         write_settings(target, covering.settings())
         click.echo(f"hwlint: wrote the settings for {', '.join(name for name, _ in found)} to {target}", err=True)
     if fmt == "json":
-        text = json.dumps({
-            "devices": [{"name": name, "files": n, "first": firsts.get(name)} for name, n in found],
-            "settings": covering.settings() if found else {},
-            "toml": covering.toml() if found else "",
-        }, indent=2) + "\n"
+        text = (
+            json.dumps(
+                {
+                    "devices": [{"name": name, "files": n, "first": firsts.get(name)} for name, n in found],
+                    "settings": covering.settings() if found else {},
+                    "toml": covering.toml() if found else "",
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     elif fmt == "toml":
         text = covering.toml() if found else ""
     else:
-        text = note(found, config) or (f"No device found that the configuration does not name "
-                                       f"({result.files_checked} files checked).\n")
+        text = note(found, config) or (
+            f"No device found that the configuration does not name ({result.files_checked} files checked).\n"
+        )
     write_output(text, output)

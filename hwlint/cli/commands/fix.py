@@ -27,10 +27,23 @@ _SHOW_FAILING = 10
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @options(*FIX_COMMAND)
 @guarded
-def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None,
-        show_diff: bool,
-        unsafe: bool, select: str | None, class_names: tuple[str, ...], phase: str | None, show_unfixed: bool,
-        fmt: str, verify_runtime: bool, python: str | None, timeout: float) -> None:
+def fix(
+    paths: tuple[Path, ...],
+    config_file: Path | None,
+    jobs: int | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+    show_diff: bool,
+    unsafe: bool,
+    select: str | None,
+    class_names: tuple[str, ...],
+    phase: str | None,
+    show_unfixed: bool,
+    fmt: str,
+    verify_runtime: bool,
+    python: str | None,
+    timeout: float,
+) -> None:
     """Declare the classification of test classes where it can be inferred.
 
     Instantiated per device without only_for: ACCELERATOR; with only_for one
@@ -64,7 +77,9 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     codes = parse_codes(select, SELECT)
     # Like check: the configured rules, or --select's; a default-off rule
     # (HWC201's rewrites) only when chosen by name or by the configuration.
-    enabled = enabled_codes(tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore)
+    enabled = enabled_codes(
+        tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore
+    )
     chosen = tuple(f for f in FIXABLE if f in enabled)
     if not chosen:
         click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
@@ -80,8 +95,14 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
     # migration is.
     result = run_check(config, targets, jobs=jobs, select=chosen, use_allowlist=False, cache=cache)
     _warn_about_arguments(config, result, paths, class_names)
-    report = apply_fixes(config, result, unsafe=unsafe, classes=class_names or None,
-                         write=not show_diff and not verify_runtime, jobs=jobs)
+    report = apply_fixes(
+        config,
+        result,
+        unsafe=unsafe,
+        classes=class_names or None,
+        write=not show_diff and not verify_runtime,
+        jobs=jobs,
+    )
     runtime = None
     if verify_runtime:
         from hwlint.fix.apply import write_report
@@ -89,8 +110,14 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
         from hwlint.fix.verify_runtime import withhold
 
         # Before anything is written: a file whose fix loses a test is not.
-        runtime = collect_both(config.root, report.files, python=python or sys.executable,
-                               attribute=config.attribute, timeout=timeout, jobs=jobs)
+        runtime = collect_both(
+            config.root,
+            report.files,
+            python=python or sys.executable,
+            attribute=config.attribute,
+            timeout=timeout,
+            jobs=jobs,
+        )
         withhold(report, runtime)
         if not show_diff:
             write_report(config, report)
@@ -117,8 +144,9 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
             data["verify_runtime"] = runtime.to_dict()
         write_output(json.dumps(data, ensure_ascii=False, indent=2) + "\n", None)
     done, *left = report.summary(show_unfixed=show_unfixed)
-    click.echo("\n".join([done, *([pruned] if pruned else []), *left, *(runtime.summary() if runtime else [])]),
-               err=True)
+    click.echo(
+        "\n".join([done, *([pruned] if pruned else []), *left, *(runtime.summary() if runtime else [])]), err=True
+    )
     if found:
         click.echo(note(found, config).rstrip("\n"), err=True)
     if failing:
@@ -131,8 +159,11 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
         more = f", {n - _SHOW_FAILING} more not shown (`hwlint check` lists them)" if n > _SHOW_FAILING else ""
         over_files = len({d.path for d in over})
         if over_files:
-            click.echo(f"{over_files} allowlisted file{'s are' if over_files != 1 else ' is'} over budget after the "
-                       "fix: fix the violations reported (HWC302); budgets never grow on their own", err=True)
+            click.echo(
+                f"{over_files} allowlisted file{'s are' if over_files != 1 else ' is'} over budget after the "
+                "fix: fix the violations reported (HWC302); budgets never grow on their own",
+                err=True,
+            )
         click.echo(f"`hwlint check` fails on {where}: {n} error{'s' if n != 1 else ''}{more}", err=True)
     elif after is not None and report.unfixed:
         click.echo("`hwlint check` passes: the classes left are in allowlisted files, within their budgets", err=True)
@@ -140,8 +171,9 @@ def fix(paths: tuple[Path, ...], config_file: Path | None, jobs: int | None, no_
         sys.exit(EXIT_VIOLATIONS)
 
 
-def _warn_about_arguments(config: Config, result: CheckResult, paths: tuple[Path, ...],
-                          class_names: tuple[str, ...]) -> None:
+def _warn_about_arguments(
+    config: Config, result: CheckResult, paths: tuple[Path, ...], class_names: tuple[str, ...]
+) -> None:
     """What check says of its paths, and a --class that names no class:
     a typo must not read as "nothing to fix"."""
     for outside in result.outside:
@@ -154,8 +186,11 @@ def _warn_about_arguments(config: Config, result: CheckResult, paths: tuple[Path
         known = {cls.name for ctx in result.contexts for cls in ctx.facts.classes}
         for name in class_names:
             if name not in known:
-                click.echo(f"hwlint: warning: no class {name} in the {result.files_checked} file"
-                           f"{'s' if result.files_checked != 1 else ''} checked: --class {name} fixes nothing", err=True)
+                click.echo(
+                    f"hwlint: warning: no class {name} in the {result.files_checked} file"
+                    f"{'s' if result.files_checked != 1 else ''} checked: --class {name} fixes nothing",
+                    err=True,
+                )
 
 
 def _phase_files(config: Config, name: str, paths: list[Path] | None) -> list[Path]:

@@ -39,8 +39,10 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None, no_cache: bool,
                 try:
                     listing = data.decode("utf-8")
                 except UnicodeDecodeError as exc:  # lintrunner writes UTF-8: the file is not its
-                    raise UserError(f"{arg[1:]}: the paths file is not UTF-8 (byte 0x{data[exc.start]:02x} "
-                                    f"at offset {exc.start}): pass lintrunner's @{{{{PATHSFILE}}}}") from None
+                    raise UserError(
+                        f"{arg[1:]}: the paths file is not UTF-8 (byte 0x{data[exc.start]:02x} "
+                        f"at offset {exc.start}): pass lintrunner's @{{{{PATHSFILE}}}}"
+                    ) from None
                 files.extend(Path(line) for line in listing.splitlines() if line.strip())
             else:
                 files.append(Path(arg))
@@ -58,8 +60,14 @@ def lintrunner(paths: tuple[str, ...], config_file: Path | None, no_cache: bool,
         if isinstance(exc, OSError) and exc.filename is not None:
             problem = f"{exc.filename}: cannot read: {exc.strerror or exc}"
         message = {
-            "path": None, "line": None, "char": None, "code": code, "severity": "error",
-            "name": "hwlint-failure", "original": None, "replacement": None,
+            "path": None,
+            "line": None,
+            "char": None,
+            "code": code,
+            "severity": "error",
+            "name": "hwlint-failure",
+            "original": None,
+            "replacement": None,
             "description": f"hwlint failed: {problem}",
         }
         try:

@@ -123,6 +123,13 @@ def report(
             cache=cache,
         )
     allowlist = load_allowlist(config.root, config.allowlist)
-    figures = build_report(result, allowlist.entries, history=points, baseline=baseline, largest=largest,
-                           phase_history=phase_points, today=day)
+    figures = build_report(
+        result,
+        allowlist.entries,
+        history=points,
+        baseline=baseline,
+        largest=largest,
+        phase_history=phase_points,
+        today=day,
+    )
     write_output(renderer(fmt, "report")(layout(figures, None if all_rows else TABLE_ROWS)), output)

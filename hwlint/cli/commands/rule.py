@@ -21,8 +21,12 @@ def rule(code: str | None, show_all: bool) -> None:
         write_output("\n".join(r.explanation() for r in ALL_RULES), None)
         return
     if code is None:
-        write_output("".join(f"{r.code}  {r.name:<32} {r.summary}{'' if r.default else '  (off by default)'}\n"
-                             for r in ALL_RULES), None)
+        write_output(
+            "".join(
+                f"{r.code}  {r.name:<32} {r.summary}{'' if r.default else '  (off by default)'}\n" for r in ALL_RULES
+            ),
+            None,
+        )
         return
     found = BY_CODE.get(code.upper()) or next((r for r in ALL_RULES if r.name == code), None)
     if found is None:

@@ -34,8 +34,7 @@ def render(selection: Any, fmt: str, root: Path) -> str:
             raise UserError(
                 f"{first.path}: {first.class_name} is instantiated per device type, so pytest collects it as "
                 f"{first.class_name}<DEVICE> (e.g. {first.class_name}CUDA): pass --device to name the classes "
-                "this runner collects"
-                + (f" ({len(waiting) - 1} more like it)" if len(waiting) > 1 else "")
+                "this runner collects" + (f" ({len(waiting) - 1} more like it)" if len(waiting) > 1 else "")
             )
         # An uncertain file is named whole (pytest runs all of it), in place of its classes.
         lines = [f"{_here(root, t.path)}::{t.collected_as}" for t in selection.known()]
@@ -64,7 +63,13 @@ def render(selection: Any, fmt: str, root: Path) -> str:
             {
                 "path": path,
                 "reasons": [
-                    {"line": r.line, "column": r.column, "kind": r.kind, "class_name": r.class_name, "message": r.message}
+                    {
+                        "line": r.line,
+                        "column": r.column,
+                        "kind": r.kind,
+                        "class_name": r.class_name,
+                        "message": r.message,
+                    }
                     for r in reasons
                 ],
             }
@@ -80,15 +85,17 @@ def matrix_document(shards: list[Any], root: Path) -> str:
     include = []
     for shard in shards:
         tests = [_here(root, u.path) + (f"::{u.class_name}" if u.class_name else "") for u in shard.units]
-        include.append({
-            "runner": shard.runner.name,
-            "shard": shard.number,
-            "shards": shard.runner.shards,
-            "device": shard.runner.device,
-            "members": list(shard.runner.members),
-            "tests": tests,
-            "files": sorted({_here(root, u.path) for u in shard.units}),
-        })
+        include.append(
+            {
+                "runner": shard.runner.name,
+                "shard": shard.number,
+                "shards": shard.runner.shards,
+                "device": shard.runner.device,
+                "members": list(shard.runner.members),
+                "tests": tests,
+                "files": sorted({_here(root, u.path) for u in shard.units}),
+            }
+        )
     return json.dumps({"include": include}, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -136,15 +143,18 @@ def select(
     if runner is not None and (members or device):
         raise UserError(f"--runner {runner} sets the members and the device: give no MEMBERS or --device with it")
     if not members and runner is None and not matrix:
-        raise UserError("name the classifications to select (e.g. `hwlint select GENERIC CPU`), or --runner NAME, "
-                        "or --matrix")
+        raise UserError(
+            "name the classifications to select (e.g. `hwlint select GENERIC CPU`), or --runner NAME, or --matrix"
+        )
     from hwlint.select.matrix import balance, find_runner, read_durations, units, weigh_by_durations
 
     wanted: tuple[str, ...] = ()  # the members asked for; each runner's own with --matrix
     if matrix:
         if not config.runners:
-            raise UserError(f"--matrix: no runners are configured: add [[tool.hwlint.runners]] to "
-                            f"{config.source or config.root / 'pyproject.toml'}")
+            raise UserError(
+                f"--matrix: no runners are configured: add [[tool.hwlint.runners]] to "
+                f"{config.source or config.root / 'pyproject.toml'}"
+            )
     elif runner is not None:
         chosen = find_runner(config, runner)
         wanted, device = chosen.members, chosen.device
@@ -171,11 +181,19 @@ def select(
 
             paths = [ctx.path for ctx in result.contexts]
             with progress_bar(f"Importing test modules{f' for {device}' if device else ''}") as hook:
-                collected[device] = collect(config.root, paths, python=python or sys.executable,
-                                            attribute=config.attribute, timeout=timeout, jobs=jobs, progress=hook,
-                                            device=device)
-        return select_runtime(result, collected[device], members, include_unclassified=include_unclassified,
-                              device=device)
+                collected[device] = collect(
+                    config.root,
+                    paths,
+                    python=python or sys.executable,
+                    attribute=config.attribute,
+                    timeout=timeout,
+                    jobs=jobs,
+                    progress=hook,
+                    device=device,
+                )
+        return select_runtime(
+            result, collected[device], members, include_unclassified=include_unclassified, device=device
+        )
 
     if matrix:
         shards = []
@@ -187,8 +205,11 @@ def select(
             if cases is not None:
                 found, unknown = weigh_by_durations(found, cases)
                 if unknown:
-                    click.echo(f"hwlint: warning: {each.name}: {unknown} of {len(found)} selected node ids are not "
-                               f"in {', '.join(map(str, durations))}: each of their tests counts the median time", err=True)
+                    click.echo(
+                        f"hwlint: warning: {each.name}: {unknown} of {len(found)} selected node ids are not "
+                        f"in {', '.join(map(str, durations))}: each of their tests counts the median time",
+                        err=True,
+                    )
             shards += balance(each, found)
         write_output(matrix_document(shards, config.root), output)
         return
