@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Literal, Mapping
 
 from hwlint.allowlist.model import DEFAULT_HEADER, Allowlist, Record, counted, load_allowlist
 from hwlint.core.diagnostics import Diagnostic, UserError
+from hwlint.rules.allowlist_syntax import AllowlistSyntax
+from hwlint.rules.parse_error import ParseError
 
 if TYPE_CHECKING:
     from hwlint.core.config import Config
@@ -371,7 +373,7 @@ def plan_import(
         if path.startswith("/") or "\\" in path or ".." in path.split("/") or path.startswith("./"):
             skipped.append(f"{path}: not a root-relative path")
         elif path in tree.broken:
-            skipped.append(f"{path}: does not parse (HWC000): fix it, then list it")
+            skipped.append(f"{path}: does not parse ({ParseError.code}): fix it, then list it")
         elif path not in tree.counts:
             skipped.append(f"{path}: not a test file hwlint lints (see include/exclude)")
         elif tree.counts[path] == 0:
@@ -493,7 +495,7 @@ class AllowlistChange:
         done = {"prune": "pruned", "sync": "synced", "import-json": "imported"}.get(command, "changed")
         if self.blocked:
             return (
-                f"{self.where} not {done}: fix the lines above (HWC304), "
+                f"{self.where} not {done}: fix the lines above ({AllowlistSyntax.code}), "
                 "or run `hwlint allowlist sync` to rebuild the list from the tree"
             )
         if not self.exists and not self.changed:

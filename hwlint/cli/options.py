@@ -18,6 +18,7 @@ from typing import Any
 
 # The formats hwlint.output has: adding one there is no change here.
 from hwlint.output import CHECK_FORMATS, REPORT_FORMATS
+from hwlint.rules import FIXABLE
 
 # A plain class, not a NamedTuple or a dataclass: a one-file `check` imports
 # this module, and building those classes costs a noticeable part of it.
@@ -274,14 +275,20 @@ SELECT_COMMAND = (
     *CACHE,
 )
 
+
 # hwlint fix
+def _and(codes: tuple[str, ...]) -> str:
+    """`A, B and C`: the help says which codes have fixes, from the rules that have them."""
+    return codes[0] if len(codes) == 1 else f"{', '.join(codes[:-1])} and {codes[-1]}"
+
+
 FIX_COMMAND = (
     CONFIG,
     JOBS,
     *CACHE,
     Option(("--diff",), "show_diff", "flag", "Print a unified diff of the fixes and write nothing."),
     Option(("--unsafe",), "unsafe", "flag", "Also apply fixes inferred from weaker evidence."),
-    SELECT.replace(help="Fix only these rule codes or prefixes (fixes exist for HWC001, HWC002 and HWC201)."),
+    SELECT.replace(help=f"Fix only these rule codes or prefixes (fixes exist for {_and(FIXABLE)})."),
     Option(("--class",), "class_names", "text", "Fix only this class (repeatable).", multiple=True),
     PHASE.replace(help="Fix only the files of this migration phase (with PATHS: its files among them)."),
     Option(

@@ -39,9 +39,10 @@ from hwlint.fix.rewrite import RewriteError, generate, parse_module, reproduces,
 from hwlint.fix.trial import Trial
 from hwlint.infra.atomic import write_bytes_atomic
 from hwlint.infra.pool import run_in_pool
-from hwlint.rules import COUNTED
+from hwlint.rules import COUNTED, PER_FINDING
 from hwlint.rules.device_decorator import is_device_specific
 from hwlint.rules.hardcoded_device import HardcodedDevice
+from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE
 
 
@@ -659,7 +660,7 @@ class FixReport:
         for u in ordered:
             groups.setdefault(u.group, []).append(u)
         # A rewrite is of a site, not of a class.
-        things = "class" if all(u.code not in _PER_FINDING for u in self.unfixed) else "finding"
+        things = "class" if all(u.code not in PER_FINDING for u in self.unfixed) else "finding"
         plural = "es" if things == "class" else "s"
         lines.append(f"{n} {things}{plural if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
         width = len(str(max(len(g) for g in groups.values())))
@@ -705,9 +706,6 @@ class FixReport:
                 lines.append(f"  ... {len(moves) - _LIST_AT_MOST} more (`--format json` lists them)")
         return lines
 
-
-# Rules whose findings left are counted one by one (a site, a test), not by class.
-_PER_FINDING = frozenset({HardcodedDevice.code, "HWC102", "HWC103"})
 
 # Up to this many classes left for a human are listed without --show-unfixed.
 _LIST_AT_MOST = 10
@@ -964,7 +962,14 @@ _LEFT = {
 def refused_unfixed(path: str, refused: Refused) -> Unfixed:
     m = refused.migration
     where = refused.line or m.line
-    return Unfixed(path, where, m.class_name, refused.reason, _LEFT.get(m.kind, m.kind), code=refused.code or "HWC001")
+    return Unfixed(
+        path,
+        where,
+        m.class_name,
+        refused.reason,
+        _LEFT.get(m.kind, m.kind),
+        code=refused.code or MissingClassification.code,
+    )
 
 
 def lintrunner_replacements(result: CheckResult) -> dict[tuple[str, int, int, str, str | None], tuple[str, str]]:

@@ -43,7 +43,8 @@ from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts, devices
 from hwlint.fix.edits import _declaration, _dotted, declare, ensure_import
 from hwlint.fix.plan import REPLACEABLE, ClassMove, Migration, SiteRewrite, not_replaceable
 from hwlint.fix.rewrite import dotted_expr, parse_module, rewrite_source, verify_rewrites
-from hwlint.rules.device_decorator import is_device_specific
+from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
+from hwlint.rules.device_param import DeviceParam
 
 DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
 INSTANTIATE = "instantiate_device_type_tests"
@@ -1255,7 +1256,7 @@ def _accelerator_tests(
                     moving.setdefault(target, []).append((i, fn, line, names))
                     continue
                 if bad:
-                    refused.append(Refused(m, not_replaceable(fn.name.value, bad[0]), line, "HWC103"))
+                    refused.append(Refused(m, not_replaceable(fn.name.value, bad[0]), line, DeviceDecorator.code))
                 elif not generic:
                     refused.append(
                         Refused(
@@ -1263,7 +1264,7 @@ def _accelerator_tests(
                             f"{fn.name.value} is @{names[0]} and {why}: a test of that device; "
                             "move it to a class of that device",
                             line,
-                            "HWC103",
+                            DeviceDecorator.code,
                         )
                     )
                 else:
@@ -1289,7 +1290,9 @@ def _accelerator_tests(
             if lacks and not kept:
                 params = _with_device(fn.params)
                 if params is None or any(_decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorators):
-                    refused.append(Refused(m, f"{fn.name.value} has no `self` to put `device` after", line, "HWC102"))
+                    refused.append(
+                        Refused(m, f"{fn.name.value} has no `self` to put `device` after", line, DeviceParam.code)
+                    )
                 elif not generic:
                     refused.append(
                         Refused(
@@ -1297,7 +1300,7 @@ def _accelerator_tests(
                             f"{fn.name.value} takes no device and {why}: make it device-generic "
                             "or move it to a class of that device",
                             line,
-                            "HWC102",
+                            DeviceParam.code,
                         )
                     )
                 else:
@@ -1323,13 +1326,13 @@ def _accelerator_tests(
             made = _move(module, body, where, placed, m, target, tests, config, whole=not staying and len(moving) == 1)
             if isinstance(made, str):
                 refused.extend(
-                    Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {made}", line, "HWC103")
+                    Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {made}", line, DeviceDecorator.code)
                     for _, fn, line, names in tests
                 )
                 continue
             moved, stay = made
             refused.extend(
-                Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {why}", line, "HWC103")
+                Refused(m, f"{fn.name.value} is @{names[0]}; not moved: {why}", line, DeviceDecorator.code)
                 for fn, line, names, why in stay
             )
             done.extend(moved)

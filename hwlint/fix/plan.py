@@ -15,7 +15,8 @@ from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
 from hwlint.engine.api import CheckResult
 from hwlint.facts import Import, ModuleFacts
 from hwlint.fix.trial import Declare, Surfaced, Trial
-from hwlint.rules.device_decorator import is_device_specific
+from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
+from hwlint.rules.device_param import DeviceParam
 from hwlint.rules.infer import REASONS
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.torch_api import BY_TARGET, GET_DEFAULT_BACKEND, REQUIRES_BACKEND, Equivalent
@@ -115,7 +116,7 @@ class Unfixed(NamedTuple):
             return "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
         if self.kind == "accelerator-tests":
             return (
-                "ACCELERATOR test bound to a device or without `device` (HWC102/HWC103), not migrated: "
+                f"ACCELERATOR test bound to a device or without `device` ({DeviceParam.code}/{DeviceDecorator.code}), not migrated: "
                 "make it device-generic, or move it to a class of its device"
             )
         if self.kind == "unsafe-rewrite":
@@ -435,7 +436,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                             cls.name,
                             not_replaceable(method.name, kept[0]),
                             "accelerator-tests",
-                            code="HWC103",
+                            code=DeviceDecorator.code,
                         )
                     )
                 elif specific or not {"device", "devices"} & set(method.params):

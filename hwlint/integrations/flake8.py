@@ -42,6 +42,7 @@ from hwlint.core.config import Config
 from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.engine.api import Judge
 from hwlint.facts import ModuleFacts, extract_source
+from hwlint.rules.parse_error import ParseError
 
 # Sibling files read to resolve bases, per process: (path, mtime, size) ->
 # facts. Bounded, for long-lived processes (editors run flake8 in one).
@@ -145,7 +146,7 @@ class HwlintChecker:
         try:
             found = check_file(self.filename, self.lines, self.tree)
         except UserError as exc:  # a bad [tool.hwlint]: say so, once per file
-            yield 1, 0, f"HWC000 hwlint cannot check this file: {exc}", type(self)
+            yield 1, 0, f"{ParseError.code} hwlint cannot check this file: {exc}", type(self)
             return
         for d in found:
             # flake8 columns are 0-based; hwlint's are 1-based characters.

@@ -63,6 +63,9 @@ from hwlint.engine.api import CheckResult
 from hwlint.facts.devices import coverage
 from hwlint.report.time_axis import parse_iso, point_labels
 from hwlint.rules import ALLOWLIST_RULES
+from hwlint.rules.no_runner import NoRunner
+from hwlint.rules.phase_overdue import PhaseOverdue
+from hwlint.rules.unconfigured_device import UnconfiguredDevice
 
 TOP_FILES = 10
 # Rows a table shows in text, markdown and html before it folds into "M more"
@@ -375,7 +378,7 @@ def projection_sentence(report: dict[str, Any]) -> str:
 
 # How a phase's status is decided (hwlint.allowlist.phases), as every format says it.
 PHASE_RULES = (
-    "Done: no file left. Overdue: files left after the due date (HWC305). At risk: at the phase's pace "
+    f"Done: no file left. Overdue: files left after the due date ({PhaseOverdue.code}). At risk: at the phase's pace "
     "(its last 90 days) zero comes after the due date, or never. On track: zero by the due date, or no history "
     "to tell."
 )
@@ -541,9 +544,9 @@ def _runners_section(f: dict[str, Any]) -> tuple[Section, ...]:
     n = len(f["orphans"])
     said = Paragraph(
         (
-            "1 classified test class no runner selects (HWC401): it never runs in CI."
+            f"1 classified test class no runner selects ({NoRunner.code}): it never runs in CI."
             if n == 1
-            else f"{n} classified test classes no runner selects (HWC401): they never run in CI."
+            else f"{n} classified test classes no runner selects ({NoRunner.code}): they never run in CI."
         )
         if n
         else "Every classified test class is selected by a runner."
@@ -573,7 +576,7 @@ def _devices_section(f: dict[str, Any]) -> tuple[Section, ...]:
         tuple((Code(key), Code(json.dumps(values))) for key, values in f["unconfigured_device_settings"].items()),
     )
     said = Paragraph(
-        "The test files use these accelerators, which the configuration does not name (HWC003): hwlint "
+        f"The test files use these accelerators, which the configuration does not name ({UnconfiguredDevice.code}): hwlint "
         "takes them for accelerators but classifies no class bound to one. These settings cover them; "
         "`hwlint devices --write` adds them."
     )

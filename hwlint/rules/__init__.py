@@ -45,6 +45,8 @@ FIXABLE: tuple[str, ...] = tuple(rule.code for rule in ALL_RULES if rule.fixable
 # the allowlist: the groups come from the rules' `scope`, never from codes.
 COUNTED: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.scope == "module")
 ALLOWLIST_RULES: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.scope == "allowlist")
+# The rules whose findings left unfixed are counted one by one (`counted_by`).
+PER_FINDING: frozenset[str] = frozenset(rule.code for rule in ALL_RULES if rule.counted_by == "finding")
 
 
 def _selects(entry: str, rule: type[Rule]) -> bool:

@@ -74,6 +74,10 @@ class Rule:
     # Whether `hwlint fix` can fix this rule's violations: each then carries
     # a Fix or a NotFixable. The one place that says which codes are fixable.
     fixable: ClassVar[bool] = False
+    # What one finding left unfixed stands for in `hwlint fix`'s summary: a
+    # class (the classification rules) or one site or test (rules about a
+    # use inside a class, several of which a class can have).
+    counted_by: ClassVar[Literal["class", "finding"]] = "class"
     VALID: ClassVar[tuple[Example, ...]] = ()
     INVALID: ClassVar[tuple[Example, ...]] = ()
 

@@ -63,6 +63,7 @@ class DeviceDecorator(Rule):
     """
 
     code = "HWC103"
+    counted_by = "finding"  # one per site or test
     name = "device-decorator"
     summary = "ACCELERATOR test uses a device-specific @only* decorator"
     VALID = (

@@ -56,6 +56,7 @@ class DeviceParam(Rule):
     """
 
     code = "HWC102"
+    counted_by = "finding"  # one per site or test
     name = "device-param"
     summary = "GENERIC test takes `device`, or ACCELERATOR or device-class test does not"
     VALID = (

@@ -66,6 +66,7 @@ class HardcodedDevice(Rule):
     """
 
     code = "HWC201"
+    counted_by = "finding"  # one per site or test
     name = "hardcoded-device"
     summary = "GENERIC/ACCELERATOR test hard-codes a device"
     default = False

@@ -35,6 +35,7 @@ from hwlint.cli.options import (
 )
 from hwlint.core.diagnostics import UserError
 from hwlint.engine.api import load_project
+from hwlint.rules.parse_error import ParseError
 
 
 def _diagnostic_line(diag: Any) -> str:
@@ -121,7 +122,6 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
 
         raise UserError(f"nothing to adopt: {explain_empty(config)}")
     change = init_allowlist(config, result, jobs=jobs)
-    from hwlint.rules.parse_error import ParseError
 
     broken = sorted({d.path for d in result.diagnostics if d.code == ParseError.code})
     files, violations = change.entries_after, sum(a.new or 0 for a in change.actions)
@@ -136,7 +136,7 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
         click.echo(f"Created {where} with no entries: all {result.files_checked} test files are clean.")
     for path in broken:
         click.echo(
-            f"hwlint: warning: {path} does not parse (HWC000): it cannot be allowlisted; "
+            f"hwlint: warning: {path} does not parse ({ParseError.code}): it cannot be allowlisted; "
             "`hwlint check` reports it until it is fixed",
             err=True,
         )

@@ -13,6 +13,7 @@ from hwlint.cli.commands.console import EXIT_VIOLATIONS, parse_codes
 from hwlint.cli.commands.decorators import guarded, options, write_output
 from hwlint.cli.options import FIX_COMMAND, PHASE, SELECT, cache_choice
 from hwlint.engine.api import load_project
+from hwlint.rules.allowlist_budget import AllowlistBudget
 
 if TYPE_CHECKING:
     from hwlint.core.config import Config
@@ -70,7 +71,6 @@ def fix(
     from hwlint.facts.devices import note
     from hwlint.fix.apply import apply_fixes, unified_diff
     from hwlint.rules import FIXABLE, enabled_codes
-    from hwlint.rules.allowlist_budget import AllowlistBudget
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
@@ -161,7 +161,7 @@ def fix(
         if over_files:
             click.echo(
                 f"{over_files} allowlisted file{'s are' if over_files != 1 else ' is'} over budget after the "
-                "fix: fix the violations reported (HWC302); budgets never grow on their own",
+                f"fix: fix the violations reported ({AllowlistBudget.code}); budgets never grow on their own",
                 err=True,
             )
         click.echo(f"`hwlint check` fails on {where}: {n} error{'s' if n != 1 else ''}{more}", err=True)
