@@ -1,5 +1,5 @@
 """Benchmark of `hwlint check` against the upstream design, on a synthetic
-tree of the measured shape (benchmarks/corpus.py, fixed seed).
+tree of the measured shape (benchmarks/corpus/, fixed seed).
 
     python benchmarks/bench_check.py            # 2,000 files, 5 rounds: ~3 minutes on 2 cores
 

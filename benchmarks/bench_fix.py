@@ -3,7 +3,7 @@
     python benchmarks/bench_fix.py        # 2,000-file tree, 3 rounds: a few minutes
     python benchmarks/bench_fix.py --tree PATH [--tree PATH ...]   # real test trees (outside the repository)
 
-Generates the synthetic tree (benchmarks/corpus.py, seed 0), then, alternating
+Generates the synthetic tree (benchmarks/corpus/, seed 0), then, alternating
 in each round: `python -m hwlint fix` on a fresh copy of the tree, as a user
 runs it (everything: discovery, checking every file — in a process pool, as
 by default —, inference, the libcst rewrite of each file to fix, one after

@@ -4,7 +4,7 @@ as on a maintainer's machine), against the same command with `--no-cache`
 (what every command but `check` did before the cache became everyone's
 default) and the interpreter's start-up, measured in the same run.
 
-    python benchmarks/bench_hooks.py                 # a synthetic 2,000-file tree (benchmarks/corpus.py)
+    python benchmarks/bench_hooks.py                 # a synthetic 2,000-file tree (benchmarks/corpus/)
     python benchmarks/bench_hooks.py --tree DIR      # a real tree (copied; never changed)
 
 The tree is made a git repository and adopted (`hwlint allowlist init`,

@@ -1,4 +1,4 @@
-"""How `hwlint check` scales: the synthetic tree (benchmarks/corpus.py) at 1×,
+"""How `hwlint check` scales: the synthetic tree (benchmarks/corpus/) at 1×,
 2×, 5× and 10× (2,000 to 20,000 files), cold (empty cache) and warm, time
 and peak memory.
 

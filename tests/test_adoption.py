@@ -140,15 +140,12 @@ def test_a_check_with_exclude_shows_it(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
-# The whole loop, on a generated PyTorch-like tree (benchmarks/corpus.py).
+# The whole loop, on a generated PyTorch-like tree (benchmarks/corpus/).
 
 
 def _corpus():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    try:
-        import corpus
-    finally:
-        sys.path.pop(0)
+    from benchmarks import corpus
+
     return corpus
 
 

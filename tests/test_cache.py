@@ -511,11 +511,8 @@ def test_facts_survive_the_compact_form() -> None:
 
 
 def test_pool_and_cache_give_the_same_result_as_one_process(tmp_path: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    try:
-        import corpus
-    finally:
-        sys.path.pop(0)
+    from benchmarks import corpus
+
     root = tmp_path / "corpus"
     corpus.generate(root, files=60, seed=3)
     config = load_config(start=root)
