@@ -20,7 +20,7 @@ Changing it (prune, sync, import: the ratchet's local half) is in
 
 import re
 from pathlib import Path
-from typing import Any, Callable, Collection, NamedTuple, Sequence
+from typing import Any, Callable, Collection, Literal, NamedTuple, Sequence
 
 from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.rules import COUNTED, allowlist_budget, allowlist_stale
@@ -46,19 +46,26 @@ class Entry(NamedTuple):
     line: int
 
 
-class Record(NamedTuple):
-    """One line of the list that is not blank or a comment.
+RecordKind = Literal[
+    "entry",  # the first line of a path
+    "duplicate",  # a later line of the same path
+    "malformed",  # a path without a readable budget
+    "bad-path",  # absolute, `..`, `\\`
+    "conflict",  # a merge-conflict marker
+]
 
-    `kind`: "entry" (the first line of a path), "duplicate" (a later line of
-    the same path), "malformed" (a path without a readable budget), "bad-path"
-    (absolute, `..`, `\\`), or "conflict" (a merge-conflict marker). `lead`
-    holds the comment and blank lines just above it: they describe this line,
-    so they move with it when the list is sorted and go when it goes.
+
+class Record(NamedTuple):
+    """One line of the list that is not blank or a comment, of a `kind`.
+
+    `lead` holds the comment and blank lines just above it: they describe
+    this line, so they move with it when the list is sorted and go when it
+    goes.
     """
 
     line: int
     text: str
-    kind: str
+    kind: RecordKind
     path: str | None = None
     budget: int | None = None
     trailing: str = ""
@@ -92,7 +99,7 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
     pending: list[str] = []  # comment/blank lines not yet attached to a record
 
     def record(
-        number: int, raw: str, kind: str, path: str | None = None, budget: int | None = None, trailing: str = ""
+        number: int, raw: str, kind: RecordKind, path: str | None = None, budget: int | None = None, trailing: str = ""
     ) -> None:
         if not records:
             allowlist.header = pending[:]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from datetime import date, datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Literal, NamedTuple
 
 from hwlint.core.config import Phase
 from hwlint.core.diagnostics import Diagnostic, UserError
@@ -43,7 +43,9 @@ if TYPE_CHECKING:
     from hwlint.allowlist.model import Allowlist
 
 ENV_TODAY = "HWLINT_TODAY"
-STATUSES = ("done", "on-track", "at-risk", "overdue")
+# A phase's status (the rules above say when each holds).
+Status = Literal["done", "on-track", "at-risk", "overdue"]
+STATUSES: tuple[Status, ...] = ("done", "on-track", "at-risk", "overdue")
 
 
 def parse_day(text: str, where: str) -> date:
@@ -130,7 +132,7 @@ class PhaseStatus(NamedTuple):
     files_left: int
     files_at_start: int | None  # None without history
     projected_done: str | None  # YYYY-MM-DD
-    status: str  # one of STATUSES
+    status: Status
     burndown: list[tuple[str, int]]  # (YYYY-MM-DD, files), oldest first; [] without history
     pace: float | None  # files per day (negative when shrinking), None without a measured pace
 
@@ -191,6 +193,7 @@ def phase_statuses(
         # None when the phase's history is too short to mean a pace (unless it is already at zero).
         projection = project_zero(points) if projection_gap(points) is None else None
         projected = projection.date if projection else None
+        status: Status
         if left[index] == 0:
             status = "done"
         elif phase.due < on:

@@ -12,7 +12,7 @@ import keyword
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from hwlint.core.diagnostics import UserError
 
@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from datetime import date
 
 DEFAULT_CLASSIFICATIONS = ("GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU")
+
+# How a class without its own declaration is judged (HWC001): "inherit" takes
+# its bases' classification; "explicit" (TEST_LINTER's policy) asks every
+# test class for its own.
+Inheritance = Literal["inherit", "explicit"]
 
 
 class Generator(NamedTuple):
@@ -71,7 +76,7 @@ class Config(NamedTuple):
     enum: str = "HardwareClassification"
     attribute: str = "hw_classification"
     import_from: str = "torch.testing._internal.common_utils"
-    inheritance: str = "inherit"
+    inheritance: Inheritance = "inherit"
     select: tuple[str, ...] = ("HWC0", "HWC1", "HWC3")
     ignore: tuple[str, ...] = ()
     per_file_ignores: Mapping[str, tuple[str, ...]] = {}

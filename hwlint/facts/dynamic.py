@@ -6,7 +6,7 @@ import bisect
 from typing import Callable, Iterable
 
 from hwlint.facts.prescan import line_numbers, places
-from hwlint.facts.records import Dynamic
+from hwlint.facts.records import Dynamic, DynamicKind
 from hwlint.facts.vocabulary import INSTANTIATE, LazyPattern, dotted_name
 from hwlint.facts.walk import walk_lines
 
@@ -49,7 +49,12 @@ class _DynamicFinder:
         self.found: list[Dynamic] = []
 
     def add(
-        self, node: ast.expr | ast.stmt, kind: str, func: str = "", target: str = "", args: tuple[str | None, ...] = ()
+        self,
+        node: ast.expr | ast.stmt,
+        kind: DynamicKind,
+        func: str = "",
+        target: str = "",
+        args: tuple[str | None, ...] = (),
     ) -> None:
         line = node.lineno
         self.found.append(Dynamic(line, self.column(line, node.col_offset), kind, func, target, args))

@@ -19,10 +19,13 @@ from hwlint.facts.records import (
     ClassFacts,
     Declaration,
     DeviceBinding,
+    DistributedKind,
     Import,
     Instantiation,
     Method,
     ModuleFacts,
+    ProbeKind,
+    RequirementKind,
     Site,
     Value,
 )
@@ -390,7 +393,9 @@ class _Extractor:
             self.requirement(decorator, requires, "test", name)
         return Method(node.name, node.lineno, self.column(node.lineno, node.col_offset), tuple(params), names)
 
-    def requirement(self, decorator: ast.expr, requires: list[Site], kind: str, name: str | None = None) -> None:
+    def requirement(
+        self, decorator: ast.expr, requires: list[Site], kind: RequirementKind, name: str | None = None
+    ) -> None:
         """A decorator that skips its test or class unless an accelerator is
         there (`name`: its _decorator_name, when the caller has it)."""
         if name is None:
@@ -541,7 +546,7 @@ class _Extractor:
                     text = text if len(text) <= 80 else text[:77] + "..."
         if not found:
             return None
-        what = "probe" if _is_question(func.attr) else "use"
+        what: ProbeKind = "probe" if _is_question(func.attr) else "use"
         return Site(call.lineno, self.column(call.lineno, call.col_offset), text, what)
 
     def backend_feature(self, node: ast.expr, name: str) -> Site:
@@ -578,7 +583,7 @@ class _Extractor:
                 found = call.args[0]
         if not (isinstance(found, ast.Constant) and isinstance(found.value, str) and found.value in _BACKENDS):
             return None
-        kind = "backend-options" if any(kw.arg == "pg_options" for kw in call.keywords) else "backend"
+        kind: DistributedKind = "backend-options" if any(kw.arg == "pg_options" for kw in call.keywords) else "backend"
         return Site(
             found.lineno, self.column(found.lineno, found.col_offset), f'backend "{found.value}"', kind, found.value
         )

@@ -4,15 +4,76 @@ bool, None and tuples, small and picklable (facts.codec stores them)."""
 # No `from __future__ import annotations` here: typing.NamedTuple compiles each
 # string annotation into a ForwardRef, a third of this module's import time.
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from hwlint.facts.read import ReadError
+
+# The closed sets of kinds the records hold, for mypy: a misspelt kind is a
+# type error. At run time each alias is `str`: the codec (hwlint.facts.codec)
+# derives the compact form, and SCHEMA (part of the facts cache's key), from
+# these annotations as run-time types, and a field stays a plain string in
+# both, so the stored facts and the cache's key do not change.
+if TYPE_CHECKING:
+    ValueKind = Literal[
+        "member",  # `Enum.MEMBER` (the member's name)
+        "string",  # a string literal
+        "missing",  # an annotation without a value
+        "other",  # any other expression (its source)
+        "dotted",  # a dotted name, until the extractor resolves it to "member" or "other"
+    ]
+    DeclarationWhere = Literal[
+        "body",  # in the class's body
+        "module",  # `TestFoo.attr = ...` at module level, after the class
+    ]
+    ProbeKind = Literal[
+        "probe",  # asks about the accelerator: `torch.cuda.is_available()`
+        "use",  # runs on it: `torch.empty(4).cuda()`, `torch.cuda.synchronize()`
+        "flag",  # a flag that says it is there: `TEST_CUDA`
+    ]
+    DeviceKind = Literal[
+        "keyword",  # `device="cuda"`
+        "method",  # `.cuda()`
+        "torch.device",  # `torch.device("cuda")`
+        "to",  # `.to("cuda")`
+        "module",  # `torch.cuda.synchronize()`; in `distributed`, `torch.cuda.device_count()`
+        "assign",  # `device = "musa"` in a test: no rewrite
+        "any-gpu",  # `GPU_TYPE`: whichever GPU the machine has; not a hard-coded device
+    ]
+    DistributedKind = Literal[
+        "backend",  # a collective backend of one device family: `init_process_group("nccl")`
+        "backend-options",  # the same, with backend-specific `pg_options`
+        "decorator",  # a decorator that requires one: `@requires_nccl()`
+        "fstring",  # a device string with a computed index: `f"cuda:{rank}"`
+        "backend-feature",  # what only one backend has: `ProcessGroupNCCL`, `"NCCL_DEBUG"`
+    ]
+    RequirementKind = Literal[
+        "class",  # a decorator on the class
+        "test",  # a decorator on a test method
+        "setup",  # a skip in setUp/setUpClass
+        "devtype",  # a device from `get_devtype()`
+    ]
+    SiteKind = Literal[
+        ProbeKind,
+        DeviceKind,
+        DistributedKind,
+        RequirementKind,
+        "",  # none given (a Site made by hand)
+    ]
+    DynamicKind = Literal[
+        "call",  # `[Name =] f(...)` at module level, bound to a name or published
+        "publish",  # classes put in the module's namespace by globals()/setattr on the module
+        "setattr",  # an attribute set on a class: `setattr(C, name, f)`, `C.test_x = f`
+        "classification",  # the classification set on a name that is not a class of the module
+    ]
+else:
+    ValueKind = DeclarationWhere = ProbeKind = DeviceKind = DistributedKind = RequirementKind = SiteKind = str
+    DynamicKind = str
 
 
 class Value(NamedTuple):
     """The right-hand side of a classification declaration."""
 
-    kind: str  # "member" (Enum.X), "string", "missing" (annotation only), "other"
+    kind: ValueKind
     text: str  # the member name, the string, or the expression's source
 
 
@@ -20,7 +81,7 @@ class Declaration(NamedTuple):
     line: int
     column: int
     value: Value
-    where: str  # "body" (in the class) or "module" (TestFoo.attr = ... after it)
+    where: DeclarationWhere
 
 
 class Method(NamedTuple):
@@ -37,16 +98,12 @@ class Site(NamedTuple):
     line: int
     column: int
     text: str
-    # What is there. For probes, what the code does: "probe" (asks about
-    # the accelerator: `torch.cuda.is_available()`), "use" (runs on it:
-    # `torch.empty(4).cuda()`, `torch.cuda.synchronize()`), "flag"
-    # (`TEST_CUDA`). For hard-coded devices (HWC201's rewrites): "keyword"
-    # (`device="cuda"`), "method" (`.cuda()`), "torch.device", "to"
-    # (`.to("cuda")`), "module" (`torch.cuda.synchronize()`) or "assign"
-    # (`device = "musa"` in a test: no rewrite), "any-gpu" (`GPU_TYPE`:
-    # whichever GPU the machine has; not a hard-coded device), and `name` is the device
-    # string, the method, or the module function's dotted name.
-    kind: str = ""
+    # What is there (SiteKind): for probes, what the code does (ProbeKind);
+    # for hard-coded devices (HWC201's rewrites), how the device is named
+    # (DeviceKind), and `name` is the device string, the method, or the
+    # module function's dotted name; ClassFacts.requires and
+    # ClassFacts.distributed say what theirs hold.
+    kind: SiteKind = ""
     name: str = ""
 
 
@@ -154,7 +211,7 @@ class Dynamic(NamedTuple):
     #   set on a class (`setattr(C, name, f)`, `C.test_x = f`), args[0] the
     #   attribute's name when literal; "classification": the attribute set on
     #   a name that is not a class of the module (a loop variable).
-    kind: str
+    kind: DynamicKind
     func: str  # the called function's last name; "" when none
     target: str  # the name bound or the class named; "" when not a plain name
     args: tuple[str | None, ...]  # positional arguments: a plain name or a string's value; None otherwise
