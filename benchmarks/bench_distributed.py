@@ -54,12 +54,10 @@ from hwlint.core.config import load_config  # noqa: E402
 from hwlint.core.diagnostics import NotFixable, Rewrite  # noqa: E402
 from hwlint.engine.check import CheckResult, run_check  # noqa: E402
 from hwlint.facts import Site  # noqa: E402
-from hwlint.fix.apply import (  # noqa: E402
-    FixError,
-    apply_fixes,  # noqa: E402
-    fix_source,
-)
+from hwlint.fix.apply import apply_fixes  # noqa: E402
 from hwlint.fix.plan import ClassFix  # noqa: E402
+from hwlint.fix.result import FixError  # noqa: E402
+from hwlint.fix.transform import fix_source  # noqa: E402
 
 TARGET = 0.80
 ORDER = (

@@ -661,8 +661,9 @@ def test_a_string_fix_that_would_misclassify_is_never_written(tmp_path: Path, mo
 
 
 def test_string_fix_refuses_a_declaration_not_where_the_facts_say(tmp_path: Path) -> None:
-    from hwlint.fix.apply import FixError, fix_source
     from hwlint.fix.plan import plan_fixes
+    from hwlint.fix.result import FixError
+    from hwlint.fix.transform import fix_source
 
     source = HEADER + "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -684,8 +685,9 @@ def test_a_libcst_failure_writing_the_fixed_module_is_a_fix_error(
     # traceback.
     import libcst
 
-    from hwlint.fix.apply import FixError, fix_source
     from hwlint.fix.plan import plan_fixes
+    from hwlint.fix.result import FixError
+    from hwlint.fix.transform import fix_source
 
     source = HEADER + "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "p", {"test/test_x.py": source})
@@ -793,8 +795,8 @@ def test_json_fix_field_is_the_typed_fix_as_a_dict(tmp_path: Path) -> None:
 
 
 def test_the_lintrunner_renderer_only_renders_the_replacements_it_is_given(tmp_path: Path) -> None:
-    from hwlint.fix.apply import lintrunner_replacements
     from hwlint.output.lintrunner import render
+    from hwlint.output.lintrunner_fix import lintrunner_replacements
 
     source = "class TestA(TestCase):\n    def test_a(self): pass\n"
     root = write_project(tmp_path / "proj", {"test/test_x.py": source})

@@ -25,7 +25,7 @@ def render(
     fmt: str = "",
     replacements: Replacements | None = None,
 ) -> str:
-    """The messages; `replacements` (from hwlint.fix.apply.lintrunner_replacements,
+    """The messages; `replacements` (from hwlint.output.lintrunner_fix.lintrunner_replacements,
     which the command computes) gives the whole-file fixes `lintrunner -a` applies."""
     code = result.config.lintrunner_code
     root = result.config.root

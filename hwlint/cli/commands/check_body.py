@@ -116,7 +116,7 @@ def lintrunner_replacements(result: CheckResult) -> dict[Any, tuple[str, str]]:
 
     if not any(gives_replacement(d.fix) for d in result.diagnostics):
         return {}
-    from hwlint.fix.apply import lintrunner_replacements as compute
+    from hwlint.output.lintrunner_fix import lintrunner_replacements as compute
 
     return compute(result)
 

@@ -1,0 +1,131 @@
+"""The words of `hwlint fix`'s summary (FixReport.summary): what was done,
+the migrations by kind, and what is left for a human, counted by reason;
+and what a refused migration leaves (`refused_unfixed`).
+
+The wording is apart from the records it describes (hwlint.fix.result):
+these functions take the counts and the records they name, nothing of the
+run that made them.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from hwlint.fix.migrate import KINDS, Done, Refused
+from hwlint.fix.plan import ClassMove, Unfixed
+from hwlint.rules import PER_FINDING
+from hwlint.rules.missing_classification import MissingClassification
+
+# Up to this many classes left for a human are listed without --show-unfixed.
+_LIST_AT_MOST = 10
+
+
+def done_line(written: bool, files: int, replaced: int, classified: Mapping[str, int], rewritten: int) -> str:
+    """The summary's first line: the classes classified, the string
+    declarations replaced and the hard-coded devices rewritten, in how many
+    files, with the classifications counted (FixReport.classified)."""
+    declared = sum(classified.values()) - replaced
+    classes = f"{declared} class{'es' if declared != 1 else ''}"
+    strings = f"{replaced} string declaration{'s' if replaced != 1 else ''}"
+    if not replaced:
+        done = f"Classified {classes}" if written else f"Would classify {classes}"
+    elif not declared:
+        done = f"Fixed {strings}" if written else f"Would fix {strings}"
+    else:
+        done = f"Classified {classes} and fixed {strings}" if written else f"Would classify {classes} and fix {strings}"
+    if rewritten:
+        devices = f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''}"
+        rewrote = f"rewrote {devices}" if written else f"rewrite {devices}"
+        done = (
+            f"{done} and {rewrote}"
+            if declared or replaced
+            else (f"Rewrote {devices}" if written else f"Would rewrite {devices}")
+        )
+    breakdown = ", ".join(f"{member} {n}" for member, n in classified.items())
+    return f"{done} in {files} file{'s' if files != 1 else ''}" + (f" ({breakdown})" if breakdown else "") + "."
+
+
+def unfixed_lines(unfixed: Sequence[Unfixed], *, show_unfixed: bool = False) -> list[str]:
+    """What is left for a human, counted by reason with an example each;
+    each class too with `show_unfixed`, or when there are few."""
+    if not unfixed:
+        return []
+    lines: list[str] = []
+    n = len(unfixed)
+    ordered = sorted(unfixed, key=lambda u: (u.path, u.line))
+    groups: dict[str, list[Unfixed]] = {}
+    for u in ordered:
+        groups.setdefault(u.group, []).append(u)
+    # A rewrite is of a site, not of a class.
+    things = "class" if all(u.code not in PER_FINDING for u in unfixed) else "finding"
+    plural = "es" if things == "class" else "s"
+    lines.append(f"{n} {things}{plural if n != 1 else ''} need{'s' if n == 1 else ''} a human, by reason:")
+    width = len(str(max(len(g) for g in groups.values())))
+    for group, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        example = members[0]
+        lines.append(f"  {len(members):>{width}} {group} (e.g. {example.path}:{example.line} {example.class_name})")
+    if show_unfixed or n <= _LIST_AT_MOST:
+        lines.append(f"Each {things}:")
+        lines.extend(f"  {u.path}:{u.line}: {u.class_name}: {u.reason}" for u in ordered)
+    else:
+        lines.append("`hwlint fix --show-unfixed` lists each class; `--format json` prints them for scripts.")
+    return lines
+
+
+def migration_lines(
+    written: bool,
+    migrated: Mapping[str, int],
+    done: Sequence[tuple[str, Done]],
+    moves: Sequence[tuple[str, ClassMove]],
+) -> list[str]:
+    """The class migrations, by kind (FixReport.migrated), and the
+    per-device classes the runtime collects from the classes now
+    instantiated; `done` and `moves` are each file's migrations and moves,
+    with its path."""
+    if not migrated:
+        return []
+    verb = "Migrated" if written else "Would migrate"
+    lines = [f"{verb} (unsafe: review the diff), by kind:"]
+    width = len(str(max(migrated.values())))
+    lines.extend(
+        f"  {n:>{width}} {KINDS.get(kind, kind)}"
+        for kind, n in sorted(migrated.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    # A moved test's class is the one it went to; several tests moved there are one line.
+    collected = list(dict.fromkeys((path, d.to_class or d.class_name, d.collected) for path, d in done if d.collected))
+    if collected:
+        lines.append("Instantiated per device, collected as (where the machine has the device):")
+        lines.extend(f"  {path}: {name} -> {', '.join(names)}" for path, name, names in collected[:_LIST_AT_MOST])
+        if len(collected) > _LIST_AT_MOST:
+            lines.append(f"  ... {len(collected) - _LIST_AT_MOST} more (`--format json` lists them)")
+    shown = [(path, m) for path, m in moves if m.old != m.new]
+    if shown:
+        lines.append("Tests moved to new classes:")
+        lines.extend(f"  {path}: tests of {m.old} now in {m.new}" for path, m in shown[:_LIST_AT_MOST])
+        if len(shown) > _LIST_AT_MOST:
+            lines.append(f"  ... {len(shown) - _LIST_AT_MOST} more (`--format json` lists them)")
+    return lines
+
+
+# The kind of what is left when a migration is refused: the reason the
+# class had (hwlint.rules.infer.REASONS), or the tests' own.
+_LEFT = {
+    "only-for": "only-for-several",
+    "device-param": "device-not-instantiated",
+    "accelerator-tests": "accelerator-tests",
+}
+
+
+def refused_unfixed(path: str, refused: Refused) -> Unfixed:
+    """What a refused migration leaves for a human: its class, where the
+    refusal says (else the class's line), why, and what kind of left it is."""
+    m = refused.migration
+    where = refused.line or m.line
+    return Unfixed(
+        path,
+        where,
+        m.class_name,
+        refused.reason,
+        _LEFT.get(m.kind, m.kind),
+        code=refused.code or MissingClassification.code,
+    )
