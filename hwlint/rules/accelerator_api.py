@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation, plural
+from hwlint.rules.base import Example, Rule, Violation, plural, snippet
 
 if TYPE_CHECKING:
     from hwlint.core.diagnostics import Diagnostic
@@ -74,34 +74,55 @@ class AcceleratorApi(Rule):
     summary = "GENERIC class probes or uses an accelerator"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): torch.ones(2)\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): torch.ones(2)
+                """)
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self): torch.cuda.synchronize()\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self): torch.cuda.synchronize()
+                """)
         ),
         # A patched module, a type, an annotation: named, not called.
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
-            "    @mock.patch.object(torch.cuda, 'is_available', lambda: True)\n"
-            "    def test_a(self, s: torch.cuda.Stream = None):\n"
-            "        with mock.patch.object(torch.accelerator, 'current_accelerator', return_value=None):\n"
-            "            self.assertFalse(isinstance(s, torch.cuda.Stream))\n"
-            "        with mock.patch('torch.cuda.is_available', return_value=False):\n"
-            "            pass\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    @mock.patch.object(torch.cuda, 'is_available', lambda: True)
+                    def test_a(self, s: torch.cuda.Stream = None):
+                        with mock.patch.object(torch.accelerator, 'current_accelerator', return_value=None):
+                            self.assertFalse(isinstance(s, torch.cuda.Stream))
+                        with mock.patch('torch.cuda.is_available', return_value=False):
+                            pass
+                """)
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
-            "    @unittest.skipIf(not torch.cuda.is_available(), 'no cuda')\n    def test_a(self):\n"
-            "        if TEST_XPU:\n            pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    @unittest.skipIf(not torch.cuda.is_available(), 'no cuda')
+                    def test_a(self):
+                        if TEST_XPU:
+                            pass
+                """),
             expect=((3, 26), (5, 12)),
             messages=("probes an accelerator (torch.cuda.is_available())", "checks an accelerator flag (TEST_XPU)"),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
-            "    @unittest.skipIf(not torch_npu.npu.is_available(), 'no npu')\n    def test_a(self):\n"
-            "        if TEST_OPENREG:\n            pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    @unittest.skipIf(not torch_npu.npu.is_available(), 'no npu')
+                    def test_a(self):
+                        if TEST_OPENREG:
+                            pass
+                """),
             expect=((3, 26), (5, 12)),
             messages=(
                 "probes an accelerator (torch_npu.npu.is_available())",
@@ -111,12 +132,15 @@ class AcceleratorApi(Rule):
         ),
         # TEST_LINTER's calls: uses on torch expressions, and every segment.
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
-            "    def test_a(self):\n"
-            "        x = torch.empty(4, 5).cuda()\n"
-            "        if torch.accelerator.is_available() and torch.xpu.has_fp64_dtype():\n"
-            "            torch.backends.cuda.sdp_kernel()\n"
-            "        torch.ops.xla.add(x, x)\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self):
+                        x = torch.empty(4, 5).cuda()
+                        if torch.accelerator.is_available() and torch.xpu.has_fp64_dtype():
+                            torch.backends.cuda.sdp_kernel()
+                        torch.ops.xla.add(x, x)
+                """),
             expect=((4, 13), (5, 12), (5, 49), (6, 13), (7, 9)),
             messages=(
                 "uses an accelerator (torch.empty(...).cuda())",

@@ -4,7 +4,7 @@ from collections import Counter
 from typing import Sequence
 
 from hwlint.core.diagnostics import Diagnostic
-from hwlint.rules.base import Example, Rule
+from hwlint.rules.base import Example, Rule, snippet
 
 # The examples count violations of the default rules, as budgets do.
 _DEFAULT_SELECT = {"select": ["HWC0", "HWC1", "HWC3"]}
@@ -56,14 +56,23 @@ class AllowlistBudget(Rule):
     scope = "allowlist"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self): pass
+                """),
             settings=_DEFAULT_SELECT,
             allowlist="test/test_example.py 2\n",
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n\nclass TestB(TestCase):\n    def test_b(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self): pass
+
+                class TestB(TestCase):
+                    def test_b(self): pass
+                """),
             settings=_DEFAULT_SELECT,
             allowlist="test/test_example.py 1\n",
             expect=((4, 1),),

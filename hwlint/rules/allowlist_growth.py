@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic
-from hwlint.rules.base import Example, Rule
+from hwlint.rules.base import Example, Rule, snippet
 
-_SOURCE = "class TestA(TestCase):\n    def test_a(self): pass\n"
+_SOURCE = snippet("""\
+    class TestA(TestCase):
+        def test_a(self): pass
+    """)
 
 
 class AllowlistGrowth(Rule):
@@ -42,7 +45,12 @@ class AllowlistGrowth(Rule):
     # with `--base HEAD`.
     VALID = (
         Example(
-            _SOURCE, base_allowlist="test/test_a.py 2\ntest/test_example.py 1\n", allowlist="test/test_example.py 1\n"
+            _SOURCE,
+            base_allowlist=snippet("""\
+                test/test_a.py 2
+                test/test_example.py 1
+                """),
+            allowlist="test/test_example.py 1\n",
         ),
         Example(_SOURCE, base_allowlist="test/test_example.py 2\n", allowlist="test/test_example.py 1\n"),
     )
@@ -50,7 +58,10 @@ class AllowlistGrowth(Rule):
         Example(
             _SOURCE,
             base_allowlist="test/test_example.py 1\n",
-            allowlist="test/test_example.py 2\ntest/test_new.py 1\n",
+            allowlist=snippet("""\
+                test/test_example.py 2
+                test/test_new.py 1
+                """),
             expect=((1, 1), (2, 1)),
             messages=(
                 "test/test_example.py budget raised from 1 at HEAD (",
@@ -59,7 +70,10 @@ class AllowlistGrowth(Rule):
         ),
         Example(
             _SOURCE,
-            allowlist="# migrate these\ntest/test_example.py 1\n",
+            allowlist=snippet("""\
+                # migrate these
+                test/test_example.py 1
+                """),
             base_allowlist="# migrate these\n",
             expect=((2, 1),),
             messages=("test/test_example.py is new in the allowlist",),

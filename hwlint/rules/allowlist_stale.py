@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic
-from hwlint.rules.base import Example, Rule
+from hwlint.rules.base import Example, Rule, snippet
 
 # The examples count violations of the default rules, as budgets do.
 _DEFAULT_SELECT = {"select": ["HWC0", "HWC1", "HWC3"]}
@@ -37,23 +37,36 @@ class AllowlistStale(Rule):
     scope = "allowlist"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self): pass
+                """),
             settings=_DEFAULT_SELECT,
             allowlist="test/test_example.py 1\n",
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+                """),
             settings=_DEFAULT_SELECT,
-            allowlist="# header\ntest/test_example.py 1\n",
+            allowlist=snippet("""\
+                # header
+                test/test_example.py 1
+                """),
             expect=((2, 1),),
             messages=("test/test_example.py is clean now",),
         ),
         Example(
             "x = 1\n",
             settings=_DEFAULT_SELECT,
-            allowlist="test/test_example.py 1\ntest/test_gone.py 1\n",
+            allowlist=snippet("""\
+                test/test_example.py 1
+                test/test_gone.py 1
+                """),
             expect=((1, 1), (2, 1)),
             messages=("test/test_example.py is clean now", "test/test_gone.py no longer exists"),
         ),

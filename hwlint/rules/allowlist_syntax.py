@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic
-from hwlint.rules.base import Example, Rule
+from hwlint.rules.base import Example, Rule, snippet
 
 # The examples count violations of the default rules, as budgets do.
 _DEFAULT_SELECT = {"select": ["HWC0", "HWC1", "HWC3"]}
@@ -37,16 +37,32 @@ class AllowlistSyntax(Rule):
     scope = "allowlist"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self): pass
+                """),
             settings=_DEFAULT_SELECT,
-            allowlist="# comment\n\ntest/test_example.py 1\n",
+            allowlist=snippet("""\
+                # comment
+
+                test/test_example.py 1
+                """),
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self): pass
+                """),
             settings=_DEFAULT_SELECT,
-            allowlist="test/test_z.py 1\ntest/test_example.py 1\n/abs/test_x.py 1\ntest/test_y.py\n<<<<<<< HEAD\n",
+            allowlist=snippet("""\
+                test/test_z.py 1
+                test/test_example.py 1
+                /abs/test_x.py 1
+                test/test_y.py
+                <<<<<<< HEAD
+                """),
             expect=((2, 1), (3, 1), (4, 1), (5, 1)),
             messages=(
                 "is out of order (after test/test_z.py)",

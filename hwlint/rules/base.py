@@ -53,6 +53,18 @@ class Example(NamedTuple):
     base_allowlist: str | None = None
 
 
+def snippet(block: str) -> str:
+    """An example's text written as an indented block, as fixit writes its
+    examples: `snippet(`, three quotes and a backslash, then the lines, then
+    the closing quotes on a line of their own at the first line's
+    indentation. Every line loses the first line's indentation, which for
+    these blocks is what `textwrap.dedent` removes; it is done with one
+    `str.replace`, without textwrap, since every check imports every rule and
+    so builds every example."""
+    margin = block[: len(block) - len(block.lstrip(" "))]
+    return block[len(margin) :].replace("\n" + margin, "\n")
+
+
 Scope = Literal["module", "file", "allowlist"]
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation, plural
+from hwlint.rules.base import Example, Rule, Violation, plural, snippet
 
 if TYPE_CHECKING:
     from hwlint.core.diagnostics import Diagnostic
@@ -68,30 +68,59 @@ class DeviceDecorator(Rule):
     summary = "ACCELERATOR test uses a device-specific @only* decorator"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    @onlyAccelerator\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    @onlyAccelerator
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """)
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    @onlyCUDA\n    def test_a(self, device): pass\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    @onlyCUDA
+                    def test_a(self, device): pass
+                """)
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    @onlyNativeDeviceTypes\n    def test_a(self, device): pass\n\ninstantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    @onlyNativeDeviceTypes
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             settings={"allowed-only-decorators": ["onlyNativeDeviceTypes"]},
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    @onlyCUDA\n    @dtypes(torch.float)\n    def test_a(self, device, dtype): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    @onlyCUDA
+                    @dtypes(torch.float)
+                    def test_a(self, device, dtype): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((5, 5),),
             messages=("TestA.test_a is ACCELERATOR but decorated @onlyCUDA",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    @onlyNativeDeviceTypes\n    @common_device_type.onlyOn(['cuda', 'xpu'])\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    @onlyNativeDeviceTypes
+                    @common_device_type.onlyOn(['cuda', 'xpu'])
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((5, 5), (5, 5)),
             messages=(
                 "TestA.test_a is ACCELERATOR but decorated @onlyNativeDeviceTypes, which limits it to some devices",

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation, plural
+from hwlint.rules.base import Example, Rule, Violation, plural, snippet
 from hwlint.rules.device_specific_instantiation import device_of
 
 if TYPE_CHECKING:
@@ -61,33 +61,61 @@ class DeviceParam(Rule):
     summary = "GENERIC test takes `device`, or ACCELERATOR or device-class test does not"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+                """)
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, devices): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, devices): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """)
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self, device): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self, device): pass
+                """),
             expect=((3, 5),),
             messages=("TestA.test_a takes a device but the class is GENERIC",),
         ),
         Example(
-            "from common_foo import Base\n\nclass TestA(Base):\n    def test_a(self): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                from common_foo import Base
+
+                class TestA(Base):
+                    def test_a(self): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             files={
-                "test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
+                "test/common_foo.py": snippet("""\
+                    class Base(TestCase):
+                        hw_classification = HardwareClassification.ACCELERATOR
+                    """)
             },
             expect=((4, 5),),
             messages=("TestA.test_a takes no device but the class is ACCELERATOR (inherited from Base",),
         ),
         # TEST_LINTER's [device_param] of a device class.
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n"
-            "    def test_a(self):\n        torch.ones(2).cuda()\n    async def test_b(self, devices): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for='cuda')\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self):
+                        torch.ones(2).cuda()
+                    async def test_b(self, devices): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for='cuda')
+                """),
             expect=((3, 5),),
             messages=(
                 "TestA.test_a takes no device but the class is CUDA: add a `device` parameter and use it "
@@ -95,8 +123,13 @@ class DeviceParam(Rule):
             ),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.NPU\n    def test_a(self): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for='npu')\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.NPU
+                    def test_a(self): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for='npu')
+                """),
             settings={"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]},
             expect=((3, 5),),
             messages=("TestA.test_a takes no device but the class is NPU",),

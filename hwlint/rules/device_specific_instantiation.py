@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.devices import OPT_IN
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 if TYPE_CHECKING:
     from hwlint.core.config import Config
@@ -89,30 +89,55 @@ class DeviceSpecificInstantiation(Rule):
     summary = "Device class not instantiated for exactly its device"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for='xpu', allow_xpu=True)\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.XPU
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for='xpu', allow_xpu=True)
+                """)
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for=['cuda'])\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for=['cuda'])
+                """)
         ),
         # A device the project configures is a device class's too.
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.NPU\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for='npu')\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.NPU
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for='npu')
+                """),
             settings={"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]},
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((5, 1),),
             messages=("CUDA test class TestA is instantiated without only_for: pass only_for='cuda'",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.MPS\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for='mps')\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.MPS
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for='mps')
+                """),
             expect=((5, 1),),
             messages=(
                 "MPS test class TestA is instantiated without allow_mps=True: "
@@ -121,8 +146,13 @@ class DeviceSpecificInstantiation(Rule):
         ),
         # TEST_LINTER's [except_for] and [only_for]: two diagnostics at the call.
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), except_for='cuda')\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CPU
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), except_for='cuda')
+                """),
             expect=((5, 1), (5, 1)),
             messages=(
                 "CPU test class TestA is instantiated with except_for: its tests are for cpu alone, "
@@ -131,25 +161,41 @@ class DeviceSpecificInstantiation(Rule):
             ),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))
+                """),
             expect=((5, 1),),
             messages=(
                 "CUDA test class TestA is instantiated with only_for=('cpu', 'cuda'): pass only_for='cuda' alone",
             ),
         ),
         Example(
-            "DEVICES = ('cuda',)\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n"
-            "    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for=DEVICES)\n",
+            snippet("""\
+                DEVICES = ('cuda',)
+
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for=DEVICES)
+                """),
             expect=((7, 1),),
             messages=(
                 "CUDA test class TestA is instantiated with an only_for that is not a literal: pass only_for='cuda'",
             ),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.NPU\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), except_for='cpu')\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.NPU
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), except_for='cpu')
+                """),
             settings={"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]},
             expect=((5, 1), (5, 1)),
             messages=(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 if TYPE_CHECKING:
     from hwlint.facts import ClassFacts
@@ -37,20 +37,41 @@ class Duplicate(Rule):
     summary = "Test class defined or instantiated twice in one module"
     VALID = (
         Example(
-            "if IS_WINDOWS:\n    class TestA(TestCase):\n        hw_classification = HardwareClassification.GENERIC\n        def test_a(self): pass\n"
-            "else:\n    class TestA(TestCase):\n        hw_classification = HardwareClassification.GENERIC\n        def test_a(self): pass\n"
+            snippet("""\
+                if IS_WINDOWS:
+                    class TestA(TestCase):
+                        hw_classification = HardwareClassification.GENERIC
+                        def test_a(self): pass
+                else:
+                    class TestA(TestCase):
+                        hw_classification = HardwareClassification.GENERIC
+                        def test_a(self): pass
+                """)
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_b(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_b(self): pass
+                """),
             expect=((5, 1),),
             messages=("test class TestA is defined twice (first at line 1)",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\ninstantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((6, 1),),
             messages=("TestA is instantiated twice (first at line 5)",),
         ),

@@ -5,7 +5,7 @@ from typing import Iterator
 from hwlint.core.diagnostics import FixInfo, NotFixable, Rewrite
 from hwlint.facts import DEFAULT_ACCELERATORS, Site
 from hwlint.facts.resolve import ClassInfo, ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 
 class HardcodedDevice(Rule):
@@ -73,34 +73,63 @@ class HardcodedDevice(Rule):
     fixable = True
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    def test_a(self, device):\n        torch.ones(2, device=device)\n        torch.cuda.is_available()\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device):
+                        torch.ones(2, device=device)
+                        torch.cuda.is_available()
+
+                instantiate_device_type_tests(TestA, globals())
+                """)
         ),
     )
     INVALID = (
         Example(
-            "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    def test_a(self, device):\n        x = torch.ones(2, device='cuda')\n        y = x.cuda()\n"
-            "        torch.cuda.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                import torch
+
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device):
+                        x = torch.ones(2, device='cuda')
+                        y = x.cuda()
+                        torch.cuda.synchronize()
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((6, 34), (7, 15), (8, 9)),
             messages=(
                 'hard-codes a device (device="cuda")',
                 "hard-codes a device (.cuda())",
                 "hard-codes a device (torch.cuda.synchronize())",
             ),
-            unsafe_fixed=(
-                "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-                "    def test_a(self, device):\n        x = torch.ones(2, device=device)\n        y = x.to(device)\n"
-                "        torch.accelerator.synchronize()\n\ninstantiate_device_type_tests(TestA, globals())\n"
-            ),
+            unsafe_fixed=snippet("""\
+                import torch
+
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device):
+                        x = torch.ones(2, device=device)
+                        y = x.to(device)
+                        torch.accelerator.synchronize()
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    def setUp(self):\n        self.x = torch.ones(2).cuda()  # moved once\n"
-            "    def test_a(self, device):\n        torch.cuda.get_device_capability()\n"
-            "        torch.cuda.memory_allocated()\n        torch.ones(1, device='cuda:1')\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def setUp(self):
+                        self.x = torch.ones(2).cuda()  # moved once
+                    def test_a(self, device):
+                        torch.cuda.get_device_capability()
+                        torch.cuda.memory_allocated()
+                        torch.ones(1, device='cuda:1')
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((4, 32), (6, 9), (7, 9), (8, 30)),
             messages=(
                 "use the `device` argument",
@@ -108,32 +137,57 @@ class HardcodedDevice(Rule):
                 "torch.accelerator.memory_allocated needs PyTorch 2.9",
                 "a second device",
             ),
-            unsafe_fixed=(
-                "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-                "    def setUp(self):\n        self.x = torch.ones(2).to(self.device_type)  # moved once\n"
-                "    def test_a(self, device):\n        torch.cuda.get_device_capability()\n"
-                "        torch.cuda.memory_allocated()\n        torch.ones(1, device='cuda:1')\n\n"
-                "instantiate_device_type_tests(TestA, globals())\n"
-            ),
+            unsafe_fixed=snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def setUp(self):
+                        self.x = torch.ones(2).to(self.device_type)  # moved once
+                    def test_a(self, device):
+                        torch.cuda.get_device_capability()
+                        torch.cuda.memory_allocated()
+                        torch.ones(1, device='cuda:1')
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
-            "    def test_a(self):\n        torch.ones(2).cuda()\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self):
+                        torch.ones(2).cuda()
+                """),
             expect=((4, 23),),
             messages=("GENERIC test class TestA hard-codes a device (.cuda()): it is misclassified",),
         ),
         Example(
-            "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    def test_a(self, device):\n        x = torch.ones(2, device='openreg:0')\n        y = x.openreg()\n"
-            "        torch.openreg.synchronize()\n        torch.openreg.is_available()\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                import torch
+
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device):
+                        x = torch.ones(2, device='openreg:0')
+                        y = x.openreg()
+                        torch.openreg.synchronize()
+                        torch.openreg.is_available()
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((6, 34), (7, 15), (8, 9)),
-            unsafe_fixed=(
-                "import torch\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n"
-                "    def test_a(self, device):\n        x = torch.ones(2, device=device)\n        y = x.to(device)\n"
-                "        torch.accelerator.synchronize()\n        torch.openreg.is_available()\n\n"
-                "instantiate_device_type_tests(TestA, globals())\n"
-            ),
+            unsafe_fixed=snippet("""\
+                import torch
+
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device):
+                        x = torch.ones(2, device=device)
+                        y = x.to(device)
+                        torch.accelerator.synchronize()
+                        torch.openreg.is_available()
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             messages=(
                 'hard-codes a device (device="openreg:0")',
                 "hard-codes a device (.openreg())",
@@ -142,12 +196,20 @@ class HardcodedDevice(Rule):
             settings={"extend-devices": ["openreg"], "extend-accelerator-modules": ["torch.openreg"]},
         ),
         Example(
-            "import torch\nimport torch.distributed as dist\n\nclass TestD(MultiProcessTestCase):\n"
-            "    hw_classification = HardwareClassification.ACCELERATOR\n"
-            "    @requires_nccl()\n    def test_a(self, device):\n"
-            "        dist.init_process_group('nccl', rank=self.rank)\n        torch.cuda.set_device(self.rank)\n"
-            "        t = torch.ones(2, device=f'cuda:{self.rank}')\n\n"
-            "instantiate_device_type_tests(TestD, globals())\n",
+            snippet("""\
+                import torch
+                import torch.distributed as dist
+
+                class TestD(MultiProcessTestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    @requires_nccl()
+                    def test_a(self, device):
+                        dist.init_process_group('nccl', rank=self.rank)
+                        torch.cuda.set_device(self.rank)
+                        t = torch.ones(2, device=f'cuda:{self.rank}')
+
+                instantiate_device_type_tests(TestD, globals())
+                """),
             expect=((6, 6), (8, 33), (9, 9), (10, 34)),
             messages=(
                 "use @requires_accelerator_dist_backend() (PyTorch 2.9)",
@@ -155,17 +217,21 @@ class HardcodedDevice(Rule):
                 "use torch.accelerator.set_device_index() (PyTorch 2.7)",
                 'use f"{self.device_type}:..."',
             ),
-            unsafe_fixed=(
-                "import torch\nimport torch.distributed as dist\n"
-                "from torch.testing._internal.common_distributed import requires_accelerator_dist_backend\n\n"
-                "class TestD(MultiProcessTestCase):\n"
-                "    hw_classification = HardwareClassification.ACCELERATOR\n"
-                "    @requires_accelerator_dist_backend()\n    def test_a(self, device):\n"
-                "        dist.init_process_group(dist.get_default_backend_for_device(device), rank=self.rank)\n"
-                "        torch.accelerator.set_device_index(self.rank)\n"
-                "        t = torch.ones(2, device=f'{self.device_type}:{self.rank}')\n\n"
-                "instantiate_device_type_tests(TestD, globals())\n"
-            ),
+            unsafe_fixed=snippet("""\
+                import torch
+                import torch.distributed as dist
+                from torch.testing._internal.common_distributed import requires_accelerator_dist_backend
+
+                class TestD(MultiProcessTestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    @requires_accelerator_dist_backend()
+                    def test_a(self, device):
+                        dist.init_process_group(dist.get_default_backend_for_device(device), rank=self.rank)
+                        torch.accelerator.set_device_index(self.rank)
+                        t = torch.ones(2, device=f'{self.device_type}:{self.rank}')
+
+                instantiate_device_type_tests(TestD, globals())
+                """),
             settings={"oldest-torch": "2.9"},
         ),
     )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 from hwlint.rules.device_specific_instantiation import device_instantiation, device_of
 
 if TYPE_CHECKING:
@@ -69,33 +69,65 @@ class Instantiation(Rule):
     summary = "GENERIC class instantiated per device, or ACCELERATOR or device class not instantiated"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """)
         ),
         Example(
-            "class Base(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
-            "class TestB(Base):\n    pass\n\ncommon_device_type.instantiate_device_type_tests(TestB, globals())\n"
+            snippet("""\
+                class Base(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device): pass
+
+                class TestB(Base):
+                    pass
+
+                common_device_type.instantiate_device_type_tests(TestB, globals())
+                """)
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n\n"
-            "if TEST_CUDA:\n    instantiate_device_type_tests(TestA, globals(), only_for='cuda')\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self, device): pass
+
+                if TEST_CUDA:
+                    instantiate_device_type_tests(TestA, globals(), only_for='cuda')
+                """)
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             expect=((5, 1),),
             messages=("GENERIC test class TestA is passed to instantiate_device_type_tests",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device): pass
+                """),
             expect=((1, 1),),
             messages=("ACCELERATOR test class TestA is never passed to instantiate_device_type_tests",),
         ),
         # TEST_LINTER's [instantiation] of a device class.
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n    def test_a(self, device): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+                    def test_a(self, device): pass
+                """),
             expect=((1, 1),),
             messages=(
                 "CUDA test class TestA is never passed to instantiate_device_type_tests: "
@@ -103,20 +135,38 @@ class Instantiation(Rule):
             ),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n    def test_a(self, device): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.XPU
+                    def test_a(self, device): pass
+                """),
             expect=((1, 1),),
             messages=("add `instantiate_device_type_tests(TestA, globals(), only_for='xpu', allow_xpu=True)`",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.NPU\n    def test_a(self, device): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.NPU
+                    def test_a(self, device): pass
+                """),
             settings={"classifications": ["GENERIC", "ACCELERATOR", "CPU", "CUDA", "NPU"]},
             expect=((1, 1),),
             messages=("NPU test class TestA is never passed to instantiate_device_type_tests",),
         ),
         # A device inherited from a base in another file counts.
         Example(
-            "from common_foo import Base\n\nclass TestA(Base):\n    def test_a(self, device): pass\n",
-            files={"test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.CPU\n"},
+            snippet("""\
+                from common_foo import Base
+
+                class TestA(Base):
+                    def test_a(self, device): pass
+                """),
+            files={
+                "test/common_foo.py": snippet("""\
+                class Base(TestCase):
+                    hw_classification = HardwareClassification.CPU
+                """)
+            },
             expect=((3, 1),),
             messages=("CPU test class TestA is never passed to instantiate_device_type_tests",),
         ),

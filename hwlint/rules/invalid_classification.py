@@ -5,7 +5,7 @@ from typing import Iterator
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import Fix, NotFixable
 from hwlint.facts.resolve import ModuleContext, canonical_member
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 # Names users meet in older code, with what they mean now, for the message.
 _KNOWN_OLD_NAMES = {"DEVICE_GENERIC": "ACCELERATOR"}
@@ -59,76 +59,125 @@ class InvalidClassification(Rule):
     fixable = True
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification: HardwareClassification = HardwareClassification.CPU\n    def test_a(self): pass\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification: HardwareClassification = HardwareClassification.CPU
+                    def test_a(self): pass
+                """)
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals())\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.DEVICE_GENERIC
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals())
+                """),
             settings={"aliases": {"DEVICE_GENERIC": "ACCELERATOR"}},
         ),
         Example(
-            "import common_utils as cu\n\nclass TestA(TestCase):\n    hw_classification = cu.HardwareClassification.GENERIC\n    def test_a(self): pass\n"
+            snippet("""\
+                import common_utils as cu
+
+                class TestA(TestCase):
+                    hw_classification = cu.HardwareClassification.GENERIC
+                    def test_a(self): pass
+                """)
         ),
     )
     INVALID = (
         # A string naming a member: a safe fix; in another case: an unsafe one.
         Example(
-            "class TestA(TestCase):\n    hw_classification = 'GENERIC'\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = 'GENERIC'
+                    def test_a(self): pass
+                """),
             expect=((2, 5),),
             messages=("the string 'GENERIC' is not a member: use HardwareClassification.GENERIC",),
-            fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "class TestA(TestCase):\n"
-                "    hw_classification = HardwareClassification.GENERIC\n"
-                "    def test_a(self): pass\n"
-            ),
+            fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+                """),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = 'generic'\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = 'generic'
+                    def test_a(self): pass
+                """),
             expect=((2, 5),),
             messages=("the string 'generic' is not a member: use HardwareClassification.GENERIC",),
-            unsafe_fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "class TestA(TestCase):\n"
-                "    hw_classification = HardwareClassification.GENERIC\n"
-                "    def test_a(self): pass\n"
-            ),
+            unsafe_fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+                """),
         ),
         Example(
-            'class TestA(TestCase):\n    def test_a(self): pass\n\nTestA.hw_classification = "CPU"\n',
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self): pass
+
+                TestA.hw_classification = "CPU"
+                """),
             expect=((4, 1),),
             messages=("the string 'CPU' is not a member",),
-            fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "class TestA(TestCase):\n"
-                "    def test_a(self): pass\n"
-                "\n"
-                "TestA.hw_classification = HardwareClassification.CPU\n"
-            ),
+            fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                class TestA(TestCase):
+                    def test_a(self): pass
+
+                TestA.hw_classification = HardwareClassification.CPU
+                """),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = 'GPU'\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = 'GPU'
+                    def test_a(self): pass
+                """),
             expect=((2, 5),),
             messages=("the string 'GPU' is not a member: use HardwareClassification.<",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GPU\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GPU
+                    def test_a(self): pass
+                """),
             expect=((2, 5),),
             messages=("GPU is not a member of HardwareClassification",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.DEVICE_GENERIC\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.DEVICE_GENERIC
+                    def test_a(self): pass
+                """),
             expect=((2, 5),),
             messages=("DEVICE_GENERIC is the old name of ACCELERATOR",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification: HardwareClassification\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification: HardwareClassification
+                    def test_a(self): pass
+                """),
             expect=((2, 5),),
             messages=("annotation without a value",),
         ),
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n\n"
-            "TestA.hw_classification = HardwareClassification.CPU\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+
+                TestA.hw_classification = HardwareClassification.CPU
+                """),
             expect=((5, 1),),
             messages=("hw_classification of TestA is declared twice (first at line 2)",),
         ),

@@ -4,7 +4,7 @@ from typing import Iterator
 
 from hwlint.core.diagnostics import NotFixable
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 from hwlint.rules.infer import infer
 
 
@@ -66,159 +66,245 @@ class MissingClassification(Rule):
     fixable = True
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n    def test_a(self): pass\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    def test_a(self): pass
+                """)
         ),
-        Example("class Helper:\n    def helper(self): pass\n"),
         Example(
-            "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
-            "class TestB(Base):\n    def test_b(self): pass\n"
+            snippet("""\
+            class Helper:
+                def helper(self): pass
+            """)
         ),
         Example(
-            "from common_foo import Base\n\nclass TestC(Base):\n    def test_c(self): pass\n",
+            snippet("""\
+                class Base(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+
+                class TestB(Base):
+                    def test_b(self): pass
+                """)
+        ),
+        Example(
+            snippet("""\
+                from common_foo import Base
+
+                class TestC(Base):
+                    def test_c(self): pass
+                """),
             files={
-                "test/common_foo.py": "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+                "test/common_foo.py": snippet("""\
+                    class Base(TestCase):
+                        hw_classification = HardwareClassification.GENERIC
+                    """)
             },
         ),
         Example(
-            "class TestD(TestCase):\n    def test_d(self): pass\n\nTestD.hw_classification = HardwareClassification.GENERIC\n"
+            snippet("""\
+                class TestD(TestCase):
+                    def test_d(self): pass
+
+                TestD.hw_classification = HardwareClassification.GENERIC
+                """)
         ),
-        Example("class TestE(TestCase):  # noqa: HWC001\n    def test_e(self): pass\n"),
+        Example(
+            snippet("""\
+            class TestE(TestCase):  # noqa: HWC001
+                def test_e(self): pass
+            """)
+        ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self): pass
+                """),
             expect=((1, 1),),
             messages=(
                 "test class TestA declares no hw_classification: add `hw_classification = HardwareClassification.GENERIC`",
             ),
-            fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "class TestA(TestCase):\n"
-                "    hw_classification = HardwareClassification.GENERIC\n"
-                "\n"
-                "    def test_a(self): pass\n"
-            ),
+            fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+
+                    def test_a(self): pass
+                """),
         ),
         Example(
-            "if True:\n    class TestB(TestCase):\n        async def test_b(self): pass\n",
+            snippet("""\
+                if True:
+                    class TestB(TestCase):
+                        async def test_b(self): pass
+                """),
             expect=((2, 5),),
             messages=("test class TestB declares no hw_classification",),
-            fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "if True:\n"
-                "    class TestB(TestCase):\n"
-                "        hw_classification = HardwareClassification.GENERIC\n"
-                "\n"
-                "        async def test_b(self): pass\n"
-            ),
+            fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                if True:
+                    class TestB(TestCase):
+                        hw_classification = HardwareClassification.GENERIC
+
+                        async def test_b(self): pass
+                """),
         ),
         Example(
-            "from common_foo import Base\n\nclass TestC(Base):\n    pass\n",
-            files={"test/common_foo.py": "class Base(TestCase):\n    def test_inherited(self): pass\n"},
+            snippet("""\
+                from common_foo import Base
+
+                class TestC(Base):
+                    pass
+                """),
+            files={
+                "test/common_foo.py": snippet("""\
+                class Base(TestCase):
+                    def test_inherited(self): pass
+                """)
+            },
             expect=((3, 1),),
             messages=("test class TestC declares no hw_classification",),
-            fixed=(
-                "from common_foo import Base\n"
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "\n"
-                "class TestC(Base):\n"
-                "    hw_classification = HardwareClassification.GENERIC\n"
-                "    pass\n"
-            ),
+            fixed=snippet("""\
+                from common_foo import Base
+                from torch.testing._internal.common_utils import HardwareClassification
+
+                class TestC(Base):
+                    hw_classification = HardwareClassification.GENERIC
+                    pass
+                """),
         ),
         Example(
-            "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
-            "class TestB(Base):\n    def test_b(self): pass\n",
+            snippet("""\
+                class Base(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+
+                class TestB(Base):
+                    def test_b(self): pass
+                """),
             settings={"inheritance": "explicit"},
             expect=((4, 1),),
             messages=("it inherits GENERIC from Base, but inheritance is explicit",),
-            fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "class Base(TestCase):\n"
-                "    hw_classification = HardwareClassification.GENERIC\n"
-                "\n"
-                "class TestB(Base):\n"
-                "    hw_classification = HardwareClassification.GENERIC\n"
-                "\n"
-                "    def test_b(self): pass\n"
-            ),
+            fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                class Base(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+
+                class TestB(Base):
+                    hw_classification = HardwareClassification.GENERIC
+
+                    def test_b(self): pass
+                """),
         ),
         # Weaker evidence: an unsafe fix; contradicting evidence: none, and why.
         Example(
-            "class TestA(TestCase):\n    @onlyCUDA\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    @onlyCUDA
+                    def test_a(self): pass
+                """),
             expect=((1, 1),),
             messages=(
                 "add `hw_classification = HardwareClassification.CUDA` (every accelerator use in the class is CUDA)",
             ),
             # `fix --unsafe` also instantiates it for CUDA, its test given `device` (hwlint.fix.migrate).
-            unsafe_fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
-                "class TestA(TestCase):\n"
-                "    hw_classification = HardwareClassification.CUDA\n"
-                "\n"
-                "    @onlyCUDA\n"
-                "    def test_a(self, device): pass\n"
-                "\n\n"
-                'instantiate_device_type_tests(TestA, globals(), only_for="cuda")\n'
-            ),
+            unsafe_fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                from torch.testing._internal.common_device_type import instantiate_device_type_tests
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CUDA
+
+                    @onlyCUDA
+                    def test_a(self, device): pass
+
+
+                instantiate_device_type_tests(TestA, globals(), only_for="cuda")
+                """),
         ),
         Example(
-            "class TestA(TestCase):\n    def test_a(self, device): pass\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self, device): pass
+                """),
             expect=((1, 1),),
             messages=("test methods take a device (test_a) but the class is never instantiated",),
             # `fix --unsafe` drops the parameter no test uses (hwlint.fix.migrate).
-            unsafe_fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
-                "    def test_a(self): pass\n"
-            ),
+            unsafe_fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+
+                    def test_a(self): pass
+                """),
         ),
         # Tests that need an accelerator: never a safe GENERIC.
         Example(
-            "from testutils import TestUtils\n\nclass TestAbs(TestUtils):\n    def test_abs(self): pass\n",
+            snippet("""\
+                from testutils import TestUtils
+
+                class TestAbs(TestUtils):
+                    def test_abs(self): pass
+                """),
             files={
-                "test/testutils.py": "class TestUtils(TestCase):\n    def make(self):\n"
-                "        return torch.ones(2, device=torch.device('cuda'))\n"
+                "test/testutils.py": snippet("""\
+                    class TestUtils(TestCase):
+                        def make(self):
+                            return torch.ones(2, device=torch.device('cuda'))
+                    """)
             },
             expect=((3, 1),),
             messages=(
                 "add `hw_classification = HardwareClassification.CUDA` (its tests need CUDA: "
                 'torch.device("cuda") in TestUtils, test/testutils.py:3)',
             ),
-            unsafe_fixed=(
-                "from testutils import TestUtils\n"
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "\n"
-                "class TestAbs(TestUtils):\n"
-                "    hw_classification = HardwareClassification.CUDA\n"
-                "\n"
-                "    def test_abs(self): pass\n"
-            ),
+            unsafe_fixed=snippet("""\
+                from testutils import TestUtils
+                from torch.testing._internal.common_utils import HardwareClassification
+
+                class TestAbs(TestUtils):
+                    hw_classification = HardwareClassification.CUDA
+
+                    def test_abs(self): pass
+                """),
         ),
         Example(
-            "class TestFSDP(FSDPTest):\n    @skip_if_lt_x_gpu(2)\n    def test_a(self): pass\n",
+            snippet("""\
+                class TestFSDP(FSDPTest):
+                    @skip_if_lt_x_gpu(2)
+                    def test_a(self): pass
+                """),
             expect=((1, 1),),
             messages=("its tests run only with an accelerator (@skip_if_lt_x_gpu(2), line 2)",),
         ),
         Example(
-            "class TestA(TestCase):\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for='privateuse1')\n",
+            snippet("""\
+                class TestA(TestCase):
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for='privateuse1')
+                """),
             expect=((1, 1),),
             messages=(
                 "instantiated with only_for='privateuse1' (one device), which is not a configured "
                 "classification: add it to `classifications`",
             ),
             # `fix --unsafe`: ACCELERATOR, blacklisting the other devices (hwlint.fix.migrate).
-            unsafe_fixed=(
-                "from torch.testing._internal.common_utils import HardwareClassification\n"
-                "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
-                "    def test_a(self, device): pass\n\n"
-                "instantiate_device_type_tests(TestA, globals(), except_for=('cpu', 'cuda', 'hpu'))\n"
-            ),
+            unsafe_fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), except_for=('cpu', 'cuda', 'hpu'))
+                """),
         ),
         Example(
-            "class _OpsTests(object):\n    def test_a(self, device): pass\n",
+            snippet("""\
+                class _OpsTests(object):
+                    def test_a(self, device): pass
+                """),
             expect=((1, 1),),
             messages=(
                 "test methods take a device (test_a) but the class is a mixin, never instantiated: give it the "

@@ -4,7 +4,7 @@ from typing import Iterator
 
 from hwlint.core.config import Runner
 from hwlint.facts.resolve import ClassInfo, ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 _CPU = {"name": "linux-cpu", "members": ["GENERIC", "CPU"], "device": "cpu"}
 _CUDA = {"name": "linux-cuda", "members": ["ACCELERATOR", "CUDA"], "device": "cuda"}
@@ -104,8 +104,13 @@ class NoRunner(Rule):
         ),
         # Inherited: the subclass never runs either.
         Example(
-            "class Base(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
-            "class TestB(Base):\n    def test_b(self): pass\n",
+            snippet("""\
+                class Base(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+
+                class TestB(Base):
+                    def test_b(self): pass
+                """),
             settings={"runners": [_CUDA]},
             expect=((4, 1),),
             messages=("TestB is GENERIC (inherited from Base), which no runner selects",),

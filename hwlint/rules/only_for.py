@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 if TYPE_CHECKING:
     from hwlint.core.diagnostics import Diagnostic
@@ -38,14 +38,24 @@ class OnlyFor(Rule):
     summary = "ACCELERATOR instantiation uses `only_for` (use `except_for`)"
     VALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), except_for='meta')\n"
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), except_for='meta')
+                """)
         ),
     )
     INVALID = (
         Example(
-            "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n    def test_a(self, device): pass\n\n"
-            "instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))\n",
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.ACCELERATOR
+                    def test_a(self, device): pass
+
+                instantiate_device_type_tests(TestA, globals(), only_for=('cpu', 'cuda'))
+                """),
             expect=((5, 1),),
             messages=("ACCELERATOR test class TestA is instantiated with only_for",),
         ),

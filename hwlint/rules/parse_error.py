@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.facts.read import ReadError
-from hwlint.rules.base import Example, Rule
+from hwlint.rules.base import Example, Rule, snippet
 
 
 class ParseError(Rule):
@@ -33,12 +33,18 @@ class ParseError(Rule):
     VALID = (Example("x = 1\n"),)
     INVALID = (
         Example(
-            "class TestFoo(TestCase)\n    def test_x(self): pass\n",
+            snippet("""\
+                class TestFoo(TestCase)
+                    def test_x(self): pass
+                """),
             expect=((1, 24),),
             messages=("syntax error: expected ':'",),
         ),
         Example(
-            "def f(:\n    pass\n",
+            snippet("""\
+                def f(:
+                    pass
+                """),
             expect=((1, 7),),
             messages=("syntax error",),
         ),

@@ -3,12 +3,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hwlint.core.diagnostics import Diagnostic
-from hwlint.rules.base import Example, Rule
+from hwlint.rules.base import Example, Rule, snippet
 
 if TYPE_CHECKING:
     from hwlint.core.config import Phase
 
-_UNCLASSIFIED = "class TestA(TestCase):\n    def test_a(self): pass\n"
+_UNCLASSIFIED = snippet("""\
+    class TestA(TestCase):
+        def test_a(self): pass
+    """)
 
 
 def _settings(due: str, paths: str = '"test/**"') -> dict[str, str]:
@@ -79,7 +82,10 @@ class PhaseOverdue(Rule):
         Example(
             _UNCLASSIFIED,
             files=_settings("2000-01-01"),
-            allowlist="# header\ntest/test_example.py 1\n",
+            allowlist=snippet("""\
+                # header
+                test/test_example.py 1
+                """),
             expect=((2, 1),),
             messages=(
                 "test/test_example.py is still allowlisted, but phase 'core' was due 2000-01-01 (owners: @core-team)",

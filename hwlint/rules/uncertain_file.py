@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 _HEADER = "from torch.testing._internal.common_utils import HardwareClassification, TestCase\n\n"
 
@@ -70,25 +70,48 @@ class UncertainFile(Rule):
     VALID = (
         Example(
             _HEADER
-            + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n\n"
-            "TestADynamic = make_test_cls_with_patches(TestA, 'Dynamic', '_dynamic')\n",
+            + snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CPU
+                    def test_a(self): pass
+
+                TestADynamic = make_test_cls_with_patches(TestA, 'Dynamic', '_dynamic')
+                """),
             settings={"generators": {"make_test_cls_with_patches": {"base": 0}}},
         ),
         Example(
-            _HEADER + "class Template:\n    def test_a(self): pass\n\n"
-            "class CpuTests(TestCase):\n    hw_classification = HardwareClassification.CPU\n\n"
-            "copy_tests(Template, CpuTests, 'cpu')\n",
+            _HEADER
+            + snippet("""\
+                class Template:
+                    def test_a(self): pass
+
+                class CpuTests(TestCase):
+                    hw_classification = HardwareClassification.CPU
+
+                copy_tests(Template, CpuTests, 'cpu')
+                """),
             settings={"generators": {"copy_tests": {"tests-into": 1}}},
         ),
         Example(
-            _HEADER + "@skipIfRocm\n@instantiate_parametrized_tests\nclass TestA(TestCase):\n"
-            "    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n"
+            _HEADER
+            + snippet("""\
+                @skipIfRocm
+                @instantiate_parametrized_tests
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CPU
+                    def test_a(self): pass
+                """)
         ),
         # More test methods in a class that has some change nothing.
         Example(
             _HEADER
-            + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n    def test_a(self): pass\n\n"
-            "setattr(TestA, 'test_b', lambda self: None)\n"
+            + snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CPU
+                    def test_a(self): pass
+
+                setattr(TestA, 'test_b', lambda self: None)
+                """)
         ),
     )
     INVALID = (
@@ -98,9 +121,13 @@ class UncertainFile(Rule):
             messages=("a class published through globals() is made by generate_tests() at run time",),
         ),
         Example(
-            _HEADER + "generated = generate_tests('TensorPipe', Mixin, TESTS, __name__)\n"
-            "globals().update(generated)\n"
-            "for _cls in generated.values():\n    _cls.hw_classification = HardwareClassification.CPU\n",
+            _HEADER
+            + snippet("""\
+                generated = generate_tests('TensorPipe', Mixin, TESTS, __name__)
+                globals().update(generated)
+                for _cls in generated.values():
+                    _cls.hw_classification = HardwareClassification.CPU
+                """),
             expect=((4, 1), (6, 5)),
             messages=(
                 "classes may be added to the module through globals()",
@@ -109,26 +136,46 @@ class UncertainFile(Rule):
         ),
         Example(
             _HEADER
-            + "@expose_mixin_tests(Mixin)\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n",
+            + snippet("""\
+                @expose_mixin_tests(Mixin)
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CPU
+                """),
             expect=((4, 1),),
             messages=("TestA has no test methods hwlint can see, but @expose_mixin_tests may add some",),
         ),
         Example(
             _HEADER
-            + "@largeTensorTest('32GB')\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n"
-            "    def test_a(self): pass\n",
+            + snippet("""\
+                @largeTensorTest('32GB')
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CPU
+                    def test_a(self): pass
+                """),
             expect=((4, 1),),
             messages=("@largeTensorTest may replace TestA, or make other classes from it",),
         ),
         Example(
-            _HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.CPU\n\n"
-            "for name in NAMES:\n    setattr(TestA, 'test_' + name, make_test(name))\n",
+            _HEADER
+            + snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.CPU
+
+                for name in NAMES:
+                    setattr(TestA, 'test_' + name, make_test(name))
+                """),
             expect=((7, 5),),
             messages=("test methods are added to TestA at run time",),
         ),
         Example(
-            _HEADER + "KIND = HardwareClassification.CPU\n\n"
-            "class TestA(TestCase):\n    hw_classification = KIND\n    def test_a(self): pass\n",
+            _HEADER
+            + snippet("""\
+                KIND = HardwareClassification.CPU
+
+                class TestA(TestCase):
+                    hw_classification = KIND
+                    def test_a(self): pass
+                """),
             expect=((6, 5),),
             messages=("TestA.hw_classification is KIND, which hwlint cannot follow",),
         ),

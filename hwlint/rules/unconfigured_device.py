@@ -6,7 +6,7 @@ from typing import Iterator
 from hwlint.core.diagnostics import Configure
 from hwlint.facts.devices import DEVICES, NOT_ACCELERATORS, coverage
 from hwlint.facts.resolve import ModuleContext
-from hwlint.rules.base import Example, Rule, Violation
+from hwlint.rules.base import Example, Rule, Violation, snippet
 
 _TABLE = "[tool.hwlint]"
 
@@ -61,23 +61,45 @@ class UnconfiguredDevice(Rule):
     scope = "file"
 
     VALID = (
-        Example('x = torch.ones(2).to("cpu")\ny = torch.ones(2, device="meta")\nz = torch.ones(2, device="cuda:0")\n'),
+        Example(
+            snippet("""\
+            x = torch.ones(2).to("cpu")
+            y = torch.ones(2, device="meta")
+            z = torch.ones(2, device="cuda:0")
+            """)
+        ),
         Example('t = torch.ones(2).to("mlu")\n', settings={"extend-devices": ["mlu"]}),
     )
     INVALID = (
         Example(
-            "import torch\n\n\nclass TestAbs:\n    def test_abs(self):\n        x = torch.ones(2)\n"
-            '        assert torch.abs(x.to("mlu")).cpu().sum() == 2\n',
+            snippet("""\
+                import torch
+
+
+                class TestAbs:
+                    def test_abs(self):
+                        x = torch.ones(2)
+                        assert torch.abs(x.to("mlu")).cpu().sum() == 2
+                """),
             expect=((7, 27),),
             messages=('uses device "mlu" (`.to("mlu")`), which the configuration does not name',),
         ),
         Example(
-            'import torch\n\nt = torch.ones(2, device="musa:0")\nu = torch.device("mlu")\n',
+            snippet("""\
+                import torch
+
+                t = torch.ones(2, device="musa:0")
+                u = torch.device("mlu")
+                """),
             expect=((3, 19), (4, 5)),
             messages=('uses device "musa" (`device="musa:0"`)', 'uses device "mlu" (`torch.device("mlu")`)'),
         ),
         Example(
-            'import torch\n\nt = torch.ones(2, device="privatuse1")\n',
+            snippet("""\
+                import torch
+
+                t = torch.ones(2, device="privatuse1")
+                """),
             expect=((3, 19),),
             messages=(
                 'uses device "privatuse1" (`device="privatuse1"`), which no configuration names: did you mean '
@@ -85,7 +107,14 @@ class UnconfiguredDevice(Rule):
             ),
         ),
         Example(
-            "import torch\nimport torch_gcu\n\n\ndef sync():\n    torch.gcu.synchronize()\n",
+            snippet("""\
+                import torch
+                import torch_gcu
+
+
+                def sync():
+                    torch.gcu.synchronize()
+                """),
             expect=((2, 1),),
             messages=('uses device "gcu" (`import torch_gcu`)',),
         ),
