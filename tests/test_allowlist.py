@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwlint.allowlist.edit import TreeCounts, plan_prune, plan_sync, prune_allowlist, render_allowlist
+from hwlint.allowlist.edit import prune_allowlist
 from hwlint.allowlist.model import load_allowlist, parse_allowlist
+from hwlint.allowlist.plan import TreeCounts, plan_prune, plan_sync, render_allowlist
 from hwlint.core.config import load_config
 from tests.conftest import lint, run_cli, write_project
 
@@ -661,7 +662,7 @@ def test_the_lock_serialises_read_modify_write(tmp_path: Path) -> None:
             sys.executable,
             "-c",
             "import sys, time\n"
-            "from hwlint.allowlist.edit import allowlist_lock\n"
+            "from hwlint.allowlist.rewrite import allowlist_lock\n"
             "from hwlint.core.config import load_config\n"
             "with allowlist_lock(load_config()):\n"
             "    print('locked', flush=True)\n"

@@ -92,26 +92,12 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
     allowlist = Allowlist(where, True)
     allowlist.newline = "\r\n" if "\r\n" in text else "\n"
     entries = allowlist.entries
-    problems = allowlist.problems
-    records = allowlist.records
     entry_match = _ENTRY.match
     previous = ""
-    pending: list[str] = []  # comment/blank lines not yet attached to a record
-
-    def record(
-        number: int, raw: str, kind: RecordKind, path: str | None = None, budget: int | None = None, trailing: str = ""
-    ) -> None:
-        if not records:
-            allowlist.header = pending[:]
-            lead: tuple[str, ...] = ()
-        else:
-            lead = tuple(pending)
-        pending.clear()
-        records.append(Record(number, raw, kind, path, budget, trailing, lead))
-
+    kept = _Layout(allowlist) if layout else None
+    pending = kept.pending if kept is not None else []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
-        colon_budget: int | None = None
         if not line or line[0] == "#":
             if layout:
                 pending.append(raw)
@@ -133,50 +119,102 @@ def parse_allowlist(text: str, where: str, *, layout: bool = True) -> Allowlist:
                 previous = path
                 entries[path] = Entry(path, int(digits), number)
                 continue
-        if line.startswith(_CONFLICT):
-            problems.append(syntax.diagnostic(where, number, syntax.conflict_message()))
-            if layout:
-                record(number, raw, "conflict")
-            continue
-        path = match.group("path") if match else line.split()[0]
-        if match is not None and path.endswith(":") and len(path) > 1:
-            # `test/test_x.py: 3`, as YAML writes it: the file is meant.
-            problems.append(syntax.diagnostic(where, number, syntax.malformed_message(line)))
-            path, colon_budget, match = path[:-1], int(match.group("budget")), None
-        elif match is None:
-            problems.append(syntax.diagnostic(where, number, syntax.malformed_message(line)))
-        if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or "\\" in path:
-            problems.append(syntax.diagnostic(where, number, syntax.absolute_message(path)))
-            if layout:
-                record(number, raw, "bad-path", path)
-            continue
-        if ".." in path.split("/") or path.startswith("./"):
-            problems.append(syntax.diagnostic(where, number, syntax.outside_message(path)))
-            if layout:
-                record(number, raw, "bad-path", path)
-            continue
-        budget = int(match.group("budget")) if match else colon_budget
-        trailing = match.group("trailing") if match else ""
-        if path in entries:
-            first = entries[path].line
-            problems.append(syntax.diagnostic(where, number, syntax.duplicate_message(path, first)))
-            if layout:
-                record(number, raw, "duplicate" if match else "malformed", path, budget, trailing)
-            continue
-        if previous and path < previous:
-            problems.append(syntax.diagnostic(where, number, syntax.unsorted_message(path, previous)))
-        previous = path
-        # A malformed line still exempts its file, so that one typo does
-        # not flood the output with the file's violations.
-        entries[path] = Entry(path, budget if budget is not None else 0, number)
-        if layout:
-            record(number, raw, "entry" if match else "malformed", path, budget, trailing)
-    if layout:
-        if records:
-            allowlist.footer = pending[:]
-        else:
-            allowlist.header = pending[:]
+        previous = _read_line(allowlist, number, raw, line, match, previous, kept)
+    if kept is not None:
+        kept.finish()
     return allowlist
+
+
+class _Layout:
+    """The records of a list being read, and the comment and blank lines
+    around them (the header, each record's lead, the footer): what a
+    rewrite needs to keep the user's comments."""
+
+    def __init__(self, allowlist: Allowlist) -> None:
+        self.allowlist = allowlist
+        self.pending: list[str] = []  # comment/blank lines not yet attached to a record
+
+    def record(
+        self,
+        number: int,
+        raw: str,
+        kind: RecordKind,
+        path: str | None = None,
+        budget: int | None = None,
+        trailing: str = "",
+    ) -> None:
+        records = self.allowlist.records
+        if not records:
+            self.allowlist.header = self.pending[:]
+            lead: tuple[str, ...] = ()
+        else:
+            lead = tuple(self.pending)
+        self.pending.clear()
+        records.append(Record(number, raw, kind, path, budget, trailing, lead))
+
+    def finish(self) -> None:
+        """The comment lines after the last record are the footer (the
+        header, when there is no record)."""
+        if self.allowlist.records:
+            self.allowlist.footer = self.pending[:]
+        else:
+            self.allowlist.header = self.pending[:]
+
+
+def _read_line(
+    allowlist: Allowlist,
+    number: int,
+    raw: str,
+    line: str,
+    match: "re.Match[str] | None",
+    previous: str,
+    kept: _Layout | None,
+) -> str:
+    """One line that is not a comment, judged: its entry and its problems
+    added to `allowlist`, its record to `kept`. Gives the path the next
+    line's order is judged against (`previous`, unless this line sets it)."""
+    where = allowlist.path
+    problems = allowlist.problems
+    entries = allowlist.entries
+    colon_budget: int | None = None
+    if line.startswith(_CONFLICT):
+        problems.append(syntax.diagnostic(where, number, syntax.conflict_message()))
+        if kept is not None:
+            kept.record(number, raw, "conflict")
+        return previous
+    path = match.group("path") if match else line.split()[0]
+    if match is not None and path.endswith(":") and len(path) > 1:
+        # `test/test_x.py: 3`, as YAML writes it: the file is meant.
+        problems.append(syntax.diagnostic(where, number, syntax.malformed_message(line)))
+        path, colon_budget, match = path[:-1], int(match.group("budget")), None
+    elif match is None:
+        problems.append(syntax.diagnostic(where, number, syntax.malformed_message(line)))
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or "\\" in path:
+        problems.append(syntax.diagnostic(where, number, syntax.absolute_message(path)))
+        if kept is not None:
+            kept.record(number, raw, "bad-path", path)
+        return previous
+    if ".." in path.split("/") or path.startswith("./"):
+        problems.append(syntax.diagnostic(where, number, syntax.outside_message(path)))
+        if kept is not None:
+            kept.record(number, raw, "bad-path", path)
+        return previous
+    budget = int(match.group("budget")) if match else colon_budget
+    trailing = match.group("trailing") if match else ""
+    if path in entries:
+        first = entries[path].line
+        problems.append(syntax.diagnostic(where, number, syntax.duplicate_message(path, first)))
+        if kept is not None:
+            kept.record(number, raw, "duplicate" if match else "malformed", path, budget, trailing)
+        return previous
+    if previous and path < previous:
+        problems.append(syntax.diagnostic(where, number, syntax.unsorted_message(path, previous)))
+    # A malformed line still exempts its file, so that one typo does
+    # not flood the output with the file's violations.
+    entries[path] = Entry(path, budget if budget is not None else 0, number)
+    if kept is not None:
+        kept.record(number, raw, "entry" if match else "malformed", path, budget, trailing)
+    return path
 
 
 def read_allowlist_bytes(root: Path, relative: str) -> bytes | None:

@@ -235,7 +235,8 @@ def import_json(
     """Replace the allowlist's entries with the paths of PyTorch's
     test_linter_allowlist.json (a JSON array of root-relative paths), each
     with its current number of violations as its budget."""
-    from hwlint.allowlist.edit import import_allowlist, read_json_allowlist
+    from hwlint.allowlist.edit import import_allowlist
+    from hwlint.allowlist.json_list import read_json_allowlist
     from hwlint.engine.api import run_check
 
     paths = read_json_allowlist(file)
@@ -259,7 +260,7 @@ def import_json(
 def export_json(file: Path, config_file: Path | None) -> None:
     """Write the allowlist's paths as PyTorch's test_linter_allowlist.json
     (a sorted JSON array; budgets are dropped). FILE `-` is stdout."""
-    from hwlint.allowlist.edit import export_json_allowlist
+    from hwlint.allowlist.json_list import export_json_allowlist
     from hwlint.allowlist.model import load_allowlist
 
     config = load_project(config_file, cache=None)
