@@ -324,67 +324,81 @@ def parse_settings(
             known = ", ".join(sorted(_KEYS))
             raise _err(source, f"unknown key {key!r} in [tool.hwlint] (known keys: {known})")
         name = _KEYS[key]
-        if name in ("include", "exclude", "classifications"):
-            values[name] = _str_list(source, key, value)
-        elif name in ("select", "ignore"):
-            values[name] = _validate_codes(source, key, _str_list(source, key, value), is_code)
-        elif name in ("allowlist", "import_from", "lintrunner_code"):
-            values[name] = _str(source, key, value)
-        elif name in ("enum", "attribute"):
-            values[name] = _identifier(source, key, _str(source, key, value))
-        elif name in ("extend_accelerator_modules", "extend_accelerator_flags", "extend_devices"):
-            names = _str_list(source, key, value)
-            for item in names:
-                parts = item.split(".") if name == "extend_accelerator_modules" else [item]
-                if not all(part.isidentifier() for part in parts):
-                    what = (
-                        "a dotted module name"
-                        if len(parts) > 1 or name == "extend_accelerator_modules"
-                        else "an identifier"
-                    )
-                    raise _err(source, f"[tool.hwlint] {key}: {item!r} is not {what}")
-            values[name] = names
-        elif name == "allowed_only_decorators":
-            names = _str_list(source, key, value)
-            for item in names:
-                if not (item.isidentifier() and item.startswith("only")):
-                    raise _err(source, f"[tool.hwlint] {key}: {item!r} is not the name of an @only* decorator")
-            values[name] = names
-        elif name == "oldest_torch":
-            try:
-                torch_version(value if isinstance(value, str) else "")
-            except ValueError:
-                raise _err(
-                    source, f'[tool.hwlint] oldest-torch must be a PyTorch release such as "2.7", got {value!r}'
-                ) from None
-            values[name] = value
-        elif name == "inheritance":
-            if value not in ("inherit", "explicit"):
-                raise _err(source, f'[tool.hwlint] inheritance must be "inherit" or "explicit", got {value!r}')
-            values[name] = value
-        elif name == "baseline":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise _err(source, f"[tool.hwlint] baseline must be a non-negative integer, got {value!r}")
-            values[name] = value
-        elif name == "aliases":
-            if not isinstance(value, dict) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-            ):
-                raise _err(source, f"[tool.hwlint] aliases must be a table of strings, got {value!r}")
-            values[name] = dict(value)
-        elif name == "generators":
-            values[name] = _generators(source, value)
-        elif name == "phases":
-            values[name] = _phases(source, value)
-        elif name == "runners":
-            values[name] = _runners(source, value)
-        elif name == "per_file_ignores":
-            if not isinstance(value, dict):
-                raise _err(source, f"[tool.hwlint] per-file-ignores must be a table, got {value!r}")
-            values[name] = {
-                pattern: _validate_codes(source, f"per-file-ignores.{pattern}", _str_list(source, key, codes), is_code)
-                for pattern, codes in value.items()
-            }
+        values[name] = _setting(source, key, name, value, is_code)
+    _check_together(source, values)
+    return Config(root=root, source=source, **values)
+
+
+def _setting(source: Path, key: str, name: str, value: Any, is_code: Callable[[str], bool] | None) -> Any:
+    """The value of one key (`key` as written, `name` its Config field), validated on its own."""
+    if name in ("include", "exclude", "classifications"):
+        return _str_list(source, key, value)
+    if name in ("select", "ignore"):
+        return _validate_codes(source, key, _str_list(source, key, value), is_code)
+    if name in ("allowlist", "import_from", "lintrunner_code"):
+        return _str(source, key, value)
+    if name in ("enum", "attribute"):
+        return _identifier(source, key, _str(source, key, value))
+    if name in ("extend_accelerator_modules", "extend_accelerator_flags", "extend_devices", "allowed_only_decorators"):
+        return _names(source, key, name, value)
+    if name == "oldest_torch":
+        try:
+            torch_version(value if isinstance(value, str) else "")
+        except ValueError:
+            raise _err(
+                source, f'[tool.hwlint] oldest-torch must be a PyTorch release such as "2.7", got {value!r}'
+            ) from None
+        return value
+    if name == "inheritance":
+        if value not in ("inherit", "explicit"):
+            raise _err(source, f'[tool.hwlint] inheritance must be "inherit" or "explicit", got {value!r}')
+        return value
+    if name == "baseline":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise _err(source, f"[tool.hwlint] baseline must be a non-negative integer, got {value!r}")
+        return value
+    if name == "aliases":
+        if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            raise _err(source, f"[tool.hwlint] aliases must be a table of strings, got {value!r}")
+        return dict(value)
+    if name == "generators":
+        return _generators(source, value)
+    if name == "phases":
+        return _phases(source, value)
+    if name == "runners":
+        return _runners(source, value)
+    # per_file_ignores, the last of _KEYS
+    if not isinstance(value, dict):
+        raise _err(source, f"[tool.hwlint] per-file-ignores must be a table, got {value!r}")
+    return {
+        pattern: _validate_codes(source, f"per-file-ignores.{pattern}", _str_list(source, key, codes), is_code)
+        for pattern, codes in value.items()
+    }
+
+
+def _names(source: Path, key: str, name: str, value: Any) -> tuple[str, ...]:
+    """A list of names: dotted module names (`extend-accelerator-modules`),
+    identifiers (the other `extend-*` keys), @only* decorators
+    (`allowed-only-decorators`)."""
+    names = _str_list(source, key, value)
+    if name == "allowed_only_decorators":
+        for item in names:
+            if not (item.isidentifier() and item.startswith("only")):
+                raise _err(source, f"[tool.hwlint] {key}: {item!r} is not the name of an @only* decorator")
+        return names
+    for item in names:
+        parts = item.split(".") if name == "extend_accelerator_modules" else [item]
+        if not all(part.isidentifier() for part in parts):
+            what = "a dotted module name" if len(parts) > 1 or name == "extend_accelerator_modules" else "an identifier"
+            raise _err(source, f"[tool.hwlint] {key}: {item!r} is not {what}")
+    return names
+
+
+def _check_together(source: Path, values: dict[str, Any]) -> None:
+    """The checks of keys that depend on each other (classifications,
+    import-from, aliases, runners, allowlist), once each key is valid on its
+    own; the runners' members made canonical, and HWC401 selected by
+    default once there are runners."""
     classifications = values.get("classifications", DEFAULT_CLASSIFICATIONS)
     if not classifications:
         raise _err(source, "[tool.hwlint] classifications must not be empty")
@@ -416,7 +430,6 @@ def parse_settings(
     allowlist = values.get("allowlist")
     if allowlist is not None and (os.path.isabs(allowlist) or ".." in Path(allowlist).parts):
         raise _err(source, f"[tool.hwlint] allowlist must be a path inside the project root, got {allowlist!r}")
-    return Config(root=root, source=source, **values)
 
 
 def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
