@@ -21,7 +21,7 @@ from hwlint.core.diagnostics import Configure, Diagnostic
 from hwlint.engine.judge import Judge
 from hwlint.facts import ModuleFacts
 from hwlint.facts.collect import FactsSource, LazyFacts, Progress
-from hwlint.facts.discover import discover
+from hwlint.facts.discover import Discovery, discover
 from hwlint.facts.resolve import ModuleContext, Resolver
 from hwlint.rules import ALL_RULES, Rule, Violation, enabled_codes, parse_error
 from hwlint.rules.parse_error import ParseError
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from datetime import date
 
     from hwlint.allowlist.model import Allowlist, Entry
+    from hwlint.engine.cached import CachedFactsSource, TreeMemo
     from hwlint.infra.cache import Cache
 
 __all__ = ["CheckResult", "Progress", "lint_files", "lint_module", "lint_variant", "run_check"]
@@ -307,42 +308,10 @@ def run_check(
     gc_was_enabled = gc.isenabled()
     gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
     try:
-        source: FactsSource
-        memo: tuple[cached.TreeMemo, cached.CachedFactsSource] | None = None
-        outcome = None
-        if store is None:
-            source = FactsSource(config, jobs, progress)
-        else:
-            source = in_cache = cached.CachedFactsSource(config, store, jobs, progress)
-            in_cache.hash_files(files)
-            if found.whole_tree and files:
-                memo = (cached.TreeMemo(store, config, enabled), in_cache)
-                outcome = memo[0].get(in_cache, files)
-        if outcome is not None:
-            if progress is not None:
-                progress(len(files), len(files))
-
-            def resolve_again() -> Resolved:
-                source.progress = None  # the run has ended: no more progress to show
-                resolved = Resolved(config, source, files)
-                for rel in files:  # resolve in the order a full run does
-                    resolved.context(rel)
-                return resolved
-
-            diagnostics, broken = outcome
-            contexts = _Contexts(files, resolve_again)
-        else:
-            resolved = Resolved(config, source, files)
-            diagnostics, broken = lint_files(config, resolved, files, enabled, judge)
-            if memo is not None:
-                memo[0].put(memo[1], files, resolved.resolver.probed(), diagnostics, broken)
-            contexts = _Contexts(files, lambda: resolved)
+        source, memo = _facts_source(config, store, found, enabled, jobs, progress)
+        diagnostics, broken, contexts = _resolve_and_lint(config, source, memo, files, enabled, judge, progress)
         if store is not None:
-            if found.whole_tree and not store.memo_hit and isinstance(source, cached.CachedFactsSource):
-                store.retain(set(files) | set(source.extras))  # deleted files leave the cache
-            if isinstance(source, cached.CachedFactsSource):
-                source.record_stats(found.whole_tree)
-            store.save()
+            _keep(store, source, found)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -353,31 +322,9 @@ def run_check(
     allowlist = None
     counts: dict[str, int] = {}
     if use_allowlist:
-        from hwlint.allowlist.model import apply_allowlist
-
         allowlist = cached.load_allowlist(config, store)
-        checked = set(files)
-        unlinted: set[str] = set()
-        if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
-            base = str(config.root)
-            unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
-        diagnostics, counts = apply_allowlist(
-            allowlist,
-            diagnostics,
-            checked,
-            broken,
-            unlinted,
-            found.whole_tree,
-            enabled,
-            _budget_history(config, contexts, enabled, judge),
-        )
-        if config.phases and PhaseOverdue.code in enabled:
-            from hwlint.allowlist import phases
-
-            settings = config.source.name if config.source is not None else "the configuration"
-            diagnostics += phases.overdue_entries(
-                allowlist, config.phases, today or phases.today(), checked, found.whole_tree, settings, config.source
-            )
+        diagnostics, counts = _judge_allowlist(config, allowlist, found, diagnostics, broken, enabled, contexts, judge)
+        diagnostics += _overdue(config, allowlist, found, enabled, today)
     diagnostics.sort()
     return CheckResult(
         diagnostics,
@@ -393,4 +340,121 @@ def run_check(
         cache,
         memo[0].derived(diagnostics) if memo is not None else None,
         linted,
+    )
+
+
+# The whole-tree memo of a cached run, and the facts source it is keyed by.
+_Memo = tuple["TreeMemo", "CachedFactsSource"]
+
+
+def _facts_source(
+    config: Config,
+    store: Cache | None,
+    found: Discovery,
+    enabled: frozenset[str],
+    jobs: int | None,
+    progress: Progress | None,
+) -> tuple[FactsSource, _Memo | None]:
+    """read → facts: where the run's facts come from (parsed, in the pool
+    when there are enough files, or loaded from the cache), and the
+    whole-tree memo when the cache can keep one for this run."""
+    from hwlint.engine import cached
+
+    if store is None:
+        return FactsSource(config, jobs, progress), None
+    in_cache = cached.CachedFactsSource(config, store, jobs, progress)
+    in_cache.hash_files(found.files)
+    if found.whole_tree and found.files:
+        return in_cache, (cached.TreeMemo(store, config, enabled), in_cache)
+    return in_cache, None
+
+
+def _resolve_and_lint(
+    config: Config,
+    source: FactsSource,
+    memo: _Memo | None,
+    files: list[str],
+    enabled: frozenset[str],
+    judge: Judge,
+    progress: Progress | None,
+) -> tuple[list[Diagnostic], set[str], _Contexts]:
+    """resolve → rules: the diagnostics before the allowlist, the files that
+    do not parse, and the modules' contexts. A whole-tree run whose inputs
+    are all unchanged takes the first two from the memo, and resolves only
+    when a consumer asks for a context."""
+    outcome = memo[0].get(memo[1], files) if memo is not None else None
+    if outcome is not None:
+        if progress is not None:
+            progress(len(files), len(files))
+
+        def resolve_again() -> Resolved:
+            source.progress = None  # the run has ended: no more progress to show
+            resolved = Resolved(config, source, files)
+            for rel in files:  # resolve in the order a full run does
+                resolved.context(rel)
+            return resolved
+
+        diagnostics, broken = outcome
+        return diagnostics, broken, _Contexts(files, resolve_again)
+    resolved = Resolved(config, source, files)
+    diagnostics, broken = lint_files(config, resolved, files, enabled, judge)
+    if memo is not None:
+        memo[0].put(memo[1], files, resolved.resolver.probed(), diagnostics, broken)
+    return diagnostics, broken, _Contexts(files, lambda: resolved)
+
+
+def _keep(store: Cache, source: FactsSource, found: Discovery) -> None:
+    """What the cache keeps of the run: the facts of the files it checked
+    (on a whole-tree run, deleted files leave the cache), its statistics."""
+    from hwlint.engine import cached
+
+    if found.whole_tree and not store.memo_hit and isinstance(source, cached.CachedFactsSource):
+        store.retain(set(found.files) | set(source.extras))  # deleted files leave the cache
+    if isinstance(source, cached.CachedFactsSource):
+        source.record_stats(found.whole_tree)
+    store.save()
+
+
+def _judge_allowlist(
+    config: Config,
+    allowlist: Allowlist,
+    found: Discovery,
+    diagnostics: list[Diagnostic],
+    broken: set[str],
+    enabled: frozenset[str],
+    contexts: _Contexts,
+    judge: Judge,
+) -> tuple[list[Diagnostic], dict[str, int]]:
+    """The diagnostics with the allowlist applied (listed files exempt,
+    budgets and the list judged), and each listed file's counted violations."""
+    from hwlint.allowlist.model import apply_allowlist
+
+    checked = set(found.files)
+    unlinted: set[str] = set()
+    if found.whole_tree:  # only read then (a pre-commit run does not judge other entries)
+        base = str(config.root)
+        unlinted = {p for p in allowlist.entries if p not in checked and os.path.isfile(os.path.join(base, p))}
+    return apply_allowlist(
+        allowlist,
+        diagnostics,
+        checked,
+        broken,
+        unlinted,
+        found.whole_tree,
+        enabled,
+        _budget_history(config, contexts, enabled, judge),
+    )
+
+
+def _overdue(
+    config: Config, allowlist: Allowlist, found: Discovery, enabled: frozenset[str], today: date | None
+) -> list[Diagnostic]:
+    """HWC305's findings: the listed files of migration phases past due."""
+    if not (config.phases and PhaseOverdue.code in enabled):
+        return []
+    from hwlint.allowlist import phases
+
+    settings = config.source.name if config.source is not None else "the configuration"
+    return phases.overdue_entries(
+        allowlist, config.phases, today or phases.today(), set(found.files), found.whole_tree, settings, config.source
     )
