@@ -33,10 +33,10 @@ from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.facts import ClassFacts, Instantiation
 from hwlint.facts.collect import FactsSource
 from hwlint.facts.devices import NATIVE_DEVICES
-from hwlint.facts.resolve import ClassInfo, Resolver
+from hwlint.facts.resolve import ClassInfo, ModuleContext, Resolver
 from hwlint.infra.runtime import RuntimeModule
 from hwlint.rules.no_runner import test_methods
-from hwlint.rules.uncertain import Reason, analyse, base_may_be_testcase
+from hwlint.rules.uncertain import Generated, Reason, analyse, base_may_be_testcase
 
 _NATIVE_DEVICES = NATIVE_DEVICES  # the device types PyTorch knows by name (hwlint.facts.devices)
 
@@ -247,77 +247,36 @@ def select_tests(
     (canonical names, see canonical_members), in path order, then in the
     order of the source; classes a module imports and instantiates come
     after its own."""
-    wanted = set(members)
-    selection = Selection(members, include_unclassified, device.lower() if device else None)
-    imported = _Imported(result)
-    reasons: list[Reason] = []  # the current module's
-
-    def consider(
-        path: str,
-        info: ClassInfo,
-        instantiations: list[Instantiation],
-        seen: set[str],
-        name: str | None = None,
-        imported_from: str | None = None,
-        inherited_from: str | None = None,
-    ) -> None:
-        name = name or info.facts.name
-        hidden = imported.variable_classification(path, info.facts.name if imported_from is None else name)
-        if hidden is not None:
-            reasons.append(
-                Reason(
-                    info.facts.line if imported_from is None else 1,
-                    1,
-                    "classification-variable",
-                    f"{name} gets its classification from {hidden[0]} in {hidden[1]}, which sets it through a variable",
-                    name,
-                )
-            )
-        member = info.classification
-        if member is None and not include_unclassified:
-            return
-        if member is not None and member not in wanted:
-            return
-        collected: str | None = name
-        if instantiations:
-            collected = None
-            if device is not None:
-                answers = [covers(call, device) for call in instantiations]
-                if True in answers:
-                    collected = name + device.upper()
-                elif None in answers:
-                    selection.warnings.append(
-                        f"{path}: cannot tell whether {name} is instantiated for {device} "
-                        "(only_for/except_for is not a literal): left out"
-                    )
-                    return
-                else:
-                    return  # not created for this device: pytest would not find it
-        key = collected or name
-        if key in seen:
-            return  # defined twice (if/else): pytest collects one class
-        seen.add(key)
-        selection.tests.append(
-            Selected(
-                path,
-                name,
-                member,
-                inherited_from or info.inherited_from,
-                bool(instantiations),
-                collected,
-                imported_from,
-                test_methods(info),
-            )
-        )
-
+    selector = _Selector(result, members, include_unclassified, device)
     for ctx in result.contexts:
+        selector.module(ctx)
+    return selector.selection
+
+
+class _Selector:
+    """select_tests' walk: each module's classes, the ones it makes at run
+    time, instantiates from another file or imports, each considered once."""
+
+    def __init__(
+        self, result: CheckResult, members: tuple[str, ...], include_unclassified: bool, device: str | None
+    ) -> None:
+        self.wanted = set(members)
+        self.include_unclassified = include_unclassified
+        self.device = device
+        self.selection = Selection(members, include_unclassified, device.lower() if device else None)
+        self.imported = _Imported(result)
+        self.reasons: list[Reason] = []  # the current module's
+
+    def module(self, ctx: ModuleContext) -> None:
+        """One module's selected classes, in the order pytest meets them, and
+        why the runtime may collect more (Selection.uncertain)."""
         if ctx.facts.error is not None:
-            selection.warnings.append(
+            self.selection.warnings.append(
                 f"{ctx.path}: cannot be parsed ({ctx.facts.error.message}): none of its tests is selected"
             )
-            continue
+            return
         analysis = analyse(ctx)
-        reasons[:] = analysis.reasons
+        self.reasons[:] = analysis.reasons
         calls: dict[str, list[Instantiation]] = {}
         for call in ctx.facts.instantiations:
             if call.class_name:
@@ -325,30 +284,45 @@ def select_tests(
         seen: set[str] = set()
         defined = {info.facts.name for info in ctx.classes}
         for info in ctx.classes:
-            if (info.is_test or info.facts.name in analysis.gains_tests) and imported.is_testcase(
+            if (info.is_test or info.facts.name in analysis.gains_tests) and self.imported.is_testcase(
                 ctx.path, info.facts.name
             ):
-                consider(ctx.path, info, calls.get(info.facts.name, []), seen)
-        for made in analysis.generated:
-            base = imported.find(ctx.path, made.base)
-            if base is None:
-                reasons.append(
-                    Reason(
-                        made.line,
-                        1,
-                        "created-by-call",
-                        f"{made.name} derives from {made.base}, which hwlint cannot find",
-                    )
-                )
-            elif base.is_test:
-                consider(ctx.path, base, calls.get(made.name, []), seen, made.name, inherited_from=made.base)
+                self.consider(ctx.path, info, calls.get(info.facts.name, []), seen)
+        self.generated(ctx, analysis.generated, calls, seen)
         for name, instantiations in calls.items():
             if name in defined:
                 continue
-            found = imported.find(ctx.path, name)
+            found = self.imported.find(ctx.path, name)
             if found is not None and found.is_test:
-                consider(ctx.path, found, instantiations, seen)
-        # Imported classes: the module's namespace holds them, so the loaders collect them there too.
+                self.consider(ctx.path, found, instantiations, seen)
+        self.imports(ctx, defined, calls, seen)
+        if self.reasons:
+            self.selection.uncertain[ctx.path] = sorted(set(self.reasons), key=lambda r: (r.line, r.column))
+
+    def generated(
+        self, ctx: ModuleContext, made: tuple[Generated, ...], calls: dict[str, list[Instantiation]], seen: set[str]
+    ) -> None:
+        """The classes the module makes with a configured generator (hwlint.rules.uncertain)."""
+        for one in made:
+            base = self.imported.find(ctx.path, one.base)
+            if base is None:
+                self.reasons.append(
+                    Reason(
+                        one.line,
+                        1,
+                        "created-by-call",
+                        f"{one.name} derives from {one.base}, which hwlint cannot find",
+                    )
+                )
+            elif base.is_test:
+                self.consider(ctx.path, base, calls.get(one.name, []), seen, one.name, inherited_from=one.base)
+
+    def imports(
+        self, ctx: ModuleContext, defined: set[str], calls: dict[str, list[Instantiation]], seen: set[str]
+    ) -> None:
+        """The test classes the module imports: its namespace holds them, so
+        the loaders collect them there too."""
+        imported = self.imported
         for imp in ctx.facts.imports:
             if imp.name is None:
                 continue
@@ -370,10 +344,76 @@ def select_tests(
                     or not imported.is_testcase(where, info.facts.name)
                 ):
                     continue
-                consider(ctx.path, info, [], seen, local, imported_from=where)
-        if reasons:
-            selection.uncertain[ctx.path] = sorted(set(reasons), key=lambda r: (r.line, r.column))
-    return selection
+                self.consider(ctx.path, info, [], seen, local, imported_from=where)
+
+    def consider(
+        self,
+        path: str,
+        info: ClassInfo,
+        instantiations: list[Instantiation],
+        seen: set[str],
+        name: str | None = None,
+        imported_from: str | None = None,
+        inherited_from: str | None = None,
+    ) -> None:
+        """`info` (collected as `name`) selected when its classification is
+        wanted and, when it is instantiated, pytest collects it for the
+        device; a classification it gets through a variable is a reason."""
+        name = name or info.facts.name
+        hidden = self.imported.variable_classification(path, info.facts.name if imported_from is None else name)
+        if hidden is not None:
+            self.reasons.append(
+                Reason(
+                    info.facts.line if imported_from is None else 1,
+                    1,
+                    "classification-variable",
+                    f"{name} gets its classification from {hidden[0]} in {hidden[1]}, which sets it through a variable",
+                    name,
+                )
+            )
+        member = info.classification
+        if member is None and not self.include_unclassified:
+            return
+        if member is not None and member not in self.wanted:
+            return
+        collected: str | None = name
+        if instantiations:
+            collected = self.collected_as(path, name, instantiations)
+            if collected == "":
+                return
+        key = collected or name
+        if key in seen:
+            return  # defined twice (if/else): pytest collects one class
+        seen.add(key)
+        self.selection.tests.append(
+            Selected(
+                path,
+                name,
+                member,
+                inherited_from or info.inherited_from,
+                bool(instantiations),
+                collected,
+                imported_from,
+                test_methods(info),
+            )
+        )
+
+    def collected_as(self, path: str, name: str, instantiations: list[Instantiation]) -> str | None:
+        """The name pytest collects an instantiated class under for the
+        device (None without a device); "" when it is not created for it,
+        or when that cannot be told (warned)."""
+        device = self.device
+        if device is None:
+            return None
+        answers = [covers(call, device) for call in instantiations]
+        if True in answers:
+            return name + device.upper()
+        if None in answers:
+            self.selection.warnings.append(
+                f"{path}: cannot tell whether {name} is instantiated for {device} "
+                "(only_for/except_for is not a literal): left out"
+            )
+        return ""  # not created for this device: pytest would not find it
 
 
 def select_runtime(
