@@ -41,6 +41,8 @@ DEFAULT_HEADER = (
 
 
 class Entry(NamedTuple):
+    """A listed file, its budget, and the line that lists it."""
+
     path: str
     budget: int
     line: int
@@ -73,6 +75,9 @@ class Record(NamedTuple):
 
 
 class Allowlist:
+    """The parsed list: its entries, the problems with the list itself
+    (HWC304), and the layout a rewrite keeps."""
+
     def __init__(self, path: str, exists: bool) -> None:
         self.path = path  # root-relative, for diagnostics
         self.exists = exists
@@ -232,6 +237,7 @@ def read_allowlist_bytes(root: Path, relative: str) -> bytes | None:
 
 
 def allowlist_from_bytes(data: bytes | None, root: Path, relative: str, *, layout: bool = True) -> Allowlist:
+    """The list in `data` (None: there is none), or a UserError when it is not UTF-8 text."""
     if data is None:
         return Allowlist(relative, False)
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # a BOM is not part of the list

@@ -53,6 +53,8 @@ class Action:
     target: str | None = None  # the new name, for a move
 
     def describe(self, where: str, *, dry_run: bool = False, refused: bool = False) -> str:
+        """The change as one line of output about the list `where`: done, as it
+        would be (`dry_run`), or as growth that was refused."""
         at = f"{where}:{self.line}: " if self.line else f"{where}: "
         if refused:
             if self.kind == "add":
@@ -95,6 +97,9 @@ class Action:
 
 @dataclass
 class Plan:
+    """A new list (path -> budget) and how it came from the old one: the
+    changes made, the growth refused, the problems that block it."""
+
     budgets: dict[str, int]  # the new list: path -> budget
     sources: dict[str, str] = field(default_factory=dict)  # new path -> the entry it came from (renames)
     actions: list[Action] = field(default_factory=list)

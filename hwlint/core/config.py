@@ -66,6 +66,9 @@ class Runner(NamedTuple):
 
 
 class Config(NamedTuple):
+    """The settings a run uses, every one validated (parse_settings), with the
+    project root and the file they came from."""
+
     root: Path
     source: Path | None = None  # the file the settings came from, for messages
     include: tuple[str, ...] = ("test/**/test_*.py", "test/**/*_test.py")
@@ -462,6 +465,7 @@ def table_from_bytes(path: Path, data: bytes) -> dict[str, Any] | None:
 
 
 def read_settings_file(path: Path) -> bytes:
+    """The bytes of a settings file, or a UserError naming it."""
     try:
         return path.read_bytes()
     except OSError as exc:
@@ -477,6 +481,7 @@ TableReader = Callable[[Path], "dict[str, Any] | None"]
 
 
 def find_git_root(start: Path) -> Path | None:
+    """The nearest folder from `start` up that holds `.git`, or None."""
     for directory in (start, *start.parents):
         if (directory / ".git").exists():
             return directory

@@ -99,16 +99,19 @@ _BY_NAME: dict[str, Callable[..., FixInfo]] = {t.__name__: t for t in (Fix, Rewr
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
+    """A fix as a plain tuple led by its type's name (fix_from_plain reads it)."""
     return None if fix is None else (type(fix).__name__, *fix)
 
 
 def fix_from_plain(plain: tuple[Any, ...] | None) -> FixInfo:
+    """The fix fix_to_plain was given."""
     if plain is None:
         return None
     return _BY_NAME[plain[0]](*plain[1:])
 
 
 def is_safe_fix(fix: FixInfo) -> bool:
+    """Whether `hwlint fix` applies the fix without `--unsafe`."""
     return isinstance(fix, Fix) and fix.applicability == "safe"
 
 

@@ -18,6 +18,9 @@ from hwlint.facts.discover import pattern_spec
 
 
 class Judge:
+    """One file's judgement after the rules: what `per-file-ignores` drops
+    (its patterns compiled once) and what the allowlist exempts."""
+
     def __init__(self, config: Config, allowlisted: Collection[str] = ()) -> None:
         self.allowlisted = allowlisted
         self._ignores: list[tuple[Any, tuple[str, ...]]] | None = None
@@ -36,6 +39,7 @@ class Judge:
         return [c for matcher, codes in self._ignores if matcher.match_file(path) for c in codes]
 
     def without_ignored(self, path: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """`diagnostics` of `path` without the codes `per-file-ignores` drops for it."""
         dropped = self.ignored_codes(path)
         if not dropped:
             return diagnostics

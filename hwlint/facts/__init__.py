@@ -8,9 +8,13 @@ can keep them.
 The package, bottom up: `vocabulary` (what counts as an accelerator),
 `records` (the NamedTuples), `prescan` (what the text says before parsing:
 lines, skip-file, noqa, accelerator lines), `dynamic` (statements that may
-make test classes at run time), `extract` (source to ModuleFacts: the
-extractor), `codec` (ModuleFacts to the compact form and back). Beside
-them, the stages around facts: `discover`, `read`, `collect`, `resolve`.
+make test classes at run time), the extractor's parts (`module_text`: the
+text and the lines its tokens are on; `backends`: collective backends;
+`requirements`: what a skip needs; `device_sites`: probes and hard-coded
+devices; `classes`: a class's facts; `module_walk`: the top level),
+`extract` (source to ModuleFacts: the entry points), `codec` (ModuleFacts
+to the compact form and back). Beside them, the stages around facts:
+`discover`, `read`, `collect`, `resolve`.
 
 Importing `hwlint.facts` gives the names other layers use; each is defined in
 one of the modules above.

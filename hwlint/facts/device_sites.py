@@ -277,6 +277,7 @@ def _is_question(name: str) -> bool:
 
 
 def site_key(site: Site) -> tuple[int, int]:
+    """Sites in source order."""
     return (site.line, site.column)
 
 

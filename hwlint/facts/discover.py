@@ -76,6 +76,9 @@ def pattern_spec(patterns: Iterable[str], setting: str | None = None) -> pathspe
 
 
 class Discovery:
+    """The files a run checks, and what of the paths it was given is missing
+    or outside the root."""
+
     def __init__(self, files: list[str] | None = None, whole_tree: bool = True) -> None:
         self.files: list[str] = files or []  # root-relative, '/'-separated, sorted
         self.missing: list[str] = []  # named on the command line, not found
@@ -151,6 +154,9 @@ def _matches_itself(regex: "re.Pattern[str]", path: str, is_dir: bool) -> bool:
 
 
 class Matcher:
+    """Which root-relative paths are test files hwlint lints: matched by
+    `include`, not by `exclude`, and not ignored by git."""
+
     def __init__(self, config: Config) -> None:
         self.root = config.root
         self.include = pattern_spec(config.include, f"{config.source}: [tool.hwlint] include")
@@ -158,6 +164,7 @@ class Matcher:
         self.gitignores = _GitIgnores(config.root)
 
     def selected(self, rel_path: str) -> bool:
+        """Whether `rel_path` is a test file hwlint lints."""
         return (
             self.include.match_file(rel_path)
             and not self.exclude.match_file(rel_path)
@@ -174,6 +181,8 @@ class Matcher:
         return self.gitignores.ignored(rel_path, is_dir=False)
 
     def walk(self, rel_dir: str) -> list[str]:
+        """The test files under `rel_dir`, unsorted: an excluded or ignored
+        folder is not entered, a symlinked folder not followed."""
         found: list[str] = []
         stack = [rel_dir]
         while stack:

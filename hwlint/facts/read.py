@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 
 class ReadError(NamedTuple):
+    """Why a module cannot be read, decoded or parsed, at the place a diagnostic names."""
+
     line: int
     column: int
     message: str
@@ -116,6 +118,7 @@ def read_file(path: str) -> bytes:
 
 
 def read_source(path: str) -> str | ReadError:
+    """The text of the module at `path`, decoded as Python decodes it, or why not."""
     try:
         data = read_file(path)
     except IsADirectoryError:

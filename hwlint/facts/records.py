@@ -123,6 +123,9 @@ class Branch(NamedTuple):
 
 
 class ClassFacts(NamedTuple):
+    """One class of the module: where it is, its bases, its own test methods,
+    its declarations and decorators, and its accelerator sites."""
+
     name: str
     line: int
     column: int
@@ -218,6 +221,9 @@ class Dynamic(NamedTuple):
 
 
 class ModuleFacts(NamedTuple):
+    """What the rules know of one module: its classes, instantiations, imports
+    and noqa comments, or why it has none (`error`, `skip_file`)."""
+
     path: str
     error: ReadError | None = None
     skip_file: bool = False
@@ -245,6 +251,7 @@ class ModuleFacts(NamedTuple):
         return tuple(b for b in self.device_bindings if b.line not in far)
 
     def suppressed(self, line: int, code: str) -> bool:
+        """Whether a noqa comment on `line` suppresses `code` (a bare `# noqa`: every code)."""
         if line not in self.noqa:
             return False
         codes = self.noqa[line]

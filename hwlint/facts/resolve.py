@@ -66,6 +66,10 @@ _Resolved = tuple[bool, "str | None", "str | None", "tuple[tuple[str, ClassFacts
 
 
 class Resolver:
+    """Each class's effective classification, across classes and files: the
+    run's modules, and the files their imports reach, loaded (`load`) when
+    first asked for."""
+
     def __init__(
         self,
         config: Config,
@@ -90,6 +94,8 @@ class Resolver:
     # -- files ------------------------------------------------------------
 
     def module(self, path: str) -> ModuleFacts | None:
+        """The facts of `path`: one of the run's modules, or loaded (and kept)
+        when an import reaches it; None when it cannot be."""
         if path in self.modules:
             return self.modules[path]
         if path not in self._extra:
@@ -166,6 +172,8 @@ class Resolver:
         return None
 
     def find_base(self, path: str, dotted: str) -> tuple[str, ClassFacts] | None:
+        """The file and class a base's dotted source names from `path` (`Base`,
+        `module.Base`); None when hwlint cannot find it."""
         if not dotted:
             return None
         if "." not in dotted:
@@ -191,6 +199,7 @@ class Resolver:
     # -- classes ----------------------------------------------------------
 
     def own_member(self, cls: ClassFacts) -> str | None:
+        """The member the class's own declarations name (the first valid one), or None."""
         for decl in cls.declarations:
             member = canonical_member(decl, self.config)
             if member is not None:
@@ -230,6 +239,7 @@ class Resolver:
         return result
 
     def context(self, facts: ModuleFacts) -> ModuleContext:
+        """The module's classes, each with its effective classification."""
         infos = []
         for cls in facts.classes:
             is_test, member, origin, ancestors = self._resolve(facts.path, cls, frozenset())

@@ -43,6 +43,9 @@ _NATIVE_DEVICES = NATIVE_DEVICES  # the device types PyTorch knows by name (hwli
 
 @dataclass(frozen=True)
 class Selected:
+    """One selected test class: where it is, its effective classification,
+    and the class pytest collects for it."""
+
     path: str  # root-relative
     class_name: str  # as written in the file
     classification: str | None  # effective; None when unclassified
@@ -62,6 +65,9 @@ class Selected:
 
 @dataclass
 class Selection:
+    """What a runner runs: the selected classes, the warnings, and the files
+    selected whole because the runtime may collect what hwlint cannot see."""
+
     members: tuple[str, ...]
     include_unclassified: bool
     device: str | None
