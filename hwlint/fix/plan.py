@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
-from hwlint.core.diagnostics import Fix, NotFixable, Rewrite
+from hwlint.core.diagnostics import Diagnostic, Fix, FixInfo, NotFixable, Rewrite
 from hwlint.engine.api import CheckResult
-from hwlint.facts import Import, ModuleFacts
+from hwlint.facts import ModuleFacts
+from hwlint.fix.equivalents import rewrite_equivalent
 from hwlint.fix.trial import Declare, Surfaced, Trial
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.device_param import DeviceParam
 from hwlint.rules.infer import REASONS
 from hwlint.rules.missing_classification import MissingClassification
-from hwlint.rules.torch_api import BY_TARGET, GET_DEFAULT_BACKEND, REQUIRES_BACKEND, Equivalent
+from hwlint.rules.torch_api import BY_TARGET, Equivalent, NoEquivalent
 
 
 class SiteRewrite(NamedTuple):
@@ -208,27 +209,7 @@ def plan_fixes(
     and is left for a human with what it would surface; `unsafe` applies it
     all the same."""
     wanted = set(classes) if classes else None
-    occurrences: dict[tuple[str, str, int], int] = {}
-    # (path, line, column) of each declaration -> the occurrence of its class
-    declarations: dict[tuple[str, int, int], int] = {}
-    modules: dict[str, ModuleFacts] = {}
-    for ctx in result.contexts:
-        modules[ctx.path] = ctx.facts
-        seen: dict[str, int] = {}
-        for cls in ctx.facts.classes:
-            occurrence = seen.get(cls.name, 0)
-            occurrences[(ctx.path, cls.name, cls.line)] = occurrence
-            seen[cls.name] = occurrence + 1
-            for decl in cls.declarations:
-                declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
-    instantiated = {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts}
-    ancestors = {
-        (ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in result.contexts for c in ctx.classes
-    }
-    imports_torch = {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts}
-    plans: dict[str, FilePlan] = {}
-    unfixed: list[Unfixed] = []
-    replaced: set[tuple[str, int, int]] = set()
+    planner = _Planner(result, _Index.of(result), unsafe=unsafe, rewrite=rewrite)
     for diag in result.diagnostics:
         # A fixable rule's finding carries its fix, and so does an HWC302
         # that reports one beyond an allowlisted file's budget.
@@ -236,70 +217,141 @@ def plan_fixes(
             continue
         if wanted is not None and diag.class_name not in wanted:
             continue
-        fix = diag.fix
+        planner.add(diag, diag.fix)
+    plans, unfixed = planner.plans, planner.unfixed
+    if not unsafe:
+        unfixed.extend(_screen_all(Trial(result), planner.index.modules, plans))
+    else:
+        unfixed.extend(_plan_migrations(result, plans, wanted))
+    return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites or plans[p].migrations], unfixed
+
+
+class _Index(NamedTuple):
+    """What planning looks up in the run's facts, per file."""
+
+    modules: dict[str, ModuleFacts]
+    # (path, class name, line) -> the class's occurrence among classes of its name
+    occurrences: dict[tuple[str, str, int], int]
+    # (path, line, column) of each declaration -> the occurrence of its class
+    declarations: dict[tuple[str, int, int], int]
+    instantiated: dict[str, set[str | None]]  # the classes each file instantiates per device
+    ancestors: dict[tuple[str, str, int], bool]  # whether hwlint resolves a base of the class
+    imports_torch: dict[str, bool]
+
+    @classmethod
+    def of(cls, result: CheckResult) -> _Index:
+        occurrences: dict[tuple[str, str, int], int] = {}
+        declarations: dict[tuple[str, int, int], int] = {}
+        modules: dict[str, ModuleFacts] = {}
+        for ctx in result.contexts:
+            modules[ctx.path] = ctx.facts
+            seen: dict[str, int] = {}
+            for c in ctx.facts.classes:
+                occurrence = seen.get(c.name, 0)
+                occurrences[(ctx.path, c.name, c.line)] = occurrence
+                seen[c.name] = occurrence + 1
+                for decl in c.declarations:
+                    declarations.setdefault((ctx.path, decl.line, decl.column), occurrence)
+        return cls(
+            modules,
+            occurrences,
+            declarations,
+            {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts},
+            {(ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in result.contexts for c in ctx.classes},
+            {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts},
+        )
+
+
+class _Planner:
+    """The plans and what is left, built one diagnostic's typed fix at a time."""
+
+    def __init__(self, result: CheckResult, index: _Index, *, unsafe: bool, rewrite: bool) -> None:
+        self.result = result
+        self.index = index
+        self.unsafe = unsafe
+        self.rewrite = rewrite
+        self.plans: dict[str, FilePlan] = {}
+        self.unfixed: list[Unfixed] = []
+        self.replaced: set[tuple[str, int, int]] = set()
+
+    def plan(self, path: str) -> FilePlan:
+        return self.plans.setdefault(path, FilePlan(path))
+
+    def occurrence(self, diag: Diagnostic) -> int:
+        return self.index.occurrences.get((diag.path, diag.class_name or "", diag.line), 0)
+
+    def has_ancestors(self, diag: Diagnostic) -> bool:
+        return bool(self.index.ancestors.get((diag.path, diag.class_name or "", diag.line)))
+
+    def add(self, diag: Diagnostic, fix: FixInfo) -> None:
         if isinstance(fix, NotFixable):
-            migration = _MIGRATIONS.get(fix.kind) if unsafe and diag.code == MissingClassification.code else None
-            if (
-                fix.kind == "not-configured"
-                and fix.device
-                and unsafe
-                and diag.code == MissingClassification.code
-                and "ACCELERATOR" in result.config.classifications
-                and not ancestors.get((diag.path, diag.class_name, diag.line))
-            ):
-                # A class of a device that is no configured member: only
-                # device-generic (ACCELERATOR) can classify it.
-                occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
-                plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
-                    Migration("generalize", diag.class_name, occurrence, diag.line, fix.reason, fix.device)
+            self.not_fixable(diag, fix)
+        elif isinstance(fix, Rewrite):
+            self.site_rewrite(diag, fix)
+        elif isinstance(fix, Fix):
+            self.classification(diag, fix)
+
+    def not_fixable(self, diag: Diagnostic, fix: NotFixable) -> None:
+        """A migration with `--unsafe`, else a class left for a human."""
+        assert diag.class_name is not None
+        unsafe = self.unsafe and diag.code == MissingClassification.code
+        migration = _MIGRATIONS.get(fix.kind) if unsafe else None
+        if (
+            fix.kind == "not-configured"
+            and fix.device
+            and unsafe
+            and "ACCELERATOR" in self.result.config.classifications
+            and not self.has_ancestors(diag)
+        ):
+            # A class of a device that is no configured member: only
+            # device-generic (ACCELERATOR) can classify it.
+            self.plan(diag.path).migrations.append(
+                Migration("generalize", diag.class_name, self.occurrence(diag), diag.line, fix.reason, fix.device)
+            )
+            return
+        if migration is not None:
+            self.plan(diag.path).migrations.append(
+                Migration(migration, diag.class_name, self.occurrence(diag), diag.line, fix.reason)
+            )
+            return
+        self.unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind, code=diag.code))
+
+    def site_rewrite(self, diag: Diagnostic, fix: Rewrite) -> None:
+        """A hard-coded device rewritten (unsafe), or left saying why not."""
+        assert diag.class_name is not None
+        if not (self.unsafe or self.rewrite):
+            self.unfixed.append(
+                Unfixed(
+                    diag.path,
+                    diag.line,
+                    diag.class_name,
+                    f"unsafe rewrite of {fix.name} ({fix.evidence}): apply with --unsafe",
+                    "unsafe-rewrite",
+                    code=diag.code,
                 )
-                continue
-            if migration is not None:
-                occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
-                plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
-                    Migration(migration, diag.class_name, occurrence, diag.line, fix.reason)
-                )
-                continue
-            unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind, code=diag.code))
-            continue
-        if isinstance(fix, Rewrite):
-            if not (unsafe or rewrite):
-                unfixed.append(
-                    Unfixed(
-                        diag.path,
-                        diag.line,
-                        diag.class_name,
-                        f"unsafe rewrite of {fix.name} ({fix.evidence}): apply with --unsafe",
-                        "unsafe-rewrite",
-                        code=diag.code,
-                    )
-                )
-            elif fix.target in BY_TARGET and not imports_torch[diag.path]:
-                unfixed.append(
-                    Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`", code=diag.code)
-                )
-            else:
-                found = _equivalent(fix, modules[diag.path].imports)
-                if isinstance(found, str):
-                    unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, found, code=diag.code))
-                    continue
-                plans.setdefault(diag.path, FilePlan(diag.path)).rewrites.append(
-                    SiteRewrite(
-                        diag.line,
-                        diag.column,
-                        fix.kind,
-                        fix.name,
-                        diag.class_name,
-                        diag.class_name in instantiated[diag.path],
-                        found,
-                        imports_torch[diag.path],
-                    )
-                )
-            continue
-        if not isinstance(fix, Fix):
-            continue
-        if fix.applicability == "unsafe" and not unsafe:
-            unfixed.append(
+            )
+            return
+        imports_torch = self.index.imports_torch[diag.path]
+        if fix.target in BY_TARGET and not imports_torch:
+            self.unfixed.append(
+                Unfixed(diag.path, diag.line, diag.class_name, f"{fix.target} needs `import torch`", code=diag.code)
+            )
+            return
+        found = rewrite_equivalent(fix, self.index.modules[diag.path].imports)
+        if isinstance(found, NoEquivalent):
+            self.unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, found.reason, code=diag.code))
+            return
+        instantiated = diag.class_name in self.index.instantiated[diag.path]
+        self.plan(diag.path).rewrites.append(
+            SiteRewrite(diag.line, diag.column, fix.kind, fix.name, diag.class_name, instantiated, found, imports_torch)
+        )
+
+    def classification(self, diag: Diagnostic, fix: Fix) -> None:
+        """A declaration added or a string replaced; an unsafe one left
+        without `--unsafe`; with it, a one-device class tried as device-generic first."""
+        assert diag.class_name is not None
+        if fix.applicability == "unsafe" and not self.unsafe:
+            self.unfixed.append(
                 Unfixed(
                     diag.path,
                     diag.line,
@@ -310,57 +362,46 @@ def plan_fixes(
                     evidence=fix.kind,
                 )
             )
-            continue
+            return
         if (
             fix.member is None
-            and unsafe
+            and self.unsafe
             and fix.kind == "one-device"
             and diag.code == MissingClassification.code
-            and not ancestors.get((diag.path, diag.class_name, diag.line))
+            and not self.has_ancestors(diag)
         ):
             # (A class whose bases hwlint resolves may be bound to its device
             # by them: only its own code is rewritten, so it keeps its device.)
             # First try to make the class device-generic (hwlint.fix.migrate);
             # the one-device classification below stays if that is refused.
-            occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
-            plans.setdefault(diag.path, FilePlan(diag.path)).migrations.append(
-                Migration("generalize", diag.class_name, occurrence, diag.line, fix.evidence, fix.classification)
+            self.plan(diag.path).migrations.append(
+                Migration(
+                    "generalize", diag.class_name, self.occurrence(diag), diag.line, fix.evidence, fix.classification
+                )
             )
         if fix.member is None:
-            occurrence = occurrences.get((diag.path, diag.class_name, diag.line), 0)
-            planned = ClassFix(
-                diag.class_name,
-                occurrence,
-                fix.classification,
-                fix.applicability,
-                fix.evidence,
-                diag.line,
-                diag.column,
-                diag.code,
-            )
+            occurrence = self.occurrence(diag)
+            name, text = "", ""
         else:
             position = (diag.path, diag.line, diag.column)
-            if position in replaced:
-                continue  # one declaration in a loop over several classes: replaced once
-            replaced.add(position)
-            planned = ClassFix(
-                diag.class_name,
-                declarations.get(position, 0),
-                fix.classification,
-                fix.applicability,
-                fix.evidence,
-                diag.line,
-                diag.column,
-                diag.code,
-                fix.member,
-                fix.string or "",
-            )
-        plans.setdefault(diag.path, FilePlan(diag.path)).fixes.append(planned)
-    if not unsafe:
-        unfixed.extend(_screen_all(Trial(result), modules, plans))
-    else:
-        unfixed.extend(_plan_migrations(result, plans, wanted))
-    return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites or plans[p].migrations], unfixed
+            if position in self.replaced:
+                return  # one declaration in a loop over several classes: replaced once
+            self.replaced.add(position)
+            occurrence = self.index.declarations.get(position, 0)
+            name, text = fix.member, fix.string or ""
+        planned = ClassFix(
+            diag.class_name,
+            occurrence,
+            fix.classification,
+            fix.applicability,
+            fix.evidence,
+            diag.line,
+            diag.column,
+            diag.code,
+            name,
+            text,
+        )
+        self.plan(diag.path).fixes.append(planned)
 
 
 # What `--unsafe` tries in place of leaving a class for a human: the kind of
@@ -463,35 +504,6 @@ MOVABLE = frozenset({"onlyCPU", "onlyCUDA", "onlyXPU", "onlyMPS", "onlyOn", "onl
 def not_replaceable(test: str, decorator: str) -> str:
     """Why a test's device decorator stays."""
     return f"{test} is @{decorator}, which runs it on CPU too or names its devices: keep it in a class of those devices"
-
-
-def _equivalent(fix: Rewrite, imports: tuple[Import, ...]) -> Equivalent | None | str:
-    """What the rewriter writes for `fix` in a file with `imports`, or why
-    nothing can be written there."""
-    if fix.target == GET_DEFAULT_BACKEND:
-        alias = distributed_alias(imports)
-        if alias is None:
-            return f"{GET_DEFAULT_BACKEND} needs torch.distributed imported (`import torch.distributed as dist`)"
-        return Equivalent(f"{alias}.get_default_backend_for_device", fix.since or "")
-    if fix.target.endswith("." + REQUIRES_BACKEND):
-        return Equivalent(REQUIRES_BACKEND, fix.since or "")
-    return BY_TARGET.get(fix.target)
-
-
-def distributed_alias(imports: tuple[Import, ...]) -> str | None:
-    """The name a module binds torch.distributed (or its distributed_c10d,
-    which has get_default_backend_for_device too) to: `dist` for `import
-    torch.distributed as dist`, `torch.distributed` after `import torch`."""
-    for imp in imports:
-        if imp.level:
-            continue
-        if imp.name is None and imp.module in ("torch.distributed", "torch.distributed.distributed_c10d"):
-            return imp.asname
-        if (imp.module, imp.name) in (("torch", "distributed"), ("torch.distributed", "distributed_c10d")):
-            return imp.asname
-    if any(imp.asname == "torch" and imp.level == 0 for imp in imports):
-        return "torch.distributed"
-    return None
 
 
 # A subclass in another file may itself be a base elsewhere: a few rounds

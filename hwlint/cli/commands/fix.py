@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import click
 
@@ -17,7 +17,10 @@ from hwlint.rules.allowlist_budget import AllowlistBudget
 
 if TYPE_CHECKING:
     from hwlint.core.config import Config
+    from hwlint.core.diagnostics import Diagnostic
     from hwlint.engine.api import CheckResult
+    from hwlint.fix.result import FixReport
+    from hwlint.fix.verify_runtime import RuntimeCheck
 
 
 # How many of the errors left `fix` prints (`check` prints them all).
@@ -68,29 +71,14 @@ def fix(
     before and after the fix, mapped through its renames: a file whose
     fix loses a test is not written, and the command exits 1."""
     from hwlint.engine.api import run_check
-    from hwlint.facts.devices import note
-    from hwlint.fix.apply import apply_fixes, unified_diff
-    from hwlint.rules import FIXABLE, enabled_codes
+    from hwlint.fix.apply import apply_fixes
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
-    codes = parse_codes(select, SELECT)
-    # Like check: the configured rules, or --select's; a default-off rule
-    # (HWC201's rewrites) only when chosen by name or by the configuration.
-    enabled = enabled_codes(
-        tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore
-    )
-    chosen = tuple(f for f in FIXABLE if f in enabled)
-    if not chosen:
-        click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
+    scope = _scope(config, select, paths, phase)
+    if scope is None:
         return
-    targets: list[Path] | None = list(paths) or None
-    if phase is not None:
-        targets = _phase_files(config, phase, targets)
-        if not targets:
-            where = "among the given paths" if paths else "in the project"
-            click.echo(f"hwlint: no test files of phase {phase!r} {where}", err=True)
-            return
+    chosen, targets = scope
     # The allowlist exempts nothing here: fixing allowlisted files is what
     # migration is.
     result = run_check(config, targets, jobs=jobs, select=chosen, use_allowlist=False, cache=cache)
@@ -103,41 +91,116 @@ def fix(
         write=not show_diff and not verify_runtime,
         jobs=jobs,
     )
-    runtime = None
-    if verify_runtime:
-        from hwlint.fix.apply import write_report
-        from hwlint.fix.verify_runtime import verify_runtime as collect_both
-        from hwlint.fix.verify_runtime import withhold
-
-        # Before anything is written: a file whose fix loses a test is not.
-        runtime = collect_both(
-            config.root,
-            report.files,
-            python=python or sys.executable,
-            attribute=config.attribute,
-            timeout=timeout,
-            jobs=jobs,
-        )
-        withhold(report, runtime)
-        if not show_diff:
-            write_report(config, report)
-    pruned = None
-    if show_diff and fmt == "text":
-        if report.files:
-            write_output("".join(unified_diff(outcome) for outcome in report.files), None)
-    elif report.files and not show_diff:
-        pruned = _prune_after_fix(config, [config.root / f.path for f in report.files], jobs, cache)
+    # Before anything is written: a file whose fix loses a test is not.
+    runtime = _verify_at_runtime(config, report, python, timeout, jobs, write=not show_diff) if verify_runtime else None
+    pruned = _show_or_prune(config, report, show_diff=show_diff, fmt=fmt, jobs=jobs, cache=cache)
     # What `hwlint check` now says of the same files: fix fails only when
     # check would (or, with --diff, when there is something to change), so
     # that the hwlint-fix hook and the hwlint hook agree. Classes left in
     # allowlisted files, within their budgets, are the migration's work, not
     # a failure of this commit.
     after = None if show_diff else run_check(config, targets, jobs=jobs, cache=cache)
+    _print_report(config, report, after, runtime, pruned, fmt=fmt, show_unfixed=show_unfixed)
     failing = after.diagnostics if after is not None else []
-    over = [d for d in failing if d.code == AllowlistBudget.code]
-    # The devices nobody configured, as check names them (its own run's words).
+    if failing:
+        _print_failing(failing, everywhere=targets is None)
+    elif after is not None and report.unfixed:
+        click.echo("`hwlint check` passes: the classes left are in allowlisted files, within their budgets", err=True)
+    if failing or (show_diff and report.files) or (runtime is not None and runtime.lost):
+        sys.exit(EXIT_VIOLATIONS)
+
+
+def _show_or_prune(
+    config: Config, report: FixReport, *, show_diff: bool, fmt: str, jobs: int | None, cache: bool | Path | None
+) -> str | None:
+    """--diff: the diff of the files the fix changes, on stdout; else the
+    allowlist pruned of the files the fix made clean (what the prune did,
+    in one line)."""
+    from hwlint.fix.apply import unified_diff
+
+    if show_diff and fmt == "text":
+        if report.files:
+            write_output("".join(unified_diff(outcome) for outcome in report.files), None)
+    elif report.files and not show_diff:
+        return _prune_after_fix(config, [config.root / f.path for f in report.files], jobs, cache)
+    return None
+
+
+def _scope(
+    config: Config, select: str | None, paths: tuple[Path, ...], phase: str | None
+) -> tuple[tuple[str, ...], list[Path] | None] | None:
+    """The fixable rules chosen and the files to fix (None: the project's),
+    or None, saying why, when there is nothing to fix."""
+    chosen = _chosen_rules(config, select)
+    if not chosen:
+        return None
+    targets: list[Path] | None = list(paths) or None
+    if phase is not None:
+        targets = _phase_files(config, phase, targets)
+        if not targets:
+            where = "among the given paths" if paths else "in the project"
+            click.echo(f"hwlint: no test files of phase {phase!r} {where}", err=True)
+            return None
+    return chosen, targets
+
+
+def _chosen_rules(config: Config, select: str | None) -> tuple[str, ...]:
+    """The fixable rules to fix: like check, the configured rules or
+    --select's; a default-off rule (HWC201's rewrites) only when chosen by
+    name or by the configuration. None: it says so."""
+    from hwlint.rules import FIXABLE, enabled_codes
+
+    codes = parse_codes(select, SELECT)
+    enabled = enabled_codes(
+        tuple(codes) if codes is not None else config.select, () if codes is not None else config.ignore
+    )
+    chosen = tuple(f for f in FIXABLE if f in enabled)
+    if not chosen:
+        click.echo(f"hwlint: nothing to fix for the selected rules (fixes exist for {', '.join(FIXABLE)})", err=True)
+    return chosen
+
+
+def _verify_at_runtime(
+    config: Config, report: FixReport, python: str | None, timeout: float, jobs: int | None, *, write: bool
+) -> RuntimeCheck:
+    """--verify-runtime: each changed module's tests collected before and
+    after its fix, before anything is written; a file whose fix loses a
+    test is withheld, the others written (unless only shown)."""
+    from hwlint.fix.apply import write_report
+    from hwlint.fix.verify_runtime import verify_runtime as collect_both
+    from hwlint.fix.verify_runtime import withhold
+
+    runtime = collect_both(
+        config.root,
+        report.files,
+        python=python or sys.executable,
+        attribute=config.attribute,
+        timeout=timeout,
+        jobs=jobs,
+    )
+    withhold(report, runtime)
+    if write:
+        write_report(config, report)
+    return runtime
+
+
+def _print_report(
+    config: Config,
+    report: FixReport,
+    after: CheckResult | None,
+    runtime: RuntimeCheck | None,
+    pruned: str | None,
+    *,
+    fmt: str,
+    show_unfixed: bool,
+) -> None:
+    """The report (`--format json` on stdout), the summary, and the devices
+    nobody configured, as check names them (its own run's words)."""
+    from hwlint.facts.devices import note
+
     found = after.unconfigured_devices() if after is not None else ()
     if fmt == "json":
+        over = [d for d in (after.diagnostics if after is not None else []) if d.code == AllowlistBudget.code]
         data = report.to_dict(over_budget=over)
         data["unconfigured_devices"] = [{"name": name, "files": n} for name, n in found]
         if runtime is not None:
@@ -149,26 +212,24 @@ def fix(
     )
     if found:
         click.echo(note(found, config).rstrip("\n"), err=True)
-    if failing:
-        # The check's own words, so that the hook's output says what to do;
-        # a few, not a tree's worth before adoption.
-        for diag in failing[:_SHOW_FAILING]:
-            click.echo(f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
-        n = len(failing)
-        where = "these files" if targets is not None else "the project"
-        more = f", {n - _SHOW_FAILING} more not shown (`hwlint check` lists them)" if n > _SHOW_FAILING else ""
-        over_files = len({d.path for d in over})
-        if over_files:
-            click.echo(
-                f"{over_files} allowlisted file{'s are' if over_files != 1 else ' is'} over budget after the "
-                f"fix: fix the violations reported ({AllowlistBudget.code}); budgets never grow on their own",
-                err=True,
-            )
-        click.echo(f"`hwlint check` fails on {where}: {n} error{'s' if n != 1 else ''}{more}", err=True)
-    elif after is not None and report.unfixed:
-        click.echo("`hwlint check` passes: the classes left are in allowlisted files, within their budgets", err=True)
-    if failing or (show_diff and report.files) or (runtime is not None and runtime.lost):
-        sys.exit(EXIT_VIOLATIONS)
+
+
+def _print_failing(failing: Sequence[Diagnostic], *, everywhere: bool) -> None:
+    """The check's own words, so that the hook's output says what to do; a
+    few, not a tree's worth before adoption."""
+    for diag in failing[:_SHOW_FAILING]:
+        click.echo(f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
+    n = len(failing)
+    where = "the project" if everywhere else "these files"
+    more = f", {n - _SHOW_FAILING} more not shown (`hwlint check` lists them)" if n > _SHOW_FAILING else ""
+    over_files = len({d.path for d in failing if d.code == AllowlistBudget.code})
+    if over_files:
+        click.echo(
+            f"{over_files} allowlisted file{'s are' if over_files != 1 else ' is'} over budget after the "
+            f"fix: fix the violations reported ({AllowlistBudget.code}); budgets never grow on their own",
+            err=True,
+        )
+    click.echo(f"`hwlint check` fails on {where}: {n} error{'s' if n != 1 else ''}{more}", err=True)
 
 
 def _warn_about_arguments(
