@@ -66,3 +66,16 @@ def torch_python() -> str:
     if not python:
         pytest.skip("HWLINT_TORCH_PYTHON is not set: these tests need a Python with torch>=2.14 (.ci/run makes one)")
     return python
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that start processes are `slow` (tests/slowness.py says how it is told)."""
+    from tests.slowness import starts_processes
+
+    for item in items:
+        function = getattr(item, "function", None)
+        if function is None or item.get_closest_marker("slow"):
+            continue
+        name = f"{item.cls.__name__}.{function.__name__}" if getattr(item, "cls", None) else function.__name__
+        if starts_processes(Path(str(item.fspath)), name):
+            item.add_marker(pytest.mark.slow)
