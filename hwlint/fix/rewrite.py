@@ -30,7 +30,8 @@ parses, and its facts show the rewritten sites gone and nothing else changed.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from functools import partial
+from typing import Callable, NamedTuple, Sequence, TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -41,6 +42,15 @@ from hwlint.fix.plan import SiteRewrite
 
 class RewriteError(Exception):
     """The file cannot be rewritten at all; it is left as it is."""
+
+
+class _Refused(Exception):
+    """One site the tree does not let be rewritten: it keeps its code, and
+    the reason says why (raised where a rewrite refuses, caught by
+    _Rewriter._attempt)."""
+
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 
 class Outcome(NamedTuple):
@@ -167,51 +177,75 @@ class _Rewriter(cst.CSTTransformer):
         start = self.get_metadata(PositionProvider, node).start
         return self.sites.get((start.line, start.column + 1))
 
-    def device(self, site: SiteRewrite) -> cst.BaseExpression | str:
-        """What stands for the test's device here, or why nothing does."""
-        method: _Scope | None = None
+    def device(self, site: SiteRewrite) -> cst.BaseExpression:
+        """What stands for the test's device here; _Refused saying why nothing does."""
         for scope in reversed(self.scopes):
             if scope.kind == "class":
                 break
             if "device" in scope.params:
                 return cst.Name("device")
             if "devices" in scope.params:
-                return f"{scope.name} takes `devices` (several devices): choose one by hand"
-            method = scope
-        if method is None:
-            return f"in the body of class {site.class_name}, which runs before a device is chosen"
+                raise _Refused(f"{scope.name} takes `devices` (several devices): choose one by hand")
+        method = self._method_scope(site)
         if "staticmethod" in method.decorators or method.first is None:
-            return f"{method.name} is a static method: it has no `device` and no `self.device_type`"
+            raise _Refused(f"{method.name} is a static method: it has no `device` and no `self.device_type`")
         if not site.instantiated:
-            return (
+            raise _Refused(
                 f"{method.name} takes no `device`, and {site.class_name} is not passed to "
                 "instantiate_device_type_tests, so it has no `device_type`"
             )
         return cst.Attribute(cst.Name(method.first), cst.Name("device_type"))
 
-    def device_type(self, site: SiteRewrite) -> cst.BaseExpression | str:
-        """The class's device type (`self.device_type`) here; else, with
-        `torch` imported, the type of the accelerator there is (a helper of
-        a class not instantiated per device, a static method); else why
-        there is none."""
-        found = self._device_type(site)
-        if isinstance(found, str) and site.imports_torch:
-            return cst.Attribute(cst.Call(dotted_expr("torch.accelerator.current_accelerator")), cst.Name("type"))
-        return found
+    def takes_device(self) -> bool:
+        """Whether a function around here takes `device`: what device() gives is `device`."""
+        for scope in reversed(self.scopes):
+            if scope.kind == "class" or "device" in scope.params or "devices" in scope.params:
+                return "device" in scope.params and scope.kind != "class"
+        return False
 
-    def _device_type(self, site: SiteRewrite) -> cst.BaseExpression | str:
+    def _method_scope(self, site: SiteRewrite) -> _Scope:
+        """The method here (the outermost function in the class); _Refused in the class's body."""
         method: _Scope | None = None
         for scope in reversed(self.scopes):
             if scope.kind == "class":
                 break
             method = scope
         if method is None:
-            return f"in the body of class {site.class_name}, which runs before a device is chosen"
+            raise _Refused(f"in the body of class {site.class_name}, which runs before a device is chosen")
+        return method
+
+    def device_type(self, site: SiteRewrite) -> cst.BaseExpression:
+        """The class's device type (`self.device_type`) here; else, with
+        `torch` imported, the type of the accelerator there is (a helper of
+        a class not instantiated per device, a static method); else
+        _Refused saying why there is none."""
+        try:
+            return self._device_type(site)
+        except _Refused:
+            if not site.imports_torch:
+                raise
+            return cst.Attribute(cst.Call(dotted_expr("torch.accelerator.current_accelerator")), cst.Name("type"))
+
+    def _device_type(self, site: SiteRewrite) -> cst.BaseExpression:
+        method = self._method_scope(site)
         if "staticmethod" in method.decorators or method.first is None:
-            return f"{method.name} is a static method: it has no `self.device_type`"
+            raise _Refused(f"{method.name} is a static method: it has no `self.device_type`")
         if not site.instantiated:
-            return f"{site.class_name} is not passed to instantiate_device_type_tests, so it has no `device_type`"
+            raise _Refused(
+                f"{site.class_name} is not passed to instantiate_device_type_tests, so it has no `device_type`"
+            )
         return cst.Attribute(cst.Name(method.first), cst.Name("device_type"))
+
+    def _attempt(self, site: SiteRewrite, unchanged: _Node, rewrite: Callable[[], _Node]) -> _Node:
+        """The node `rewrite` makes of the site; or, where it refuses, the
+        node `unchanged`, the site kept with why (the one place a refusal is caught)."""
+        try:
+            node = rewrite()
+        except _Refused as refusal:
+            self.skipped.append((site, str(refusal)))
+            return unchanged
+        self.done.append(site)
+        return node
 
     # -- the rewrites -------------------------------------------------------
 
@@ -229,88 +263,79 @@ class _Rewriter(cst.CSTTransformer):
                 ):
                     # `.cuda(device="cuda:0")`: the method goes too, or it
                     # would name the device once the string is gone.
-                    return self._method(site, call)
+                    return self._attempt(site, call, partial(self._method, site, call))
                 if site is not None and site.kind == "keyword":
-                    call = self._keyword(site, call, index)
+                    call = self._attempt(site, call, partial(self._keyword, site, call, index))
             elif (arg.keyword is None and index == 0) or (arg.keyword is not None and arg.keyword.value == "backend"):
                 site = self._site(arg.value)
                 if site is not None and site.kind == "backend":
-                    call = self._backend(site, call, index)
+                    call = self._attempt(site, call, partial(self._backend, site, call, index))
         func = original_node.func
         if isinstance(func, cst.Attribute):
             site = self._site(func.attr)
             if site is not None and site.kind in ("method", "to"):
-                return self._method(site, call) if site.kind == "method" else self._to(site, call)
+                return self._attempt(
+                    site, call, partial(self._method if site.kind == "method" else self._to, site, call)
+                )
         # `torch.cuda.current_stream().wait_stream(s)` starts where its inner
         # call does: only a call of the dotted name itself is the site.
         site = self._site(func) if _is_dotted(func) else None
         if site is not None and site.kind == "torch.device":
-            return self._torch_device(site, call)
+            return self._attempt(site, call, partial(self._torch_device, site, call))
         if site is not None and site.kind == "module":
-            return self._module(site, call)
+            return self._attempt(site, call, partial(self._module, site, call))
         return call
 
     def _backend(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
         """`"nccl"` -> `dist.get_default_backend_for_device(device)`."""
         if site.equivalent is None:
-            return self._skip(site, f'backend "{site.name}" has no device-generic equivalent', call)
-        device = self.device(site)
-        if isinstance(device, str):
+            raise _Refused(f'backend "{site.name}" has no device-generic equivalent')
+        try:
+            device = self.device(site)
+        except _Refused as refusal:
             if not site.imports_torch:
-                return self._skip(site, f"{device}, and the file does not `import torch`", call)
+                raise _Refused(f"{refusal}, and the file does not `import torch`") from None
             # Outside a test of an instantiated class: the accelerator there is.
             device = cst.Call(dotted_expr("torch.accelerator.current_accelerator"))
         args = list(call.args)
         replacement = cst.Call(dotted_expr(site.equivalent.target), args=[cst.Arg(device)])
         args[index] = args[index].with_changes(value=replacement)
-        self.done.append(site)
         return call.with_changes(args=args)
 
     def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
         site = self._site(original_node.decorator)
         if site is None or site.kind != "decorator":
             return updated_node
-        expr = updated_node.decorator
-        if isinstance(expr, cst.Call) and expr.args:
-            self.skipped.append((site, f"@{site.name}(...) with arguments: rewrite by hand"))
-            return updated_node
+        return self._attempt(site, updated_node, partial(self._decorator, site, updated_node))
+
+    def _decorator(self, site: SiteRewrite, node: cst.Decorator) -> cst.Decorator:
+        """`@requires_nccl()` -> `@requires_accelerator_dist_backend()`."""
+        if isinstance(node.decorator, cst.Call) and node.decorator.args:
+            raise _Refused(f"@{site.name}(...) with arguments: rewrite by hand")
         if site.equivalent is None:
-            self.skipped.append((site, f"@{site.name} has no device-generic equivalent"))
-            return updated_node
-        self.done.append(site)
-        return updated_node.with_changes(decorator=cst.Call(cst.Name(site.equivalent.target)))
+            raise _Refused(f"@{site.name} has no device-generic equivalent")
+        return node.with_changes(decorator=cst.Call(cst.Name(site.equivalent.target)))
 
     def leave_FormattedString(
         self, original_node: cst.FormattedString, updated_node: cst.FormattedString
     ) -> cst.BaseExpression:
-        """`f"cuda:{rank}"` -> `f"{self.device_type}:{rank}"`."""
         site = self._site(original_node)
         if site is None or site.kind != "fstring":
             return updated_node
-        parts = list(updated_node.parts)
+        return self._attempt(site, updated_node, partial(self._fstring, site, updated_node))
+
+    def _fstring(self, site: SiteRewrite, node: cst.FormattedString) -> cst.FormattedString:
+        """`f"cuda:{rank}"` -> `f"{self.device_type}:{rank}"`."""
+        parts = list(node.parts)
         first = parts[0] if parts else None
         if not isinstance(first, cst.FormattedStringText) or first.value != site.name + ":":
-            self.skipped.append((site, f'the f-string does not start with "{site.name}:"'))
-            return updated_node
-        device_type = self.device_type(site)
-        if isinstance(device_type, str):
-            self.skipped.append((site, device_type))
-            return updated_node
-        parts[:1] = [cst.FormattedStringExpression(device_type), cst.FormattedStringText(":")]
-        self.done.append(site)
-        return updated_node.with_changes(parts=parts)
-
-    def _skip(self, site: SiteRewrite, reason: str, call: cst.Call) -> cst.Call:
-        self.skipped.append((site, reason))
-        return call
+            raise _Refused(f'the f-string does not start with "{site.name}:"')
+        parts[:1] = [cst.FormattedStringExpression(self.device_type(site)), cst.FormattedStringText(":")]
+        return node.with_changes(parts=parts)
 
     def _keyword(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
-        device = self.device(site)
-        if isinstance(device, str):
-            return self._skip(site, device, call)
         args = list(call.args)
-        args[index] = args[index].with_changes(value=device)
-        self.done.append(site)
+        args[index] = args[index].with_changes(value=self.device(site))
         return call.with_changes(args=args)
 
     def _method(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
@@ -318,13 +343,15 @@ class _Rewriter(cst.CSTTransformer):
         is the default one, or the test's `device` already), `non_blocking`
         and `memory_format` stay."""
         kept: list[cst.Arg] = []
-        device = self.device(site)
+        takes_device = self.takes_device()
+        indexed: cst.BaseExpression | None = None  # the device with an index computed here (`.cuda(rank)`)
         for arg in call.args:
             keyword = arg.keyword.value if arg.keyword is not None else None
             if arg.star:
-                return self._skip(site, f".{site.name}() with unpacked arguments: rewrite by hand", call)
+                raise _Refused(f".{site.name}() with unpacked arguments: rewrite by hand")
             if keyword in (None, "device") and (
-                _is_default_index(arg.value) or (isinstance(device, cst.Name) and arg.value.deep_equals(device))
+                _is_default_index(arg.value)
+                or (indexed is None and takes_device and arg.value.deep_equals(cst.Name("device")))
             ):
                 continue
             if keyword in ("non_blocking", "memory_format"):
@@ -334,9 +361,7 @@ class _Rewriter(cst.CSTTransformer):
                 # `.cuda(rank)` (distributed tests: a device per process):
                 # the class's device type with that index.
                 device_type = self.device_type(site)
-                if isinstance(device_type, str):
-                    return self._skip(site, device_type, call)
-                device = cst.Call(
+                indexed = cst.Call(
                     dotted_expr("torch.device"),
                     args=[
                         cst.Arg(device_type, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
@@ -344,13 +369,10 @@ class _Rewriter(cst.CSTTransformer):
                     ],
                 )
                 continue
-            return self._skip(
-                site,
-                f".{site.name}() names a device other than the default one, or an argument .to() does not take",
-                call,
+            raise _Refused(
+                f".{site.name}() names a device other than the default one, or an argument .to() does not take"
             )
-        if isinstance(device, str):
-            return self._skip(site, device, call)
+        device = indexed if indexed is not None else self.device(site)
         func = call.func
         assert isinstance(func, cst.Attribute)
         last = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
@@ -359,53 +381,38 @@ class _Rewriter(cst.CSTTransformer):
             # A call split over lines keeps its last line break (rewrites
             # change columns, never lines).
             args[-1] = args[-1].with_changes(whitespace_after_arg=call.args[-1].whitespace_after_arg)
-        self.done.append(site)
         return call.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
 
     def _to(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
-        device = self.device(site)
-        if isinstance(device, str):
-            return self._skip(site, device, call)
         args = list(call.args)
-        args[0] = args[0].with_changes(value=device)
-        self.done.append(site)
+        args[0] = args[0].with_changes(value=self.device(site))
         return call.with_changes(args=args)
 
     def _torch_device(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
         args = list(call.args)
         if len(args) > 2 or any(a.keyword is not None or a.star for a in args):
-            return self._skip(
-                site, "torch.device() with arguments other than a device and its index: rewrite by hand", call
-            )
+            raise _Refused("torch.device() with arguments other than a device and its index: rewrite by hand")
         if len(args) == 2:
             index = args[1].value
             if isinstance(index, (cst.Integer, cst.SimpleString)) and not _is_default_index(index):
-                return self._skip(site, "torch.device() names a device other than the default one", call)
+                raise _Refused("torch.device() names a device other than the default one")
             if not _is_default_index(index):
                 # A computed index (`torch.device("cuda", rank)`): the test's
                 # `device` has one already; the class's device type takes it.
-                device_type = self.device_type(site)
-                if isinstance(device_type, str):
-                    return self._skip(site, device_type, call)
-                args[0] = args[0].with_changes(value=device_type)
-                self.done.append(site)
+                args[0] = args[0].with_changes(value=self.device_type(site))
                 return call.with_changes(args=args)
             args = _with_commas(args[:1], args[1].comma)
-        device = self.device(site)
-        if isinstance(device, str):
-            return self._skip(site, device, call)
-        args[0] = args[0].with_changes(value=device)
-        self.done.append(site)
+        args[0] = args[0].with_changes(value=self.device(site))
         return call.with_changes(args=args)
 
     def _module(self, site: SiteRewrite, call: cst.Call) -> cst.Call:
         equivalent = site.equivalent
         if equivalent is None:
-            return self._skip(site, f"{site.name} has no device-generic equivalent", call)
+            raise _Refused(f"{site.name} has no device-generic equivalent")
         positional = [a for a in call.args if a.keyword is None]
         keywords = {a.keyword.value for a in call.args if a.keyword is not None}
         if any(a.star for a in call.args):
-            return self._skip(site, f"{site.name}() with unpacked arguments: rewrite by hand", call)
+            raise _Refused(f"{site.name}() with unpacked arguments: rewrite by hand")
         if (
             keywords == {"device"}
             and "device" not in equivalent.keywords
@@ -418,10 +425,7 @@ class _Rewriter(cst.CSTTransformer):
             call = call.with_changes(args=[arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)])
             positional, keywords = list(call.args), set()
         if len(positional) > equivalent.max_positional or not keywords <= set(equivalent.keywords):
-            return self._skip(
-                site, f"{equivalent.target} does not take the arguments {site.name}() is given here", call
-            )
-        self.done.append(site)
+            raise _Refused(f"{equivalent.target} does not take the arguments {site.name}() is given here")
         return call.with_changes(func=dotted_expr(equivalent.target))
 
 
