@@ -11,7 +11,7 @@ import pytest
 
 from hwlint.core.config import load_config
 from hwlint.fix.apply import apply_fixes
-from hwlint.fix.migrate import complement, instantiable
+from hwlint.fix.migrate.framework import complement, instantiable
 from hwlint.fix.plan import ClassMove
 from hwlint.fix.result import FixReport
 from tests.conftest import lint, run_cli, write_project
@@ -853,7 +853,7 @@ def test_a_node_libcst_refuses_is_a_refused_migration_not_a_crash(
 ) -> None:
     import libcst as cst
 
-    from hwlint.fix import migrate as module
+    from hwlint.fix.migrate import parameters as module
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise cst.CSTValidationError("Cannot have param without defaults following a param with defaults.")

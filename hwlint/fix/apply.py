@@ -26,7 +26,8 @@ from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.facts import ModuleFacts
 from hwlint.facts.read import ReadError, decode
-from hwlint.fix.migrate import MigrateError, Refused, migrate_source
+from hwlint.fix.migrate.driver import migrate_source
+from hwlint.fix.migrate.outcome import MigrateError, Refused
 from hwlint.fix.plan import FilePlan, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.result import FileResult, FixError, FixReport
 from hwlint.fix.rewrite import RewriteError, rewrite_source, verify_rewrites

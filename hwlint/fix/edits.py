@@ -20,7 +20,7 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     )
 
 
-def _declaration(attribute: str, enum: str, member: str) -> cst.SimpleStatementLine:
+def declaration_statement(attribute: str, enum: str, member: str) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine(
         [cst.Assign([cst.AssignTarget(cst.Name(attribute))], cst.Attribute(cst.Name(enum), cst.Name(member)))]
     )
@@ -59,11 +59,11 @@ def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassD
     return cls.with_changes(body=body.with_changes(body=stmts))
 
 
-def _dotted(node: cst.BaseExpression | None) -> str:
+def dotted(node: cst.BaseExpression | None) -> str:
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
-        head = _dotted(node.value)
+        head = dotted(node.value)
         return f"{head}.{node.attr.value}" if head else ""
     return ""
 
@@ -106,14 +106,14 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
             if not isinstance(imp, cst.ImportFrom) or imp.relative:
                 continue
             if isinstance(imp.names, cst.ImportStar):
-                if _dotted(imp.module) == import_from:
+                if dotted(imp.module) == import_from:
                     return module, enum
                 continue
             for alias in imp.names:
-                if _dotted(alias.name) == enum:
+                if dotted(alias.name) == enum:
                     local = alias.asname.name if alias.asname is not None else alias.name
-                    return module, _dotted(local)
-            if _dotted(imp.module) == import_from and target is None:
+                    return module, dotted(local)
+            if dotted(imp.module) == import_from and target is None:
                 target = (index, position)
     if target is not None:
         index, position = target

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from hwlint.core.diagnostics import Diagnostic
-from hwlint.fix.migrate import Done, Refused
+from hwlint.fix.migrate.outcome import Done, Refused
 from hwlint.fix.plan import ClassFix, ClassMove, SiteRewrite, Unfixed
 from hwlint.fix.summary import done_line, migration_lines, unfixed_lines
 

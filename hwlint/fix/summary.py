@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from hwlint.fix.migrate import KINDS, Done, Refused
+from hwlint.fix.migrate.outcome import KINDS, Done, Refused
 from hwlint.fix.plan import ClassMove, Unfixed
 from hwlint.rules import PER_FINDING
 from hwlint.rules.missing_classification import MissingClassification

@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.core.config import Config
-from hwlint.fix.edits import _declaration, declare, ensure_import, only_inserted
+from hwlint.fix.edits import declaration_statement, declare, ensure_import, only_inserted
 from hwlint.fix.plan import ClassFix, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError, generate, parse_module, reproduces
@@ -150,7 +150,7 @@ def fix_source(data: bytes, fixes: Sequence[ClassFix], config: Config) -> bytes:
             # import below will give (imports are not touched by this).
             module = replace_strings(module, replacements, ensure_import(module, config.import_from, config.enum)[1])
         module, enum_name = ensure_import(module, config.import_from, config.enum)
-        finder = _Classes(fixes, lambda member: _declaration(config.attribute, enum_name, member))
+        finder = _Classes(fixes, lambda member: declaration_statement(config.attribute, enum_name, member))
         module = module.with_changes(body=finder.block(module.body))
     except (RecursionError, MemoryError):
         raise FixError("the file is too deeply nested to rewrite") from None

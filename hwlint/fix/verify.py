@@ -14,7 +14,8 @@ from hwlint.facts import ModuleFacts, Value, extract_source
 from hwlint.facts.collect import FactsOptions
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
-from hwlint.fix.migrate import ONLY_ACCELERATOR, Done
+from hwlint.fix.migrate.framework import ONLY_ACCELERATOR
+from hwlint.fix.migrate.outcome import Done
 from hwlint.fix.plan import REPLACEABLE, ClassFix
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError

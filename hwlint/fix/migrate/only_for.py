@@ -1,0 +1,115 @@
+"""The only-for migrations: an `instantiate_device_type_tests(...,
+only_for=...)` naming several devices becomes ACCELERATOR with `except_for`
+the complement ("only-for-except"), or, when the call can instantiate only
+one of them, that device's classification ("only-for-one")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from hwlint.facts import ModuleFacts
+from hwlint.fix.migrate.class_level import ModuleEdits
+from hwlint.fix.migrate.framework import OUT_OF_TREE, complement, device_type, instantiable, instantiated_names
+from hwlint.fix.migrate.outcome import Done
+from hwlint.fix.migrate.tree import flag_is_true, instantiation_call, literal_strings, module_constant
+from hwlint.fix.plan import Migration
+
+
+def only_for(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) -> Done | str:
+    calls = [(at, call) for at, stmt in enumerate(state.body) if (call := instantiation_call(stmt, m.class_name))]
+    found = [i for i in facts.instantiations if i.class_name == m.class_name]
+    if len(calls) != 1 or len(found) != 1:
+        return (
+            f"{m.class_name} is instantiated {len(found)} times, {len(calls)} of them at module level: "
+            "one instantiation can be migrated, choose by hand"
+        )
+    at, call = calls[0]
+    keywords = [a.keyword.value for a in call.args if a.keyword is not None]
+    if "except_for" in keywords or "only_for" not in keywords:
+        return "only_for is not given by keyword, or except_for is given too: migrate by hand"
+    position = keywords.index("only_for") + sum(a.keyword is None for a in call.args)
+    arg = call.args[position]
+    value: cst.BaseExpression = arg.value
+    source = ""
+    if isinstance(value, cst.Name):
+        source = f" (`{value.value}`)"
+        constant = module_constant(state.body, value.value)
+        if isinstance(constant, str):
+            return f"only_for{source} is not a literal: {constant}"
+        value = constant
+    named = literal_strings(value)
+    if not named:
+        return "only_for is computed: choose ACCELERATOR (with except_for) or one device by hand"
+    allow_mps, allow_xpu = flag_is_true(call, "allow_mps"), flag_is_true(call, "allow_xpu")
+    can = instantiable(allow_mps, allow_xpu)
+    extend = state.config.extend_devices
+    runs = [d for d in dict.fromkeys(named) if device_type(d, extend) in can or device_type(d, extend) in OUT_OF_TREE]
+    kinds = list(dict.fromkeys(device_type(d, extend) for d in runs))
+    quote = '"'
+    first_string = (
+        value
+        if isinstance(value, cst.SimpleString)
+        else next((e.value for e in getattr(value, "elements", ()) if isinstance(e.value, cst.SimpleString)), None)
+    )
+    if isinstance(first_string, cst.SimpleString) and first_string.quote in ("'", "'''"):
+        quote = "'"
+    if not runs:
+        return f"only_for={named!r} names no device this call can instantiate: it runs nowhere; fix it by hand"
+    member = None
+    if len(kinds) == 1:
+        device = runs[0]
+        member = next((c for c in state.config.classifications if c == device.upper() or c == kinds[0].upper()), None)
+        if member is None and "ACCELERATOR" not in state.config.classifications:
+            return (
+                f"only_for{source} instantiates only {device!r} here, which is not a configured classification: "
+                "add it to `classifications`"
+            )
+    # One device that is no configured member (a PrivateUse1 backend's):
+    # ACCELERATOR with except_for the others, as for several.
+    if member is not None:
+        new_arg = arg.with_changes(value=cst.SimpleString(f"{quote}{device}{quote}"))
+        state.body[at] = _with_call(
+            state.body[at], call.with_changes(args=[new_arg if i == position else a for i, a in enumerate(call.args)])
+        )
+        state.declare[index] = member
+        dropped = [d for d in named if d not in runs]
+        return Done(
+            "only-for-one",
+            m.class_name,
+            m.line,
+            member,
+            f"only_for={device!r}"
+            + (f" ({', '.join(dropped)} cannot be instantiated by this call)" if dropped else ""),
+            instantiated_names(m.class_name, [device]),
+        )
+    if "ACCELERATOR" not in state.config.classifications:
+        return "ACCELERATOR is not a configured classification"
+    excluded = complement(named, allow_mps, allow_xpu, extend)
+    if excluded:
+        items = ", ".join(f"{quote}{d}{quote}" for d in excluded) + ("," if len(excluded) == 1 else "")
+        new_arg = arg.with_changes(keyword=cst.Name("except_for"), value=cst.parse_expression(f"({items})"))
+        args = [new_arg if i == position else a for i, a in enumerate(call.args)]
+    else:
+        args = [a for i, a in enumerate(call.args) if i != position]
+        if args:
+            args[-1] = args[-1].with_changes(
+                comma=call.args[-1].comma if position != len(call.args) - 1 else cst.MaybeSentinel.DEFAULT
+            )
+    state.body[at] = _with_call(state.body[at], call.with_changes(args=args))
+    state.declare[index] = "ACCELERATOR"
+    runs_on = [d for d in can if d not in excluded]
+    return Done(
+        "only-for-except",
+        m.class_name,
+        m.line,
+        "ACCELERATOR",
+        f"only_for={tuple(named)!r} -> " + (f"except_for={excluded!r}" if excluded else "every device"),
+        instantiated_names(m.class_name, runs_on),
+    )
+
+
+def _with_call(stmt: cst.BaseStatement, call: cst.Call) -> cst.BaseStatement:
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    expr = stmt.body[0]
+    assert isinstance(expr, cst.Expr)
+    return stmt.with_changes(body=[expr.with_changes(value=call)])
