@@ -18,7 +18,8 @@ import pytest
 
 from hwlint.allowlist.model import load_allowlist
 from hwlint.core.config import load_config
-from hwlint.report.figures import build_report, burndown_series, percent_migrated
+from hwlint.report.burndown import burndown_series
+from hwlint.report.figures import build_report, percent_migrated
 from hwlint.report.time_axis import point_labels
 from tests.conftest import lint, run_cli, write_project
 from tests.test_history import GIT_ENV, commit, git, init_repo, listing
@@ -658,7 +659,7 @@ def test_a_long_directory_table_folds(wide: Path) -> None:
 def test_a_folded_table_keeps_its_total() -> None:
     """Rules beyond the fifteenth fold too; the total counts every rule."""
     from hwlint.output import report_text
-    from hwlint.report.figures import Table, fold_rows
+    from hwlint.report.blocks import Table, fold_rows
 
     table = Table(
         "t",
@@ -679,7 +680,7 @@ def test_a_folded_table_keeps_its_total() -> None:
 
 def test_all_rows_help_says_how_many_rows_show() -> None:
     from hwlint.cli.options import ALL_ROWS, REPORT
-    from hwlint.report.figures import TABLE_ROWS
+    from hwlint.report.layout import TABLE_ROWS
 
     assert ALL_ROWS in REPORT and f"the first {TABLE_ROWS}, then how many more" in (ALL_ROWS.help or "")
 
@@ -948,7 +949,7 @@ def test_adoption_day_text_and_markdown_show_times(tmp_path: Path) -> None:
 def test_a_sampled_mermaid_chart_of_one_morning_has_distinct_times() -> None:
     """Forty commits in two hours: thirty samples four minutes apart, each its own time."""
     from hwlint.output.report_markdown import CHART_POINTS, chart
-    from hwlint.report.figures import Chart
+    from hwlint.report.blocks import Chart
 
     history = tuple(
         {"commit": f"{i:040x}", "date": f"2026-11-29T{7 + i * 3 // 60:02d}:{i * 3 % 60:02d}:00Z", "allowlisted": 40 - i}

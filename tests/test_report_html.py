@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from hwlint.report.figures import Code, Table, layout
+from hwlint.report.blocks import Code, Table
+from hwlint.report.layout import layout
 from tests.test_history import GIT_ENV, git
 from tests.test_report import FIRST_15, make_repo, make_wide_tree
 

@@ -1,5 +1,5 @@
 """Output formats, of both kinds: `hwlint check`'s (a CheckResult's
-diagnostics) and `hwlint report`'s (a report.figures.Layout). Each module
+diagnostics) and `hwlint report`'s (a report.blocks.Layout). Each module
 renders one format to text; they are imported only when asked for, so the
 check path pays for one. This registry is the one list of them: `--format`
 takes its choices from it (hwlint.cli.options)."""
@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # a Protocol class costs a measurable part of a one-file run 
     from typing import Callable, Literal, Protocol
 
     from hwlint.engine.check import CheckResult
-    from hwlint.report.figures import Layout
+    from hwlint.report.blocks import Layout
 
     class Renderer(Protocol):
         def __call__(

@@ -14,7 +14,7 @@ from datetime import timedelta
 from html import escape
 from typing import Any, Sequence
 
-from hwlint.report.figures import Block, Chart, Code, Layout, Paragraph, Table
+from hwlint.report.blocks import Block, Chart, Code, Layout, Paragraph, Table
 from hwlint.report.time_axis import parse_iso, ticks
 
 _CSS = """
@@ -105,28 +105,13 @@ def _tooltip(point: dict[str, Any]) -> str:
     return f"{when}, {point['commit'][:10]}: {point['allowlisted']} files allowlisted"
 
 
-def burndown_svg(
-    history: list[dict[str, Any]],
-    until: str | None = None,
-    title: str = "Files allowlisted",
-    plan: Sequence[tuple[str, int]] = (),
-) -> str | None:
-    """The burn-down as an inline <svg>, or None when pygal is not installed.
-    The last size holds until `until` (the report's time), so that the
-    newest commit's change is not hidden at the chart's right edge. A
-    phase's `plan` (date, files) is drawn as a dashed grey line to its due
-    date, with a legend. The x axis ticks at round instants, labelled as
-    finely as the span needs (time_axis.ticks: times on adoption day,
-    dates over weeks, months over a year)."""
-    try:
-        import pygal
-        from pygal.style import Style
-    except ImportError:
-        return None
-    # A staircase: the size holds until the next commit changes it. Only a
-    # commit's own point has a dot (with its tooltip); the corners do not,
-    # nor a point followed by another at the same instant (a phase's points
-    # are days: adoption day's commits would stack up as a column of dots).
+def _staircase(history: list[dict[str, Any]], until: str | None) -> list[dict[str, Any]]:
+    """The burn-down's points as pygal draws them: a staircase, the size
+    holding until the next commit changes it, and the last size until
+    `until`. Only a commit's own point has a dot (with its tooltip); the
+    corners do not, nor a point followed by another at the same instant (a
+    phase's points are days: adoption day's commits would stack up as a
+    column of dots)."""
     commits = sorted(history, key=lambda p: p["date"])
     points: list[dict[str, Any]] = []
     for point in commits:
@@ -138,16 +123,15 @@ def burndown_svg(
         points.append({"value": (when, point["allowlisted"]), "tooltip": _tooltip(point)})
     end = points[-1]["value"][0]
     if until is not None and parse_iso(until) > end:
-        end = parse_iso(until)
-        points.append({"value": (end, points[-1]["value"][1]), "node": {"r": 0}})
-    planned = [(parse_iso(day), n) for day, n in plan]
-    start = min([points[0]["value"][0], *(when for when, _ in planned)])
-    end = max([end, *(when for when, _ in planned)])
-    axis = ticks(start, end, _AXIS_ROOM)
-    levels = file_ticks(max([p["allowlisted"] for p in history] + [n for _, n in plan]), 6)
-    if end - start < timedelta(seconds=1):  # one instant: the axis's minute around it
-        start, end = axis.ticks[0][0], axis.ticks[-1][0]
-    style = Style(
+        points.append({"value": (parse_iso(until), points[-1]["value"][1]), "node": {"r": 0}})
+    return points
+
+
+def _chart_style() -> Any:
+    """The chart's pygal Style: the page's colours and sizes."""
+    from pygal.style import Style
+
+    return Style(
         background="#ffffff",
         plot_background="#ffffff",
         foreground="#1f2328",
@@ -169,8 +153,35 @@ def burndown_svg(
         title_font_size=16,
         legend_font_size=13,
     )
+
+
+def burndown_svg(
+    history: list[dict[str, Any]],
+    until: str | None = None,
+    title: str = "Files allowlisted",
+    plan: Sequence[tuple[str, int]] = (),
+) -> str | None:
+    """The burn-down as an inline <svg>, or None when pygal is not installed.
+    The last size holds until `until` (the report's time), so that the
+    newest commit's change is not hidden at the chart's right edge. A
+    phase's `plan` (date, files) is drawn as a dashed grey line to its due
+    date, with a legend. The x axis ticks at round instants, labelled as
+    finely as the span needs (time_axis.ticks: times on adoption day,
+    dates over weeks, months over a year)."""
+    try:
+        import pygal
+    except ImportError:
+        return None
+    points = _staircase(history, until)
+    planned = [(parse_iso(day), n) for day, n in plan]
+    start = min([points[0]["value"][0], *(when for when, _ in planned)])
+    end = max([points[-1]["value"][0], *(when for when, _ in planned)])
+    axis = ticks(start, end, _AXIS_ROOM)
+    levels = file_ticks(max([p["allowlisted"] for p in history] + [n for _, n in plan]), 6)
+    if end - start < timedelta(seconds=1):  # one instant: the axis's minute around it
+        start, end = axis.ticks[0][0], axis.ticks[-1][0]
     chart = pygal.DateTimeLine(
-        style=style,
+        style=_chart_style(),
         js=[],  # pygal's default links a tooltip script from the web: the page must work offline
         disable_xml_declaration=True,
         show_legend=bool(plan),

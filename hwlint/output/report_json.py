@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hwlint.report.figures import Layout
+from hwlint.report.blocks import Layout
 
 
 def render(report: Layout) -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hwlint.report.figures import Block, Chart, Code, Layout, Paragraph, burndown_series, plan_at
+from hwlint.report.blocks import Block, Chart, Code, Layout, Paragraph
+from hwlint.report.burndown import burndown_series, plan_at
 from hwlint.report.time_axis import parse_iso, point_labels
 
 # Points on the chart's x axis: more labels than this overlap on GitHub.

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hwlint.report.figures import Block, Chart, Layout, Paragraph, burndown_series
+from hwlint.report.blocks import Block, Chart, Layout, Paragraph
+from hwlint.report.burndown import burndown_series
 
 # Eight levels of a bar, for a one-line burn-down on the terminal.
 _SPARK = "▁▂▃▄▅▆▇█"

@@ -3,8 +3,8 @@
 A pure function of what `hwlint check` computed (its contexts and
 diagnostics), the allowlist, and optionally the allowlist's history: no
 second analysis. The dict's keys are the JSON keys the spec promises
-(dashboards read them); every renderer in hwlint/formats/report_*.py draws
-from this dict and nothing else.
+(dashboards read them); every format draws from this dict and nothing else,
+through the layout (hwlint.report.layout) or, for json, as it is.
 
 What the figures count:
 
@@ -35,44 +35,32 @@ What the figures count:
   work left. The allowlist's own rules (HWC3xx) are about the list, not the
   tests, and are not counted.
 
-The report has two layers, both built here and only here. The figures
-(`build_report`) are the JSON document. The layout (`layout`) is what the
-other formats show: a headline and ordered sections, each with a title, a
-note and blocks (paragraphs, tables, the burn-down chart). A renderer
-draws blocks in its medium and never decides what a section holds, so every
-format shows the same sections with the same figures; a new section is a
-figure in `build_report` and a `Section` in `layout`. Long tables are cut
-to their first TABLE_ROWS rows in `layout` too, with a "M more" line
-(fold_rows); the JSON document keeps every row.
+The figures are the JSON document; what the other formats show of them (a
+headline and ordered sections) is hwlint.report.layout's.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
-from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
-from typing import Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Iterable, Literal, NamedTuple
 
 from hwlint import __version__
-from hwlint.allowlist.history import MIN_PROJECTION_DAYS, HistoryPoint, project_zero, projection_gap
+from hwlint.allowlist.history import HistoryPoint, Projection, project_zero, projection_gap
 from hwlint.allowlist.model import counted
 from hwlint.core.diagnostics import UserError
 from hwlint.engine.api import CheckResult
 from hwlint.facts.devices import coverage
-from hwlint.report.time_axis import parse_iso, point_labels
 from hwlint.rules import ALLOWLIST_RULES
-from hwlint.rules.no_runner import NoRunner
-from hwlint.rules.phase_overdue import PhaseOverdue
-from hwlint.rules.unconfigured_device import UnconfiguredDevice
+
+if TYPE_CHECKING:
+    from hwlint.allowlist.phases import PhaseStatus
+    from hwlint.core.config import Config
 
 TOP_FILES = 10
-# Rows a table shows in text, markdown and html before it folds into "M more"
-# (`--all-rows` shows them all; json always has them all). PyTorch's test tree
-# has about 50 folders: 15 is the next few weeks of work, and a GitHub job
-# summary or a terminal screen shows them without scrolling past the rest.
-TABLE_ROWS = 15
+# Where the baseline came from (`baseline_source`; see the module's docstring).
+BaselineSource = Literal["option", "configuration", "history", "allowlist"]
 
 
 def report_time() -> datetime:
@@ -97,7 +85,9 @@ def percent_migrated(baseline: int, allowlisted: int, work_left: bool | None = N
     return _share(baseline - allowlisted, baseline, left)
 
 
-def resolve_baseline(option: int | None, configured: int | None, largest: int | None, entries: int) -> tuple[int, str]:
+def resolve_baseline(
+    option: int | None, configured: int | None, largest: int | None, entries: int
+) -> tuple[int, BaselineSource]:
     """The baseline and where it came from (`baseline_source`): the option,
     else the configuration, else the list's largest size in git history,
     else (no history, or a smaller one) its current size."""
@@ -121,34 +111,33 @@ def _directory(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else "."
 
 
-def build_report(
-    result: CheckResult,
-    allowlisted: Iterable[str],
-    *,
-    history: list[HistoryPoint] | None = None,
-    baseline: int | None = None,
-    largest: int | None = None,
-    now: datetime | None = None,
-    phase_history: list[HistoryPoint] | None = None,
-    today: date | None = None,
-) -> dict[str, Any]:
-    """The report's figures. `result` comes from `run_check(...,
-    use_allowlist=False)`, so that allowlisted files' violations are counted
-    (see the module's docstring); `allowlisted` are the allowlist's paths;
-    `history` the points to show (`--history`); `baseline` the `--baseline`
-    option; `largest` the most entries the list has had in git history
-    (history.largest_size), for when neither option nor configuration sets
-    the baseline. `phase_history`: the history counted per migration phase
-    (hwlint.allowlist.phases.phase_statuses), None without git; `today`: the date the
-    phases are judged on (default: the report's date)."""
-    config = result.config
-    listed = sorted(set(allowlisted))
+class ClassTally(NamedTuple):
+    """The test classes of the checked files, counted by effective
+    classification and by directory (the `classes_*`, `directories` and
+    `top_files` figures)."""
+
+    by_member: Counter[str]
+    unclassified: int
+    directories: list[dict[str, Any]]  # most work left first
+    top_files: list[dict[str, Any]]  # the TOP_FILES files with the most unclassified classes
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_member.values()) + self.unclassified
+
+    @property
+    def classified(self) -> int:
+        return self.total - self.unclassified
+
+    def percent_classified(self) -> float:
+        total = self.total
+        return _share(self.classified, total, bool(self.unclassified)) if total else 100.0
+
+
+def tally_classes(result: CheckResult, listed: list[str]) -> ClassTally:
+    """Count the test classes of `result`'s files, and each directory's
+    files, allowlisted files (of `listed`), classes and unclassified ones."""
     listed_set = set(listed)
-    history = history or []
-    if largest is None and history:
-        largest = max(p.allowlisted for p in history)
-    start, source = resolve_baseline(baseline, config.baseline, largest, len(listed))
-    members = list(config.classifications)
     by_member: Counter[str] = Counter()
     unclassified = 0
     dirs: dict[str, dict[str, Any]] = {}
@@ -179,35 +168,83 @@ def build_report(
             )
     for path in listed:
         directory(path)["allowlisted"] += 1
-
-    violations = Counter(d.code for d in result.diagnostics if d.code not in ALLOWLIST_RULES)
-    # What `hwlint check` would fail on outside the list: an allowlisted file
-    # is exempt from the counted codes only (allowlist.apply_allowlist).
-    failing = {
-        d.path
-        for d in result.diagnostics
-        if d.code not in ALLOWLIST_RULES and (d.path not in listed_set or not counted(d.code))
-    }
-    classes_total = sum(by_member.values()) + unclassified
-    classified = classes_total - unclassified
     # Remaining work first: files still allowlisted, then classes still to
     # classify; the path keeps ties stable.
     directories = sorted(dirs.values(), key=lambda d: (-d["allowlisted"], -d["unclassified"], d["path"]))
     top = sorted(files, key=lambda f: (-f["unclassified"], f["path"]))[:TOP_FILES]
-    # Too short a history gives a rate from seconds of work: no date, and
-    # the report says why (projection_gap).
-    gap = projection_gap(history)
-    projection = project_zero(history) if history and gap is None else None
-    phases = []
-    if config.phases:
-        from hwlint.allowlist.phases import phase_statuses
+    return ClassTally(by_member, unclassified, directories, top)
 
-        phases = phase_statuses(
-            config.phases, listed, phase_history, today or (now or report_time()).date(), config.source
-        )
+
+def failing_files(result: CheckResult, listed: set[str]) -> set[str]:
+    """What `hwlint check` would fail on outside the list: an allowlisted
+    file is exempt from the counted codes only (allowlist.apply_allowlist)."""
+    return {
+        d.path
+        for d in result.diagnostics
+        if d.code not in ALLOWLIST_RULES and (d.path not in listed or not counted(d.code))
+    }
+
+
+def _projection(history: list[HistoryPoint]) -> tuple[Projection | None, str | None]:
+    """The projection to zero, and why there is none yet: too short a history
+    gives a rate from seconds of work, so no date, and the report says why
+    (projection_gap)."""
+    gap = projection_gap(history)
+    return (project_zero(history) if history and gap is None else None), gap
+
+
+def _phase_statuses(
+    config: Config, listed: list[str], phase_history: list[HistoryPoint] | None, on: date | None, now: datetime | None
+) -> list[PhaseStatus]:
+    """Each configured phase's status on `on` (default: the report's date)."""
+    if not config.phases:
+        return []
+    from hwlint.allowlist.phases import phase_statuses
+
+    return phase_statuses(config.phases, listed, phase_history, on or (now or report_time()).date(), config.source)
+
+
+def _phase_burndown(status: PhaseStatus) -> dict[str, Any]:
+    return {
+        "name": status.phase.name,
+        "points": [{"date": day, "files_left": n} for day, n in status.burndown],
+        "files_per_day": None if status.pace is None else round(status.pace, 4),
+    }
+
+
+def build_report(
+    result: CheckResult,
+    allowlisted: Iterable[str],
+    *,
+    history: list[HistoryPoint] | None = None,
+    baseline: int | None = None,
+    largest: int | None = None,
+    now: datetime | None = None,
+    phase_history: list[HistoryPoint] | None = None,
+    today: date | None = None,
+) -> dict[str, Any]:
+    """The report's figures. `result` comes from `run_check(...,
+    use_allowlist=False)`, so that allowlisted files' violations are counted
+    (see the module's docstring); `allowlisted` are the allowlist's paths;
+    `history` the points to show (`--history`); `baseline` the `--baseline`
+    option; `largest` the most entries the list has had in git history
+    (history.largest_size), for when neither option nor configuration sets
+    the baseline. `phase_history`: the history counted per migration phase
+    (hwlint.allowlist.phases.phase_statuses), None without git; `today`: the date the
+    phases are judged on (default: the report's date)."""
+    config = result.config
+    listed = sorted(set(allowlisted))
+    history = history or []
+    if largest is None and history:
+        largest = max(p.allowlisted for p in history)
+    start, source = resolve_baseline(baseline, config.baseline, largest, len(listed))
+    classes = tally_classes(result, listed)
+    violations = Counter(d.code for d in result.diagnostics if d.code not in ALLOWLIST_RULES)
+    failing = failing_files(result, set(listed))
+    projection, gap = _projection(history)
+    phases = _phase_statuses(config, listed, phase_history, today, now)
     runners, orphans = _runner_coverage(result)
-    found = result.unconfigured_devices()
-    work_left = bool(listed or failing or unclassified)
+    work_left = bool(listed or failing or classes.unclassified)
     return {
         "version": __version__,
         "generated_at": (now or report_time()).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -216,11 +253,11 @@ def build_report(
         "files_allowlisted": len(listed),
         "baseline": start,
         "percent_migrated": percent_migrated(start, len(listed), work_left),
-        "classes_total": classes_total,
-        "classes_by_classification": {m: by_member.get(m, 0) for m in members},
-        "classes_unclassified": unclassified,
+        "classes_total": classes.total,
+        "classes_by_classification": {m: classes.by_member.get(m, 0) for m in config.classifications},
+        "classes_unclassified": classes.unclassified,
         "violations_by_code": dict(sorted(violations.items())),
-        "directories": directories,
+        "directories": classes.directories,
         "history": [p.to_dict() for p in history],
         "projected_zero_date": projection.date if projection else None,
         "phases": [status.to_dict() for status in phases],
@@ -229,20 +266,13 @@ def build_report(
         # how the projection was made, so that a dashboard can say them.
         "baseline_source": source,
         "files_failing": len(failing),
-        "classes_classified": classified,
-        "percent_classified": _share(classified, classes_total, bool(unclassified)) if classes_total else 100.0,
-        "top_files": top,
+        "classes_classified": classes.classified,
+        "percent_classified": classes.percent_classified(),
+        "top_files": classes.top_files,
         "projection": projection.to_dict() if projection else None,
         # Each phase's burn-down (its files in each version of the list,
         # from its start), for the charts; `phases` keeps the spec's keys.
-        "phase_burndown": [
-            {
-                "name": s.phase.name,
-                "points": [{"date": day, "files_left": n} for day, n in s.burndown],
-                "files_per_day": None if s.pace is None else round(s.pace, 4),
-            }
-            for s in phases
-        ],
+        "phase_burndown": [_phase_burndown(status) for status in phases],
         # Why there is no projected date yet (the history is too short), in
         # the words the other formats print; null when there is a date, or
         # no history was read.
@@ -252,11 +282,20 @@ def build_report(
         # lists without runners.
         "runners": runners,
         "orphans": orphans,
-        # The accelerator devices the tree uses that the configuration does
-        # not name (HWC003), with how many files use each, and the whole
-        # [tool.hwlint] settings that cover them (`hwlint devices --write`).
+        **_device_figures(result),
+    }
+
+
+def _device_figures(result: CheckResult) -> dict[str, Any]:
+    """The accelerator devices the tree uses that the configuration does not
+    name (HWC003), with how many files use each, and the whole [tool.hwlint]
+    settings that cover them (`hwlint devices --write`)."""
+    found = result.unconfigured_devices()
+    return {
         "unconfigured_devices": [{"name": name, "files": n} for name, n in found],
-        "unconfigured_device_settings": coverage((name for name, _ in found), config).settings() if found else {},
+        "unconfigured_device_settings": coverage((name for name, _ in found), result.config).settings()
+        if found
+        else {},
     }
 
 
@@ -296,403 +335,3 @@ def _runner_coverage(result: CheckResult) -> tuple[list[dict[str, Any]], list[di
     ]
     orphans.sort(key=lambda o: (o["path"], o["class_name"]))
     return rows, orphans
-
-
-def rule_name(code: str) -> str:
-    from hwlint.rules import BY_CODE
-
-    rule = BY_CODE.get(code)
-    return rule.name if rule is not None else ""
-
-
-def burndown_series(history: list[dict[str, Any]], samples: int) -> list[tuple[datetime, int]]:
-    """The burn-down as at most `samples` (instant, allowlisted) points for
-    a chart whose x axis is evenly spaced (Mermaid's, a sparkline); label
-    them with time_axis.point_labels.
-
-    Up to `samples` commits are shown as they are (commits at the same
-    instant, a phase's several commits of one day, as the last of them:
-    the state they left). Beyond that, the step function "size of the list
-    at time t" is read at evenly spaced instants between the first and the
-    last commit, so that the chart's x axis is time, not commit count (ten
-    commits in a day would otherwise look like ten days of work).
-    """
-    points: list[tuple[datetime, int]] = []
-    for p in history:
-        when = parse_iso(p["date"])
-        if points and points[-1][0] == when:
-            points[-1] = (when, p["allowlisted"])
-        else:
-            points.append((when, p["allowlisted"]))
-    if len(points) <= samples:
-        return points
-    # Commit order is graph order; dates can step back (rebases), so read
-    # the step function over the points sorted by date.
-    ordered = sorted(((when.timestamp(), n) for when, n in points), key=lambda item: item[0])
-    first, last = ordered[0][0], ordered[-1][0]
-    series: list[tuple[datetime, int]] = []
-    index = 0
-    for k in range(samples):
-        instant = first + (last - first) * k / (samples - 1)
-        while index + 1 < len(ordered) and ordered[index + 1][0] <= instant:
-            index += 1
-        series.append((datetime.fromtimestamp(round(instant), tz=timezone.utc), ordered[index][1]))
-    return series
-
-
-def plan_at(plan: tuple[tuple[str, int], ...], day: str) -> float:
-    """The files a phase's plan (straight lines between its (YYYY-MM-DD,
-    files) points) allows on `day`, one decimal; flat outside them."""
-    ordinal = date.fromisoformat(day[:10]).toordinal()
-    points = [(date.fromisoformat(d).toordinal(), n) for d, n in plan]
-    if ordinal <= points[0][0]:
-        return float(points[0][1])
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
-        if ordinal <= x1:
-            return round(y0 + (y1 - y0) * (ordinal - x0) / max(1, x1 - x0), 1)
-    return float(points[-1][1])
-
-
-def projection_sentence(report: dict[str, Any]) -> str:
-    """How the zero date was found, in one sentence (every format says it)."""
-    projection = report.get("projection")
-    date = report["projected_zero_date"]
-    if report.get("projection_note"):
-        return f"Projected zero: not yet — {report['projection_note']}."
-    if projection is None:
-        return "Projected zero: none (the history has fewer than two commits)."
-    if projection["method"] == "reached":
-        return f"Zero reached on {date}."
-    rate = f"{projection['files_per_day']:+g} files/day"
-    how = (
-        f"the least-squares slope over the {projection['points']} allowlist commits within "
-        f"{projection['window_days']} days of the newest, further back when those span less than "
-        f"{MIN_PROJECTION_DAYS} days"
-    )
-    if date is None:
-        return f"Projected zero: none, the allowlist is not shrinking ({rate}, {how})."
-    return f"Projected zero: {date}, at {rate} ({how}), counting from the newest commit."
-
-
-# ---- the layout: what text, markdown and html show ----
-
-# How a phase's status is decided (hwlint.allowlist.phases), as every format says it.
-PHASE_RULES = (
-    f"Done: no file left. Overdue: files left after the due date ({PhaseOverdue.code}). At risk: at the phase's pace "
-    "(its last 90 days) zero comes after the due date, or never. On track: zero by the due date, or no history "
-    "to tell."
-)
-
-
-class Percent(float):
-    """A percentage cell: a number (right-aligned like the others), shown with %."""
-
-    def __str__(self) -> str:
-        return f"{float(self)}%"
-
-
-class Code(str):
-    """A cell holding a path or a commit: shown as code where the medium can."""
-
-
-Cell = Union[int, float, str]
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    """One sentence or two; `backticks` mark code."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Table:
-    id: str  # stable: the html page's element id, which tests and links use
-    headers: tuple[str, ...]
-    rows: tuple[tuple[Cell, ...], ...]
-    footer: tuple[Cell, ...] | None = None  # e.g. a total, computed here, never by a renderer
-    empty: str = "None."  # shown instead of a table without rows
-    # A list of details (the burn-down's commits): html and markdown fold it
-    # under this summary.
-    fold: str | None = None
-    noun: tuple[str, str] = ("row", "rows")  # what a row is, singular and plural: "36 more directories"
-    # Set by `layout` when rows were left out (TABLE_ROWS): the line every
-    # format prints under the table, e.g. "36 more directories (...)".
-    more: str | None = None
-
-
-def fold_rows(table: Table, limit: int | None) -> Table:
-    """The table's first `limit` rows, and a `more` line saying how many
-    were left out and where to see them; the table itself when it is short
-    enough or `limit` is None. The rows are already in the order that
-    matters (most work first, newest first), so the first ones are kept."""
-    if limit is None or len(table.rows) <= limit:
-        return table
-    left = len(table.rows) - limit
-    noun = table.noun[0] if left == 1 else table.noun[1]
-    more = f"{left} more {noun} (`--all-rows` shows every row; `--format json` lists them all)."
-    return replace(table, rows=table.rows[:limit], more=more)
-
-
-@dataclass(frozen=True)
-class Chart:
-    """The burn-down: the allowlist's size at each commit, until `until`.
-    A phase's chart also has its `plan`: (date, files) points of the agreed
-    pace, from the files at its start to zero on its due date."""
-
-    history: tuple[dict[str, Any], ...]
-    until: str
-    title: str = "Files allowlisted"
-    id: str = "chart"  # the html page's element id
-    plan: tuple[tuple[str, int], ...] = ()
-
-
-Block = Union[Paragraph, Table, Chart]
-
-
-@dataclass(frozen=True)
-class Section:
-    id: str
-    title: str
-    blocks: tuple[Block, ...]
-    note: str | None = None  # what the section counts, under its title
-
-
-@dataclass(frozen=True)
-class Layout:
-    figures: dict[str, Any]  # build_report's dict: the JSON document
-    percent: float
-    headline: tuple[str, str]  # (the figure, what it means), e.g. ("70.0% migrated", "3 files ...")
-    sections: tuple[Section, ...]
-
-
-# Where the baseline came from, as the Summary's note says it.
-BASELINE_SOURCES = {
-    "option": "Baseline: `--baseline`.",
-    "configuration": "Baseline: `baseline` in the configuration.",
-    "history": "Baseline: the most files the allowlist has listed in its git history (its adoption).",
-    "allowlist": "Baseline: the allowlist's current size (git has no larger version of it).",
-}
-
-
-def _phases_section(f: dict[str, Any]) -> tuple[Section, ...]:
-    """The Phases section: a table, then each phase's burn-down against its
-    deadline (for the phases that had files in the history read)."""
-    if not f.get("phases"):
-        return ()
-    table = Table(
-        "phases",
-        ("phase", "due", "status", "files left", "files at start", "projected done", "owners"),
-        tuple(
-            (
-                p["name"],
-                p["due"],
-                p["status"],
-                p["files_left"],
-                "—" if p["files_at_start"] is None else p["files_at_start"],
-                p["projected_done"] or "—",
-                Code(", ".join(p["owners"])) if p["owners"] else "",
-            )
-            for p in f["phases"]
-        ),
-        noun=("phase", "phases"),
-    )
-    charts: list[Block] = []
-    for index, (phase, burndown) in enumerate(zip(f["phases"], f["phase_burndown"]), start=1):
-        points = burndown["points"]
-        if not any(point["files_left"] for point in points):
-            continue
-        history = tuple({"date": f"{point['date']}T00:00:00Z", "allowlisted": point["files_left"]} for point in points)
-        plan = ((points[0]["date"], phase["files_at_start"]), (phase["due"], 0))
-        charts.append(
-            Chart(
-                history,
-                f["generated_at"],
-                f"{phase['name']}: files left (due {phase['due']})",
-                f"phase-chart-{index}",
-                plan,
-            )
-        )
-    if not charts:
-        charts.append(
-            Paragraph("No burn-down: the allowlist's git history is not available, or no phase had files in it.")
-        )
-    return (Section("phases", "Phases", (table, *charts), note=PHASE_RULES),)
-
-
-def _runners_section(f: dict[str, Any]) -> tuple[Section, ...]:
-    """Runner coverage: what each configured runner runs, then the classes
-    no runner runs (HWC401)."""
-    if not f.get("runners"):
-        return ()
-    table = Table(
-        "runners",
-        ("runner", "device", "members", "classes", "tests", "shards"),
-        tuple(
-            (r["name"], Code(r["device"]), ", ".join(r["members"]), r["classes"], r["tests"], r["shards"])
-            for r in f["runners"]
-        ),
-        noun=("runner", "runners"),
-    )
-    orphans = Table(
-        "orphans",
-        ("file", "class", "classification"),
-        tuple((Code(o["path"]), o["class_name"], o["classification"]) for o in f["orphans"]),
-        empty="None: every classified test class has a runner.",
-        noun=("orphaned class", "orphaned classes"),
-    )
-    n = len(f["orphans"])
-    said = Paragraph(
-        (
-            f"1 classified test class no runner selects ({NoRunner.code}): it never runs in CI."
-            if n == 1
-            else f"{n} classified test classes no runner selects ({NoRunner.code}): they never run in CI."
-        )
-        if n
-        else "Every classified test class is selected by a runner."
-    )
-    note = (
-        "Classes whose effective classification is among the runner's members; tests: their test methods "
-        "(a parametrized method counts once)."
-    )
-    return (Section("runners", "Runner coverage", (table, said, orphans), note=note),)
-
-
-def _devices_section(f: dict[str, Any]) -> tuple[Section, ...]:
-    """The devices the configuration does not name, and the settings that
-    cover them; nothing when there are none."""
-    found = f.get("unconfigured_devices") or []
-    if not found:
-        return ()
-    devices = Table(
-        "unconfigured-devices",
-        ("device", "files"),
-        tuple((Code(d["name"]), d["files"]) for d in found),
-        noun=("device", "devices"),
-    )
-    settings = Table(
-        "device-settings",
-        ("[tool.hwlint] setting", "value"),
-        tuple((Code(key), Code(json.dumps(values))) for key, values in f["unconfigured_device_settings"].items()),
-    )
-    said = Paragraph(
-        f"The test files use these accelerators, which the configuration does not name ({UnconfiguredDevice.code}): hwlint "
-        "takes them for accelerators but classifies no class bound to one. These settings cover them; "
-        "`hwlint devices --write` adds them."
-    )
-    return (Section("devices", "Devices the configuration does not name", (devices, said, settings)),)
-
-
-def layout(figures: dict[str, Any], rows: int | None = TABLE_ROWS) -> Layout:
-    """The sections every format shows, in order, from the figures. Each
-    table shows its first `rows` rows and says how many more there are
-    (fold_rows); None shows them all (`--all-rows`)."""
-    f = figures
-    percent = f["percent_migrated"]
-    # The file figure never stands alone: the files check fails on and the
-    # classes left are beside it, so a tree full of unclassified classes
-    # cannot read as done.
-    headline = (
-        f"{percent}% migrated",
-        f"{f['files_allowlisted']} files allowlisted (baseline {f['baseline']}), "
-        f"{f['files_failing']} failing outside the allowlist, "
-        f"{f['classes_classified']} of {f['classes_total']} test classes classified ({f['percent_classified']}%), "
-        f"{f['files_checked']} test files checked.",
-    )
-    summary = Table(
-        "summary-table",
-        ("figure", "value"),
-        (
-            ("files checked", f["files_checked"]),
-            ("files allowlisted", f["files_allowlisted"]),
-            ("baseline", f["baseline"]),
-            ("percent migrated", Percent(percent)),
-            ("files failing outside the allowlist", f["files_failing"]),
-            ("test classes", f["classes_total"]),
-            ("classified classes", f["classes_classified"]),
-            ("percent classified", Percent(f["percent_classified"])),
-            ("unclassified classes", f["classes_unclassified"]),
-        ),
-    )
-    history = f["history"]
-    if history:
-        n = len(history)
-        commits = f"{n} commit{'s' if n != 1 else ''}"
-        # The day of each commit, or its time when two share a day (adoption
-        # day: every row would read the same date).
-        when, zone = point_labels([parse_iso(p["date"]) for p in reversed(history)], dated=True)
-        burndown: tuple[Block, ...] = (
-            Chart(tuple(history), f["generated_at"]),
-            Paragraph(f"{commits} changed the allowlist. {projection_sentence(f)}"),
-            Table(
-                "history",
-                ("date" if zone is None else f"date ({zone})", "commit", "files allowlisted"),
-                tuple((label, Code(p["commit"][:10]), p["allowlisted"]) for label, p in zip(when, reversed(history))),
-                fold=f"The {commits} that changed the allowlist",
-                noun=("commit", "commits"),
-            ),
-        )
-    else:
-        burndown = (Paragraph("Run `hwlint report --history` for the burn-down of the allowlist."),)
-    classes = Table(
-        "classifications",
-        ("classification", "classes"),
-        tuple((m, n) for m, n in f["classes_by_classification"].items())
-        + (("(unclassified)", f["classes_unclassified"]),),
-        noun=("classification", "classifications"),
-    )
-    violations = f["violations_by_code"]
-    violation_table = Table(
-        "violations-table",
-        ("code", "rule", "violations"),
-        tuple((code, rule_name(code), n) for code, n in violations.items()),
-        footer=("total", "", sum(violations.values())) if violations else None,  # of every rule, shown or not
-        noun=("rule", "rules"),
-    )
-    directories = Table(
-        "directories",
-        ("directory", "files", "allowlisted", "classes", "unclassified"),
-        tuple(
-            (Code(d["path"]), d["files"], d["allowlisted"], d["classes"], d["unclassified"]) for d in f["directories"]
-        ),
-        empty="No test files.",
-        noun=("directory", "directories"),
-    )
-    top = Table(
-        "top-files",
-        ("file", "unclassified", "classes", "allowlisted"),
-        tuple(
-            (Code(t["path"]), t["unclassified"], t["classes"], "yes" if t["allowlisted"] else "no")
-            for t in f["top_files"]
-        ),
-        empty="None: every test class is classified.",
-        noun=("file", "files"),
-    )
-    sections = (
-        Section("summary", "Summary", (summary,), note=BASELINE_SOURCES[f["baseline_source"]]),
-        *_devices_section(f),
-        Section("burndown", "Burn-down", burndown),
-        *_phases_section(f),
-        *_runners_section(f),
-        Section(
-            "classes",
-            "Test classes by classification",
-            (classes,),
-            note="Effective classification: the class's own, else the one it inherits.",
-        ),
-        Section(
-            "violations",
-            "Violations by rule",
-            (violation_table,),
-            note="Allowlisted files included: this is the work left.",
-        ),
-        Section("dirs", "Directories by remaining work", (directories,)),
-        Section("top", "Files with the most unclassified classes", (top,)),
-    )
-    # Every long table folds the same way, here, so that no format prints
-    # 51 directories into a job summary while another prints 15.
-    sections = tuple(
-        replace(section, blocks=tuple(fold_rows(b, rows) if isinstance(b, Table) else b for b in section.blocks))
-        for section in sections
-    )
-    return Layout(figures, percent, headline, sections)

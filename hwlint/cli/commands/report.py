@@ -70,7 +70,8 @@ def report(
     from hwlint.engine.api import run_check
     from hwlint.infra.git import GitError
     from hwlint.output import renderer
-    from hwlint.report.figures import TABLE_ROWS, build_report, layout, report_time
+    from hwlint.report.figures import build_report, report_time
+    from hwlint.report.layout import TABLE_ROWS, layout
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
