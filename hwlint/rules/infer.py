@@ -9,7 +9,7 @@ with the reason, so a human knows what to decide.
 # No `from __future__ import annotations`: typing.NamedTuple would compile
 # each string annotation (hwlint.facts.records says why).
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from hwlint.core.diagnostics import Fix
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, Site
@@ -19,9 +19,35 @@ from hwlint.facts.resolve import ClassInfo, ModuleContext
 _DEVICE_DECORATORS = {decorator: device.upper() for decorator, device in ONLY_DECORATORS.items()}
 
 
-# Each kind of evidence (or of its absence), as `hwlint fix` counts what it
-# left: kind -> how its summary names it.
-REASONS = {
+# Each kind of evidence (or of its absence): the kinds of the fixes and
+# NotFixables the classification rules give (HWC001, HWC002).
+ReasonKind = Literal[
+    "instantiated",
+    "only-for",
+    "generic",
+    "one-device",
+    "module-mentions",
+    "unreached-mentions",
+    "only-for-several",
+    "only-for-unconfigured",
+    "needs-accelerator",
+    "base-probes",
+    "some-tests-need-accelerator",
+    "any-gpu",
+    "device-not-instantiated",
+    "device-mixin",
+    "mixed-accelerator-use",
+    "not-configured",
+    "string",
+    "string-case",
+    "invalid-value",
+    "declared-twice",
+]
+Applicability = Literal["safe", "unsafe"]
+
+# How `hwlint fix`'s summary names each kind, counting what it left. Keyed
+# by str, not ReasonKind: fix looks its own kinds up here too.
+REASONS: dict[str, str] = {
     "instantiated": "instantiated per device",
     "only-for": "instantiated with only_for one device",
     "generic": "no device, no instantiation, no accelerator use",
@@ -48,9 +74,9 @@ REASONS = {
 
 class Inference(NamedTuple):
     member: str | None
-    applicability: str | None  # "safe", "unsafe", or None when there is no fix
+    applicability: Applicability | None  # None when there is no fix
     evidence: str
-    kind: str = ""  # a key of REASONS
+    kind: ReasonKind | Literal[""] = ""
     device: str = ""  # "not-configured": the one member the class is bound to
 
     def as_fix(self) -> Fix | None:
@@ -60,60 +86,18 @@ class Inference(NamedTuple):
 
 
 def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
+    """What the class's classification should be, from the strongest evidence
+    its module and its bases give: its instantiation, its tests' device
+    parameter, its accelerator use, what its tests need, and the module's
+    accelerator mentions it reaches."""
     cls = info.facts
     members = ctx.config.classifications
     calls = [i for i in ctx.facts.instantiations if i.class_name == cls.name]
-    takes_device = [m.name for m in cls.methods if {"device", "devices"} & set(m.params)]
     if calls:
-        only_fors = {i.only_for for i in calls}
-        if only_fors == {None}:
-            return _known(
-                "ACCELERATOR",
-                "safe",
-                "instantiated by instantiate_device_type_tests without only_for",
-                members,
-                "instantiated",
-            )
-        if len(only_fors) == 1:
-            (devices,) = only_fors
-            if devices and len(devices) == 1:
-                device = devices[0]
-                if device.upper() in members:
-                    return _known(device.upper(), "safe", f"instantiated with only_for={device!r}", members, "only-for")
-                # One device, named: not "several", and what to do is to configure it.
-                return Inference(
-                    None,
-                    None,
-                    f"instantiated with only_for={device!r} (one device), which is not a "
-                    f"configured classification: add it to `classifications` (and the enum), or "
-                    f"instantiate the class for every device (ACCELERATOR, with except_for)",
-                    "only-for-unconfigured",
-                )
-        return Inference(
-            None,
-            None,
-            "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
-            "only-for-several",
-        )
-    if takes_device and all(base == "object" for base in cls.bases) and not cls.name.startswith("Test"):
-        # A mixin (PyTorch's `_TorchbindAOTITests`, `*TestsMixin`): its tests
-        # run in the classes that inherit or copy them, never in it. (A plain
-        # `class TestFoo:` is not one: pytest collects it.)
-        return Inference(
-            None,
-            None,
-            f"test methods take a device ({takes_device[0]}) but the class is a mixin, never "
-            "instantiated: give it the classification of the classes that run its tests (ACCELERATOR "
-            "when they are instantiated per device)",
-            "device-mixin",
-        )
+        return _from_instantiation({i.only_for for i in calls}, members)
+    takes_device = [m.name for m in cls.methods if {"device", "devices"} & set(m.params)]
     if takes_device:
-        return Inference(
-            None,
-            None,
-            f"test methods take a device ({takes_device[0]}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)",
-            "device-not-instantiated",
-        )
+        return _from_device_parameter(cls, takes_device[0])
     devices = _device_names(ctx)
     # Weaker evidence: the class only makes sense on one device.
     device_decorators = {_DEVICE_DECORATORS.get(d) for m in cls.methods for d in m.decorators} - {None}
@@ -146,6 +130,70 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             "the class probes or uses accelerators: decide between GENERIC (drop the probes), ACCELERATOR or a device",
             "mixed-accelerator-use",
         )
+    found = _from_needs(needs, members)
+    return found if found is not None else _from_mentions(ctx, cls, members)
+
+
+def _from_instantiation(only_fors: "set[tuple[str, ...] | None]", members: tuple[str, ...]) -> Inference:
+    """A class instantiated per device: ACCELERATOR, or the one device its
+    `only_for` names."""
+    if only_fors == {None}:
+        return _known(
+            "ACCELERATOR",
+            "safe",
+            "instantiated by instantiate_device_type_tests without only_for",
+            members,
+            "instantiated",
+        )
+    if len(only_fors) == 1:
+        (devices,) = only_fors
+        if devices and len(devices) == 1:
+            device = devices[0]
+            if device.upper() in members:
+                return _known(device.upper(), "safe", f"instantiated with only_for={device!r}", members, "only-for")
+            # One device, named: not "several", and what to do is to configure it.
+            return Inference(
+                None,
+                None,
+                f"instantiated with only_for={device!r} (one device), which is not a "
+                f"configured classification: add it to `classifications` (and the enum), or "
+                f"instantiate the class for every device (ACCELERATOR, with except_for)",
+                "only-for-unconfigured",
+            )
+    return Inference(
+        None,
+        None,
+        "instantiated with only_for for several or computed devices: choose ACCELERATOR (with except_for) or one device",
+        "only-for-several",
+    )
+
+
+def _from_device_parameter(cls: ClassFacts, method: str) -> Inference:
+    """A class never instantiated whose test `method` takes a device: no fix,
+    and what to decide."""
+    if all(base == "object" for base in cls.bases) and not cls.name.startswith("Test"):
+        # A mixin (PyTorch's `_TorchbindAOTITests`, `*TestsMixin`): its tests
+        # run in the classes that inherit or copy them, never in it. (A plain
+        # `class TestFoo:` is not one: pytest collects it.)
+        return Inference(
+            None,
+            None,
+            f"test methods take a device ({method}) but the class is a mixin, never "
+            "instantiated: give it the classification of the classes that run its tests (ACCELERATOR "
+            "when they are instantiated per device)",
+            "device-mixin",
+        )
+    return Inference(
+        None,
+        None,
+        f"test methods take a device ({method}) but the class is never instantiated: instantiate it (ACCELERATOR) or drop the parameter (GENERIC)",
+        "device-not-instantiated",
+    )
+
+
+def _from_needs(needs: "_Needs", members: tuple[str, ...]) -> "Inference | None":
+    """A class with no accelerator use of its own whose tests, or bases, need
+    or ask about an accelerator; None when nothing does."""
     if needs.first is not None:
         return Inference(
             None,
@@ -173,50 +221,61 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             members,
             "base-probes",
         )
+    return None
+
+
+def _from_mentions(ctx: ModuleContext, cls: ClassFacts, members: tuple[str, ...]) -> Inference:
+    """A class with no accelerator use nor need: GENERIC, safe unless it (or
+    a subclass that would inherit it) reaches the module's mention of an
+    accelerator, or one device when every mention it reaches binds that one."""
     mentions = ctx.facts.accelerator_lines
-    if mentions:
-        reached = _reached(cls, mentions)
-        bindings = ctx.facts.bindings_reached(cls)
-        bound = {b.device for b in bindings}
-        if len(bound) == 1 and {b.line for b in bindings} == set(reached):
-            # Every mention it reaches is `xpu_device = torch.device("xpu")`
-            # or the like: its tests are that device's as surely as if they named it.
-            (device,) = bound
-            names = ", ".join(sorted({b.name for b in bindings}))
-            evidence = (
-                f"every accelerator use in the class is {device.upper()}: it reaches {names}, bound to "
-                f"{device} at module level (line {_lines(reached)})"
-            )
-            return _one_device(device.upper(), evidence, members)
-        if reached:
-            return _known(
-                "GENERIC",
-                "unsafe",
-                "no accelerator use in the class, but it reaches the module's mention "
-                f"of one outside it (line {_lines(reached)}): a name it uses, or a statement run at import",
-                members,
-                "module-mentions",
-            )
-        below = _subclass_reaching(ctx, cls)
-        if below is not None:
-            return _known(
-                "GENERIC",
-                "unsafe",
-                f"no accelerator use in the class, but its subclass {below[0]} reaches "
-                f"the module's mention of one (line {_lines(below[1])}), and would inherit GENERIC",
-                members,
-                "module-mentions",
-            )
+    if not mentions:
         return _known(
             "GENERIC",
             "safe",
-            "not instantiated per device, no device parameter, no accelerator use; the "
-            f"module's accelerator mentions (line {_lines(mentions)}) are never reached by the class",
+            "not instantiated per device, no device parameter, no accelerator use",
             members,
-            "unreached-mentions",
+            "generic",
+        )
+    reached = _reached(cls, mentions)
+    bindings = ctx.facts.bindings_reached(cls)
+    bound = {b.device for b in bindings}
+    if len(bound) == 1 and {b.line for b in bindings} == set(reached):
+        # Every mention it reaches is `xpu_device = torch.device("xpu")`
+        # or the like: its tests are that device's as surely as if they named it.
+        (device,) = bound
+        names = ", ".join(sorted({b.name for b in bindings}))
+        evidence = (
+            f"every accelerator use in the class is {device.upper()}: it reaches {names}, bound to "
+            f"{device} at module level (line {_lines(reached)})"
+        )
+        return _one_device(device.upper(), evidence, members)
+    if reached:
+        return _known(
+            "GENERIC",
+            "unsafe",
+            "no accelerator use in the class, but it reaches the module's mention "
+            f"of one outside it (line {_lines(reached)}): a name it uses, or a statement run at import",
+            members,
+            "module-mentions",
+        )
+    below = _subclass_reaching(ctx, cls)
+    if below is not None:
+        return _known(
+            "GENERIC",
+            "unsafe",
+            f"no accelerator use in the class, but its subclass {below[0]} reaches "
+            f"the module's mention of one (line {_lines(below[1])}), and would inherit GENERIC",
+            members,
+            "module-mentions",
         )
     return _known(
-        "GENERIC", "safe", "not instantiated per device, no device parameter, no accelerator use", members, "generic"
+        "GENERIC",
+        "safe",
+        "not instantiated per device, no device parameter, no accelerator use; the "
+        f"module's accelerator mentions (line {_lines(mentions)}) are never reached by the class",
+        members,
+        "unreached-mentions",
     )
 
 
@@ -371,7 +430,9 @@ def _device_names(ctx: ModuleContext) -> tuple[str, ...]:
     )
 
 
-def _known(member: str, applicability: str, evidence: str, members: tuple[str, ...], kind: str) -> Inference:
+def _known(
+    member: str, applicability: Applicability, evidence: str, members: tuple[str, ...], kind: ReasonKind
+) -> Inference:
     if member not in members:
         return Inference(None, None, f"{evidence}, but {member} is not a configured classification", "not-configured")
     return Inference(member, applicability, evidence, kind)
