@@ -12,10 +12,18 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.fix.edits import declaration_statement, declare, dotted, ensure_import
 from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE, INSTANTIATE
+from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.tree import instantiation_call, is_main_guard, test_methods
 
 
 class ModuleEdits:
+    """The module being migrated and the class-level edits pending on it:
+    `body` (its statements, edited in place by the migrations), the
+    declarations to add (a class's index in `body` -> its member) and the
+    instantiations to add (the class's index, its name, the arguments after
+    `globals()`). Indices are those of `body` before any is written:
+    `write_class_level` writes them all at once."""
+
     def __init__(self, module: cst.Module, config: Config) -> None:
         self.module = module
         self.config = config
@@ -26,6 +34,7 @@ class ModuleEdits:
 
 
 def write_class_level(state: ModuleEdits) -> cst.Module:
+    """The module with `state`'s edits made, and the imports they need."""
     body = state.body
     module = state.module.with_changes(body=body)
     enum_name = state.config.enum
@@ -67,8 +76,8 @@ def _instantiation_place(body: Sequence[cst.BaseStatement], index: int) -> tuple
     return (last + 1, True) if last is not None else (len(body), False)
 
 
-def name_clash(cls: cst.ClassDef, devices: Sequence[str], extend: Sequence[str]) -> str | None:
-    """Why instantiating `cls` for `devices` would break its import, or None:
+def refuse_clashing_names(cls: cst.ClassDef, devices: Sequence[str], extend: Sequence[str]) -> None:
+    """Refusal when instantiating `cls` for `devices` would break its import:
     the framework names each test `<test>_<device>`, and a test already
     called so (`test_x` beside `test_x_cuda`) makes instantiation raise
     "Redefinition of test" — the runtime would collect none of the module's
@@ -77,11 +86,10 @@ def name_clash(cls: cst.ClassDef, devices: Sequence[str], extend: Sequence[str])
     for name in sorted(names):
         for device in (*devices, *extend):
             if f"{name}_{device}" in names:
-                return (
+                raise Refusal(
                     f"instantiated, {name} would be named {name}_{device} on {device}, which another test "
                     "already is: rename one, then migrate"
                 )
-    return None
 
 
 def redeclare(cls: cst.ClassDef, attribute: str, member: str) -> cst.ClassDef | None:

@@ -11,9 +11,9 @@ from typing import Mapping
 import libcst as cst
 
 from hwlint.facts import ClassFacts, ModuleFacts
-from hwlint.fix.migrate.class_level import ModuleEdits, name_clash
+from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.framework import DEVICE_TEST_DECORATORS, device_type, instantiable, instantiated_names, opt_in
-from hwlint.fix.migrate.outcome import Done, MigrateError
+from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import default_device, given_device, without_param
 from hwlint.fix.migrate.tree import (
     base_name,
@@ -46,71 +46,25 @@ def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
     return False
 
 
-def migrate_device_param(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) -> Done | str:
+# The tests that take `device`: each one's index in the class body, the test, its parameter.
+_Taking = list[tuple[int, cst.FunctionDef, cst.Param]]
+
+
+def migrate_device_param(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) -> Done:
+    """The class at `state.body[index]`, whose tests take `device`,
+    instantiated for the device every `device=` default names, else as
+    ACCELERATOR when a test uses `device` or wears a device-type decorator,
+    else GENERIC with the parameter dropped. Refusal, with why, when the
+    class cannot be instantiated or the evidence does not say which."""
     cls = state.body[index]
     assert isinstance(cls, cst.ClassDef)
-    info = class_facts(facts, m.class_name, m.occurrence)
-    if info is None:
-        return f"class {m.class_name} not found in the facts"
-    if any(base_name(b) == m.class_name for c in facts.classes for b in c.bases):
-        return (
-            f"another class of the module subclasses {m.class_name}: instantiating it would remove it "
-            "from the module first; migrate by hand"
-        )
-    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
-        return f"{m.class_name} is passed to a function at module level (line {next(d.line for d in facts.dynamic if m.class_name in d.args or d.target == m.class_name)}): migrate by hand"
+    info = _instantiable(m, facts)
     tests = test_methods(cls)
-    taking = [(i, fn, p) for i, fn in tests if (p := device_parameter(fn)) is not None]
-    if not taking:
-        return f"no test written in {m.class_name}'s body takes `device` (inherited?): migrate by hand"
-    if any(p.name.value == "devices" for _, _, p in taking):
-        return "a test takes `devices` (several devices): migrate by hand"
-    parametrized = next((fn for _, fn, p in taking if _parametrizes(fn, p.name.value)), None)
-    if parametrized is not None:
-        # `@parametrize("device", [...])` gives the test its device itself:
-        # instantiating the class would ask the device framework for one
-        # more, and the runtime would collect none of its tests.
-        return (
-            f"{parametrized.name.value} gets `device` from @parametrize, not from the device framework: migrate by hand"
-        )
+    taking = _taking_device(m, tests)
     bound = bindings(facts)
     defaults = {fn.name.value: default_device(p.default, bound) for _, fn, p in taking if p.default is not None}
     if defaults:
-        kinds = set(defaults.values())
-        if None in kinds or len(kinds) != 1 or len(defaults) != len(taking):
-            return "the tests' `device` defaults differ or are computed: choose the classification by hand"
-        (device,) = kinds
-        assert device is not None
-        others = _other_devices(info, device)
-        if others:
-            return f"the tests default to {device!r} but the class also uses {others}: classify it by hand"
-        member = next((c for c in state.config.classifications if c == device.upper()), None)
-        if member is None:
-            return f"every `device=` default is {device!r}, which is not a configured classification: add it to `classifications`"
-        if device == "cpu":
-            return "every `device=` default is 'cpu': a CPU class is not instantiated for CPU by this migration"
-        # A device class is instantiated only_for its device (HWC101/HWC111,
-        # TEST_LINTER's device-class rules): the framework then passes
-        # `device`, and the defaults go.
-        given = given_device(cls, device, drop_defaults=True, bound=bound)
-        if isinstance(given, str):
-            return given
-        clash = name_clash(cls, (device,), state.config.extend_devices)
-        if clash is not None:
-            return clash
-        new_body, _ = given
-        state.body[index] = cls.with_changes(body=cls.body.with_changes(body=new_body))
-        state.declare[index] = member
-        flag = opt_in(device)
-        state.instantiate.append((index, m.class_name, f', only_for="{device}"{flag}'))
-        return Done(
-            "default-device",
-            m.class_name,
-            m.line,
-            member,
-            f'every test\'s `device` defaults to {device!r}: instantiated only_for="{device}"{flag}',
-            instantiated_names(m.class_name, (device_type(device, state.config.extend_devices),)),
-        )
+        return _instantiated_for_default(state, m, index, info, taking, defaults, bound)
     used = [fn.name.value for _, fn, _ in taking if body_uses(fn, "device")]
     decorated = [
         fn.name.value
@@ -121,10 +75,8 @@ def migrate_device_param(state: ModuleEdits, m: Migration, index: int, facts: Mo
     ]
     if used or decorated:
         if "ACCELERATOR" not in state.config.classifications:
-            return "ACCELERATOR is not a configured classification"
-        clash = name_clash(cls, instantiable(False, False), state.config.extend_devices)
-        if clash is not None:
-            return clash
+            raise Refusal("ACCELERATOR is not a configured classification")
+        refuse_clashing_names(cls, instantiable(False, False), state.config.extend_devices)
         state.declare[index] = "ACCELERATOR"
         state.instantiate.append((index, m.class_name, ""))
         why = f"{used[0]} uses `device`" if used else f"{decorated[0]} has a device-type decorator"
@@ -136,14 +88,107 @@ def migrate_device_param(state: ModuleEdits, m: Migration, index: int, facts: Mo
             f"instantiated: {why}",
             instantiated_names(m.class_name, instantiable(False, False)),
         )
+    return _device_dropped(state, m, index, info, taking)
+
+
+def _instantiable(m: Migration, facts: ModuleFacts) -> ClassFacts:
+    """The class's facts; Refusal when instantiating it would take it from
+    the module while something else there uses it."""
+    info = class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        raise Refusal(f"class {m.class_name} not found in the facts")
+    if any(base_name(b) == m.class_name for c in facts.classes for b in c.bases):
+        raise Refusal(
+            f"another class of the module subclasses {m.class_name}: instantiating it would remove it "
+            "from the module first; migrate by hand"
+        )
+    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
+        raise Refusal(
+            f"{m.class_name} is passed to a function at module level (line {next(d.line for d in facts.dynamic if m.class_name in d.args or d.target == m.class_name)}): migrate by hand"
+        )
+    return info
+
+
+def _taking_device(m: Migration, tests: list[tuple[int, cst.FunctionDef]]) -> _Taking:
+    """The tests that take `device`; Refusal when none does, or one takes
+    several devices or gets its device from @parametrize."""
+    taking = [(i, fn, p) for i, fn in tests if (p := device_parameter(fn)) is not None]
+    if not taking:
+        raise Refusal(f"no test written in {m.class_name}'s body takes `device` (inherited?): migrate by hand")
+    if any(p.name.value == "devices" for _, _, p in taking):
+        raise Refusal("a test takes `devices` (several devices): migrate by hand")
+    parametrized = next((fn for _, fn, p in taking if _parametrizes(fn, p.name.value)), None)
+    if parametrized is not None:
+        # `@parametrize("device", [...])` gives the test its device itself:
+        # instantiating the class would ask the device framework for one
+        # more, and the runtime would collect none of its tests.
+        raise Refusal(
+            f"{parametrized.name.value} gets `device` from @parametrize, not from the device framework: migrate by hand"
+        )
+    return taking
+
+
+def _instantiated_for_default(
+    state: ModuleEdits,
+    m: Migration,
+    index: int,
+    info: ClassFacts,
+    taking: _Taking,
+    defaults: dict[str, str | None],
+    bound: Mapping[str, str],
+) -> Done:
+    """ "default-device": every test's `device` defaults to one accelerator,
+    and nothing in the class uses another: the class is instantiated
+    only_for it, the defaults gone."""
+    cls = state.body[index]
+    assert isinstance(cls, cst.ClassDef)
+    kinds = set(defaults.values())
+    if None in kinds or len(kinds) != 1 or len(defaults) != len(taking):
+        raise Refusal("the tests' `device` defaults differ or are computed: choose the classification by hand")
+    (device,) = kinds
+    assert device is not None
+    others = _other_devices(info, device)
+    if others:
+        raise Refusal(f"the tests default to {device!r} but the class also uses {others}: classify it by hand")
+    member = next((c for c in state.config.classifications if c == device.upper()), None)
+    if member is None:
+        raise Refusal(
+            f"every `device=` default is {device!r}, which is not a configured classification: add it to `classifications`"
+        )
+    if device == "cpu":
+        raise Refusal("every `device=` default is 'cpu': a CPU class is not instantiated for CPU by this migration")
+    # A device class is instantiated only_for its device (HWC101/HWC111,
+    # TEST_LINTER's device-class rules): the framework then passes
+    # `device`, and the defaults go.
+    new_body, _ = given_device(cls, device, drop_defaults=True, bound=bound)
+    refuse_clashing_names(cls, (device,), state.config.extend_devices)
+    state.body[index] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+    state.declare[index] = member
+    flag = opt_in(device)
+    state.instantiate.append((index, m.class_name, f', only_for="{device}"{flag}'))
+    return Done(
+        "default-device",
+        m.class_name,
+        m.line,
+        member,
+        f'every test\'s `device` defaults to {device!r}: instantiated only_for="{device}"{flag}',
+        instantiated_names(m.class_name, (device_type(device, state.config.extend_devices),)),
+    )
+
+
+def _device_dropped(state: ModuleEdits, m: Migration, index: int, info: ClassFacts, taking: _Taking) -> Done:
+    """ "drop-device": no test uses its `device` and nothing in the class
+    points at a device: GENERIC, the parameter gone."""
+    cls = state.body[index]
+    assert isinstance(cls, cst.ClassDef)
     uses = [s for s in (*info.probes, *info.devices, *info.requires, *info.distributed)]
     if uses:
-        return (
+        raise Refusal(
             f"no test uses its `device`, but the class uses an accelerator ({uses[0].text}, line {uses[0].line}): "
             "instantiate it (ACCELERATOR) or classify it by hand"
         )
     if "GENERIC" not in state.config.classifications:
-        return "GENERIC is not a configured classification"
+        raise Refusal("GENERIC is not a configured classification")
     body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
     for i, fn, param in taking:
         body[i] = fn.with_changes(params=without_param(fn.params, param))
@@ -172,8 +217,9 @@ def _other_devices(info: ClassFacts, device: str) -> str:
 def one_default(data: bytes, m: Migration, bound: Mapping[str, str]) -> str | None:
     """The accelerator every `device=` default of the class's tests names, if one does."""
     body = parse_module(data, MigrateError).body
-    where = find_class(body, m.class_name, m.occurrence)
-    if isinstance(where, str):
+    try:
+        where = find_class(body, m.class_name, m.occurrence)
+    except Refusal:
         return None
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)

@@ -14,10 +14,96 @@ from hwlint.fix.migrate.class_level import ModuleEdits, write_class_level
 from hwlint.fix.migrate.device_param import migrate_device_param, one_default
 from hwlint.fix.migrate.generalize import device_class, generalize
 from hwlint.fix.migrate.only_for import only_for
-from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refused
+from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
 from hwlint.fix.migrate.tree import bindings, find_class
 from hwlint.fix.plan import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
+
+
+class _Progress:
+    """One module's migration so far: its bytes (the whole-file migrations
+    rewrite them in turn), the migrations made and refused, the classes
+    whose tests are migrated last (ACCELERATOR ones), the migrations the
+    whole-file phase made that the class-level one must not try again, and
+    each version's facts, extracted once."""
+
+    def __init__(
+        self, data: bytes, migrations: Sequence[Migration], config: Config, extract: Callable[[bytes], ModuleFacts]
+    ) -> None:
+        self.data = data
+        self.config = config
+        self.done: list[Done] = []
+        self.refused: list[Refused] = []
+        self.accelerator: list[Migration] = [m for m in migrations if m.kind == "accelerator-tests"]
+        self.tried: set[Migration] = set()
+        self._extract = extract
+        self._seen: dict[bytes, ModuleFacts] = {}
+
+    def facts_of(self, version: bytes) -> ModuleFacts:
+        """The facts of one version of the module, each version's once."""
+        if version not in self._seen:
+            self._seen[version] = self._extract(version)
+        return self._seen[version]
+
+    def made(self, m: Migration, made: Done, accelerator: bool) -> None:
+        """`made` recorded; with `accelerator`, the class's tests are migrated next."""
+        self.done.append(made)
+        if accelerator:
+            self.accelerator.append(m._replace(kind="accelerator-tests"))
+
+
+def _default_device_generalized(progress: _Progress, m: Migration) -> None:
+    """Tests whose `device` defaults to one accelerator are that device's:
+    the class generalized if it can be; else the class-level phase
+    classifies it so (hwlint.fix.migrate.device_param)."""
+    default = one_default(progress.data, m, bindings(progress.facts_of(progress.data)))
+    if default is None:
+        return
+    try:
+        progress.data, made = generalize(
+            progress.data, m._replace(member=default.upper()), progress.config, progress.facts_of
+        )
+    except Refusal:
+        return
+    progress.tried.add(m)
+    progress.made(m, made, accelerator=True)
+
+
+def _generalized(progress: _Progress, m: Migration) -> None:
+    """A one-device class generalized; else, refused with why, instantiated
+    for its device when it can be."""
+    try:
+        progress.data, made = generalize(progress.data, m, progress.config, progress.facts_of)
+    except Refusal as refusal:
+        # The one-device classification hwlint.fix.apply wrote stays,
+        # as a class instantiated for that device when it can be.
+        progress.refused.append(refusal.of(m))
+        if m.member not in progress.config.classifications:
+            return  # not configured: the class stays unclassified, with why
+        try:
+            progress.data, instantiated = device_class(progress.data, m, progress.config, progress.facts_of)
+        except Refusal:
+            return
+        progress.made(m, instantiated, accelerator=False)
+        return
+    progress.made(m, made, accelerator=True)
+
+
+# The migrations that rewrite the whole file, by the plan's kind: tried
+# first, each on the bytes the one before made.
+_WHOLE_FILE: dict[str, Callable[[_Progress, Migration], None]] = {
+    "device-param": _default_device_generalized,
+    "generalize": _generalized,
+}
+# The class-level migrations, by the plan's kind: made on one tree of the
+# bytes the whole-file ones left, written at once.
+_CLASS_LEVEL: dict[str, Callable[[ModuleEdits, Migration, int, ModuleFacts], Done]] = {
+    "only-for": only_for,
+    "device-param": migrate_device_param,
+}
+# Kinds the class-level phase leaves alone: the tests' migrations come
+# last, a one-device class is done with after the whole-file phase.
+_NOT_CLASS_LEVEL = ("accelerator-tests", "generalize")
 
 
 def migrate_source(
@@ -27,91 +113,58 @@ def migrate_source(
     others refused with the reason. MigrateError when libcst cannot
     parse it. `extract` gives a version's facts (the tests' migrations
     read them after the class-level ones)."""
-    done: list[Done] = []
-    refused: list[Refused] = []
-    accelerator: list[Migration] = [m for m in migrations if m.kind == "accelerator-tests"]
-    seen: dict[bytes, ModuleFacts] = {}
-
-    def facts_of(version: bytes) -> ModuleFacts:  # each version's facts once
-        if version not in seen:
-            seen[version] = extract(version)
-        return seen[version]
-
-    original = data
-    tried: set[Migration] = set()
+    progress = _Progress(data, migrations, config, extract)
     for m in migrations:
-        if m.kind == "device-param":
-            # Tests whose `device` defaults to one accelerator are that
-            # device's; generalized if they can be, else classified so.
-            default = one_default(data, m, bindings(facts_of(data)))
-            if default is None:
-                continue
-            made = generalize(data, m._replace(member=default.upper()), config, facts_of)
-            if isinstance(made, str):
-                continue
-            tried.add(m)
-        elif m.kind == "generalize":
-            made = generalize(data, m, config, facts_of)
-            if isinstance(made, str):
-                # The one-device classification hwlint.fix.apply wrote stays,
-                # as a class instantiated for that device when it can be.
-                refused.append(Refused(m, made))
-                if m.member not in config.classifications:
-                    continue  # not configured: the class stays unclassified, with why
-                as_device = device_class(data, m, config, facts_of)
-                if isinstance(as_device, str):
-                    continue
-                data, instantiated = as_device
-                done.append(instantiated)
-                continue
-        else:
-            continue
-        data, generalized = made
-        done.append(generalized)
-        accelerator.append(m._replace(kind="accelerator-tests"))
-    module = parse_module(data, MigrateError)
+        whole_file = _WHOLE_FILE.get(m.kind)
+        if whole_file is not None:
+            whole_file(progress, m)
+    module = parse_module(progress.data, MigrateError)
     state = ModuleEdits(module, config)
-    facts = facts_of(data)
+    facts = progress.facts_of(progress.data)
     for m in migrations:
-        if m.kind in ("accelerator-tests", "generalize") or m in tried:
+        if m.kind in _NOT_CLASS_LEVEL or m in progress.tried:
             continue
-        where = find_class(state.body, m.class_name, m.occurrence)
-        if isinstance(where, str):
-            refused.append(Refused(m, where))
+        try:
+            where = find_class(state.body, m.class_name, m.occurrence)
+            class_level = _CLASS_LEVEL.get(m.kind)
+            if class_level is None:
+                raise Refusal(f"no migration of kind {m.kind}")
+            result = class_level(state, m, where, facts)
+        except Refusal as refusal:
+            progress.refused.append(refusal.of(m))
             continue
-        handler = only_for if m.kind == "only-for" else migrate_device_param if m.kind == "device-param" else None
-        if handler is None:
-            refused.append(Refused(m, f"no migration of kind {m.kind}"))
-            continue
-        result = handler(state, m, where, facts)
-        if isinstance(result, str):
-            refused.append(Refused(m, result))
-            continue
-        done.append(result)
-        if result.member == "ACCELERATOR":
-            accelerator.append(m._replace(kind="accelerator-tests"))
-    fixed = data
+        progress.made(m, result, accelerator=result.member == "ACCELERATOR")
+    fixed = progress.data
     if state.declare or state.instantiate:
         module = write_class_level(state)
         fixed = module.bytes
-        facts = facts_of(fixed)
-    moves: list[ClassMove] = []
-    if accelerator:
+        facts = progress.facts_of(fixed)
+    moves: tuple[ClassMove, ...] = ()
+    if progress.accelerator:
         # The tree as written, and the facts of its bytes: their lines match.
-        module, tests_done, tests_refused = accelerator_tests(module, accelerator, config, facts)
-        done.extend(tests_done)
-        refused.extend(tests_refused)
-        moved: dict[tuple[str, str], list[Done]] = {}
-        for d in tests_done:
-            if d.to_class:
-                moved.setdefault((d.class_name, d.to_class), []).append(d)
-        for (old, new), ds in moved.items():
-            member = ds[0].member or ""
-            # The types the tests still run on: the device, or those an @onlyOn named (their classes).
-            devices: tuple[str, ...] = (
-                (member.lower(),) if member != "ACCELERATOR" else tuple(c[len(new) :].lower() for c in ds[0].collected)
-            )
-            moves.append(ClassMove(old, new, tuple(d.method for d in ds), devices))
+        module, tests_done, tests_refused = accelerator_tests(module, progress.accelerator, config, facts)
+        progress.done.extend(tests_done)
+        progress.refused.extend(tests_refused)
+        moves = _class_moves(tests_done)
         if tests_done:
             fixed = module.bytes
-    return MigrationResult(fixed if done else original, tuple(done), tuple(refused), tuple(moves))
+    done = progress.done
+    return MigrationResult(fixed if done else data, tuple(done), tuple(progress.refused), moves)
+
+
+def _class_moves(tests_done: Sequence[Done]) -> tuple[ClassMove, ...]:
+    """The tests moved to another class, by the class they left and the one
+    they are in now, with the device types they still run on."""
+    moved: dict[tuple[str, str], list[Done]] = {}
+    for d in tests_done:
+        if d.to_class:
+            moved.setdefault((d.class_name, d.to_class), []).append(d)
+    moves = []
+    for (old, new), ds in moved.items():
+        member = ds[0].member or ""
+        # The types the tests still run on: the device, or those an @onlyOn named (their classes).
+        devices: tuple[str, ...] = (
+            (member.lower(),) if member != "ACCELERATOR" else tuple(c[len(new) :].lower() for c in ds[0].collected)
+        )
+        moves.append(ClassMove(old, new, tuple(d.method for d in ds), devices))
+    return tuple(moves)

@@ -5,6 +5,7 @@ ACCELERATOR class, its hard-coded devices given HWC201's rewrites:
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import libcst as cst
@@ -12,10 +13,10 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
-from hwlint.fix.migrate.class_level import ModuleEdits, name_clash, redeclare, write_class_level
+from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
 from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
 from hwlint.fix.migrate.framework import device_type, instantiable, instantiated_names, opt_in
-from hwlint.fix.migrate.outcome import Done, MigrateError
+from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import given_device
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
 from hwlint.fix.plan import Migration, SiteRewrite
@@ -24,95 +25,36 @@ from hwlint.fix.rewrite import parse_module, rewrite_source, verify_rewrites
 
 def generalize(
     data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
-) -> tuple[bytes, Done] | str:
+) -> tuple[bytes, Done]:
     """A class bound to one device (`m.member`) as an instantiated
     ACCELERATOR class: its tests take `device` (a default naming the
     device goes), its hard-coded devices get HWC201's rewrites
     (hwlint.fix.rewrite), its declaration says ACCELERATOR and it is
     passed to instantiate_device_type_tests (with `allow_xpu=True` or
     `allow_mps=True` for those devices, so that it still runs where it
-    ran; never only_for). Refused, with why, when a use has no
+    ran; never only_for). Refusal, with why, when a use has no
     device-generic equivalent or the class still names a device after the
     rewrites."""
     device = m.member.lower()
     if device == "cpu" or "ACCELERATOR" not in config.classifications:
-        return "a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification"
+        raise Refusal("a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification")
     facts = facts_of(data)
     info = _to_instantiate(facts, m)
-    if isinstance(info, str):
-        return info
     if info.decorators:
-        return f"{m.class_name} has class decorators ({info.decorators[0]}): generalize by hand"
+        raise Refusal(f"{m.class_name} has class decorators ({info.decorators[0]}): generalize by hand")
     words = device_words(config)
-    # What the facts already tell, before libcst parses the file: a use
-    # with no device-generic equivalent, a line that names a device and has
-    # no rewrite (a test's `def` line aside: its default goes, its name stays).
-    early = _site_rewrites(info, facts, config)
-    if isinstance(early, str):
-        return early
-    rewritten = {s.line for s in early}
-    defs = {t.line for t in info.methods}
-    lines = data.decode("utf-8", "replace").splitlines()
-    for n in range(info.body_line or info.line + 1, min(info.end_line, len(lines)) + 1):
-        if n in rewritten or n in defs or lines[n - 1].lstrip().startswith(("#", config.attribute)):
-            continue
-        found = words.search(lines[n - 1])
-        if found is not None:
-            return f"{m.class_name} names {found.group(0)!r} (line {n}), which no rewrite changes: it is a test of that device"
+    _refuse_unrewritten_names(data, m, config, facts, info, words)
     # (a) every test takes `device`.
-    module = parse_module(data, MigrateError)
-    body = list(module.body)
-    where = find_class(body, m.class_name, m.occurrence)
-    if isinstance(where, str):
-        return where
-    cls = body[where]
-    assert isinstance(cls, cst.ClassDef)
-    if cls.decorators:
-        return f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): generalize by hand"
-    given = given_device(cls, device, drop_defaults=True, bound=bindings(facts))
-    if isinstance(given, str):
-        return given
-    new_body, added = given
-    body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
-    step_a = module.with_changes(body=body).bytes
-    facts_a = facts_of(step_a)
-    info_a = class_facts(facts_a, m.class_name, m.occurrence)
-    assert info_a is not None
+    step_a, where, added = _tests_given_device(data, m, device, facts)
     # (b) the hard-coded devices rewritten, each with its device-generic equivalent.
-    sites = _site_rewrites(info_a, facts_a, config)
-    if isinstance(sites, str):
-        return sites
-    step_b = step_a
-    if sites:
-        outcome = rewrite_source(step_a, sites)
-        if outcome.skipped:
-            site, why = outcome.skipped[0]
-            return f"line {site.line}: {why}"
-        step_b = outcome.fixed
-        verify_rewrites(facts_a, facts_of(step_b), outcome.done)
+    step_b, rewritten = _devices_rewritten(step_a, m, config, facts_of)
     # (c) nothing in the class names a device any more, nor a module-level
     # name it uses that does; then the declaration and the instantiation.
     module = parse_module(step_b, MigrateError)
     body = list(module.body)
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)
-    named = names_a_device(cls, words, config.attribute)
-    if named:
-        return f"after the rewrites, {m.class_name} still names {named}: it is a test of that device"
-    bound = device_constants(step_b, facts_of(step_b).accelerator_lines)
-    used = sorted(name for name in bound if node_uses(cls, name))
-    if used:
-        return f"{m.class_name} uses {used[0]}, which the module binds to a device"
-    facts_b = facts_of(step_b)
-    info_b = class_facts(facts_b, m.class_name, m.occurrence)
-    assert info_b is not None
-    reached = facts_b.bindings_reached(info_b)
-    if reached:
-        # Through a module-level function or name: no rewrite of the class changes it.
-        return (
-            f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "
-            f"(line {reached[0].line}): it is a test of that device"
-        )
+    _refuse_still_bound(step_b, m, cls, words, config, facts_of)
     replaced = redeclare(cls, config.attribute, "ACCELERATOR")
     if replaced is not None:
         body[where] = replaced
@@ -121,55 +63,134 @@ def generalize(
         state.declare[where] = "ACCELERATOR"
     flag = opt_in(device)
     runs = instantiable(device == "mps", device == "xpu")
-    clash = name_clash(cls, runs, config.extend_devices)
-    if clash is not None:
-        return clash
+    refuse_clashing_names(cls, runs, config.extend_devices)
     state.instantiate.append((where, m.class_name, flag))
     fixed = write_class_level(state).bytes
     detail = (
         f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
-        f"{len(sites)} hard-coded device{'s' if len(sites) != 1 else ''} rewritten, instantiated{flag}"
+        f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, instantiated{flag}"
     )
     return fixed, Done(
         "generalize", m.class_name, m.line, "ACCELERATOR", detail, instantiated_names(m.class_name, runs)
     )
 
 
+def _refuse_unrewritten_names(
+    data: bytes, m: Migration, config: Config, facts: ModuleFacts, info: ClassFacts, words: re.Pattern[str]
+) -> None:
+    """What the facts already tell, before libcst parses the file: Refusal
+    for a use with no device-generic equivalent, or a line that names a
+    device and has no rewrite (a test's `def` line aside: its default goes,
+    its name stays)."""
+    early = _site_rewrites(info, facts, config)
+    rewritten = {s.line for s in early}
+    defs = {t.line for t in info.methods}
+    lines = data.decode("utf-8", "replace").splitlines()
+    for n in range(info.body_line or info.line + 1, min(info.end_line, len(lines)) + 1):
+        if n in rewritten or n in defs or lines[n - 1].lstrip().startswith(("#", config.attribute)):
+            continue
+        found = words.search(lines[n - 1])
+        if found is not None:
+            raise Refusal(
+                f"{m.class_name} names {found.group(0)!r} (line {n}), which no rewrite changes: it is a test of that device"
+            )
+
+
+def _tests_given_device(data: bytes, m: Migration, device: str, facts: ModuleFacts) -> tuple[bytes, int, int]:
+    """The module with `device` given to every test of the class (a default
+    naming the device gone), the class's index in its body, and how many
+    tests got it."""
+    module = parse_module(data, MigrateError)
+    body = list(module.body)
+    where = find_class(body, m.class_name, m.occurrence)
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    if cls.decorators:
+        raise Refusal(f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): generalize by hand")
+    new_body, added = given_device(cls, device, drop_defaults=True, bound=bindings(facts))
+    body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+    return module.with_changes(body=body).bytes, where, added
+
+
+def _devices_rewritten(
+    step_a: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, int]:
+    """The module with the class's hard-coded devices rewritten (HWC201's
+    rewrites, verified), and how many; Refusal when one cannot be."""
+    facts_a = facts_of(step_a)
+    info_a = class_facts(facts_a, m.class_name, m.occurrence)
+    assert info_a is not None
+    sites = _site_rewrites(info_a, facts_a, config)
+    step_b = step_a
+    if sites:
+        outcome = rewrite_source(step_a, sites)
+        if outcome.skipped:
+            site, why = outcome.skipped[0]
+            raise Refusal(f"line {site.line}: {why}")
+        step_b = outcome.fixed
+        verify_rewrites(facts_a, facts_of(step_b), outcome.done)
+    return step_b, len(sites)
+
+
+def _refuse_still_bound(
+    step_b: bytes,
+    m: Migration,
+    cls: cst.ClassDef,
+    words: re.Pattern[str],
+    config: Config,
+    facts_of: Callable[[bytes], ModuleFacts],
+) -> None:
+    """Refusal when, after the rewrites, the class still names a device, or
+    uses (or reaches) a module-level name bound to one: it is a test of
+    that device."""
+    named = names_a_device(cls, words, config.attribute)
+    if named:
+        raise Refusal(f"after the rewrites, {m.class_name} still names {named}: it is a test of that device")
+    bound = device_constants(step_b, facts_of(step_b).accelerator_lines)
+    used = sorted(name for name in bound if node_uses(cls, name))
+    if used:
+        raise Refusal(f"{m.class_name} uses {used[0]}, which the module binds to a device")
+    facts_b = facts_of(step_b)
+    info_b = class_facts(facts_b, m.class_name, m.occurrence)
+    assert info_b is not None
+    reached = facts_b.bindings_reached(info_b)
+    if reached:
+        # Through a module-level function or name: no rewrite of the class changes it.
+        raise Refusal(
+            f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "
+            f"(line {reached[0].line}): it is a test of that device"
+        )
+
+
 def device_class(
     data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
-) -> tuple[bytes, Done] | str:
+) -> tuple[bytes, Done]:
     """A class bound to one device that cannot be made device-generic, as
     a class of that device the framework instantiates: its tests take
     `device` (their bodies still name the device, which a class of it may),
     and it is passed to instantiate_device_type_tests with `only_for=` the
     device (and `allow_xpu=True`/`allow_mps=True`). It then runs, renamed
     `TestFooXPU`, where that device is, as the classification says; the
-    declaration hwlint.fix.apply wrote stays."""
+    declaration hwlint.fix.apply wrote stays. Refusal, with why, when it
+    cannot be instantiated."""
     device = m.member.lower()
     if device == "cpu":
-        return "a CPU class is not instantiated for CPU by this migration"
-    found = _to_instantiate(facts_of(data), m)
-    if isinstance(found, str):
-        return found
+        raise Refusal("a CPU class is not instantiated for CPU by this migration")
+    _to_instantiate(facts_of(data), m)
     module = parse_module(data, MigrateError)
     body = list(module.body)
     where = find_class(body, m.class_name, m.occurrence)
-    if isinstance(where, str):
-        return where
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)
     if cls.decorators:
-        return f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): instantiate it by hand"
+        raise Refusal(
+            f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): instantiate it by hand"
+        )
     if not isinstance(cls.body, cst.IndentedBlock):
-        return f"{m.class_name} has a one-line body"
-    given = given_device(cls, device, drop_defaults=False)
-    if isinstance(given, str):
-        return given
-    new_body, added = given
+        raise Refusal(f"{m.class_name} has a one-line body")
+    new_body, added = given_device(cls, device, drop_defaults=False)
     kind = device_type(device, config.extend_devices)
-    clash = name_clash(cls, (device,), config.extend_devices)
-    if clash is not None:
-        return clash
+    refuse_clashing_names(cls, (device,), config.extend_devices)
     body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     state = ModuleEdits(module.with_changes(body=body), config)
     flag = opt_in(device)
@@ -184,24 +205,25 @@ def device_class(
     )
 
 
-def _to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts | str:
-    """The facts of the class `m` would pass to instantiate_device_type_tests,
-    or why it cannot be: instantiating removes it from its module, so
+def _to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts:
+    """The facts of the class `m` would pass to instantiate_device_type_tests;
+    Refusal when it cannot be: instantiating removes it from its module, so
     nothing else there may use it."""
     info = class_facts(facts, m.class_name, m.occurrence)
     if info is None:
-        return f"class {m.class_name} not found in the facts"
+        raise Refusal(f"class {m.class_name} not found in the facts")
     if any(i.class_name == m.class_name for i in facts.instantiations):
-        return f"{m.class_name} is already instantiated"
+        raise Refusal(f"{m.class_name} is already instantiated")
     if any(base_name(b) == m.class_name for c in facts.classes for b in c.bases):
-        return f"another class of the module subclasses {m.class_name}"
+        raise Refusal(f"another class of the module subclasses {m.class_name}")
     if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
-        return f"{m.class_name} is passed to a function at module level"
+        raise Refusal(f"{m.class_name} is passed to a function at module level")
     return info
 
 
-def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list[SiteRewrite] | str:
-    """HWC201's rewrites of the class's hard-coded devices, or why one has none."""
+def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list[SiteRewrite]:
+    """HWC201's rewrites of the class's hard-coded devices; Refusal, with
+    why, when one has none."""
     from hwlint.facts.resolve import ClassInfo
     from hwlint.fix.equivalents import rewrite_equivalent
     from hwlint.rules.hardcoded_device import device_fix
@@ -213,15 +235,15 @@ def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list
     out = []
     for site in sorted((*info.devices, *info.distributed), key=lambda s: (s.line, s.column)):
         if site.kind in ("backend-feature", "decorator"):
-            return f"line {site.line}: {site.text} belongs to one backend: generalize by hand"
+            raise Refusal(f"line {site.line}: {site.text} belongs to one backend: generalize by hand")
         fix = device_fix(site, judged, modules, config.oldest_torch)
         if not isinstance(fix, Rewrite):
             reason = fix.reason if isinstance(fix, NotFixable) else "no rewrite"
-            return f"line {site.line}: {site.text} has no device-generic equivalent ({reason})"
+            raise Refusal(f"line {site.line}: {site.text} has no device-generic equivalent ({reason})")
         equivalent = rewrite_equivalent(fix, facts.imports)
         if isinstance(equivalent, NoEquivalent):
-            return f"line {site.line}: {equivalent.reason}"
+            raise Refusal(f"line {site.line}: {equivalent.reason}")
         if fix.target != "device" and not imports_torch:
-            return f"line {site.line}: {fix.target} needs `import torch`"
+            raise Refusal(f"line {site.line}: {fix.target} needs `import torch`")
         out.append(SiteRewrite(site.line, site.column, fix.kind, fix.name, info.name, True, equivalent, imports_torch))
     return out

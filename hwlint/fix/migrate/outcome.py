@@ -30,10 +30,29 @@ class MigrateError(Exception):
     """The file cannot be migrated at all; it is left as it is."""
 
 
+class Refusal(Exception):
+    """Why a migration (or one test of it) is not made: raised by the step
+    that finds the reason, caught where the migration was tried, which
+    records it as a `Refused`. `line` and `code`: as Refused's."""
+
+    def __init__(self, reason: str, line: int = 0, code: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+        self.code = code
+
+    def of(self, migration: Migration) -> Refused:
+        """The record of `migration` refused for this reason."""
+        return Refused(migration, self.reason, self.line, self.code)
+
+
 class Done(NamedTuple):
     """One migration made: `kind` is a key of KINDS; `line` is the class's
-    (or the test's) in the file as read; `collected` the per-device class
-    names the runtime collects from an instantiated class."""
+    (or the test's) in the file as read; `member` the classification it
+    declared (None for a test's migration); `detail` what was done, as the
+    summary shows it; `collected` the per-device class names the runtime
+    collects from an instantiated class; `method` the test, for a test's
+    migration."""
 
     kind: str
     class_name: str
@@ -59,7 +78,8 @@ class Done(NamedTuple):
 
 
 class Refused(NamedTuple):
-    """A migration (or, for "accelerator-tests", one test of it) not made."""
+    """A migration (or, for "accelerator-tests", one test of it) not made,
+    and why (`reason`, shown to the user as it is)."""
 
     migration: Migration
     reason: str
@@ -68,6 +88,10 @@ class Refused(NamedTuple):
 
 
 class MigrationResult(NamedTuple):
+    """What `migrate_source` made of one module: its bytes (the input's
+    when nothing was done), the migrations made and refused, and the tests
+    now collected under another class (for `fix --verify-runtime`)."""
+
     fixed: bytes
     done: tuple[Done, ...]
     refused: tuple[Refused, ...]

@@ -9,6 +9,7 @@ from typing import Mapping
 import libcst as cst
 
 from hwlint.fix.edits import dotted
+from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.tree import decorator_name, device_parameter, test_methods
 
 
@@ -58,10 +59,11 @@ def with_device(params: cst.Parameters) -> cst.Parameters | None:
 
 def given_device(
     cls: cst.ClassDef, device: str, *, drop_defaults: bool, bound: Mapping[str, str] | None = None
-) -> tuple[list[cst.BaseStatement], int] | str:
+) -> tuple[list[cst.BaseStatement], int]:
     """The class's body with `device` after `self` in each test that lacks
     it, and how many got it; with `drop_defaults` (made device-generic),
-    a default naming `device` goes too. Or why a test cannot take one."""
+    a default naming `device` goes too. Refusal, with why, when a test
+    cannot take one."""
     new_body: list[cst.BaseStatement] = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
     added = 0
     for i, fn in test_methods(cls):
@@ -72,16 +74,16 @@ def given_device(
         if param is None:
             params = with_device(fn.params)
             if params is None or static:
-                return f"{fn.name.value} has no `self` to put `device` after"
+                raise Refusal(f"{fn.name.value} has no `self` to put `device` after")
             new_body[i] = fn.with_changes(params=params)
             added += 1
         elif static:
-            return f"{fn.name.value} is a {static}: it gets no `device`"
+            raise Refusal(f"{fn.name.value} is a {static}: it gets no `device`")
         elif param.name.value == "devices":
-            return f"{fn.name.value} takes `devices` (several devices)"
+            raise Refusal(f"{fn.name.value} takes `devices` (several devices)")
         elif drop_defaults and param.default is not None:
             if default_device(param.default, bound or {}) != device:
-                return f"{fn.name.value}'s `device` defaults to something other than {device!r}"
+                raise Refusal(f"{fn.name.value}'s `device` defaults to something other than {device!r}")
             new_body[i] = fn.with_changes(params=_without_default(fn.params, param))
     return new_body, added
 

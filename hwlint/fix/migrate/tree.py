@@ -13,6 +13,7 @@ import libcst as cst
 from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.framework import INSTANTIATE
+from hwlint.fix.migrate.outcome import Refusal
 
 
 def _classes(body: Sequence[cst.BaseStatement]) -> list[tuple[cst.ClassDef, int | None]]:
@@ -57,14 +58,15 @@ def _suites(stmt: cst.BaseStatement) -> list[cst.BaseSuite]:
     return []
 
 
-def find_class(body: Sequence[cst.BaseStatement], name: str, occurrence: int) -> int | str:
-    """The index in `body` of the `occurrence`-th class `name`, or why not."""
+def find_class(body: Sequence[cst.BaseStatement], name: str, occurrence: int) -> int:
+    """The index in `body` of the `occurrence`-th class `name`; Refusal when
+    it is not a statement of the module itself."""
     named = [index for cls, index in _classes(body) if cls.name.value == name]
     if occurrence >= len(named):
-        return f"class {name} not found where expected"
+        raise Refusal(f"class {name} not found where expected")
     index = named[occurrence]
     if index is None:
-        return f"{name} is defined inside a block (if/try/with): migrate it by hand"
+        raise Refusal(f"{name} is defined inside a block (if/try/with): migrate it by hand")
     return index
 
 
@@ -88,6 +90,7 @@ def instantiation_call(stmt: cst.BaseStatement, name: str | None = None) -> cst.
 
 
 def is_main_guard(stmt: cst.BaseStatement) -> bool:
+    """Whether `stmt` is `if __name__ == "__main__":`."""
     if not isinstance(stmt, cst.If) or not isinstance(stmt.test, cst.Comparison):
         return False
     return dotted(stmt.test.left) == "__name__"
@@ -111,9 +114,9 @@ def literal_strings(node: cst.BaseExpression) -> tuple[str, ...] | None:
     return None
 
 
-def module_constant(body: Sequence[cst.BaseStatement], name: str) -> cst.BaseExpression | str:
+def module_constant(body: Sequence[cst.BaseStatement], name: str) -> cst.BaseExpression:
     """The value of a name the module assigns once, at its top level, to a
-    literal; or why it is not one."""
+    literal; Refusal, with why, when it is not one."""
     values: list[cst.BaseExpression] = []
     nested = False
 
@@ -131,11 +134,12 @@ def module_constant(body: Sequence[cst.BaseStatement], name: str) -> cst.BaseExp
             if re.search(rf"(?<![\w.]){re.escape(name)}\s*(=[^=]|\+=|:)", code):
                 nested = True
     if nested or len(values) != 1:
-        return f"`{name}` is computed (assigned {'under a condition' if nested else f'{len(values)} times'})"
+        raise Refusal(f"`{name}` is computed (assigned {'under a condition' if nested else f'{len(values)} times'})")
     return values[0]
 
 
 def flag_is_true(call: cst.Call, name: str) -> bool:
+    """Whether `call` passes `name=True` (`allow_xpu=True`)."""
     return any(
         a.keyword is not None and a.keyword.value == name and isinstance(a.value, cst.Name) and a.value.value == "True"
         for a in call.args
@@ -154,6 +158,7 @@ def test_methods(cls: cst.ClassDef) -> list[tuple[int, cst.FunctionDef]]:
 
 
 def device_parameter(fn: cst.FunctionDef) -> cst.Param | None:
+    """The test's `device` (or `devices`) parameter, if it takes one."""
     params = fn.params
     for p in (*params.posonly_params, *params.params, *params.kwonly_params):
         if p.name.value in ("device", "devices"):
@@ -162,6 +167,7 @@ def device_parameter(fn: cst.FunctionDef) -> cst.Param | None:
 
 
 def decorator_name(d: cst.Decorator) -> str:
+    """The decorator's last name: `onlyCUDA` for `@common.onlyCUDA` or `@onlyCUDA(...)`."""
     expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
     return dotted(expr).rsplit(".", 1)[-1]
 
@@ -177,23 +183,27 @@ class _Uses(cst.CSTVisitor):
 
 
 def body_uses(fn: cst.FunctionDef, name: str) -> bool:
+    """Whether the function's body names `name`."""
     visitor = _Uses(name)
     fn.body.visit(visitor)
     return visitor.found
 
 
 def node_uses(node: cst.CSTNode, name: str) -> bool:
+    """Whether `node` names `name` anywhere in it."""
     visitor = _Uses(name)
     node.visit(visitor)
     return visitor.found
 
 
 def class_facts(facts: ModuleFacts, name: str, occurrence: int) -> ClassFacts | None:
+    """The facts of the `occurrence`-th class `name`, if there is one."""
     named = [c for c in facts.classes if c.name == name]
     return named[occurrence] if occurrence < len(named) else None
 
 
 def base_name(dotted: str) -> str:
+    """A base as its class's name: `TestFoo` for `module.TestFoo`."""
     return dotted.rsplit(".", 1)[-1]
 
 
