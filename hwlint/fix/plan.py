@@ -15,6 +15,7 @@ from hwlint.core.diagnostics import Diagnostic, Fix, FixInfo, NotFixable, Rewrit
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
 from hwlint.fix.equivalents import rewrite_equivalent
+from hwlint.fix.kinds import MigrationKind, RewriteKind, UnfixedKind, reason_kind, rewrite_kind
 from hwlint.fix.trial import Declare, Surfaced, Trial
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.device_param import DeviceParam
@@ -29,7 +30,7 @@ class SiteRewrite(NamedTuple):
 
     line: int
     column: int
-    kind: str  # "keyword", "method", "torch.device", "to", "module", "fstring", "backend", "decorator"
+    kind: RewriteKind
     name: str  # the device string, the method, the module function, the backend or the decorator
     class_name: str
     instantiated: bool  # the class is passed to instantiate_device_type_tests: self.device_type exists
@@ -78,16 +79,16 @@ class ClassMove(NamedTuple):
 
 
 class Unfixed(NamedTuple):
-    """A class `fix` left for a human. `kind`: "surfaces" (the inferred
-    classification would surface violations, listed in `surfaced` as
-    codes, of `member`), "unsafe" (weaker evidence), "not-fixed" (the
-    rewrite failed), or the kind of a NotFixable (hwlint.rules.infer.REASONS)."""
+    """A class `fix` left for a human. `kind` (hwlint.fix.kinds.UnfixedKind):
+    "surfaces" (the inferred classification would surface violations,
+    listed in `surfaced` as codes, of `member`), "unsafe" (weaker evidence),
+    another of fix's own, or the kind of a NotFixable (hwlint.rules.infer.REASONS)."""
 
     path: str
     line: int
     class_name: str
     reason: str
-    kind: str = ""
+    kind: UnfixedKind = ""
     member: str | None = None
     surfaced: tuple[str, ...] = ()
     code: str = ""  # the rule (HWC201's findings are sites, not classes)
@@ -147,7 +148,7 @@ class Migration(NamedTuple):
     missing `device` added), "generalize" (a one-device class made
     device-generic)."""
 
-    kind: str
+    kind: MigrationKind
     class_name: str
     occurrence: int  # among module-level classes of this name, in source order
     line: int  # of the class, in the file as read
@@ -314,7 +315,9 @@ class _Planner:
                 Migration(migration, diag.class_name, self.occurrence(diag), diag.line, fix.reason)
             )
             return
-        self.unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, fix.reason, fix.kind, code=diag.code))
+        self.unfixed.append(
+            Unfixed(diag.path, diag.line, diag.class_name, fix.reason, reason_kind(fix.kind), code=diag.code)
+        )
 
     def site_rewrite(self, diag: Diagnostic, fix: Rewrite) -> None:
         """A hard-coded device rewritten (unsafe), or left saying why not."""
@@ -343,7 +346,16 @@ class _Planner:
             return
         instantiated = diag.class_name in self.index.instantiated[diag.path]
         self.plan(diag.path).rewrites.append(
-            SiteRewrite(diag.line, diag.column, fix.kind, fix.name, diag.class_name, instantiated, found, imports_torch)
+            SiteRewrite(
+                diag.line,
+                diag.column,
+                rewrite_kind(fix.kind),
+                fix.name,
+                diag.class_name,
+                instantiated,
+                found,
+                imports_torch,
+            )
         )
 
     def classification(self, diag: Diagnostic, fix: Fix) -> None:
@@ -406,7 +418,7 @@ class _Planner:
 
 # What `--unsafe` tries in place of leaving a class for a human: the kind of
 # a NotFixable (hwlint.rules.infer.REASONS) -> the migration (hwlint.fix.migrate).
-_MIGRATIONS = {
+_MIGRATIONS: dict[str, MigrationKind] = {
     "only-for-several": "only-for",
     "only-for-unconfigured": "only-for",
     "device-not-instantiated": "device-param",

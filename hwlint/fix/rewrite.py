@@ -31,7 +31,7 @@ parses, and its facts show the rewritten sites gone and nothing else changed.
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, NamedTuple, Sequence, TypeVar
+from typing import Callable, Literal, NamedTuple, Sequence, TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -106,7 +106,7 @@ def _with_commas(args: Sequence[cst.Arg], last_comma: cst.Comma | cst.MaybeSenti
 
 
 class _Scope(NamedTuple):
-    kind: str  # "class" or "function"
+    kind: Literal["class", "function"]
     name: str
     params: frozenset[str]
     first: str | None  # the first positional parameter (self, cls)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from hwlint.fix.kinds import MigrationKind, UnfixedKind
 from hwlint.fix.migrate.outcome import KINDS, Done, Refused
 from hwlint.fix.plan import ClassMove, Unfixed
 from hwlint.rules import PER_FINDING
@@ -109,10 +110,11 @@ def migration_lines(
 
 # The kind of what is left when a migration is refused: the reason the
 # class had (hwlint.rules.infer.REASONS), or the tests' own.
-_LEFT = {
+_LEFT: dict[MigrationKind, UnfixedKind] = {
     "only-for": "only-for-several",
     "device-param": "device-not-instantiated",
     "accelerator-tests": "accelerator-tests",
+    "generalize": "generalize",  # hwlint.fix.apply says whether the class is left
 }
 
 
@@ -126,6 +128,6 @@ def refused_unfixed(path: str, refused: Refused) -> Unfixed:
         where,
         m.class_name,
         refused.reason,
-        _LEFT.get(m.kind, m.kind),
+        _LEFT[m.kind],
         code=refused.code or MissingClassification.code,
     )
