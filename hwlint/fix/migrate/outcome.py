@@ -5,12 +5,29 @@ result (`MigrationResult`), and the error that leaves a file as it is
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from hwlint.fix.plan import ClassMove, Migration
 
-# What each kind of migration done is called in the summary.
-KINDS = {
+# The migrations made (Done.kind), as the summary, the JSON report and the
+# checks of a migrated file (hwlint.fix.verify) name them.
+DoneKind = Literal[
+    "only-for-except",  # only_for several devices -> except_for the complement
+    "only-for-one",  # only_for -> the one device the call can instantiate
+    "instantiate",  # tests take `device` -> instantiated, ACCELERATOR
+    "drop-device",  # an unused `device` parameter dropped, GENERIC
+    "default-device",  # every `device=` default names one device -> instantiated only_for it
+    "only-accelerator",  # a test's @onlyCUDA -> @onlyAccelerator
+    "add-device",  # a test given `device`
+    "generalize",  # a one-device class made device-generic
+    "device-class",  # a one-device class instantiated for its device
+    "move-tests",  # one-device tests moved to a class of their device
+]
+
+# What each kind of migration done is called in the summary. Keyed by str:
+# the summary looks up the kinds it counted (hwlint.fix.result); the assert
+# below holds the keys to DoneKind.
+KINDS: dict[str, str] = {
     "only-for-except": "only_for several devices -> except_for the complement (ACCELERATOR)",
     "only-for-one": "only_for -> the one device it can instantiate",
     "instantiate": "tests take `device` -> instantiate_device_type_tests (ACCELERATOR)",
@@ -24,6 +41,7 @@ KINDS = {
     "move-tests": "one-device test of an ACCELERATOR class -> a class of that device (a subclass; the class "
     "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
 }
+assert tuple(KINDS) == get_args(DoneKind), "KINDS names each DoneKind, in order"
 
 
 class MigrateError(Exception):
@@ -54,7 +72,7 @@ class Done(NamedTuple):
     collects from an instantiated class; `method` the test, for a test's
     migration."""
 
-    kind: str
+    kind: DoneKind
     class_name: str
     line: int
     member: str | None
