@@ -8,12 +8,13 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from hwlint.cli.commands.console import EXIT_CLEAN, EXIT_VIOLATIONS, Echo, parse_codes, plain_echo, write_output
 from hwlint.cli.options import EXTEND_SELECT, IGNORE, SELECT, TODAY, cache_choice
 
 if TYPE_CHECKING:
+    from hwlint.core.config import Config
     from hwlint.engine.api import CheckResult
 
 
@@ -42,16 +43,47 @@ def check(
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(Path(config_file) if config_file else None, cache=cache)
-    from hwlint.engine.api import run_check
-    from hwlint.output import renderer
-
     given = [Path(p) for p in paths]
+    lint_tree = _tree_linter(
+        config,
+        given,
+        cache,
+        jobs=jobs,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        no_allowlist=no_allowlist,
+        today=today,
+    )
+    result = lint_tree()
+    if fix:
+        result = _fix_and_prune(config, result, lint_tree, jobs, echo)
+    _warn_of_nothing_checked(config, result, given, fmt, echo)
+    write_output(_rendered(result, fmt, output, statistics), output, echo)
+    return EXIT_VIOLATIONS if result.diagnostics and not exit_zero else EXIT_CLEAN
+
+
+def _tree_linter(
+    config: Config,
+    given: list[Path],
+    cache: bool | Path | None,
+    *,
+    jobs: int | None,
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+    no_allowlist: bool,
+    today: str | None,
+) -> Callable[[], CheckResult]:
+    """The check this run makes, to make again after a fix or a prune."""
+    from hwlint.engine.api import run_check
+
     day = None
     if today is not None:
         from hwlint.allowlist.phases import parse_day
 
         day = parse_day(today, TODAY.flags[0])
-    lint_tree = functools.partial(
+    return functools.partial(
         run_check,
         config,
         given or None,
@@ -63,26 +95,36 @@ def check(
         cache=cache,
         today=day,
     )
-    result = lint_tree()
-    if fix:
-        from hwlint.allowlist.edit import prune_allowlist
-        from hwlint.fix.apply import apply_fixes
 
-        # Like `ruff check --fix`: fix what this check reports, then prune.
-        # In an allowlisted file that is only what is over its budget
-        # (HWC302); the rest stays for `hwlint fix`, which migrates files.
-        fixed = apply_fixes(config, result, jobs=jobs)
-        if fixed.files:
-            echo("\n".join(fixed.summary()[:1]), err=True)
-            result = lint_tree()
 
-        change = prune_allowlist(config, result, write=True, jobs=jobs)
-        for line in change.lines():
-            echo(line, err=True)
-        if change.blocked:
-            echo(f"hwlint: {change.summary('prune')}", err=True)
-        if change.written:
-            result = lint_tree()  # report what is left after pruning
+def _fix_and_prune(
+    config: Config, result: CheckResult, lint_tree: Callable[[], CheckResult], jobs: int | None, echo: Echo
+) -> CheckResult:
+    """`check --fix`, like `ruff check --fix`: fix what this check reports,
+    then prune the allowlist; what is left. In an allowlisted file that is
+    only what is over its budget (HWC302); the rest stays for `hwlint fix`,
+    which migrates files."""
+    from hwlint.allowlist.edit import prune_allowlist
+    from hwlint.fix.apply import apply_fixes
+
+    fixed = apply_fixes(config, result, jobs=jobs)
+    if fixed.files:
+        echo("\n".join(fixed.summary()[:1]), err=True)
+        result = lint_tree()
+
+    change = prune_allowlist(config, result, write=True, jobs=jobs)
+    for line in change.lines():
+        echo(line, err=True)
+    if change.blocked:
+        echo(f"hwlint: {change.summary('prune')}", err=True)
+    if change.written:
+        result = lint_tree()  # report what is left after pruning
+    return result
+
+
+def _warn_of_nothing_checked(config: Config, result: CheckResult, given: list[Path], fmt: str, echo: Echo) -> None:
+    """Warnings on stderr: paths outside the project, and a run that checked
+    no file."""
     for outside in result.outside:
         echo(f"hwlint: warning: {outside} is outside the project root {config.root}: not checked", err=True)
     if given and result.files_checked == 0 and not result.diagnostics and fmt == "text":
@@ -93,6 +135,13 @@ def check(
         # Exit 0 stays (an empty project is clean), but a green run that
         # looked at nothing must say so, whatever the format.
         echo(f"hwlint: warning: {explain_empty(config)}", err=True)
+
+
+def _rendered(result: CheckResult, fmt: str, output: str | Path | None, statistics: bool) -> str:
+    """The result in format `fmt`: in colour on a terminal (text, to stdout,
+    NO_COLOR unset), with the format's extras."""
+    from hwlint.output import renderer
+
     color = (
         fmt == "text"
         and output is None
@@ -105,8 +154,7 @@ def check(
         extra["replacements"] = lintrunner_replacements(result)
     elif fmt == "text":
         extra["fixable"] = fixable_count(result)
-    write_output(renderer(fmt)(result, statistics=statistics, color=color, fmt=fmt, **extra), output, echo)
-    return EXIT_VIOLATIONS if result.diagnostics and not exit_zero else EXIT_CLEAN
+    return renderer(fmt)(result, statistics=statistics, color=color, fmt=fmt, **extra)
 
 
 def lintrunner_replacements(result: CheckResult) -> dict[Any, tuple[str, str]]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from datetime import date
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
@@ -14,6 +15,10 @@ from hwlint.cli.commands.console import parse_codes
 from hwlint.cli.commands.decorators import guarded, options, write_output
 from hwlint.cli.options import EXTEND_SELECT, IGNORE, REPORT, SELECT, TODAY, cache_choice
 from hwlint.engine.api import load_project
+
+if TYPE_CHECKING:
+    from hwlint.core.config import Config
+    from hwlint.engine.api import CheckResult
 
 
 @contextlib.contextmanager
@@ -65,54 +70,62 @@ def report(
 
     Markdown suits `$GITHUB_STEP_SUMMARY`; json is for dashboards (stable
     keys); html is one self-contained page. Always exits 0 unless it fails."""
-    from hwlint.allowlist.history import allowlist_history, largest_size
     from hwlint.allowlist.model import load_allowlist
-    from hwlint.engine.api import run_check
-    from hwlint.infra.git import GitError
     from hwlint.output import renderer
-    from hwlint.report.figures import build_report, report_time
+    from hwlint.report.figures import build_report
+    from hwlint.report.history import read_history
     from hwlint.report.layout import TABLE_ROWS, layout
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
-    day = None
+    day = _judging_day(config, today)
+    # First, so that a repository problem is reported before the tree is linted.
+    read = read_history(config, history, baseline)
+    result = _check_everything(config, cache, jobs=jobs, select=select, extend_select=extend_select, ignore=ignore)
+    allowlist = load_allowlist(config.root, config.allowlist)
+    figures = build_report(
+        result,
+        allowlist.entries,
+        history=read.points,
+        baseline=baseline,
+        largest=read.largest,
+        phase_history=read.phase_points,
+        today=day,
+    )
+    write_output(renderer(fmt, "report")(layout(figures, None if all_rows else TABLE_ROWS)), output)
+
+
+def _judging_day(config: Config, today: str | None) -> date | None:
+    """The day the phases are judged on: --today, else $HWLINT_TODAY or the
+    report's date when there are phases."""
     if today is not None:
         from hwlint.allowlist.phases import parse_day
 
-        day = parse_day(today, TODAY.flags[0])
-    elif config.phases:
-        from hwlint.allowlist.phases import today as judged_on
-
-        day = judged_on(report_time().date())
-    points = None
-    largest = None
-    # Phases are counted in the same pass over the list's versions.
-    groups: dict[str, Any] = {}
+        return parse_day(today, TODAY.flags[0])
     if config.phases:
-        from hwlint.allowlist.phases import PhaseMap
+        from hwlint.allowlist.phases import today as judged_on
+        from hwlint.report.figures import report_time
 
-        groups = {"group": PhaseMap(config.phases, config.source).index_of, "groups": len(config.phases)}
-    phase_points = None
-    if history:
-        # First, so that a repository problem is reported before the tree is linted.
-        points = phase_points = allowlist_history(config.root, config.allowlist, **groups)
-    elif config.phases:
-        # The phases' burn-down, read quietly like the baseline below: without
-        # git the phases lack their start and projection.
-        try:
-            phase_points = allowlist_history(config.root, config.allowlist, **groups)
-        except GitError:
-            phase_points = None
-        if phase_points:
-            largest = max(p.allowlisted for p in phase_points)
-    elif baseline is None and config.baseline is None:
-        # The baseline is the list's adoption, read from git (quietly: a
-        # report outside a repository falls back on the list's size).
-        largest = largest_size(config.root, config.allowlist)
+        return judged_on(report_time().date())
+    return None
+
+
+def _check_everything(
+    config: Config,
+    cache: bool | Path | None,
+    *,
+    jobs: int | None,
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+) -> CheckResult:
+    """The whole tree checked without the allowlist (the allowlisted files'
+    violations are the work left, and the report counts them), with a
+    progress bar on a terminal."""
+    from hwlint.engine.api import run_check
+
     with progress_bar("Checking test files") as hook:
-        # Without the allowlist: the allowlisted files' violations are the
-        # work left, and the report counts them.
-        result = run_check(
+        return run_check(
             config,
             None,
             jobs=jobs,
@@ -123,14 +136,3 @@ def report(
             progress=hook,
             cache=cache,
         )
-    allowlist = load_allowlist(config.root, config.allowlist)
-    figures = build_report(
-        result,
-        allowlist.entries,
-        history=points,
-        baseline=baseline,
-        largest=largest,
-        phase_history=phase_points,
-        today=day,
-    )
-    write_output(renderer(fmt, "report")(layout(figures, None if all_rows else TABLE_ROWS)), output)

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,10 @@ from hwlint.cli.commands.report import progress_bar
 from hwlint.cli.options import SELECT_COMMAND, cache_choice
 from hwlint.core.diagnostics import UserError
 from hwlint.engine.api import load_project
+
+if TYPE_CHECKING:
+    from hwlint.core.config import Config
+    from hwlint.engine.api import CheckResult
 
 
 def _here(root: Path, path: str) -> str:
@@ -132,10 +136,34 @@ def select(
     selection split into shards, as a CI matrix. Exits 0 when something is
     selected, 1 when nothing is (like grep), 2 on errors."""
     from hwlint.engine.api import run_check
-    from hwlint.select.selection import canonical_members, default_device, select_runtime, select_tests
 
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
+    _refuse_conflicts(members, runner=runner, device=device, matrix=matrix, durations=durations)
+    wanted, device = _wanted(config, members, runner=runner, device=device, matrix=matrix)
+    cases = _read_durations(durations)
+    with progress_bar("Reading test files") as hook:
+        result = run_check(config, None, jobs=jobs, progress=hook, cache=cache)
+    choose = _Chooser(
+        result, runtime=runtime, include_unclassified=include_unclassified, python=python, timeout=timeout, jobs=jobs
+    )
+    if matrix:
+        write_output(matrix_document(_shards(result, choose, cases, durations), config.root), output)
+        return
+    selection = choose(wanted, device)
+    _warn(selection, set())
+    write_output(render(selection, fmt, config.root), output)
+    if not selection.tests and not selection.uncertain:
+        what = " or ".join(wanted) + (" or unclassified" if include_unclassified else "")
+        where = f" for device {device}" if device else ""
+        click.echo(f"hwlint: no test class is {what}{where}", err=True)
+        sys.exit(1)
+
+
+def _refuse_conflicts(
+    members: tuple[str, ...], *, runner: str | None, device: str | None, matrix: bool, durations: tuple[Path, ...]
+) -> None:
+    """The options that cannot go together, and a selection of nothing named."""
     if matrix and (members or runner or device):
         raise UserError("--matrix selects for every configured runner: give no MEMBERS, --runner or --device")
     if durations and not matrix:
@@ -146,81 +174,112 @@ def select(
         raise UserError(
             "name the classifications to select (e.g. `hwlint select GENERIC CPU`), or --runner NAME, or --matrix"
         )
-    from hwlint.select.matrix import balance, find_runner, read_durations, units, weigh_by_durations
 
-    wanted: tuple[str, ...] = ()  # the members asked for; each runner's own with --matrix
+
+def _wanted(
+    config: Config, members: tuple[str, ...], *, runner: str | None, device: str | None, matrix: bool
+) -> tuple[tuple[str, ...], str | None]:
+    """The members asked for (none with --matrix: each runner's own) and the
+    device they are selected for: a runner's, --device, or the members'."""
+    from hwlint.select.matrix import find_runner
+    from hwlint.select.selection import canonical_members, default_device
+
     if matrix:
         if not config.runners:
             raise UserError(
                 f"--matrix: no runners are configured: add [[tool.hwlint.runners]] to "
                 f"{config.source or config.root / 'pyproject.toml'}"
             )
-    elif runner is not None:
+        return (), device
+    if runner is not None:
         chosen = find_runner(config, runner)
-        wanted, device = chosen.members, chosen.device
-    else:
-        wanted = canonical_members(config, members)
-        if device is not None:
-            device = device.strip()
-            if not device.isidentifier():
-                raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
-        else:
-            device = default_device(wanted)
-    cases = [case for report in durations for case in read_durations(report)] if durations else None
-    with progress_bar("Reading test files") as hook:
-        result = run_check(config, None, jobs=jobs, progress=hook, cache=cache)
-    # --runtime: each module imported once per device type asked for, as a
-    # runner of that type collects it (on any machine: collection-only bases).
-    collected: dict[str | None, Any] = {}
+        return chosen.members, chosen.device
+    wanted = canonical_members(config, members)
+    if device is None:
+        return wanted, default_device(wanted)
+    device = device.strip()
+    if not device.isidentifier():
+        raise UserError(f"--device {device!r}: expected a device type such as cpu, cuda or xpu")
+    return wanted, device
 
-    def choose(members: tuple[str, ...], device: str | None) -> Any:
-        if not runtime:
+
+class _Chooser:
+    """A selection for some members on a device: from the facts, or with
+    --runtime from what the runtime collects, each module imported once per
+    device type asked for, as a runner of that type collects it (on any
+    machine: collection-only bases)."""
+
+    def __init__(
+        self,
+        result: CheckResult,
+        *,
+        runtime: bool,
+        include_unclassified: bool,
+        python: str | None,
+        timeout: float,
+        jobs: int | None,
+    ) -> None:
+        self.result, self.runtime, self.include_unclassified = result, runtime, include_unclassified
+        self.python, self.timeout, self.jobs = python, timeout, jobs
+        self.collected: dict[str | None, Any] = {}
+
+    def __call__(self, members: tuple[str, ...], device: str | None) -> Any:
+        from hwlint.select.selection import select_runtime, select_tests
+
+        result, include_unclassified = self.result, self.include_unclassified
+        if not self.runtime:
             return select_tests(result, members, include_unclassified=include_unclassified, device=device)
-        if device not in collected:
+        if device not in self.collected:
             from hwlint.infra.runtime import collect
 
+            config = result.config
             paths = [ctx.path for ctx in result.contexts]
             with progress_bar(f"Importing test modules{f' for {device}' if device else ''}") as hook:
-                collected[device] = collect(
+                self.collected[device] = collect(
                     config.root,
                     paths,
-                    python=python or sys.executable,
+                    python=self.python or sys.executable,
                     attribute=config.attribute,
-                    timeout=timeout,
-                    jobs=jobs,
+                    timeout=self.timeout,
+                    jobs=self.jobs,
                     progress=hook,
                     device=device,
                 )
         return select_runtime(
-            result, collected[device], members, include_unclassified=include_unclassified, device=device
+            result, self.collected[device], members, include_unclassified=include_unclassified, device=device
         )
 
-    if matrix:
-        shards = []
-        warned: set[str] = set()
-        for each in config.runners:
-            selection = choose(each.members, each.device)
-            _warn(selection, warned)
-            found = units(result, selection)
-            if cases is not None:
-                found, unknown = weigh_by_durations(found, cases)
-                if unknown:
-                    click.echo(
-                        f"hwlint: warning: {each.name}: {unknown} of {len(found)} selected node ids are not "
-                        f"in {', '.join(map(str, durations))}: each of their tests counts the median time",
-                        err=True,
-                    )
-            shards += balance(each, found)
-        write_output(matrix_document(shards, config.root), output)
-        return
-    selection = choose(wanted, device)
-    _warn(selection, set())
-    write_output(render(selection, fmt, config.root), output)
-    if not selection.tests and not selection.uncertain:
-        what = " or ".join(wanted) + (" or unclassified" if include_unclassified else "")
-        where = f" for device {device}" if device else ""
-        click.echo(f"hwlint: no test class is {what}{where}", err=True)
-        sys.exit(1)
+
+def _read_durations(durations: tuple[Path, ...]) -> list[tuple[str, str, float]] | None:
+    """The test cases of --durations' reports; None without any."""
+    from hwlint.select.matrix import read_durations
+
+    return [case for report in durations for case in read_durations(report)] if durations else None
+
+
+def _shards(
+    result: CheckResult, choose: _Chooser, cases: list[tuple[str, str, float]] | None, durations: tuple[Path, ...]
+) -> list[Any]:
+    """`--matrix`: every configured runner's selection in balanced shards,
+    weighed by the `cases` of --durations' reports when given."""
+    from hwlint.select.matrix import balance, units, weigh_by_durations
+
+    shards = []
+    warned: set[str] = set()
+    for each in result.config.runners:
+        selection = choose(each.members, each.device)
+        _warn(selection, warned)
+        found = units(result, selection)
+        if cases is not None:
+            found, unknown = weigh_by_durations(found, cases)
+            if unknown:
+                click.echo(
+                    f"hwlint: warning: {each.name}: {unknown} of {len(found)} selected node ids are not "
+                    f"in {', '.join(map(str, durations))}: each of their tests counts the median time",
+                    err=True,
+                )
+        shards += balance(each, found)
+    return shards
 
 
 def _warn(selection: Any, warned: set[str]) -> None:
