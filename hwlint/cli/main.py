@@ -22,6 +22,7 @@ COMMANDS = {
     "report": "hwlint.cli.commands.report:report",
     "rule": "hwlint.cli.commands.rule:rule",
     "select": "hwlint.cli.commands.select:select",
+    "server": "hwlint.cli.commands.server:server",
 }
 
 
