@@ -30,11 +30,11 @@ from hwlint.fix.migrate.driver import migrate_source
 from hwlint.fix.migrate.outcome import MigrateError, Refused
 from hwlint.fix.plan import FilePlan, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.result import FileResult, FixError, FixReport
-from hwlint.fix.rewrite import RewriteError, rewrite_source, verify_rewrites
+from hwlint.fix.rewrite import RewriteError, rewrite_source
 from hwlint.fix.summary import refused_unfixed
 from hwlint.fix.transform import decorator_names, fix_source, import_decorators
 from hwlint.fix.trial import Trial
-from hwlint.fix.verify import facts_of, verify, verify_migrations
+from hwlint.fix.verify import facts_of, verify, verify_migrations, verify_rewrites
 from hwlint.infra.atomic import write_bytes_atomic
 from hwlint.infra.pool import run_in_pool
 from hwlint.rules import COUNTED
@@ -42,6 +42,10 @@ from hwlint.rules.hardcoded_device import HardcodedDevice
 
 
 def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) -> FileResult:
+    """One file's plan made, nothing written: its rewrites, its fixes (each
+    verified against `before`, the facts of the file as read), the backend
+    decorators' import, then its migrations (verified); what could not be
+    made is in the FileResult, the file's bytes as they were."""
     path = root / plan.path
     try:
         original = path.read_bytes()
@@ -129,6 +133,8 @@ def write_report(config: Config, report: FixReport) -> None:
 
 
 def unified_diff(result: FileResult) -> str:
+    """The file's fix as a unified diff (`fix --diff`); empty when either
+    side does not decode."""
     before = decode(result.original)
     after = decode(result.fixed or result.original)
     if isinstance(before, ReadError) or isinstance(after, ReadError):

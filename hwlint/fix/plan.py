@@ -36,7 +36,7 @@ class SiteRewrite(NamedTuple):
     instantiated: bool  # the class is passed to instantiate_device_type_tests: self.device_type exists
     # "module": the device-generic call; "backend": get_default_backend_for_device
     # under the file's own name for torch.distributed; "decorator": the
-    # decorator's name (hwlint.fix.apply imports it).
+    # decorator's name (hwlint.fix.transform imports it).
     equivalent: Equivalent | None = None
     imports_torch: bool = False  # `torch` is bound: torch.accelerator.current_accelerator() can stand for the device
 
@@ -241,6 +241,7 @@ class _Index(NamedTuple):
 
     @classmethod
     def of(cls, result: CheckResult) -> _Index:
+        """The index of the facts of `result`'s modules."""
         occurrences: dict[tuple[str, str, int], int] = {}
         declarations: dict[tuple[str, int, int], int] = {}
         modules: dict[str, ModuleFacts] = {}
@@ -285,6 +286,7 @@ class _Planner:
         return bool(self.index.ancestors.get((diag.path, diag.class_name or "", diag.line)))
 
     def add(self, diag: Diagnostic, fix: FixInfo) -> None:
+        """Plan `diag`'s typed fix, or note what it leaves for a human."""
         if isinstance(fix, NotFixable):
             self.not_fixable(diag, fix)
         elif isinstance(fix, Rewrite):

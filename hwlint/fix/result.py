@@ -24,6 +24,10 @@ class FixError(Exception):
 
 @dataclass
 class FileResult:
+    """What `fix` made of one file: its bytes as read and as fixed (None,
+    with `error` saying why, when it could not be fixed), the fixes, and
+    the rewrites and migrations made or refused."""
+
     path: str
     original: bytes
     fixed: bytes | None  # None when the file could not be fixed
@@ -50,6 +54,7 @@ class FileResult:
 
     @property
     def changed(self) -> bool:
+        """Whether the fixed bytes differ from the file's."""
         return self.fixed is not None and self.fixed != self.original
 
 

@@ -15,7 +15,7 @@ planned place, and only there:
 - in distributed tests, `"nccl"` (a backend) ->
   `dist.get_default_backend_for_device(device)` (the test's device, else
   `torch.accelerator.current_accelerator()`), `@requires_nccl()` ->
-  `@requires_accelerator_dist_backend()` (hwlint.fix.apply adds the import),
+  `@requires_accelerator_dist_backend()` (hwlint.fix.transform adds the import),
   `f"cuda:{rank}"` -> `f"{self.device_type}:{rank}"` and
   `torch.device("cuda", rank)` -> `torch.device(self.device_type, rank)`
   (the test's `device` names an index already: only its type can take
@@ -24,8 +24,9 @@ planned place, and only there:
 What the facts cannot know is decided here, from the tree: which function
 encloses the site, whether it takes `device`, whether the call's arguments
 fit the replacement. A site that cannot be rewritten keeps its code, and
-the reason says why. The rewritten file is verified like every fix: it
-parses, and its facts show the rewritten sites gone and nothing else changed.
+the reason says why. The rewritten file is verified like every fix
+(hwlint.fix.verify.verify_rewrites): it parses, and its facts show the
+rewritten sites gone and nothing else changed.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from typing import Callable, Literal, NamedTuple, Sequence, TypeVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hwlint.facts import ClassFacts, Method, ModuleFacts, Site
 from hwlint.fix.plan import SiteRewrite
 
 
@@ -54,6 +54,9 @@ _Node = TypeVar("_Node", bound=cst.CSTNode)
 
 
 class Outcome(NamedTuple):
+    """What rewrite_source made of a module: its bytes, the sites rewritten
+    and those kept."""
+
     fixed: bytes
     done: tuple[SiteRewrite, ...]
     # The sites left as they were, each with why.
@@ -106,6 +109,9 @@ def _with_commas(args: Sequence[cst.Arg], last_comma: cst.Comma | cst.MaybeSenti
 
 
 class _Scope(NamedTuple):
+    """A class or function the rewriter is in, with what its parameters and
+    decorators say of the device."""
+
     kind: Literal["class", "function"]
     name: str
     params: frozenset[str]
@@ -141,6 +147,10 @@ def _is_dotted(expr: cst.BaseExpression) -> bool:
 
 
 class _Rewriter(cst.CSTTransformer):
+    """Rewrites each planned site it meets (found by the facts' position)
+    where the tree lets it; the scopes it is in say what stands for the
+    device. Each site ends up in `done` or in `skipped`, with why."""
+
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, sites: Sequence[SiteRewrite]) -> None:
@@ -499,101 +509,3 @@ def rewrite_source(data: bytes, sites: Sequence[SiteRewrite]) -> Outcome:
     skipped = list(rewriter.skipped)
     skipped += [(s, "not found where the facts put it") for s in sites if (s.line, s.column) not in seen]
     return Outcome(fixed.bytes if rewriter.done else data, tuple(rewriter.done), tuple(skipped))
-
-
-def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[SiteRewrite]) -> None:
-    """The rewritten module parses, has the same classes, methods and
-    declarations, and its hard-coded devices are the original's minus the
-    rewritten ones (rewrites change columns, never lines: sites compare by
-    line and text); the only new accelerator uses are the rewritten calls'
-    replacements. RewriteError otherwise."""
-    if after.error is not None:
-        raise RewriteError(f"the rewritten file does not parse: {after.error.message}")
-    shape = [(c.name, _renamed(c, done), [(d.value, d.where) for d in c.declarations]) for c in before.classes]
-    if shape != [(c.name, c.methods, [(d.value, d.where) for d in c.declarations]) for c in after.classes]:
-        raise RewriteError("the rewrite changed the file's classes, methods or declarations")
-    gone = {(s.line, s.column) for s in done}
-    # A rewritten module call trades its probe (`torch.cuda.synchronize`)
-    # for the replacement's (`torch.accelerator.synchronize`) on its line.
-    calls = {(s.line, s.name) for s in done if s.kind == "module"}
-    # A backend rewritten outside a test may ask torch.accelerator for the device.
-    new_lines = {line for line, _ in calls} | {
-        s.line for s in done if s.kind in ("backend", "fstring", "torch.device", "method")
-    }
-    for old, new in zip(before.classes, after.classes):
-        for field in ("devices", "distributed"):
-            was: tuple[Site, ...] = getattr(old, field)
-            expected = sorted((s.line, s.text) for s in was if (s.line, s.column) not in gone)
-            if sorted((s.line, s.text) for s in getattr(new, field)) != expected:
-                raise RewriteError(f"the rewrite left {old.name}'s hard-coded devices other than intended")
-        added = _minus([(p.line, _callee(p.text)) for p in new.probes], [(p.line, _callee(p.text)) for p in old.probes])
-        unexpected = [p for p in added if p[0] not in new_lines or not p[1].startswith("torch.accelerator.")]
-        removed = _minus(
-            [(p.line, _callee(p.text)) for p in old.probes], [(p.line, _callee(p.text)) for p in new.probes]
-        )
-        # `.cuda()` on a torch expression is a use too (TEST_LINTER's rule):
-        # rewritten to `.to(device)`, that use is gone from its line.
-        # A probe is recorded at the line where its expression starts, which
-        # for `torch.Tensor([...\n]).cuda()` is above the `.cuda()` site: each
-        # removed use takes the nearest rewritten method of its name at or below it.
-        methods = sorted((s.line, s.name) for s in done if s.kind == "method")
-
-        # Called only within this iteration, so the loop variables it reads are the current ones.
-        def explained(p: tuple[int, str]) -> bool:
-            if p in calls:
-                return True
-            # A call chained on a rewritten one (`torch.cuda.current_stream().wait_stream(s)`)
-            # is a probe through it: it goes with it.
-            if any(p[0] == line and p[1].startswith(name + "(...).") for line, name in calls):
-                return True
-            site = next((m for m in methods if m[0] >= p[0] and p[1].endswith("." + m[1])), None)  # noqa: B023
-            if site is None:
-                return False
-            methods.remove(site)  # noqa: B023
-            return True
-
-        if unexpected or not all(explained(p) for p in sorted(removed)):
-            raise RewriteError(f"the rewrite changed {old.name}'s accelerator probes other than intended")
-
-
-def _renamed(cls: ClassFacts, done: Sequence[SiteRewrite]) -> tuple[Method, ...]:
-    """The class's test methods as they read once its backend decorators
-    (`@requires_nccl()`) are rewritten: a decorator site sits between the
-    previous method's line and its own."""
-    sites = sorted(
-        (s.line, s.name, s.equivalent.target)
-        for s in done
-        if s.kind == "decorator" and s.equivalent is not None and cls.line <= s.line <= cls.end_line
-    )
-    if not sites:
-        return cls.methods
-    methods = []
-    previous = cls.line
-    for method in cls.methods:
-        names = {name: target for line, name, target in sites if previous <= line <= method.line}
-        if names:
-            method = method._replace(decorators=tuple(names.get(d, d) for d in method.decorators))
-        methods.append(method)
-        previous = method.line
-    return tuple(methods)
-
-
-def _callee(text: str) -> str:
-    """A probe's callee: its text without the call's parentheses
-    (`torch.cuda.synchronize()` and `torch.cuda.synchronize(...)` are
-    `torch.cuda.synchronize`)."""
-    for tail in ("(...)", "()"):
-        if text.endswith(tail):
-            return text[: -len(tail)]
-    return text
-
-
-def _minus(items: list[tuple[int, str]], other: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    rest = list(other)
-    out = []
-    for item in items:
-        if item in rest:
-            rest.remove(item)
-        else:
-            out.append(item)
-    return out

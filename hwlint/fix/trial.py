@@ -107,6 +107,8 @@ class Trial:
         self.judge = Judge(config)
 
     def lint(self, facts: ModuleFacts, changed: Mapping[str, ModuleFacts] | None = None) -> list[Diagnostic]:
+        """What `hwlint check` would report of the module with `facts`, the
+        modules in `changed` (path -> facts) as they would be."""
         if not changed:
             known = self.result.as_linted(facts, self.enabled)
             if known is not None:

@@ -1,8 +1,10 @@
 """Whether a fixed module is what `fix` intended, read from its facts, not
 its text: each class fixed declares exactly its intended member and nothing
-else changed (`verify`), each migration did exactly what it says and no
-other test changed (`verify_migrations`). A fix that fails these is not
-written (FixError for the fixes, RewriteError for the migrations).
+else changed (`verify`), each rewritten site (HWC201) is gone and nothing
+else changed (`verify_rewrites`), each migration did exactly what it says
+and no other test changed (`verify_migrations`). A fix that fails these is
+not written (FixError for the fixes, RewriteError for the rewrites and the
+migrations).
 """
 
 from __future__ import annotations
@@ -10,13 +12,13 @@ from __future__ import annotations
 from typing import Sequence
 
 from hwlint.core.config import Config
-from hwlint.facts import ModuleFacts, Value, extract_source
+from hwlint.facts import ClassFacts, Method, ModuleFacts, Site, Value, extract_source
 from hwlint.facts.collect import FactsOptions
 from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
 from hwlint.fix.migrate.framework import ONLY_ACCELERATOR
 from hwlint.fix.migrate.outcome import Done
-from hwlint.fix.plan import REPLACEABLE, ClassFix
+from hwlint.fix.plan import REPLACEABLE, ClassFix, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError
 from hwlint.rules.device_decorator import is_device_specific
@@ -193,3 +195,101 @@ def facts_of(path: str, data: bytes, config: Config) -> ModuleFacts:
     if isinstance(text, ReadError):
         raise RewriteError(f"the rewritten file does not decode: {text.message}")
     return extract_source(path, text, **FactsOptions.of(config)._asdict())
+
+
+def verify_rewrites(before: ModuleFacts, after: ModuleFacts, done: Sequence[SiteRewrite]) -> None:
+    """The rewritten module parses, has the same classes, methods and
+    declarations, and its hard-coded devices are the original's minus the
+    rewritten ones (rewrites change columns, never lines: sites compare by
+    line and text); the only new accelerator uses are the rewritten calls'
+    replacements. RewriteError otherwise."""
+    if after.error is not None:
+        raise RewriteError(f"the rewritten file does not parse: {after.error.message}")
+    shape = [(c.name, _renamed(c, done), [(d.value, d.where) for d in c.declarations]) for c in before.classes]
+    if shape != [(c.name, c.methods, [(d.value, d.where) for d in c.declarations]) for c in after.classes]:
+        raise RewriteError("the rewrite changed the file's classes, methods or declarations")
+    gone = {(s.line, s.column) for s in done}
+    # A rewritten module call trades its probe (`torch.cuda.synchronize`)
+    # for the replacement's (`torch.accelerator.synchronize`) on its line.
+    calls = {(s.line, s.name) for s in done if s.kind == "module"}
+    # A backend rewritten outside a test may ask torch.accelerator for the device.
+    new_lines = {line for line, _ in calls} | {
+        s.line for s in done if s.kind in ("backend", "fstring", "torch.device", "method")
+    }
+    for old, new in zip(before.classes, after.classes):
+        for field in ("devices", "distributed"):
+            was: tuple[Site, ...] = getattr(old, field)
+            expected = sorted((s.line, s.text) for s in was if (s.line, s.column) not in gone)
+            if sorted((s.line, s.text) for s in getattr(new, field)) != expected:
+                raise RewriteError(f"the rewrite left {old.name}'s hard-coded devices other than intended")
+        added = _minus([(p.line, _callee(p.text)) for p in new.probes], [(p.line, _callee(p.text)) for p in old.probes])
+        unexpected = [p for p in added if p[0] not in new_lines or not p[1].startswith("torch.accelerator.")]
+        removed = _minus(
+            [(p.line, _callee(p.text)) for p in old.probes], [(p.line, _callee(p.text)) for p in new.probes]
+        )
+        # `.cuda()` on a torch expression is a use too (TEST_LINTER's rule):
+        # rewritten to `.to(device)`, that use is gone from its line.
+        # A probe is recorded at the line where its expression starts, which
+        # for `torch.Tensor([...\n]).cuda()` is above the `.cuda()` site: each
+        # removed use takes the nearest rewritten method of its name at or below it.
+        methods = sorted((s.line, s.name) for s in done if s.kind == "method")
+
+        # Called only within this iteration, so the loop variables it reads are the current ones.
+        def explained(p: tuple[int, str]) -> bool:
+            if p in calls:
+                return True
+            # A call chained on a rewritten one (`torch.cuda.current_stream().wait_stream(s)`)
+            # is a probe through it: it goes with it.
+            if any(p[0] == line and p[1].startswith(name + "(...).") for line, name in calls):
+                return True
+            site = next((m for m in methods if m[0] >= p[0] and p[1].endswith("." + m[1])), None)  # noqa: B023
+            if site is None:
+                return False
+            methods.remove(site)  # noqa: B023
+            return True
+
+        if unexpected or not all(explained(p) for p in sorted(removed)):
+            raise RewriteError(f"the rewrite changed {old.name}'s accelerator probes other than intended")
+
+
+def _renamed(cls: ClassFacts, done: Sequence[SiteRewrite]) -> tuple[Method, ...]:
+    """The class's test methods as they read once its backend decorators
+    (`@requires_nccl()`) are rewritten: a decorator site sits between the
+    previous method's line and its own."""
+    sites = sorted(
+        (s.line, s.name, s.equivalent.target)
+        for s in done
+        if s.kind == "decorator" and s.equivalent is not None and cls.line <= s.line <= cls.end_line
+    )
+    if not sites:
+        return cls.methods
+    methods = []
+    previous = cls.line
+    for method in cls.methods:
+        names = {name: target for line, name, target in sites if previous <= line <= method.line}
+        if names:
+            method = method._replace(decorators=tuple(names.get(d, d) for d in method.decorators))
+        methods.append(method)
+        previous = method.line
+    return tuple(methods)
+
+
+def _callee(text: str) -> str:
+    """A probe's callee: its text without the call's parentheses
+    (`torch.cuda.synchronize()` and `torch.cuda.synchronize(...)` are
+    `torch.cuda.synchronize`)."""
+    for tail in ("(...)", "()"):
+        if text.endswith(tail):
+            return text[: -len(tail)]
+    return text
+
+
+def _minus(items: list[tuple[int, str]], other: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    rest = list(other)
+    out = []
+    for item in items:
+        if item in rest:
+            rest.remove(item)
+        else:
+            out.append(item)
+    return out

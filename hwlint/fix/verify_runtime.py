@@ -53,14 +53,19 @@ class ModuleCheck(NamedTuple):
 
 
 class RuntimeCheck(NamedTuple):
+    """What the runtime collects from each module `fix` changes, before and
+    after the fix, in the Python it ran (`--python`)."""
+
     python: str
     modules: tuple[ModuleCheck, ...]
 
     @property
     def lost(self) -> int:
+        """The tests collected before that map to nothing after."""
         return sum(len(m.lost) for m in self.modules)
 
     def totals(self) -> dict[str, int]:
+        """The modules and tests, counted over the modules compared."""
         checked = [m for m in self.modules if m.skipped is None]
         return {
             "modules": len(self.modules),
@@ -76,6 +81,7 @@ class RuntimeCheck(NamedTuple):
         }
 
     def to_dict(self) -> dict[str, object]:
+        """`fix --verify-runtime --format json`'s `verify_runtime`."""
         return {
             **self.totals(),
             "python": self.python,
@@ -99,6 +105,7 @@ class RuntimeCheck(NamedTuple):
         }
 
     def summary(self) -> list[str]:
+        """The totals in one line, then each module skipped, broken or losing tests."""
         t = self.totals()
         lines = [
             f"Runtime check ({self.python}): {t['checked']} of {t['modules']} changed module"
