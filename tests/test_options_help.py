@@ -38,4 +38,9 @@ def test_every_option_of_every_command_has_help() -> None:
 def test_quiet_is_offered_where_entries_are_printed_one_per_line() -> None:
     found = dict(_commands(main, click.Context(main, info_name="hwlint")))
     quiet = sorted(path for path, command in found.items() if any("--quiet" in param.opts for param in command.params))
-    assert quiet == ["hwlint allowlist import-json", "hwlint allowlist prune", "hwlint allowlist sync"]
+    assert quiet == [
+        "hwlint allowlist import-json",
+        "hwlint allowlist init",
+        "hwlint allowlist prune",
+        "hwlint allowlist sync",
+    ]

@@ -1,6 +1,8 @@
 """`--quiet`/`-q` on the commands that print a line per allowlist entry they
 change (prune, sync, import-json): the summary line stays, and so do what
-needs a human (refused growth, a list that cannot be read); the entries go."""
+needs a human (refused growth, a list that cannot be read); the entries go.
+`allowlist init` prints no line per entry: quiet, its summary and its
+warnings stay, the devices found and the next steps go."""
 
 from __future__ import annotations
 
@@ -99,3 +101,27 @@ def test_sync_quiet_prints_refusals_and_the_summary(tmp_path: Path) -> None:
     grown = run_cli("allowlist", "sync", "--allow-growth", "--quiet", cwd=root)
     assert (grown.returncode, grown.stdout) == (0, "Synced allowlist.txt: 1 added; 2 entries.\n")
     assert (root / "allowlist.txt").read_text() == HEADER + "test/test_a.py 2\ntest/test_b.py 1\n"
+
+
+@pytest.mark.parametrize("flag", ["--quiet", "-q"])
+def test_init_quiet_prints_the_summary_and_the_warnings_not_the_next_steps(tmp_path: Path, flag: str) -> None:
+    files = {
+        "test/test_a.py": unclassified(2),
+        "test/test_broken.py": "def (:\n",
+        "test/test_mlu.py": "import torch\n\nclass TestM(TestCase):\n    def test_m(self):\n        torch.ones(2).to('mlu')\n",
+    }
+    loud_root = write_project(tmp_path / "loud", files)
+    loud = run_cli("allowlist", "init", cwd=loud_root)
+    assert loud.returncode == 0 and "Found a device the configuration does not name: mlu" in loud.stdout
+    assert "\nNext:\n" in loud.stdout
+
+    root = write_project(tmp_path / "quiet", files)
+    quiet = run_cli("allowlist", "init", flag, cwd=root)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (
+        0,
+        "Created allowlist.txt: 2 files with 3 violations (3 test files checked).\n",
+        loud.stderr,
+    )
+    assert quiet.stderr.startswith("hwlint: warning: test/test_broken.py does not parse")
+    # The same list as without --quiet: only the printing changes.
+    assert (root / "allowlist.txt").read_text() == (loud_root / "allowlist.txt").read_text()

@@ -324,6 +324,9 @@ QUIET = Option(
     "flag",
     "Print only the summary line (and errors and refused entries), not a line per entry.",
 )
+# `allowlist init` prints no line per entry: quiet, it leaves out what
+# follows its summary (the devices found, the next steps), not the warnings.
+INIT_QUIET = QUIET.replace(help="Print only the summary line (and warnings), not the devices found nor the next steps.")
 ALLOW_GROWTH = Option(
     ("--allow-growth",),
     "allow_growth",

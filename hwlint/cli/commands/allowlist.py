@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,6 +26,7 @@ from hwlint.cli.options import (
     CACHE,
     CONFIG,
     FORMAT,
+    INIT_QUIET,
     JOBS,
     OUTPUT,
     PHASE,
@@ -36,6 +37,10 @@ from hwlint.cli.options import (
 from hwlint.core.diagnostics import UserError
 from hwlint.engine.api import load_project
 from hwlint.rules.parse_error import ParseError
+
+if TYPE_CHECKING:
+    from hwlint.allowlist.change import AllowlistChange
+    from hwlint.engine.api import CheckResult
 
 
 def _diagnostic_line(diag: Any) -> str:
@@ -104,9 +109,9 @@ def prune(
 
 
 @allowlist.command()
-@options(CONFIG, JOBS, *CACHE)
+@options(CONFIG, JOBS, *CACHE, INIT_QUIET)
 @guarded
-def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None) -> None:
+def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None, quiet: bool) -> None:
     """Adopt hwlint: create the allowlist from the tree as it is, every file
     with violations at its current count as its budget. Refuses when a list
     exists (prune shrinks it, sync rebuilds it)."""
@@ -122,7 +127,17 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
 
         raise UserError(f"nothing to adopt: {explain_empty(config)}")
     change = init_allowlist(config, result, jobs=jobs)
+    _report_adoption(change, result)
+    if quiet:
+        return
+    found = note(result.unconfigured_devices(), config)
+    if found:
+        click.echo(found, nl=False)
+    _next_steps(change.where, bool(found))
 
+
+def _report_adoption(change: AllowlistChange, result: CheckResult) -> None:
+    """init's summary line, and a warning for each file that does not parse."""
     broken = sorted({d.path for d in result.diagnostics if d.code == ParseError.code})
     files, violations = change.entries_after, sum(a.new or 0 for a in change.actions)
     where = change.where
@@ -140,11 +155,12 @@ def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: 
             "`hwlint check` reports it until it is fixed",
             err=True,
         )
-    found = note(result.unconfigured_devices(), config)
-    if found:
-        click.echo(found, nl=False)
+
+
+def _next_steps(where: str, devices_found: bool) -> None:
+    """What to do after adoption: commit the list, ratchet it in CI, fix."""
     click.echo("Next:")
-    if found:
+    if devices_found:
         click.echo("  hwlint devices --write (covers the devices above), then hwlint allowlist sync")
     click.echo(f"  git add {where} && git commit -m 'Adopt hwlint: allowlist the files not yet migrated'")
     click.echo("  in CI: hwlint check && hwlint allowlist check --base origin/main")
