@@ -324,9 +324,6 @@ QUIET = Option(
     "flag",
     "Print only the summary line (and errors and refused entries), not a line per entry.",
 )
-# `allowlist init` prints no line per entry: quiet, it leaves out what
-# follows its summary (the devices found, the next steps), not the warnings.
-INIT_QUIET = QUIET.replace(help="Print only the summary line (and warnings), not the devices found nor the next steps.")
 ALLOW_GROWTH = Option(
     ("--allow-growth",),
     "allow_growth",
@@ -342,6 +339,39 @@ BASE = Option(
 )
 
 
+def dry_run(command: str) -> Option:
+    """`--check` of a command that writes the allowlist: `command` says what
+    it would change ("pruning", "sync")."""
+    return Option(
+        ("--check",),
+        "dry_run",
+        "flag",
+        f"Change nothing: print what {command} would change and exit 1 if anything (for CI).",
+    )
+
+
+# Each `hwlint allowlist` command's options, in the order --help lists them.
+ALLOWLIST_PRUNE = (CONFIG, JOBS, *CACHE, dry_run("pruning"), QUIET)
+ALLOWLIST_INIT = (
+    CONFIG,
+    JOBS,
+    *CACHE,
+    # init prints no line per entry: quiet, it leaves out what follows its
+    # summary (the devices found, the next steps), not the warnings.
+    QUIET.replace(help="Print only the summary line (and warnings), not the devices found nor the next steps."),
+)
+ALLOWLIST_SYNC = (CONFIG, JOBS, *CACHE, ALLOW_GROWTH, dry_run("sync"), QUIET)
+ALLOWLIST_CHECK = (BASE, CONFIG, FORMAT.with_choices(("text", "json"), "text"), OUTPUT)
+ALLOWLIST_IMPORT_JSON = (
+    CONFIG,
+    JOBS,
+    *CACHE,
+    ALLOW_GROWTH.replace(
+        help="Allow new files and higher budgets than the current list has (a first import always may)."
+    ),
+    QUIET,
+)
+ALLOWLIST_EXPORT_JSON = (CONFIG,)
 ALLOWLIST_SHOW = (
     CONFIG,
     PHASE.replace(help="Only the entries of this migration phase: what it has left."),
@@ -350,15 +380,6 @@ ALLOWLIST_SHOW = (
     ),
     OUTPUT,
 )
-
-
-def dry_run(command: str) -> Option:
-    return Option(
-        ("--check",),
-        "dry_run",
-        "flag",
-        f"Change nothing: print what {command} would change and exit 1 if anything (for CI).",
-    )
 
 
 # hwlint devices

@@ -20,19 +20,15 @@ import click
 from hwlint.cli.commands.console import EXIT_VIOLATIONS
 from hwlint.cli.commands.decorators import guarded, options, write_output
 from hwlint.cli.options import (
-    ALLOW_GROWTH,
+    ALLOWLIST_CHECK,
+    ALLOWLIST_EXPORT_JSON,
+    ALLOWLIST_IMPORT_JSON,
+    ALLOWLIST_INIT,
+    ALLOWLIST_PRUNE,
     ALLOWLIST_SHOW,
-    BASE,
-    CACHE,
-    CONFIG,
-    FORMAT,
-    INIT_QUIET,
-    JOBS,
-    OUTPUT,
+    ALLOWLIST_SYNC,
     PHASE,
-    QUIET,
     cache_choice,
-    dry_run,
 )
 from hwlint.core.diagnostics import UserError
 from hwlint.engine.api import load_project
@@ -81,7 +77,7 @@ def allowlist() -> None:
 
 @allowlist.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@options(CONFIG, JOBS, *CACHE, dry_run("pruning"), QUIET)
+@options(*ALLOWLIST_PRUNE)
 @guarded
 def prune(
     paths: tuple[Path, ...],
@@ -109,7 +105,7 @@ def prune(
 
 
 @allowlist.command()
-@options(CONFIG, JOBS, *CACHE, INIT_QUIET)
+@options(*ALLOWLIST_INIT)
 @guarded
 def init(config_file: Path | None, jobs: int | None, no_cache: bool, cache_dir: Path | None, quiet: bool) -> None:
     """Adopt hwlint: create the allowlist from the tree as it is, every file
@@ -168,7 +164,7 @@ def _next_steps(where: str, devices_found: bool) -> None:
 
 
 @allowlist.command()
-@options(CONFIG, JOBS, *CACHE, ALLOW_GROWTH, dry_run("sync"), QUIET)
+@options(*ALLOWLIST_SYNC)
 @guarded
 def sync(
     config_file: Path | None,
@@ -194,7 +190,7 @@ def sync(
 
 
 @allowlist.command("check")
-@options(BASE, CONFIG, FORMAT.with_choices(("text", "json"), "text"), OUTPUT)
+@options(*ALLOWLIST_CHECK)
 @guarded
 def check_command(base_ref: str | None, config_file: Path | None, fmt: str, output: Path | None) -> None:
     """Fail when the allowlist grew compared to a git ref: a new entry or a
@@ -229,15 +225,7 @@ def check_command(base_ref: str | None, config_file: Path | None, fmt: str, outp
 
 @allowlist.command("import-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@options(
-    CONFIG,
-    JOBS,
-    *CACHE,
-    ALLOW_GROWTH.replace(
-        help="Allow new files and higher budgets than the current list has (a first import always may)."
-    ),
-    QUIET,
-)
+@options(*ALLOWLIST_IMPORT_JSON)
 @guarded
 def import_json(
     file: Path,
@@ -271,7 +259,7 @@ def import_json(
 
 @allowlist.command("export-json")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
-@options(CONFIG)
+@options(*ALLOWLIST_EXPORT_JSON)
 @guarded
 def export_json(file: Path, config_file: Path | None) -> None:
     """Write the allowlist's paths as PyTorch's test_linter_allowlist.json
