@@ -171,10 +171,10 @@ def test_without_pygal_the_page_shows_a_table_and_says_so(monkeypatch: pytest.Mo
 
 
 def test_escapes_what_it_prints() -> None:
-    from hwlint.output.report_html import _table
+    from hwlint.output.report_html import html_table
 
     table = Table("t", ("a", "b"), (("<b>&", Code("x<y")),))
-    assert _table(table) == (
+    assert html_table(table) == (
         '<table id="t"><thead><tr><th>a</th><th>b</th></tr></thead>'
         "<tbody><tr><td>&lt;b&gt;&amp;</td><td><code>x&lt;y</code></td></tr></tbody></table>"
     )

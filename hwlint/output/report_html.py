@@ -50,7 +50,8 @@ def _cells(row: Sequence[Any]) -> str:
     return "<tr>" + "".join(cells) + "</tr>"
 
 
-def _table(table: Table) -> str:
+def html_table(table: Table) -> str:
+    """A table block as an html <table>, every cell escaped."""
     head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
     body = "".join(_cells(row) for row in table.rows)
     foot = f"<tfoot>{_cells(table.footer)}</tfoot>" if table.footer else ""
@@ -73,7 +74,7 @@ def block(item: Block) -> str:
         return f'<figure id="{item.id}">{svg}</figure>'
     if not item.rows:
         return f"<p>{escape(item.empty)}</p>"
-    shown = _table(item) + (f'<p class="more">{_inline(item.more)}</p>' if item.more else "")
+    shown = html_table(item) + (f'<p class="more">{_inline(item.more)}</p>' if item.more else "")
     if item.fold is not None:
         return f"<details><summary>{escape(item.fold)}</summary>{shown}</details>"
     return shown

@@ -101,7 +101,7 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
     devices = _device_names(ctx)
     # Weaker evidence: the class only makes sense on one device.
     device_decorators = {_DEVICE_DECORATORS.get(d) for m in cls.methods for d in m.decorators} - {None}
-    probe_devices = {_probe_device(p.text, devices) for p in (*cls.probes, *cls.devices)} - {None}
+    probe_devices = {probe_device(p.text, devices) for p in (*cls.probes, *cls.devices)} - {None}
     # What the class's tests need to run at all, and what its bases (in any
     # file) run on: a base that hard-codes `torch.device("npu")` makes every
     # test of the class an NPU test, whatever its own body says.
@@ -372,7 +372,7 @@ class _Needs:
                 # `.cuda()` when they are on CUDA) runs anywhere; one that
                 # uses one without asking needs it.
                 for site in (*cls.devices, *cls.probes):
-                    self._need((path, cls, site), _probe_device(site.text, devices) or "")
+                    self._need((path, cls, site), probe_device(site.text, devices) or "")
             for method in cls.methods:
                 for decorator in method.decorators:
                     member = _DEVICE_DECORATORS.get(decorator)
@@ -438,7 +438,7 @@ def _known(
     return Inference(member, applicability, evidence, kind)
 
 
-def _probe_device(text: str, devices: tuple[str, ...] = MEMBER_ACCELERATORS) -> str | None:
+def probe_device(text: str, devices: tuple[str, ...] = MEMBER_ACCELERATORS) -> str | None:
     """The one device a probe or hard-coded use names (`torch.cuda...()`,
     `TEST_CUDA`, `.cuda()`, `torch.empty(...).cuda()`, `device="cuda"`), if
     any. Probes are calls only: a module patched or named as a type is no
