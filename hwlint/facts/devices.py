@@ -96,6 +96,47 @@ def accelerator(name: str) -> bool:
     return name not in NOT_ACCELERATORS
 
 
+# The device-type framework's own decorators: a test wearing one is a device
+# test (it takes `device`), whatever its body names.
+DEVICE_TEST_DECORATORS: tuple[str, ...] = (
+    "dtypes",
+    "ops",
+    "modules",
+    "deviceCountAtLeast",
+    "precisionOverride",
+    "largeTensorTest",
+    "skipMeta",
+    "onlyAccelerator",
+    "expectedFailureMeta",
+)
+
+
+def framework_type(device: str) -> str:
+    """The device type a name in `only_for` stands for in the framework:
+    its own types and the out-of-tree bases by name, any other name a
+    PrivateUse1 backend's ("npu", "openreg": filter_desired_device_types
+    maps it to "privateuse1")."""
+    base = device.partition(":")[0].lower()
+    if base in FRAMEWORK_DEVICES or base in OUT_OF_TREE_BASES:
+        return base
+    return "privateuse1"
+
+
+def instantiable(allow_mps: bool, allow_xpu: bool) -> tuple[str, ...]:
+    """The device types an instantiate_device_type_tests call with these
+    flags can instantiate (where the machine has them), in the framework's
+    order."""
+    opted = {"mps": allow_mps, "xpu": allow_xpu}
+    return tuple(d for d in FRAMEWORK_ORDER if d in INSTANTIATED_BY_DEFAULT or opted.get(d, False))
+
+
+def complement(named: Iterable[str], allow_mps: bool, allow_xpu: bool) -> tuple[str, ...]:
+    """`except_for` for a call with `only_for=named`: the device types it
+    could instantiate that `named` does not name."""
+    kinds = {framework_type(d) for d in named}
+    return tuple(d for d in instantiable(allow_mps, allow_xpu) if d not in kinds)
+
+
 # Where a device name is written: `.to("x"`, `device="x"` (also
 # `device_type=`), `torch.device("x"`, `map_location="x"`, with `:0` or
 # `f"x:{...}"`; the name is group 1, a lowercase identifier as device types

@@ -21,6 +21,7 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
 
 
 def declaration_statement(attribute: str, enum: str, member: str) -> cst.SimpleStatementLine:
+    """`attribute = enum.member`, the statement a class is declared by."""
     return cst.SimpleStatementLine(
         [cst.Assign([cst.AssignTarget(cst.Name(attribute))], cst.Attribute(cst.Name(enum), cst.Name(member)))]
     )
@@ -60,6 +61,7 @@ def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassD
 
 
 def dotted(node: cst.BaseExpression | None) -> str:
+    """`a.b.c` for that chain of attributes on a name; "" for any other expression."""
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):

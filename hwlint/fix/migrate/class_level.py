@@ -30,7 +30,6 @@ class ModuleEdits:
         self.body: list[cst.BaseStatement] = list(module.body)
         self.declare: dict[int, str] = {}  # index in body -> member
         self.instantiate: list[tuple[int, str, str]] = []  # (index of the class, its name, more arguments)
-        self.imports: set[str] = set()
 
 
 def write_class_level(state: ModuleEdits) -> cst.Module:

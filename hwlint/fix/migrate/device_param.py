@@ -11,8 +11,9 @@ from typing import Mapping
 import libcst as cst
 
 from hwlint.facts import ClassFacts, ModuleFacts
+from hwlint.facts.devices import DEVICE_TEST_DECORATORS, framework_type, instantiable
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
-from hwlint.fix.migrate.framework import DEVICE_TEST_DECORATORS, device_type, instantiable, instantiated_names, opt_in
+from hwlint.fix.migrate.framework import instantiated_names, opt_in
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import default_device, given_device, without_param
 from hwlint.fix.migrate.tree import (
@@ -172,7 +173,7 @@ def _instantiated_for_default(
         m.line,
         member,
         f'every test\'s `device` defaults to {device!r}: instantiated only_for="{device}"{flag}',
-        instantiated_names(m.class_name, (device_type(device, state.config.extend_devices),)),
+        instantiated_names(m.class_name, (framework_type(device),)),
     )
 
 

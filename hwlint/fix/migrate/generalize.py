@@ -13,14 +13,17 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
+from hwlint.facts.devices import framework_type, instantiable
+from hwlint.fix.kinds import rewrite_kind
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
 from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
-from hwlint.fix.migrate.framework import device_type, instantiable, instantiated_names, opt_in
+from hwlint.fix.migrate.framework import instantiated_names, opt_in
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import given_device
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
 from hwlint.fix.plan import Migration, SiteRewrite
-from hwlint.fix.rewrite import parse_module, rewrite_source, verify_rewrites
+from hwlint.fix.rewrite import parse_module, rewrite_source
+from hwlint.fix.verify import verify_rewrites
 
 
 def generalize(
@@ -189,7 +192,7 @@ def device_class(
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
     new_body, added = given_device(cls, device, drop_defaults=False)
-    kind = device_type(device, config.extend_devices)
+    kind = framework_type(device)
     refuse_clashing_names(cls, (device,), config.extend_devices)
     body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     state = ModuleEdits(module.with_changes(body=body), config)
@@ -245,5 +248,9 @@ def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list
             raise Refusal(f"line {site.line}: {equivalent.reason}")
         if fix.target != "device" and not imports_torch:
             raise Refusal(f"line {site.line}: {fix.target} needs `import torch`")
-        out.append(SiteRewrite(site.line, site.column, fix.kind, fix.name, info.name, True, equivalent, imports_torch))
+        out.append(
+            SiteRewrite(
+                site.line, site.column, rewrite_kind(fix.kind), fix.name, info.name, True, equivalent, imports_torch
+            )
+        )
     return out

@@ -10,9 +10,10 @@ from typing import Callable, NamedTuple, Sequence
 import libcst as cst
 
 from hwlint.core.config import Config
+from hwlint.facts.devices import OPT_IN, framework_type, instantiable
 from hwlint.fix.edits import declaration_statement, ensure_import
 from hwlint.fix.migrate.class_level import redeclare
-from hwlint.fix.migrate.framework import MOVES_TO, NATIVE, NOT_NATIVE, OPT_IN, device_type, instantiable
+from hwlint.fix.migrate.framework import MOVES_TO, NATIVE, NOT_NATIVE
 from hwlint.fix.migrate.outcome import Done, Refusal
 from hwlint.fix.migrate.tree import decorator_name, flag_is_true, instantiation_call, literal_strings
 
@@ -90,7 +91,7 @@ class _Move(NamedTuple):
         ]
 
 
-def _several(target: tuple[str, ...], call: cst.Call, config: Config) -> tuple[str, ...]:
+def _several(target: tuple[str, ...], call: cst.Call) -> tuple[str, ...]:
     """The device types a test of `@onlyOn(target)` ran on in a class
     instantiated by `call`: those it names that the call instantiates.
     Refusal when the call's except_for is not a literal."""
@@ -98,8 +99,8 @@ def _several(target: tuple[str, ...], call: cst.Call, config: Config) -> tuple[s
     named_out = literal_strings(excepted.value) if excepted is not None else ()
     if named_out is None:
         raise Refusal("the class's except_for is computed")
-    out = {device_type(d, config.extend_devices) for d in named_out}
-    named = {device_type(d, config.extend_devices) for d in target}
+    out = {framework_type(d) for d in named_out}
+    named = {framework_type(d) for d in target}
     return tuple(
         d
         for d in instantiable(flag_is_true(call, "allow_mps"), flag_is_true(call, "allow_xpu"))
@@ -139,7 +140,7 @@ def move_tests(
         raise Refusal(f"{name} is not instantiated once at the module's top level")
     call = instantiation_call(body[calls[0]], name)
     assert call is not None
-    target, several = _narrowed(name, target, call, config)
+    target, several = _narrowed(name, target, call)
     member, suffix = _member_and_suffix(target, several, config)
     new_name = name if whole else name + suffix
     code = module.code_for_node(module.with_changes(body=body))
@@ -179,14 +180,14 @@ def move_tests(
 
 
 def _narrowed(
-    name: str, target: str | tuple[str, ...], call: cst.Call, config: Config
+    name: str, target: str | tuple[str, ...], call: cst.Call
 ) -> tuple[str | tuple[str, ...], tuple[str, ...]]:
     """The target as the class's instantiation makes it: an @onlyOn of
     several devices the call makes one of (not a PrivateUse1 backend's) is
     that device's; else the device types it runs on, besides."""
     several: tuple[str, ...] = ()
     if isinstance(target, tuple):
-        runs_on = _several(target, call, config)
+        runs_on = _several(target, call)
         if not runs_on:
             raise Refusal(f"{name}'s instantiation makes none of {', '.join(target)}")
         if len(runs_on) == 1 and runs_on[0] != "privateuse1":

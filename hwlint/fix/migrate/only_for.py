@@ -10,8 +10,9 @@ from typing import NamedTuple
 import libcst as cst
 
 from hwlint.facts import ModuleFacts
+from hwlint.facts.devices import OUT_OF_TREE_BASES, complement, framework_type, instantiable
 from hwlint.fix.migrate.class_level import ModuleEdits
-from hwlint.fix.migrate.framework import OUT_OF_TREE, complement, device_type, instantiable, instantiated_names
+from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.outcome import Done, Refusal
 from hwlint.fix.migrate.tree import flag_is_true, instantiation_call, literal_strings, module_constant
 from hwlint.fix.plan import Migration
@@ -42,9 +43,8 @@ def only_for(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) -
     named = given.named
     allow_mps, allow_xpu = flag_is_true(given.call, "allow_mps"), flag_is_true(given.call, "allow_xpu")
     can = instantiable(allow_mps, allow_xpu)
-    extend = state.config.extend_devices
-    runs = [d for d in dict.fromkeys(named) if device_type(d, extend) in can or device_type(d, extend) in OUT_OF_TREE]
-    kinds = list(dict.fromkeys(device_type(d, extend) for d in runs))
+    runs = [d for d in dict.fromkeys(named) if framework_type(d) in can or framework_type(d) in OUT_OF_TREE_BASES]
+    kinds = list(dict.fromkeys(framework_type(d) for d in runs))
     if not runs:
         raise Refusal(f"only_for={named!r} names no device this call can instantiate: it runs nowhere; fix it by hand")
     member = None
@@ -62,7 +62,7 @@ def only_for(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) -
         return _only_for_one(state, m, index, given, device, member, runs)
     if "ACCELERATOR" not in state.config.classifications:
         raise Refusal("ACCELERATOR is not a configured classification")
-    return _except_for(state, m, index, given, complement(named, allow_mps, allow_xpu, extend), can)
+    return _except_for(state, m, index, given, complement(named, allow_mps, allow_xpu), can)
 
 
 def _only_for_given(state: ModuleEdits, m: Migration, facts: ModuleFacts) -> _OnlyFor:

@@ -82,6 +82,7 @@ class Done(NamedTuple):
     to_class: str = ""  # "move-tests": the class the test is now in
 
     def to_dict(self, path: str) -> dict[str, object]:
+        """The record in the fix report's JSON form, with the file's `path`."""
         return {
             "path": path,
             "line": self.line,
