@@ -206,10 +206,10 @@ def _device_dropped(state: ModuleEdits, m: Migration, index: int, info: ClassFac
 
 
 def _other_devices(info: ClassFacts, device: str) -> str:
-    from hwlint.rules.infer import _probe_device
+    from hwlint.rules.infer import probe_device
 
     for site in (*info.probes, *info.devices):
-        found = _probe_device(site.text)
+        found = probe_device(site.text)
         if found is not None and found != device.upper():
             return f"{site.text} (line {site.line})"
     return ""
