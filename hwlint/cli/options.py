@@ -14,17 +14,25 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 # The formats hwlint.output has: adding one there is no change here.
 from hwlint.output import CHECK_FORMATS, REPORT_FORMATS
 from hwlint.rules import FIXABLE
+
+# How an option's value is read: a flag, text, a file, a folder, a count (an
+# int >= minimum), seconds (a float > 0) or one of its choices.
+OptionKind = Literal["flag", "text", "file", "folder", "count", "seconds", "choice"]
 
 # A plain class, not a NamedTuple or a dataclass: a one-file `check` imports
 # this module, and building those classes costs a noticeable part of it.
 
 
 class Option:
+    """One command-line option as declared once: its flags, the command
+    function's parameter, its kind, help and defaults (click and the
+    click-free fast path both build theirs from it)."""
+
     __slots__ = (
         "flags",
         "dest",
@@ -43,7 +51,7 @@ class Option:
         self,
         flags: tuple[str, ...],
         dest: str,
-        kind: str,
+        kind: OptionKind,
         help: str | None = None,
         *,
         default: Any = None,
@@ -56,7 +64,7 @@ class Option:
     ) -> None:
         self.flags = flags  # as the user types them, in the order --help shows them
         self.dest = dest  # the command function's parameter
-        self.kind = kind  # flag, text, file, folder, count (an int >= minimum), seconds (a float > 0) or choice
+        self.kind = kind
         self.help = help
         self.default = default
         self.choices = choices

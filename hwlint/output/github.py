@@ -48,11 +48,13 @@ def repo_prefix(config: Config) -> str:
 
 
 def command(kind: str, message: str, **properties: object) -> str:
+    """One GitHub Actions workflow command (`::error file=...::message`), escaped."""
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None)
     return f"::{kind}{' ' + props if props else ''}::{escape_data(message)}"
 
 
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str:
+    """The diagnostics as workflow commands: annotations on the pull request's files."""
     prefix = repo_prefix(result.config)
     out: list[str] = []
     kinds: Counter[str] = Counter()

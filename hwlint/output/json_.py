@@ -8,6 +8,7 @@ from hwlint.engine.api import CheckResult
 
 
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "json") -> str:
+    """The diagnostics as one JSON array, or (`fmt` "jsonl") one object a line."""
     items = [d.to_dict() for d in result.diagnostics]
     if fmt == "jsonl":
         return "".join(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n" for item in items)

@@ -39,6 +39,7 @@ def _checked_paths(result: CheckResult) -> list[str]:
 
 
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str:
+    """The diagnostics as a JUnit XML report: a test suite per file, a failing case per diagnostic."""
     prefix = repo_prefix(result.config)
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in result.diagnostics:

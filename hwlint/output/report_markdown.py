@@ -24,6 +24,7 @@ def _cell(value: Any) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    """A GitHub-flavoured Markdown table; number columns right-aligned."""
     numeric = [
         bool(rows) and all(isinstance(row[i], (int, float)) for row in rows if row[i] != "")
         for i in range(len(headers))

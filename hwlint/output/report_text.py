@@ -29,6 +29,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 
 
 def sparkline(values: Sequence[int]) -> str:
+    """The values as a one-line bar chart, scaled from zero to the largest."""
     if not values:
         return ""
     top = max(values) or 1

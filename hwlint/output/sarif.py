@@ -47,6 +47,7 @@ def _section(markdown: str, title: str) -> str:
 
 
 def rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
+    """A rule as SARIF's `reportingDescriptor`: its name, summary and explanation."""
     explanation = rule.explanation()
     summary = rule.summary.rstrip(".") + "."
     return {
@@ -69,6 +70,8 @@ def _context(d: Diagnostic) -> str:
 
 
 def fingerprints(diagnostics: list[Diagnostic], prefix: str = "") -> list[str]:
+    """Each diagnostic's `partialFingerprints` value: its code, path and what
+    identifies it in its file (not its line), and which occurrence of those it is."""
     seen: Counter[tuple[str, str, str]] = Counter()
     out = []
     for d in diagnostics:
@@ -82,6 +85,7 @@ def fingerprints(diagnostics: list[Diagnostic], prefix: str = "") -> list[str]:
 
 
 def sarif_log(result: CheckResult) -> dict[str, Any]:
+    """The SARIF 2.1.0 log of a run: hwlint's rules and a result per diagnostic."""
     prefix = repo_prefix(result.config)
     base = find_git_root(Path(os.path.abspath(result.config.root))) or Path(os.path.abspath(result.config.root))
     index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
@@ -130,4 +134,5 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
 
 
 def render(result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "") -> str:
+    """The SARIF log as JSON (GitHub code scanning reads it)."""
     return json.dumps(sarif_log(result), ensure_ascii=False, indent=2) + "\n"

@@ -28,15 +28,17 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Sequence
+from typing import Literal, Sequence
 
 DAY = 86400
 
 # The steps a continuous axis may tick at, finest first: ("s", seconds) on
 # multiples of the step since the epoch (so 15 minutes fall on :00, :15,
 # ...; a day on midnight UTC), ("w", weeks) on Mondays, ("M", months) on
-# the first of the month, ("y", years) on the first of January.
-_STEPS: tuple[tuple[str, int], ...] = (
+# the first of the month, ("y", years) on the first of January: the unit
+# (Unit) and how many of it.
+Unit = Literal["s", "w", "M", "y"]
+_STEPS: tuple[tuple[Unit, int], ...] = (
     *(("s", n) for n in (1, 2, 5, 10, 15, 30)),
     *(("s", 60 * n) for n in (1, 2, 5, 10, 15, 30)),
     *(("s", 3600 * n) for n in (1, 2, 3, 6, 12)),
@@ -52,7 +54,7 @@ _STEPS: tuple[tuple[str, int], ...] = (
 )
 
 # A unit's length in seconds (about, for months and years: to skip steps far too fine).
-_SIZE = {"s": 1, "w": 7 * DAY, "M": 30.44 * DAY, "y": 365.25 * DAY}
+_SIZE: dict[Unit, float] = {"s": 1, "w": 7 * DAY, "M": 30.44 * DAY, "y": 365.25 * DAY}
 
 # Ticks on an axis however wide: more read as a fence (d3's default is ten).
 MOST_TICKS = 10
@@ -82,7 +84,7 @@ def parse_iso(iso: str) -> datetime:
     return datetime.strptime(iso, fmt).replace(tzinfo=timezone.utc)
 
 
-def _instants(kind: str, step: int, start: float, end: float) -> list[float]:
+def _instants(kind: Unit, step: int, start: float, end: float) -> list[float]:
     """The round instants of one step in [start, end]."""
     if kind in ("s", "w"):
         size, offset = (step, 0) if kind == "s" else (step * 7 * DAY, _MONDAY)
@@ -110,7 +112,7 @@ def _instants(kind: str, step: int, start: float, end: float) -> list[float]:
     return found
 
 
-def _label(kind: str, step: int, when: datetime, within_a_day: bool) -> str:
+def _label(kind: Unit, step: int, when: datetime, within_a_day: bool) -> str:
     if kind == "y":
         return when.strftime("%Y")
     if kind == "M":
@@ -131,7 +133,7 @@ def ticks(start: datetime, end: datetime, room: int = 130) -> Axis:
     if last - first < 1:
         first, last = first - 30, first + 30
     within_a_day = last - first < DAY
-    chosen: tuple[tuple[str, int], list[tuple[datetime, str]]] | None = None
+    chosen: tuple[tuple[Unit, int], list[tuple[datetime, str]]] | None = None
     for kind, step in _STEPS:
         if (last - first) / (step * _SIZE[kind]) > MOST_TICKS + 1:
             continue  # too many ticks whatever their labels (and a year of seconds is not listed)
@@ -148,7 +150,7 @@ def ticks(start: datetime, end: datetime, room: int = 130) -> Axis:
     return Axis(tuple(labelled), _caption(kind, step, utc(first), utc(last)))
 
 
-def _caption(kind: str, step: int, first: datetime, last: datetime) -> str | None:
+def _caption(kind: Unit, step: int, first: datetime, last: datetime) -> str | None:
     if kind != "s" or step >= DAY:
         return None
     if last - first >= timedelta(days=1):

@@ -1,3 +1,8 @@
+"""HWC105 `accelerator-api`: GENERIC class probes or uses an accelerator.
+
+The rule, its examples and its check; `hwlint rule HWC105` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Sequence

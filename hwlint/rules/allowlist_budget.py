@@ -1,3 +1,8 @@
+"""HWC302 `allowlist-budget`: Allowlisted file has more violations than its budget.
+
+The rule, its examples and its check; `hwlint rule HWC302` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from collections import Counter

@@ -1,3 +1,8 @@
+"""HWC303 `allowlist-growth`: The allowlist gained an entry or a budget grew compared to a git ref.
+
+The rule, its examples and its check; `hwlint rule HWC303` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic

@@ -1,3 +1,8 @@
+"""HWC301 `allowlist-stale`: Allowlisted file is clean now, or gone.
+
+The rule, its examples and its check; `hwlint rule HWC301` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic

@@ -1,3 +1,8 @@
+"""HWC304 `allowlist-syntax`: Malformed, duplicate, unsorted, absolute or conflicted allowlist line.
+
+The rule, its examples and its check; `hwlint rule HWC304` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic

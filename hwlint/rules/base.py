@@ -17,6 +17,8 @@ from hwlint.facts.resolve import ClassInfo, ModuleContext
 
 
 class Violation(NamedTuple):
+    """What a rule's check finds: where, the message, and the fix or why there is none."""
+
     line: int
     column: int
     message: str
@@ -73,6 +75,9 @@ def plural(n: int, one: str, many: str) -> str:
 
 
 class Rule:
+    """A rule: its metadata, its explanation (the subclass's docstring), its
+    examples and its check of a module's resolved facts."""
+
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]

@@ -1,3 +1,8 @@
+"""HWC103 `device-decorator`: ACCELERATOR test uses a device-specific @only* decorator.
+
+The rule, its examples and its check; `hwlint rule HWC103` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Sequence

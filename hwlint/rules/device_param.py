@@ -1,3 +1,8 @@
+"""HWC102 `device-param`: GENERIC test takes `device`, or ACCELERATOR or device-class test does not.
+
+The rule, its examples and its check; `hwlint rule HWC102` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Sequence

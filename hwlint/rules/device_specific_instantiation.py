@@ -1,3 +1,8 @@
+"""HWC111 `device-specific-instantiation`: Device class not instantiated for exactly its device.
+
+The rule, its examples and its check; `hwlint rule HWC111` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Sequence

@@ -1,3 +1,8 @@
+"""HWC106 `duplicate`: Test class defined or instantiated twice in one module.
+
+The rule, its examples and its check; `hwlint rule HWC106` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator

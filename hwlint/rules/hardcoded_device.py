@@ -1,3 +1,8 @@
+"""HWC201 `hardcoded-device`: GENERIC/ACCELERATOR test hard-codes a device.
+
+The rule, its examples and its check; `hwlint rule HWC201` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import Iterator

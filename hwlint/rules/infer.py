@@ -73,6 +73,9 @@ REASONS: dict[str, str] = {
 
 
 class Inference(NamedTuple):
+    """A class's inferred classification, how sure (`applicability`), and the
+    evidence; without a member, why there is no fix."""
+
     member: str | None
     applicability: Applicability | None  # None when there is no fix
     evidence: str

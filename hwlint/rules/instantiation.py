@@ -1,3 +1,8 @@
+"""HWC101 `instantiation`: GENERIC class instantiated per device, or ACCELERATOR or device class not instantiated.
+
+The rule, its examples and its check; `hwlint rule HWC101` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Sequence

@@ -1,3 +1,8 @@
+"""HWC002 `invalid-classification`: Classification is not a valid member, or is declared twice.
+
+The rule, its examples and its check; `hwlint rule HWC002` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import Iterator

@@ -1,3 +1,8 @@
+"""HWC001 `missing-classification`: Test class declares no classification (and inherits none).
+
+The rule, its examples and its check; `hwlint rule HWC001` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import Iterator

@@ -1,3 +1,8 @@
+"""HWC401 `no-runner`: Classified test class that no configured runner selects (it would never run in CI).
+
+The rule, its examples and its check; `hwlint rule HWC401` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import Iterator

@@ -1,3 +1,8 @@
+"""HWC104 `only-for`: ACCELERATOR instantiation uses `only_for` (use `except_for`).
+
+The rule, its examples and its check; `hwlint rule HWC104` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Sequence

@@ -1,3 +1,8 @@
+"""HWC000 `parse-error`: File cannot be read, decoded or parsed.
+
+The rule, its examples and its check; `hwlint rule HWC000` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from hwlint.core.diagnostics import Diagnostic

@@ -1,3 +1,8 @@
+"""HWC305 `phase-overdue`: Allowlisted file under a migration phase whose due date has passed.
+
+The rule, its examples and its check; `hwlint rule HWC305` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

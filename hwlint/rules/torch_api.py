@@ -151,6 +151,8 @@ _TENSOR_TYPES = frozenset(
 
 
 class NoEquivalent(NamedTuple):
+    """Why a one-device call or backend has no device-generic replacement."""
+
     reason: str
 
 

@@ -1,3 +1,8 @@
+"""HWC112 `uncertain-file`: Test classes, methods or classifications that exist only at run time.
+
+The rule, its examples and its check; `hwlint rule HWC112` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 from typing import Iterator

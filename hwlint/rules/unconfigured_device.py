@@ -1,3 +1,8 @@
+"""HWC003 `unconfigured-device`: Test file uses an accelerator device the configuration does not name.
+
+The rule, its examples and its check; `hwlint rule HWC003` prints its
+explanation (the class docstring)."""
+
 from __future__ import annotations
 
 import difflib

@@ -19,6 +19,8 @@ _WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", 
 
 
 class Echo(Protocol):
+    """click.echo's signature: what a command body prints through (plain_echo on the fast path)."""
+
     def __call__(self, message: str, *, err: bool = False, nl: bool = True) -> Any: ...
 
 

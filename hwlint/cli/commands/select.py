@@ -29,6 +29,7 @@ def _here(root: Path, path: str) -> str:
 
 
 def render(selection: Any, fmt: str, root: Path) -> str:
+    """A selection as `--format` asks: files, pytest node ids, or json."""
     if fmt == "files":
         return "".join(_here(root, path) + "\n" for path in selection.files)
     if fmt == "pytest":
