@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 
 from hwlint.core.config import Config
 from hwlint.facts import ModuleFacts
+from hwlint.fix.kinds import MigrationKind
 from hwlint.fix.migrate.accelerator_tests import accelerator_tests
 from hwlint.fix.migrate.class_level import ModuleEdits, write_class_level
 from hwlint.fix.migrate.device_param import migrate_device_param, one_default
@@ -91,19 +92,19 @@ def _generalized(progress: _Progress, m: Migration) -> None:
 
 # The migrations that rewrite the whole file, by the plan's kind: tried
 # first, each on the bytes the one before made.
-_WHOLE_FILE: dict[str, Callable[[_Progress, Migration], None]] = {
+_WHOLE_FILE: dict[MigrationKind, Callable[[_Progress, Migration], None]] = {
     "device-param": _default_device_generalized,
     "generalize": _generalized,
 }
 # The class-level migrations, by the plan's kind: made on one tree of the
 # bytes the whole-file ones left, written at once.
-_CLASS_LEVEL: dict[str, Callable[[ModuleEdits, Migration, int, ModuleFacts], Done]] = {
+_CLASS_LEVEL: dict[MigrationKind, Callable[[ModuleEdits, Migration, int, ModuleFacts], Done]] = {
     "only-for": only_for,
     "device-param": migrate_device_param,
 }
 # Kinds the class-level phase leaves alone: the tests' migrations come
 # last, a one-device class is done with after the whole-file phase.
-_NOT_CLASS_LEVEL = ("accelerator-tests", "generalize")
+_NOT_CLASS_LEVEL: tuple[MigrationKind, ...] = ("accelerator-tests", "generalize")
 
 
 def migrate_source(
