@@ -30,7 +30,8 @@ it ran before; an out-of-tree base added by TORCH_TEST_DEVICES now gets
 the tests too, which is the point of `except_for`.
 
 The modules, bottom up: `outcome` (what a migration comes to: Done,
-Refused, the kinds), `framework` (the device-type framework's rules),
+Refused, the kinds), `framework` (the framework's names the migrations
+write; which device types a call instantiates is hwlint.facts.devices'),
 `tree` (finding classes, tests and calls in the tree and the facts),
 `evidence` (a device named in text), `parameters` (a test's `device`
 parameter edited), `class_level` (declarations and instantiations
