@@ -2,7 +2,8 @@
 diagnostics) and `hwlint report`'s (a report.blocks.Layout). Each module
 renders one format to text; they are imported only when asked for, so the
 check path pays for one. This registry is the one list of them: `--format`
-takes its choices from it (hwlint.cli.options)."""
+takes its choices from it (hwlint.cli.options). `hwlint select`'s formats,
+a third kind with choices of its own, are in selection.py."""
 
 from __future__ import annotations
 
