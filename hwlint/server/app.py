@@ -43,6 +43,7 @@ class HwlintServer(LanguageServer):
         super().__init__("hwlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.hw = Workspace(self.warn_once)
         self.shown: set[str] = set()  # settings messages already shown
+        self.still: set[str] = set()  # those shown before the settings were read again
         # The last diagnostics of each open document, as sent.
         self.sent: dict[str, list[types.Diagnostic]] = {}
         # Findings a document's check put on another file (the allowlist,
@@ -55,6 +56,8 @@ class HwlintServer(LanguageServer):
         if message in self.shown:
             return
         self.shown.add(message)
+        if message in self.still:
+            return  # shown before the settings were read again, and still so
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"hwlint: {message}"))
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
@@ -156,11 +159,13 @@ class HwlintServer(LanguageServer):
         return [from_fs_path(str(project.root / dep)) or dep for dep in project.dependents(rel)]
 
     def settings_changed(self) -> None:
-        before = len(self.shown)
-        self.shown.clear()
-        self.hw.reload_settings()
-        if len(self.shown) == 0 and before:
-            self.log("hwlint: the settings read without error again")
+        self.still, self.shown = self.shown, set()
+        try:
+            self.hw.reload_settings()
+        finally:
+            if self.still and not self.shown:
+                self.log("hwlint: the settings read without error again")
+            self.still = set()
         self.rejudge(sorted(self.sent))
 
 
