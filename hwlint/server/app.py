@@ -188,149 +188,158 @@ def guarded(default: Callable[[], object]) -> Callable[[F], F]:
     return wrap
 
 
+@guarded(lambda: None)
+def initialized(ls: HwlintServer, params: types.InitializedParams) -> None:
+    watched = ls.client_capabilities.workspace
+    changes = watched.did_change_watched_files if watched is not None else None
+    if changes is not None and changes.dynamic_registration:
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
+        )
+        ls.client_register_capability(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="hwlint-watched-files",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=options,
+                    )
+                ]
+            )
+        )
+
+
+@guarded(lambda: None)
+def did_open(ls: HwlintServer, params: types.DidOpenTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.publish(uri)
+    ls.rejudge(ls.dependents(uri))
+
+
+@guarded(lambda: None)
+def did_change(ls: HwlintServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.publish(uri)
+    ls.rejudge(ls.dependents(uri))
+
+
+@guarded(lambda: None)
+def did_save(ls: HwlintServer, params: types.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    path = to_fs_path(uri)
+    if path is not None and (path in ls.hw.settings_files() or Path(path).name in SETTINGS_NAMES):
+        ls.settings_changed()
+    elif uri in ls.sent:
+        ls.publish(uri)
+
+
+@guarded(lambda: None)
+def did_close(ls: HwlintServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    dependents = ls.dependents(uri)
+    ls.sent.pop(uri, None)
+    path = to_fs_path(uri)
+    if path is not None:
+        ls.hw.closed(Path(path))
+    if not ls.pulls:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    ls.rejudge(dependents)  # they resolve through the file on disk again
+
+
+@guarded(lambda: None)
+def did_change_watched(ls: HwlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+    settings = ls.hw.settings_files()
+    reload = False
+    affected: set[str] = set()
+    for change in params.changes:
+        path = to_fs_path(change.uri)
+        if path is None:
+            continue
+        if path in settings or Path(path).name in SETTINGS_NAMES:
+            reload = True
+            continue
+        if not path.endswith(".py"):
+            continue
+        for project in ls.hw.projects.values():
+            rel = project.relative(Path(path))
+            if rel is None:
+                continue
+            project.forget(rel)
+            if change.type == types.FileChangeType.Changed:
+                docs = project.dependents(rel)
+            else:  # a file that comes or goes may change what any import finds
+                docs = [d for d in project.needs]
+            affected.update(from_fs_path(str(project.root / d)) or d for d in docs)
+    if reload:
+        ls.settings_changed()
+    else:
+        ls.rejudge(sorted(affected))
+
+
+@guarded(lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
+def pull(ls: HwlintServer, params: types.DocumentDiagnosticParams) -> types.RelatedFullDocumentDiagnosticReport:
+    return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnose(params.text_document.uri))
+
+
+@guarded(lambda: [])
+def code_action(ls: HwlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    document = ls.workspace.get_text_document(uri)
+    if uri not in ls.sent:
+        ls.diagnose(uri)
+    first, last = params.range.start.line, params.range.end.line
+    mine = [d for d in ls.sent.get(uri, []) if first <= d.range.start.line <= last]
+    codec = ls.workspace.position_codec
+    actions: list[types.CodeAction] = []
+    found = ls.project_for(uri)
+    if found is not None and mine:
+        project, rel = found
+        actions += fix_actions(project, rel, uri, document.source, classes_of(mine), mine, codec)
+    for d in mine:
+        action = noqa_action(uri, document.lines, d, codec)
+        if action is not None:
+            actions.append(action)
+    wanted = params.context.only
+    if wanted:
+        actions = [a for a in actions if a.kind is not None and any(a.kind.startswith(k) for k in wanted)]
+    return actions
+
+
+@guarded(lambda: None)
+def hover(ls: HwlintServer, params: types.HoverParams) -> types.Hover | None:
+    uri = params.text_document.uri
+    if uri not in ls.sent:
+        ls.diagnose(uri)
+    at = params.position
+    codes = [
+        d.code
+        for d in ls.sent.get(uri, [])
+        if isinstance(d.code, str) and d.range.start.line <= at.line <= d.range.end.line
+    ]
+    text = hover_text(codes)
+    if text is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
 def create_server() -> HwlintServer:
+    """The server with its handlers registered."""
     server = HwlintServer()
-
-    @server.feature(types.INITIALIZED)
-    @guarded(lambda: None)
-    def initialized(ls: HwlintServer, params: types.InitializedParams) -> None:
-        watched = ls.client_capabilities.workspace
-        changes = watched.did_change_watched_files if watched is not None else None
-        if changes is not None and changes.dynamic_registration:
-            options = types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
-            )
-            ls.client_register_capability(
-                types.RegistrationParams(
-                    registrations=[
-                        types.Registration(
-                            id="hwlint-watched-files",
-                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                            register_options=options,
-                        )
-                    ]
-                )
-            )
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    @guarded(lambda: None)
-    def did_open(ls: HwlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        ls.publish(uri)
-        ls.rejudge(ls.dependents(uri))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    @guarded(lambda: None)
-    def did_change(ls: HwlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        ls.publish(uri)
-        ls.rejudge(ls.dependents(uri))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    @guarded(lambda: None)
-    def did_save(ls: HwlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        path = to_fs_path(uri)
-        if path is not None and (path in ls.hw.settings_files() or Path(path).name in SETTINGS_NAMES):
-            ls.settings_changed()
-        elif uri in ls.sent:
-            ls.publish(uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    @guarded(lambda: None)
-    def did_close(ls: HwlintServer, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        dependents = ls.dependents(uri)
-        ls.sent.pop(uri, None)
-        path = to_fs_path(uri)
-        if path is not None:
-            ls.hw.closed(Path(path))
-        if not ls.pulls:
-            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-        ls.rejudge(dependents)  # they resolve through the file on disk again
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    @guarded(lambda: None)
-    def did_change_watched(ls: HwlintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        settings = ls.hw.settings_files()
-        reload = False
-        affected: set[str] = set()
-        for change in params.changes:
-            path = to_fs_path(change.uri)
-            if path is None:
-                continue
-            if path in settings or Path(path).name in SETTINGS_NAMES:
-                reload = True
-                continue
-            if not path.endswith(".py"):
-                continue
-            for project in ls.hw.projects.values():
-                rel = project.relative(Path(path))
-                if rel is None:
-                    continue
-                project.forget(rel)
-                if change.type == types.FileChangeType.Changed:
-                    docs = project.dependents(rel)
-                else:  # a file that comes or goes may change what any import finds
-                    docs = [d for d in project.needs]
-                affected.update(from_fs_path(str(project.root / d)) or d for d in docs)
-        if reload:
-            ls.settings_changed()
-        else:
-            ls.rejudge(sorted(affected))
-
-    @server.feature(
+    server.feature(types.INITIALIZED)(initialized)
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE)(did_save)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched)
+    server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(identifier="hwlint", inter_file_dependencies=True, workspace_diagnostics=False),
-    )
-    @guarded(lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
-    def pull(ls: HwlintServer, params: types.DocumentDiagnosticParams) -> types.RelatedFullDocumentDiagnosticReport:
-        return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnose(params.text_document.uri))
-
-    @server.feature(
+    )(pull)
+    server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, UNSAFE_KIND]),
-    )
-    @guarded(lambda: [])
-    def code_action(ls: HwlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        uri = params.text_document.uri
-        document = ls.workspace.get_text_document(uri)
-        if uri not in ls.sent:
-            ls.diagnose(uri)
-        first, last = params.range.start.line, params.range.end.line
-        mine = [d for d in ls.sent.get(uri, []) if first <= d.range.start.line <= last]
-        codec = ls.workspace.position_codec
-        actions: list[types.CodeAction] = []
-        found = ls.project_for(uri)
-        if found is not None and mine:
-            project, rel = found
-            actions += fix_actions(project, rel, uri, document.source, classes_of(mine), mine, codec)
-        for d in mine:
-            action = noqa_action(uri, document.lines, d, codec)
-            if action is not None:
-                actions.append(action)
-        wanted = params.context.only
-        if wanted:
-            actions = [a for a in actions if a.kind is not None and any(a.kind.startswith(k) for k in wanted)]
-        return actions
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    @guarded(lambda: None)
-    def hover(ls: HwlintServer, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
-        if uri not in ls.sent:
-            ls.diagnose(uri)
-        at = params.position
-        codes = [
-            d.code
-            for d in ls.sent.get(uri, [])
-            if isinstance(d.code, str) and d.range.start.line <= at.line <= d.range.end.line
-        ]
-        text = hover_text(codes)
-        if text is None:
-            return None
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
-
+    )(code_action)
+    server.feature(types.TEXT_DOCUMENT_HOVER)(hover)
     return server
 
 
