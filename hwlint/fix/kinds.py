@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
+from hwlint.rules.infer import ReasonKind
+
 # The hard-coded devices HWC201 rewrites: the kinds of the facts' sites
 # (hwlint.facts.records, DeviceKind and DistributedKind) that have a rewrite.
 RewriteKind = Literal[
@@ -30,30 +32,8 @@ MigrationKind = Literal[
     "generalize",  # a one-device class made device-generic
 ]
 
-# Why the rules say a class needs a human: the kinds of their NotFixable
-# (the keys of hwlint.rules.infer.REASONS).
-ReasonKind = Literal[
-    "instantiated",
-    "only-for",
-    "generic",
-    "one-device",
-    "module-mentions",
-    "unreached-mentions",
-    "only-for-several",
-    "only-for-unconfigured",
-    "needs-accelerator",
-    "base-probes",
-    "some-tests-need-accelerator",
-    "any-gpu",
-    "device-not-instantiated",
-    "device-mixin",
-    "mixed-accelerator-use",
-    "not-configured",
-    "string",
-    "string-case",
-    "invalid-value",
-    "declared-twice",
-]
+# Why the rules say a class needs a human (the kinds of their NotFixable):
+# hwlint.rules.infer.ReasonKind, imported above.
 
 # Why a class (or a site, for HWC201) is left for a human (Unfixed.kind):
 # the rules' reason, or one of fix's own.

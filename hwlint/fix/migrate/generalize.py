@@ -99,17 +99,27 @@ def _refuse_unrewritten_names(
             )
 
 
-def _tests_given_device(data: bytes, m: Migration, device: str, facts: ModuleFacts) -> tuple[bytes, int, int]:
-    """The module with `device` given to every test of the class (a default
-    naming the device gone), the class's index in its body, and how many
-    tests got it."""
+def _undecorated_class(
+    data: bytes, m: Migration, doing: str
+) -> tuple[cst.Module, list[cst.SimpleStatementLine | cst.BaseCompoundStatement], int, cst.ClassDef]:
+    """The module, its body, the class's index there and the class, refused
+    when the class has decorators (what they do to it is not known: `doing`
+    by hand)."""
     module = parse_module(data, MigrateError)
     body = list(module.body)
     where = find_class(body, m.class_name, m.occurrence)
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)
     if cls.decorators:
-        raise Refusal(f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): generalize by hand")
+        raise Refusal(f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): {doing} by hand")
+    return module, body, where, cls
+
+
+def _tests_given_device(data: bytes, m: Migration, device: str, facts: ModuleFacts) -> tuple[bytes, int, int]:
+    """The module with `device` given to every test of the class (a default
+    naming the device gone), the class's index in its body, and how many
+    tests got it."""
+    module, body, where, cls = _undecorated_class(data, m, "generalize")
     new_body, added = given_device(cls, device, drop_defaults=True, bound=bindings(facts))
     body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     return module.with_changes(body=body).bytes, where, added
@@ -180,15 +190,7 @@ def device_class(
     if device == "cpu":
         raise Refusal("a CPU class is not instantiated for CPU by this migration")
     _to_instantiate(facts_of(data), m)
-    module = parse_module(data, MigrateError)
-    body = list(module.body)
-    where = find_class(body, m.class_name, m.occurrence)
-    cls = body[where]
-    assert isinstance(cls, cst.ClassDef)
-    if cls.decorators:
-        raise Refusal(
-            f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): instantiate it by hand"
-        )
+    module, body, where, cls = _undecorated_class(data, m, "instantiate it")
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
     new_body, added = given_device(cls, device, drop_defaults=False)
