@@ -210,9 +210,10 @@ def test_every_commands_options_are_declared_in_hwlint_options(tmp_path: Path) -
         "report",
         "rule",
         "select",
+        "server",
     ]
     commands += [["allowlist", name] for name in _commands(_hwlint(tmp_path, "allowlist", "--help").stdout)]
-    assert len(commands) == 15  # allowlist: check, export-json, import-json, init, prune, show, sync
+    assert len(commands) == 16  # allowlist: check, export-json, import-json, init, prune, show, sync
     declared = _declared() | {"-h", "--help"}
     for command in commands:
         shown = _help_flags(_hwlint(tmp_path, *command, "--help").stdout)
