@@ -7,20 +7,21 @@ import ast
 import gc
 import re
 import warnings
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from hwlint.facts.devices import discover, flag_of, module_of
 from hwlint.facts.dynamic import dynamic_sites
-from hwlint.facts.module_text import ModuleText
-from hwlint.facts.module_walk import ModuleWalk
 from hwlint.facts.prescan import Lines, is_skipped, noqa_comments
 from hwlint.facts.reach import Statement, bound_names, unreached
 from hwlint.facts.read import ReadError, read_source
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, ModuleFacts, Value
 from hwlint.facts.vocabulary import DEFAULT_ACCELERATORS, Accelerators, LazyPattern
 
+if TYPE_CHECKING:
+    from hwlint.facts.module_walk import ModuleWalk
 
-def _finish(extractor: ModuleWalk, enum: str) -> tuple[ClassFacts, ...]:
+
+def _finish(extractor: "ModuleWalk", enum: str) -> tuple[ClassFacts, ...]:
     """Resolve `Enum.MEMBER` values against the module's imports, and attach
     module-level `TestFoo.attr = ...` assignments to their classes."""
     enum_names = {enum} | {i.asname for i in extractor.imports if i.name == enum}
@@ -116,6 +117,12 @@ def facts_from_tree(
         names = [f.name for f in found]
         # As the settings that cover them would (hwlint.facts.devices.coverage).
         accelerators = accelerators.extended([module_of(n) for n in names], [flag_of(n) for n in names], names)
+    # Here, not at the top: a warm run, every module's facts in the cache,
+    # imports this module (hwlint.facts names its entry points) but walks no
+    # tree, and the walk is six modules (module_walk and what it uses).
+    from hwlint.facts.module_text import ModuleText
+    from hwlint.facts.module_walk import ModuleWalk
+
     extractor = ModuleWalk(ModuleText(lines, source if "\r" not in source else None, accelerators), attribute)
     try:
         extractor.block(tree.body, Branch(), {})
