@@ -252,15 +252,9 @@ def _budget_history(
         from hwlint.allowlist.model import counted
         from hwlint.facts import extract_source
         from hwlint.facts.collect import FactsOptions
-        from hwlint.infra.git import GitError, line_commit, show_file
+        from hwlint.infra.git import file_at_line_commit
 
-        commit = line_commit(config.root, config.allowlist, entry.line)
-        if commit is None:
-            return None
-        try:
-            text = show_file(config.root, commit, path)
-        except GitError:
-            return None
+        text = file_at_line_commit(config.root, config.allowlist, entry.line, path)
         if text is None:
             return None
         facts = extract_source(path, text, **FactsOptions.of(config)._asdict())

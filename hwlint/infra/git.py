@@ -136,3 +136,17 @@ def line_commit(root: Path, path: str, line: int) -> str | None:
     if len(commit) < 40 or not commit.strip("0"):  # all zeros: not committed
         return None
     return commit
+
+
+def file_at_line_commit(root: Path, listed_in: str, line: int, path: str) -> str | None:
+    """The text of `path` as of the commit that last changed line `line` of
+    `listed_in` (an allowlist entry: the file as it was when its budget was
+    set); None when git cannot say (not committed, no repository, no git,
+    the file not there then)."""
+    commit = line_commit(root, listed_in, line)
+    if commit is None:
+        return None
+    try:
+        return show_file(root, commit, path)
+    except GitError:
+        return None

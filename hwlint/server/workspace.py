@@ -152,16 +152,10 @@ class Project:
         return self._earlier[key]
 
     def _earlier_findings(self, path: str, entry: Entry) -> list[Diagnostic] | None:
-        from hwlint.infra.git import GitError, line_commit, show_file
+        from hwlint.infra.git import file_at_line_commit
 
         config = self.config
-        commit = line_commit(config.root, config.allowlist, entry.line)
-        if commit is None:
-            return None
-        try:
-            text = show_file(config.root, commit, path)
-        except GitError:
-            return None
+        text = file_at_line_commit(config.root, config.allowlist, entry.line, path)
         if text is None:
             return None
         facts = extract_source(path, text, **self.options)
