@@ -77,5 +77,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if function is None or item.get_closest_marker("slow"):
             continue
         name = f"{item.cls.__name__}.{function.__name__}" if getattr(item, "cls", None) else function.__name__
-        if starts_processes(Path(str(item.fspath)), name):
+        if starts_processes(Path(item.path), name):
             item.add_marker(pytest.mark.slow)
