@@ -39,16 +39,22 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-# Runs hwlint's command line in this process and, as it exits, writes this
-# process's own CPU and that of the children it waited for.
-_HWLINT = """\
-import atexit, json, os, resource, sys
+# Both wrappers start with this: as the process exits, it writes its own
+# CPU and that of the children it waited for (its pool's workers).
+_USAGE = """\
+import atexit, json, os, resource, runpy, sys
 def _usage():
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(os.environ["BENCH_JOBS_USAGE"], "w") as f:
         json.dump({"main": own.ru_utime + own.ru_stime, "workers": kids.ru_utime + kids.ru_stime}, f)
 atexit.register(_usage)
+"""
+
+# hwlint's command line, run in this process.
+_HWLINT = (
+    _USAGE
+    + """\
 _exit = os._exit
 def _record_then_exit(code):  # hwlint's fast path skips the interpreter's teardown
     _usage()
@@ -58,20 +64,17 @@ from hwlint.__main__ import main
 sys.argv = ["hwlint", *sys.argv[1:]]
 main()
 """
+)
 
-# TEST_LINTER, the same way (its pool's workers are its children).
-_TEST_LINTER = """\
-import atexit, json, os, resource, runpy, sys
-def _usage():
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open(os.environ["BENCH_JOBS_USAGE"], "w") as f:
-        json.dump({"main": own.ru_utime + own.ru_stime, "workers": kids.ru_utime + kids.ru_stime}, f)
-atexit.register(_usage)
+# TEST_LINTER, the same way.
+_TEST_LINTER = (
+    _USAGE
+    + """\
 script = sys.argv[1]
 sys.argv = sys.argv[1:]
 runpy.run_path(script, run_name="__main__")
 """
+)
 
 
 class Sample:
