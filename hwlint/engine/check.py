@@ -14,16 +14,18 @@ import gc
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, overload
+from typing import TYPE_CHECKING, Callable, Iterator, cast, overload
 
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import Configure, Diagnostic
+from hwlint.engine.alone import Alone, judge_alone
 from hwlint.engine.judge import Judge
+from hwlint.engine.lint import lint_module
 from hwlint.facts import ModuleFacts
 from hwlint.facts.collect import FactsSource, LazyFacts, Progress
 from hwlint.facts.discover import Discovery, discover
 from hwlint.facts.resolve import ModuleContext, Resolver
-from hwlint.rules import ALL_RULES, Rule, Violation, enabled_codes, parse_error
+from hwlint.rules import enabled_codes, parse_error
 from hwlint.rules.parse_error import ParseError
 from hwlint.rules.phase_overdue import PhaseOverdue
 
@@ -55,6 +57,7 @@ class CheckResult:
         cache: bool | str | Path | Cache | None = None,
         memo: Callable[[str, Callable[[], int]], int] | None = None,
         linted: list[Diagnostic] | None = None,
+        alone: Mapping[str, Alone] | None = None,
     ) -> None:
         self.diagnostics = diagnostics
         self.contexts = contexts
@@ -76,6 +79,26 @@ class CheckResult:
         # otherwise (more than half of the "N fixable" count's cost).
         self._linted = linted
         self._by_path: dict[str, list[Diagnostic]] | None = None
+        # The modules the workers judged alone (hwlint.engine.alone), by path:
+        # none of their bases is in another module.
+        self.alone: Mapping[str, Alone] = {} if alone is None else alone
+
+    def context(self, path: str) -> ModuleContext:
+        """The context of one of the run's modules."""
+        contexts = self.contexts
+        if isinstance(contexts, _Contexts):
+            return contexts.context(path)
+        return next(ctx for ctx in contexts if ctx.path == path)
+
+    def paths(self) -> list[str]:
+        """The run's modules, in its order."""
+        contexts = self.contexts
+        return list(contexts.paths) if isinstance(contexts, _Contexts) else [ctx.path for ctx in contexts]
+
+    def cross_file(self) -> Iterator[ModuleContext]:
+        """The contexts of the modules that may have a base in another
+        module: all but those judged alone."""
+        return (self.context(path) for path in self.paths() if path not in self.alone)
 
     def as_linted(self, facts: ModuleFacts, enabled: frozenset[str]) -> list[Diagnostic] | None:
         """What lint_variant would give for `facts` unchanged, from the run
@@ -117,35 +140,14 @@ class CheckResult:
         return run_check(self.config, paths, jobs=jobs, use_allowlist=False, cache=self.cache)
 
 
-def _diagnostic(rule: type[Rule], path: str, v: Violation) -> Diagnostic:
-    return Diagnostic(path, v.line, v.column, rule.code, rule.name, v.message, "error", v.class_name, v.fix, v.method)
-
-
-def lint_module(ctx: ModuleContext, enabled: frozenset[str]) -> list[Diagnostic]:
-    """Run the enabled rules on one module; noqa applied."""
-    facts = ctx.facts
-    if facts.skip_file:
-        return []
-    found: list[Diagnostic] = []
-    if facts.error is not None:
-        if ParseError.code in enabled:
-            found.append(parse_error.diagnostic(facts.path, facts.error))
-        return found
-    for rule in ALL_RULES:
-        if rule.code not in enabled or rule.scope == "allowlist":
-            continue
-        for v in rule().check(ctx):
-            if not facts.suppressed(v.line, rule.code):
-                found.append(_diagnostic(rule, facts.path, v))
-    return found
-
-
 class Resolved:
     """The facts and the resolver of a run's files, made when first asked for."""
 
     def __init__(self, config: Config, source: FactsSource, files: list[str]) -> None:
         self.modules = LazyFacts(source.collect(files), source.rebuild)
         self.resolver = Resolver(config, self.modules, source.load)
+        # The modules the workers judged where they parsed them (hwlint.engine.alone).
+        self.alone = cast("Mapping[str, Alone]", source.judged)
 
     def context(self, path: str) -> ModuleContext:
         return self.resolver.context(self.modules[path])
@@ -156,17 +158,17 @@ class _Contexts(Sequence[ModuleContext]):
     that a run over 20,000 files does not hold 20,000 modules' records."""
 
     def __init__(self, paths: list[str], make: Callable[[], Resolved]) -> None:
-        self._paths = paths
+        self.paths = paths
         self._make = make
         self._resolved: Resolved | None = None
 
-    def _context(self, path: str) -> ModuleContext:
+    def context(self, path: str) -> ModuleContext:
         if self._resolved is None:
             self._resolved = self._make()
         return self._resolved.context(path)
 
     def __len__(self) -> int:
-        return len(self._paths)
+        return len(self.paths)
 
     @overload
     def __getitem__(self, index: int) -> ModuleContext: ...
@@ -176,15 +178,15 @@ class _Contexts(Sequence[ModuleContext]):
 
     def __getitem__(self, index: int | slice) -> ModuleContext | list[ModuleContext]:
         if isinstance(index, slice):
-            return [self._context(p) for p in self._paths[index]]
-        return self._context(self._paths[index])
+            return [self.context(p) for p in self.paths[index]]
+        return self.context(self.paths[index])
 
     def __iter__(self) -> Iterator[ModuleContext]:
-        for path in self._paths:
-            yield self._context(path)
+        for path in self.paths:
+            yield self.context(path)
 
     def __repr__(self) -> str:
-        return f"<{len(self._paths)} module contexts>"
+        return f"<{len(self.paths)} module contexts>"
 
     def resolver(self) -> Resolver:
         if self._resolved is None:
@@ -195,15 +197,34 @@ class _Contexts(Sequence[ModuleContext]):
 def lint_files(
     config: Config, resolved: Resolved, files: list[str], enabled: frozenset[str], judge: Judge
 ) -> tuple[list[Diagnostic], set[str]]:
-    """(diagnostics before the allowlist, files that do not parse)."""
+    """(diagnostics before the allowlist, files that do not parse). A module
+    a worker judged alone is taken as it found it, with the candidates its
+    resolution probed (the run's resolver would have probed the same)."""
     diagnostics: list[Diagnostic] = []
     broken: set[str] = set()
+    resolver = resolved.resolver
     for rel in files:
+        alone = resolved.alone.get(rel)
+        if alone is not None:
+            if alone.broken:
+                broken.add(rel)
+            resolver.exists.update(alone.exists)
+            resolver.located.update(alone.located)
+            diagnostics.extend(alone.diagnostics)
+            continue
         ctx = resolved.context(rel)
         if ctx.facts.error is not None:
             broken.add(rel)
         diagnostics.extend(judge.without_ignored(ctx.path, lint_module(ctx, enabled)))
     return diagnostics, broken
+
+
+def run_of_one(config: Config, ctx: ModuleContext, found: list[Diagnostic], enabled: frozenset[str]) -> CheckResult:
+    """A check of one module judged alone, without the allowlist: what
+    run_check's `per_module` is given. Its contexts are the module's
+    alone, so a consumer that lints variants of it resolves them without
+    other modules too."""
+    return CheckResult(sorted(found), [ctx], 1, None, enabled, config, whole_tree=False)
 
 
 def run_resolver(result: CheckResult) -> Resolver | None:
@@ -280,6 +301,7 @@ def run_check(
     progress: Progress | None = None,
     cache: bool | str | Path | Cache | None = None,
     today: date | None = None,
+    per_module: Callable[[CheckResult], object] | None = None,
 ) -> CheckResult:
     """Check `paths` (default: the whole project).
 
@@ -288,7 +310,9 @@ def run_check(
     `.hwlint_cache/` at the root; None (the default) uses it only when a
     folder is named that way; False: no cache; a path: that folder; a
     Cache: that one (see hwlint.engine.cached.open_cache). `today`: the date
-    migration phases are judged on (default: $HWLINT_TODAY, else today)."""
+    migration phases are judged on (default: $HWLINT_TODAY, else today).
+    `per_module`: what a consumer computes from each module the workers
+    judge alone, computed there (in `result.alone`, hwlint.engine.alone)."""
     from hwlint.engine import cached
 
     enabled = enabled_codes(
@@ -302,7 +326,7 @@ def run_check(
     gc_was_enabled = gc.isenabled()
     gc.disable()  # facts and diagnostics are acyclic: the collector would only scan them
     try:
-        source, memo = _facts_source(config, store, found, enabled, jobs, progress)
+        source, memo = _facts_source(config, store, found, enabled, jobs, progress, per_module)
         diagnostics, broken, contexts = _resolve_and_lint(config, source, memo, files, enabled, judge, progress)
         if store is not None:
             _keep(store, source, found)
@@ -334,6 +358,7 @@ def run_check(
         cache,
         memo[0].derived(diagnostics) if memo is not None else None,
         linted,
+        cast("Mapping[str, Alone]", source.judged),
     )
 
 
@@ -348,15 +373,21 @@ def _facts_source(
     enabled: frozenset[str],
     jobs: int | None,
     progress: Progress | None,
+    per_module: Callable[[CheckResult], object] | None = None,
 ) -> tuple[FactsSource, _Memo | None]:
     """read → facts: where the run's facts come from (parsed, in the pool
     when there are enough files, or loaded from the cache), and the
     whole-tree memo when the cache can keep one for this run."""
     from hwlint.engine import cached
 
+    # The files parsed in the pool are judged there when they need no other module.
+    after = (judge_alone, (config, enabled, per_module, run_of_one))
     if store is None:
-        return FactsSource(config, jobs, progress), None
+        source = FactsSource(config, jobs, progress)
+        source.after = after
+        return source, None
     in_cache = cached.CachedFactsSource(config, store, jobs, progress)
+    in_cache.after = after
     in_cache.hash_files(found.files)
     if found.whole_tree and found.files:
         return in_cache, (cached.TreeMemo(store, config, enabled), in_cache)

@@ -70,20 +70,31 @@ def facts_of(rel: str, data: bytes | None, abspath: str, options: FactsOptions) 
     return extract_source(rel, source, **kwargs)
 
 
+# What a worker may do with each module's facts besides sending them back
+# (hwlint.engine.alone judges a module there when it needs no other
+# module): a module-level function, sent by name, called once per task
+# with the arguments beside it, that gives the step for each (path, facts);
+# a step's result travels back with the facts (None: nothing to send).
+WorkerStep = tuple[Callable[..., Callable[[str, ModuleFacts], object]], tuple[object, ...]]
+
+
 def _extract_batch(
-    paths: list[tuple[str, int]], root: str, options: FactsOptions, with_keys: bool
-) -> list[tuple[str, bytes | None, Blob]]:
-    """In a worker: (path, content hash of the bytes parsed, facts blob) per
-    file (no hash unless asked: then the file is read as extract_file reads it)."""
+    paths: list[tuple[str, int]], root: str, options: FactsOptions, with_keys: bool, after: "WorkerStep | None"
+) -> list[tuple[str, bytes | None, Blob, object]]:
+    """In a worker: (path, content hash of the bytes parsed, facts blob,
+    what `after` gave) per file (no hash unless asked: then the file is read
+    as extract_file reads it)."""
     from hwlint.infra.hashing import digest
     from hwlint.infra.pool import release_memory_after
 
+    step = after[0](*after[1]) if after is not None else None
     out = []
     for rel, size in paths:
         abspath = os.path.join(root, rel)
         data = read_bytes(abspath) if with_keys else None
         key = digest(data, bulk=True) if data is not None else None
-        out.append((rel, key, to_blob(facts_of(rel, data, abspath, options))))
+        facts = facts_of(rel, data, abspath, options)
+        out.append((rel, key, to_blob(facts), step(rel, facts) if step is not None else None))
         release_memory_after(size)
     return out
 
@@ -98,6 +109,10 @@ class FactsSource:
         self.jobs = jobs or os.cpu_count() or 1
         self.progress = progress
         self.sizes: dict[str, int] = {}  # known file sizes, for the pool's planning
+        # What the workers do with each module besides its facts, and what
+        # they gave, by path (only for files parsed in the pool).
+        self.after: WorkerStep | None = None
+        self.judged: dict[str, object] = {}
 
     def abspath(self, rel: str) -> str:
         return os.path.join(self.root, rel)
@@ -126,15 +141,17 @@ class FactsSource:
                     self.sizes[rel] = os.stat(self.abspath(rel)).st_size
                 except OSError:
                     self.sizes[rel] = 0
-        for rel, key, blob in run_in_pool(
+        for rel, key, blob, judged in run_in_pool(
             _extract_batch,
-            (self.root, self.options, self.with_keys),
+            (self.root, self.options, self.with_keys, self.after),
             [(rel, self.sizes[rel]) for rel in files],
             self.jobs,
             self.progress,
             total,
         ):
             values[rel] = blob
+            if judged is not None:
+                self.judged[rel] = judged
             self.parsed(rel, key, blob)
         return values
 

@@ -9,7 +9,7 @@ for the errors it shows.
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Container, Iterable, NamedTuple
 
 from hwlint.core.diagnostics import Diagnostic, Fix, FixInfo, NotFixable, Rewrite
 from hwlint.engine.api import CheckResult
@@ -198,6 +198,7 @@ def plan_fixes(
     unsafe: bool = False,
     classes: Iterable[str] | None = None,
     rewrite: bool = False,
+    paths: Container[str] | None = None,
 ) -> tuple[list[FilePlan], list[Unfixed]]:
     """What to fix, per file, from the typed `fix` of the diagnostics of the
     fixable rules in `result`: a Fix adds a declaration or, when it names a
@@ -208,10 +209,13 @@ def plan_fixes(
     would surface violations (an instantiated class whose tests use
     @onlyCUDA is not ACCELERATOR yet) is not safe, whatever its evidence,
     and is left for a human with what it would surface; `unsafe` applies it
-    all the same."""
+    all the same. `paths`: only the findings of those files (the fixable
+    count plans the others where the workers judged them alone)."""
     wanted = set(classes) if classes else None
-    planner = _Planner(result, _Index.of(result), unsafe=unsafe, rewrite=rewrite)
+    planner = _Planner(result, _Index.of(result, paths), unsafe=unsafe, rewrite=rewrite)
     for diag in result.diagnostics:
+        if paths is not None and diag.path not in paths:
+            continue
         # A fixable rule's finding carries its fix, and so does an HWC302
         # that reports one beyond an allowlisted file's budget.
         if diag.fix is None or diag.class_name is None:
@@ -240,12 +244,13 @@ class _Index(NamedTuple):
     imports_torch: dict[str, bool]
 
     @classmethod
-    def of(cls, result: CheckResult) -> _Index:
-        """The index of the facts of `result`'s modules."""
+    def of(cls, result: CheckResult, paths: Container[str] | None = None) -> _Index:
+        """The index of the facts of `result`'s modules (of those of `paths`)."""
         occurrences: dict[tuple[str, str, int], int] = {}
         declarations: dict[tuple[str, int, int], int] = {}
         modules: dict[str, ModuleFacts] = {}
-        for ctx in result.contexts:
+        contexts = result.contexts if paths is None else [result.context(p) for p in result.paths() if p in paths]
+        for ctx in contexts:
             modules[ctx.path] = ctx.facts
             seen: dict[str, int] = {}
             for c in ctx.facts.classes:
@@ -258,9 +263,9 @@ class _Index(NamedTuple):
             modules,
             occurrences,
             declarations,
-            {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in result.contexts},
-            {(ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in result.contexts for c in ctx.classes},
-            {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in result.contexts},
+            {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in contexts},
+            {(ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in contexts for c in ctx.classes},
+            {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in contexts},
         )
 
 
@@ -584,10 +589,3 @@ def _screen(
             Unfixed(facts.path, f.line, f.class_name, f"not safe: {s.describe(facts)}", "surfaces", f.member, codes)
         )
     return [by_change[change] for change in accepted], left, state
-
-
-def fixable_count(result: CheckResult) -> int:
-    """How many classes a plain `hwlint fix` would classify: the safe fixes
-    of `result` that the trial keeps."""
-    plans, _ = plan_fixes(result)
-    return sum(len(plan.fixes) for plan in plans)

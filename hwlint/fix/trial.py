@@ -123,7 +123,8 @@ class Trial:
         if resolver is None or not changed:
             return {}
         found: dict[str, set[tuple[str, str]]] = {}
-        for ctx in self.result.contexts:
+        # A module the workers judged alone has no base in another module.
+        for ctx in self.result.cross_file():
             if ctx.path in changed:
                 continue
             for cls in ctx.facts.classes:

@@ -21,7 +21,7 @@ def _style(text: str, color: bool, **kwargs: object) -> str:
 def render(
     result: CheckResult, *, statistics: bool = False, color: bool = False, fmt: str = "", fixable: int = 0
 ) -> str:
-    """The diagnostics and a summary; `fixable` (hwlint.fix.plan.fixable_count,
+    """The diagnostics and a summary; `fixable` (hwlint.fix.fixable.fixable_count,
     which the command computes) is how many a plain `hwlint fix` classifies."""
     out: list[str] = []
     for d in result.diagnostics:

@@ -54,6 +54,7 @@ def check(
         ignore=ignore,
         no_allowlist=no_allowlist,
         today=today,
+        count_fixable=fmt == "text",
     )
     result = lint_tree()
     if fix:
@@ -74,6 +75,7 @@ def _tree_linter(
     ignore: str | None,
     no_allowlist: bool,
     today: str | None,
+    count_fixable: bool = False,
 ) -> Callable[[], CheckResult]:
     """The check this run makes, to make again after a fix or a prune."""
     from hwlint.engine.api import run_check
@@ -94,7 +96,18 @@ def _tree_linter(
         use_allowlist=not no_allowlist,
         cache=cache,
         today=day,
+        # The text format's "N fixable": counted in the workers too.
+        per_module=fixable_in_module if count_fixable else None,
     )
+
+
+def fixable_in_module(result: CheckResult) -> int:
+    """hwlint.fix.fixable.fixable_in_module, imported where it runs (in a
+    worker, for each module it judged alone): a run that counts nothing
+    never imports `fix`."""
+    from hwlint.fix.fixable import fixable_in_module as count
+
+    return count(result)
 
 
 def _fix_and_prune(
@@ -179,7 +192,7 @@ def fixable_count(result: CheckResult) -> int:
         return 0
 
     def count() -> int:
-        from hwlint.fix.plan import fixable_count as trials
+        from hwlint.fix.fixable import fixable_count as trials
 
         return trials(result)
 
