@@ -1,0 +1,103 @@
+"""Modules judged in the worker that parsed them (hwlint.engine.alone) and
+their fixable count counted there (hwlint.fix.fixable): a run through the
+pool gives what a run in one process gives, to the byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hwlint.core.config import load_config
+from hwlint.engine.alone import judge_alone
+from hwlint.engine.check import run_check, run_of_one
+from hwlint.facts import extract_source
+from hwlint.facts.collect import POOL_THRESHOLD
+from hwlint.fix.fixable import fixable_count, fixable_in_module
+from hwlint.rules import enabled_codes
+from hwlint.rules.missing_classification import MissingClassification
+from hwlint.rules.parse_error import ParseError
+
+from .conftest import run_cli, write_project
+
+_HEAD = "from torch.testing._internal.common_utils import TestCase\n"
+_DEVICE = "from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyCUDA\n"
+
+# A base whose safe fix (GENERIC) surfaces a finding in a subclass in another
+# file: the fixable count must not take the base's count from its worker.
+_BASE = _HEAD + "\n\nclass Base(TestCase):\n    def test_base(self):\n        pass\n"
+_SUB = (
+    _DEVICE
+    + "from common_base import Base\n\n\n"
+    + "class TestSub(Base):\n    @onlyCUDA\n    def test_x(self, device):\n        pass\n\n\n"
+    + "instantiate_device_type_tests(TestSub, globals())\n"
+)
+
+
+def _files() -> dict[str, str]:
+    files = {"test/common_base.py": _BASE, "test/test_sub.py": _SUB}
+    for i in range(POOL_THRESHOLD + 4):
+        files[f"test/test_plain_{i}.py"] = (
+            _HEAD + f"\n\nclass TestPlain{i}(TestCase):\n    def test_a(self):\n        pass\n"
+        )
+    files["test/test_cuda.py"] = (
+        _HEAD + "import torch\n\n\nclass TestCuda(TestCase):\n    def test_a(self):\n        torch.ones(1).cuda()\n"
+    )
+    files["test/test_ignored.py"] = _HEAD + "\n\nclass TestIgnored(TestCase):\n    def test_a(self):\n        pass\n"
+    files["test/test_noqa.py"] = (
+        _HEAD + "\n\nclass TestNoqa(TestCase):  # noqa: HWC001\n    def test_a(self):\n        pass\n"
+    )
+    files["test/test_listed.py"] = (
+        _HEAD
+        + "\n\nclass TestListedA(TestCase):\n    def test_a(self):\n        pass\n"
+        + "\n\nclass TestListedB(TestCase):\n    def test_a(self):\n        pass\n"
+    )
+    return files
+
+
+def _project(tmp_path: Path) -> Path:
+    settings = {"include": ["test/**/*.py"], "per-file-ignores": {"test/test_ignored.py": ["HWC001"]}}
+    # test_listed.py is over its budget of 1: its HWC302 carries a fix.
+    return write_project(tmp_path / "proj", _files(), settings, "test/test_listed.py 1\n")
+
+
+def test_a_pool_run_judges_most_modules_in_its_workers_and_finds_what_one_process_finds(tmp_path: Path) -> None:
+    config = load_config(start=_project(tmp_path))
+    one = run_check(config, jobs=1, cache=False)
+    pooled = run_check(config, jobs=2, cache=False, per_module=fixable_in_module)
+    assert one.alone == {}
+    # Every module but the subclass, whose base is in another file.
+    assert sorted(pooled.alone) == sorted(p for p in pooled.paths() if p != "test/test_sub.py")
+    assert pooled.diagnostics == one.diagnostics
+    assert pooled.allowlist_counts == one.allowlist_counts
+    assert [c.path for c in pooled.cross_file()] == ["test/test_sub.py"]
+
+
+def test_the_fixable_count_through_the_workers_is_the_one_process_count(tmp_path: Path) -> None:
+    config = load_config(start=_project(tmp_path))
+    one = run_check(config, jobs=1, cache=False)
+    pooled = run_check(config, jobs=2, cache=False, per_module=fixable_in_module)
+    # The 20 plain classes and the one of test_listed.py beyond its budget
+    # (planned with the run: its HWC302 carries the fix); not Base (GENERIC
+    # would surface HWC101 and HWC102 in TestSub), not TestCuda (unsafe), not
+    # the ignored or noqa'd ones.
+    assert fixable_count(one) == fixable_count(pooled) == POOL_THRESHOLD + 4 + 1
+    # Alone, Base would be fixable: its worker's count is not taken.
+    assert pooled.alone["test/common_base.py"].extra == 1
+
+
+def test_check_text_is_the_same_through_the_pool(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    one = run_cli("check", "--no-cache", "-j", "1", cwd=root)
+    pooled = run_cli("check", "--no-cache", "-j", "2", cwd=root)
+    assert pooled.stdout == one.stdout and pooled.returncode == one.returncode == 1
+    assert f"{POOL_THRESHOLD + 4 + 1} fixable with `hwlint fix`." in pooled.stdout
+
+
+def test_a_module_with_a_base_in_another_file_is_left_to_the_main_process(tmp_path: Path) -> None:
+    config = load_config(start=_project(tmp_path))
+    step = judge_alone(config, enabled_codes(tuple(config.select), ()), fixable_in_module, run_of_one)
+    assert step("test/test_sub.py", extract_source("test/test_sub.py", _SUB)) is None
+    alone = step("test/common_base.py", extract_source("test/common_base.py", _BASE))
+    assert alone is not None and not alone.broken and alone.extra == 1
+    assert [(d.code, d.class_name) for d in alone.diagnostics] == [(MissingClassification.code, "Base")]
+    broken = step("test/test_bad.py", extract_source("test/test_bad.py", "class (:\n"))
+    assert broken is not None and broken.broken and [d.code for d in broken.diagnostics] == [ParseError.code]
