@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hwlint.core.config import load_config
 from hwlint.engine.alone import judge_alone
-from hwlint.engine.check import run_check, run_of_one
+from hwlint.engine.check import CheckResult, run_check, run_of_one
 from hwlint.facts import extract_source
 from hwlint.facts.collect import POOL_THRESHOLD
 from hwlint.fix.fixable import fixable_count, fixable_in_module
@@ -64,11 +64,15 @@ def test_a_pool_run_judges_most_modules_in_its_workers_and_finds_what_one_proces
     one = run_check(config, jobs=1, cache=False)
     pooled = run_check(config, jobs=2, cache=False, per_module=fixable_in_module)
     assert one.alone == {}
-    # Every module but the subclass, whose base is in another file.
-    assert sorted(pooled.alone) == sorted(p for p in pooled.paths() if p != "test/test_sub.py")
+    # Every module, in its worker; the subclass read its base's file there.
+    assert sorted(pooled.alone) == sorted(pooled.paths())
+    assert {p: a.needs for p, a in pooled.alone.items() if a.needs} == {"test/test_sub.py": ("test/common_base.py",)}
     assert pooled.diagnostics == one.diagnostics
     assert pooled.allowlist_counts == one.allowlist_counts
-    assert [c.path for c in pooled.cross_file()] == ["test/test_sub.py"]
+    # Only the subclass can inherit from its base's file (fix's trials ask no other module).
+    assert [c.path for c in pooled.may_inherit_from({"test/common_base.py"})] == ["test/test_sub.py"]
+    assert list(pooled.may_inherit_from({"test/test_plain_0.py"})) == []
+    assert pooled.inherited() == {"test/common_base.py"}
 
 
 def test_the_fixable_count_through_the_workers_is_the_one_process_count(tmp_path: Path) -> None:
@@ -92,12 +96,46 @@ def test_check_text_is_the_same_through_the_pool(tmp_path: Path) -> None:
     assert f"{POOL_THRESHOLD + 4 + 1} fixable with `hwlint fix`." in pooled.stdout
 
 
-def test_a_module_with_a_base_in_another_file_is_left_to_the_main_process(tmp_path: Path) -> None:
+def test_a_worker_reads_the_file_a_base_comes_from_and_judges_as_the_run_does(tmp_path: Path) -> None:
     config = load_config(start=_project(tmp_path))
     step = judge_alone(config, enabled_codes(tuple(config.select), ()), fixable_in_module, run_of_one)
-    assert step("test/test_sub.py", extract_source("test/test_sub.py", _SUB)) is None
+    sub = step("test/test_sub.py", extract_source("test/test_sub.py", _SUB))
+    assert sub is not None and sub.needs == ("test/common_base.py",)
+    # TestSub inherits nothing (Base declares nothing): its HWC001, and its
+    # GENERIC-or-ACCELERATOR fix is not safe (@onlyCUDA), so none counted.
+    assert [(d.code, d.class_name) for d in sub.diagnostics] == [(MissingClassification.code, "TestSub")]
+    assert sub.extra == 0
     alone = step("test/common_base.py", extract_source("test/common_base.py", _BASE))
     assert alone is not None and not alone.broken and alone.extra == 1
     assert [(d.code, d.class_name) for d in alone.diagnostics] == [(MissingClassification.code, "Base")]
     broken = step("test/test_bad.py", extract_source("test/test_bad.py", "class (:\n"))
     assert broken is not None and broken.broken and [d.code for d in broken.diagnostics] == [ParseError.code]
+
+
+def test_a_base_file_outside_the_tests_read_by_a_worker_is_an_input_of_the_cached_run(tmp_path: Path) -> None:
+    from hwlint.engine.cached import store_for
+
+    files = {f"test/test_plain_{i}.py": _HEAD + f"\n\nclass TestPlain{i}(TestCase):\n    pass\n" for i in range(20)}
+    files["test/test_sub.py"] = (
+        "from helpers import Base\n\n\nclass TestSub(Base):\n    def test_x(self):\n        pass\n"
+    )
+    files["test/helpers.py"] = _BASE.replace(
+        "class Base(TestCase):", "class Base(TestCase):\n    hw_classification = 1"
+    )
+    root = write_project(tmp_path / "proj", files, {"include": ["test/test_*.py"]})
+    config = load_config(start=root)
+
+    def sub_codes() -> tuple[list[str], CheckResult]:
+        result = run_check(config, jobs=2, cache=store_for(config, tmp_path / "cache"))
+        return sorted(d.code for d in result.diagnostics if d.path == "test/test_sub.py"), result
+
+    # Base's declaration is invalid: TestSub inherits nothing. A cold run:
+    # the worker judged TestSub, reading the file that is no test file.
+    invalid, cold = sub_codes()
+    assert invalid == [MissingClassification.code] and "test/helpers.py" not in cold.paths()
+    assert cold.alone["test/test_sub.py"].needs == ("test/helpers.py",)
+    again, warm = sub_codes()
+    assert again == invalid and warm.alone == {}  # the whole-tree memo
+    base = _BASE.replace("(TestCase):", "(TestCase):\n    hw_classification = HardwareClassification.GENERIC")
+    (root / "test/helpers.py").write_text(base)
+    assert sub_codes()[0] == []  # the memo does not hide the new base: the worker's read was recorded

@@ -335,6 +335,12 @@ class CachedFactsSource(FactsSource):
         if key is not None:
             self.store.put(rel, key, blob)
 
+    def read_elsewhere(self, rel: str) -> None:
+        # An input of the run's resolution, as if `load` had read it.
+        if rel not in self.extras:
+            data = read_bytes(self.abspath(rel))
+            self.extras[rel] = digest(data) if data is not None else None
+
     def load(self, rel: str) -> ModuleFacts | None:
         data = read_bytes(self.abspath(rel))
         key = digest(data) if data is not None else None

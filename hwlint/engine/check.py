@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, cast, overload
 
@@ -95,10 +95,27 @@ class CheckResult:
         contexts = self.contexts
         return list(contexts.paths) if isinstance(contexts, _Contexts) else [ctx.path for ctx in contexts]
 
-    def cross_file(self) -> Iterator[ModuleContext]:
-        """The contexts of the modules that may have a base in another
-        module: all but those judged alone."""
-        return (self.context(path) for path in self.paths() if path not in self.alone)
+    def may_inherit_from(self, changed: Container[str]) -> Iterator[ModuleContext]:
+        """The contexts of the modules that may have a base in a module of
+        `changed`: those judged with the run, and those a worker judged
+        that read one of `changed`."""
+        for path in self.paths():
+            alone = self.alone.get(path)
+            if alone is None or any(other in changed for other in alone.needs):
+                yield self.context(path)
+
+    def inherited(self) -> set[str]:
+        """The modules that a class of another module may inherit from (a
+        superset: every file a worker read to resolve a module)."""
+        found: set[str] = set()
+        for path in self.paths():
+            alone = self.alone.get(path)
+            if alone is not None:
+                found.update(alone.needs)
+                continue
+            for c in self.context(path).classes:
+                found.update(p for p, _ in c.ancestors if p != path)
+        return found
 
     def as_linted(self, facts: ModuleFacts, enabled: frozenset[str]) -> list[Diagnostic] | None:
         """What lint_variant would give for `facts` unchanged, from the run
@@ -148,6 +165,7 @@ class Resolved:
         self.resolver = Resolver(config, self.modules, source.load)
         # The modules the workers judged where they parsed them (hwlint.engine.alone).
         self.alone = cast("Mapping[str, Alone]", source.judged)
+        self.source = source
 
     def context(self, path: str) -> ModuleContext:
         return self.resolver.context(self.modules[path])
@@ -210,6 +228,9 @@ def lint_files(
                 broken.add(rel)
             resolver.exists.update(alone.exists)
             resolver.located.update(alone.located)
+            for other in alone.needs:
+                if other not in resolved.modules:
+                    resolved.source.read_elsewhere(other)
             diagnostics.extend(alone.diagnostics)
             continue
         ctx = resolved.context(rel)
@@ -219,12 +240,27 @@ def lint_files(
     return diagnostics, broken
 
 
-def run_of_one(config: Config, ctx: ModuleContext, found: list[Diagnostic], enabled: frozenset[str]) -> CheckResult:
-    """A check of one module judged alone, without the allowlist: what
-    run_check's `per_module` is given. Its contexts are the module's
-    alone, so a consumer that lints variants of it resolves them without
-    other modules too."""
-    return CheckResult(sorted(found), [ctx], 1, None, enabled, config, whole_tree=False)
+class _OneModule:
+    """What a run of one module judged in a worker resolves with: that
+    worker's resolver (its loader reads the files bases come from)."""
+
+    def __init__(self, resolver: Resolver, ctx: ModuleContext) -> None:
+        self.resolver = resolver
+        self.ctx = ctx
+
+    def context(self, path: str) -> ModuleContext:
+        return self.ctx
+
+
+def run_of_one(
+    config: Config, resolver: Resolver, ctx: ModuleContext, found: list[Diagnostic], enabled: frozenset[str]
+) -> CheckResult:
+    """A check of one module judged in a worker, without the allowlist:
+    what run_check's `per_module` is given. A consumer that lints variants
+    of it resolves them with the worker's resolver."""
+    one = _OneModule(resolver, ctx)
+    contexts = _Contexts([ctx.path], lambda: cast(Resolved, one))
+    return CheckResult(sorted(found), contexts, 1, None, enabled, config, whole_tree=False)
 
 
 def run_resolver(result: CheckResult) -> Resolver | None:

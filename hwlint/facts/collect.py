@@ -169,6 +169,10 @@ class FactsSource:
         """A non-test file a base class comes from (read on demand)."""
         return self.parse(rel)
 
+    def read_elsewhere(self, rel: str) -> None:
+        """A non-test file a worker read for a base class (what `load` reads
+        here): nothing to keep without a cache."""
+
     def rebuild(self, rel: str) -> ModuleFacts:
         """Facts of a file whose blob turned out unusable."""
         return self.parse(rel)

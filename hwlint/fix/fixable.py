@@ -56,7 +56,7 @@ def _counted_alone(result: CheckResult) -> tuple[set[str], int]:
     fixes may surface findings in that subclass)."""
     if not result.alone:
         return set(), 0
-    inherited = {path for ctx in result.cross_file() for c in ctx.classes for path, _ in c.ancestors}
+    inherited = result.inherited()
     findings: dict[str, list[Diagnostic]] = {}
     for d in result.diagnostics:
         if _fixable(d):

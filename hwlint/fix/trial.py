@@ -123,8 +123,7 @@ class Trial:
         if resolver is None or not changed:
             return {}
         found: dict[str, set[tuple[str, str]]] = {}
-        # A module the workers judged alone has no base in another module.
-        for ctx in self.result.cross_file():
+        for ctx in self.result.may_inherit_from(changed):
             if ctx.path in changed:
                 continue
             for cls in ctx.facts.classes:
