@@ -72,6 +72,22 @@ def test_plan_batch_files() -> None:
     assert [len(batch) for batch, _ in plan(sizes, 2)] == [2, 2, 1]
 
 
+def test_plan_sends_few_large_tasks_to_few_workers_and_counts_big_trees() -> None:
+    kib = 1024
+    sizes = [(f"{n:03}.py", 40 * kib) for n in range(400)] + [("big.py", 700 * kib), ("huge.py", 9000 * kib)]
+    total = sum(size for _, size in sizes)
+    two, sixteen = plan(sizes, jobs=2), plan(sizes, jobs=16)
+    assert sorted(rel for batch, _ in two for rel, _ in batch) == sorted(rel for rel, _ in sizes)
+    # About 8 tasks per worker: each costs the main process the same.
+    assert len(two) <= 2 * 8 + 2 < len(sixteen) and len(sixteen) <= 16 * 8 + 2
+    assert all(sum(s for _, s in batch) <= total // 16 + 40 * kib for batch, _ in two if len(batch) > 1)
+    # A file bigger than a batch is a task of its own; a batch with a big
+    # file counts its tree against the memory budget, one of small files nothing.
+    assert two[0] == ([("huge.py", 9000 * kib)], 9000 * kib * 110)
+    assert two[1][0][0] == ("big.py", 700 * kib) and two[1][1] == 700 * kib * 110
+    assert two[-1][1] == 0
+
+
 # -- the git module --------------------------------------------------------------
 
 

@@ -33,9 +33,9 @@ _TREE_BUDGET = 80 * 1024 * 1024
 # the workers fault in ~1.5 GB again on the four real trees (258k page
 # faults, 156k now; a pass that only parses the same files: 142k).
 _TRIM_ABOVE = _TREE_BUDGET // 2 // _TREE_BYTES_PER_SOURCE_BYTE
-# A file above this size is a task of its own, counted against the budget;
-# smaller ones go in batches, which count for nothing (a batch's trees are
-# built one at a time, none above ~14 MB).
+# A batch with a file above this size counts that file's tree against the
+# budget (a batch's trees are built one at a time: its largest is what it
+# holds at once); smaller ones count for nothing (none above ~14 MB).
 _ALONE_ABOVE = 128 * 1024
 # Small files go to workers in batches of about this much source, and of
 # at most this many files (by default: a caller whose work per file is
@@ -43,6 +43,9 @@ _ALONE_ABOVE = 128 * 1024
 # the workers).
 _BATCH_BYTES = 256 * 1024
 _BATCH_FILES = 256
+# At least this many tasks per worker, so that they finish together (the
+# largest first, the smallest last fill the gaps).
+_TASKS_PER_JOB = 8
 _release: Any = None
 
 R = TypeVar("R")
@@ -81,26 +84,37 @@ def _task(work: Callable[..., list[R]], paths: Batch, args: tuple[Any, ...]) -> 
             gc.enable()
 
 
-def plan(sizes: list[tuple[str, int]], batch_files: int = _BATCH_FILES) -> list[tuple[list[tuple[str, int]], int]]:
-    """Work for the pool, largest first: each big file alone (with the
-    memory its tree will take), small files in batches of at most
-    `batch_files` (a worker builds their trees one at a time, each below
-    _ALONE_ABOVE's)."""
+def plan(
+    sizes: list[tuple[str, int]], batch_files: int = _BATCH_FILES, jobs: int = 1
+) -> list[tuple[list[tuple[str, int]], int]]:
+    """Work for the pool, largest first, in batches of at most
+    `batch_files` files (a worker builds their trees one at a time). A
+    batch holds about _BATCH_BYTES of source, or a `jobs`-th of the
+    whole divided in _TASKS_PER_JOB when that is more: each task costs the
+    main process about a millisecond (sending it, waking for its result),
+    so a run on few cores sends few large ones, and one on many cores as
+    many as it needs for its workers to finish together. A batch with a
+    big file (above _ALONE_ABOVE) counts that file's tree against the
+    memory budget; a file too big for a batch is a task of its own."""
+    batch_limit = max(_BATCH_BYTES, sum(size for _, size in sizes) // (max(jobs, 1) * _TASKS_PER_JOB))
     ordered = sorted(sizes, key=lambda item: (-item[1], item[0]))
     tasks: list[tuple[list[tuple[str, int]], int]] = []
     batch: list[tuple[str, int]] = []
     batch_bytes = 0
+    estimate = 0
     for rel, size in ordered:
-        if size > _ALONE_ABOVE:
+        if size > batch_limit:
             tasks.append(([(rel, size)], size * _TREE_BYTES_PER_SOURCE_BYTE))
             continue
         batch.append((rel, size))
         batch_bytes += size
-        if batch_bytes >= _BATCH_BYTES or len(batch) >= batch_files:
-            tasks.append((batch, 0))
-            batch, batch_bytes = [], 0
+        if size > _ALONE_ABOVE:
+            estimate = max(estimate, size * _TREE_BYTES_PER_SOURCE_BYTE)
+        if batch_bytes >= batch_limit or len(batch) >= batch_files:
+            tasks.append((batch, estimate))
+            batch, batch_bytes, estimate = [], 0, 0
     if batch:
-        tasks.append((batch, 0))
+        tasks.append((batch, estimate))
     return tasks
 
 
@@ -140,7 +154,7 @@ def run_in_pool(
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-    pending = plan(sizes, batch_files)
+    pending = plan(sizes, batch_files, jobs)
     budget = max([_TREE_BUDGET] + [estimate for _, estimate in pending[:1]])
     # fork: workers start in a millisecond with everything imported (and
     # release_memory's library loaded); the main process has no threads yet.
