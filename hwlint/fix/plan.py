@@ -424,7 +424,12 @@ _MIGRATIONS: dict[str, MigrationKind] = {
     "only-for-several": "only-for",
     "only-for-unconfigured": "only-for",
     "device-not-instantiated": "device-param",
+    "any-gpu": "any-gpu",
 }
+
+
+# The migrations that instantiate their class, which removes it from its module.
+_INSTANTIATING: tuple[MigrationKind, ...] = ("device-param", "generalize", "any-gpu")
 
 
 def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: set[str] | None) -> list[Unfixed]:
@@ -437,7 +442,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
     instantiating = {
         path: modules
         for path, modules in (
-            (p, [m for m in plan.migrations if m.kind in ("device-param", "generalize")]) for p, plan in plans.items()
+            (p, [m for m in plan.migrations if m.kind in _INSTANTIATING]) for p, plan in plans.items()
         )
         if modules
     }
@@ -450,7 +455,13 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                     plans[path].migrations.remove(m)
                     if m.kind == "generalize" and m.member in result.config.classifications:
                         continue  # the one-device classification is planned
-                    unconfigured = m.kind == "generalize"
+                    left_as: UnfixedKind = (
+                        "not-configured"
+                        if m.kind == "generalize"
+                        else "any-gpu"
+                        if m.kind == "any-gpu"
+                        else "device-not-instantiated"
+                    )
                     left.append(
                         Unfixed(
                             path,
@@ -458,7 +469,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                             m.class_name,
                             f"{m.evidence}; a class in another file subclasses it, so instantiating it "
                             "(which removes it from its module) would break that file: migrate by hand",
-                            "not-configured" if unconfigured else "device-not-instantiated",
+                            left_as,
                             code=MissingClassification.code,
                         )
                     )
