@@ -291,7 +291,10 @@ def _without_attributes(
             code = cst.Module(body=[]).code_for_node(stmt).strip().splitlines()[0]
             raise Refusal(f"{cls.name.value}'s body uses GPU_TYPE when the class is defined ({code}): migrate by hand")
         if carried and isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            stmt = stmt.with_changes(leading_lines=[*carried, *stmt.leading_lines])
+            # After its blank lines: the comments then sit right above it.
+            own = list(stmt.leading_lines)
+            blanks = next((i for i, line in enumerate(own) if line.comment is not None), len(own))
+            stmt = stmt.with_changes(leading_lines=[*own[:blanks], *carried, *own[blanks:]])
             carried = []
         body.append(stmt)
     bases = {base_name(dotted(b.value)) for b in cls.bases}
