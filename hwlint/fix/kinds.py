@@ -53,6 +53,15 @@ UnfixedKind = Literal[
 ]
 
 
+# The migrations that instantiate their class (which removes it from its
+# module), and what the class is left as where that would break another file.
+INSTANTIATING: dict[MigrationKind, UnfixedKind] = {
+    "device-param": "device-not-instantiated",
+    "generalize": "not-configured",
+    "any-gpu": "any-gpu",
+}
+
+
 def rewrite_kind(kind: str) -> RewriteKind:
     """A Rewrite's kind (a str in hwlint.core.diagnostics) as the kind of
     site it is: HWC201 gives rewrites of these kinds only."""

@@ -15,7 +15,7 @@ from hwlint.core.diagnostics import Diagnostic, Fix, FixInfo, NotFixable, Rewrit
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
 from hwlint.fix.equivalents import rewrite_equivalent
-from hwlint.fix.kinds import MigrationKind, RewriteKind, UnfixedKind, reason_kind, rewrite_kind
+from hwlint.fix.kinds import INSTANTIATING, MigrationKind, RewriteKind, UnfixedKind, reason_kind, rewrite_kind
 from hwlint.fix.trial import Declare, Surfaced, Trial
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.device_param import DeviceParam
@@ -146,7 +146,7 @@ class Migration(NamedTuple):
     take `device`, the class is never instantiated), "accelerator-tests"
     (an ACCELERATOR class's tests: `@onlyCUDA` -> `@onlyAccelerator`, a
     missing `device` added), "generalize" (a one-device class made
-    device-generic)."""
+    device-generic), "any-gpu" (a class on GPU_TYPE made ACCELERATOR)."""
 
     kind: MigrationKind
     class_name: str
@@ -428,10 +428,6 @@ _MIGRATIONS: dict[str, MigrationKind] = {
 }
 
 
-# The migrations that instantiate their class, which removes it from its module.
-_INSTANTIATING: tuple[MigrationKind, ...] = ("device-param", "generalize", "any-gpu")
-
-
 def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: set[str] | None) -> list[Unfixed]:
     """The migrations of the ACCELERATOR classes' tests (HWC102/HWC103:
     classes that are ACCELERATOR, or that a planned fix makes so), added to
@@ -441,9 +437,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
     left: list[Unfixed] = []
     instantiating = {
         path: modules
-        for path, modules in (
-            (p, [m for m in plan.migrations if m.kind in _INSTANTIATING]) for p, plan in plans.items()
-        )
+        for path, modules in ((p, [m for m in plan.migrations if m.kind in INSTANTIATING]) for p, plan in plans.items())
         if modules
     }
     if instantiating:
@@ -455,13 +449,6 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                     plans[path].migrations.remove(m)
                     if m.kind == "generalize" and m.member in result.config.classifications:
                         continue  # the one-device classification is planned
-                    left_as: UnfixedKind = (
-                        "not-configured"
-                        if m.kind == "generalize"
-                        else "any-gpu"
-                        if m.kind == "any-gpu"
-                        else "device-not-instantiated"
-                    )
                     left.append(
                         Unfixed(
                             path,
@@ -469,7 +456,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                             m.class_name,
                             f"{m.evidence}; a class in another file subclasses it, so instantiating it "
                             "(which removes it from its module) would break that file: migrate by hand",
-                            left_as,
+                            INSTANTIATING[m.kind],
                             code=MissingClassification.code,
                         )
                     )
