@@ -30,6 +30,7 @@ MigrationKind = Literal[
     "device-param",  # tests take `device`, the class is never instantiated
     "accelerator-tests",  # an ACCELERATOR class's tests made device-generic
     "generalize",  # a one-device class made device-generic
+    "any-gpu",  # a class on whichever GPU the machine has (GPU_TYPE) made ACCELERATOR
 ]
 
 # Why the rules say a class needs a human (the kinds of their NotFixable):
@@ -50,6 +51,15 @@ UnfixedKind = Literal[
     "generalize",  # a refused generalization, until fix says whether it is left (hwlint.fix.apply)
     "",  # none said
 ]
+
+
+# The migrations that instantiate their class (which removes it from its
+# module), and what the class is left as where that would break another file.
+INSTANTIATING: dict[MigrationKind, UnfixedKind] = {
+    "device-param": "device-not-instantiated",
+    "generalize": "not-configured",
+    "any-gpu": "any-gpu",
+}
 
 
 def rewrite_kind(kind: str) -> RewriteKind:

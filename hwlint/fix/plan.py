@@ -15,7 +15,7 @@ from hwlint.core.diagnostics import Diagnostic, Fix, FixInfo, NotFixable, Rewrit
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
 from hwlint.fix.equivalents import rewrite_equivalent
-from hwlint.fix.kinds import MigrationKind, RewriteKind, UnfixedKind, reason_kind, rewrite_kind
+from hwlint.fix.kinds import INSTANTIATING, MigrationKind, RewriteKind, UnfixedKind, reason_kind, rewrite_kind
 from hwlint.fix.trial import Declare, Surfaced, Trial
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.device_param import DeviceParam
@@ -146,7 +146,7 @@ class Migration(NamedTuple):
     take `device`, the class is never instantiated), "accelerator-tests"
     (an ACCELERATOR class's tests: `@onlyCUDA` -> `@onlyAccelerator`, a
     missing `device` added), "generalize" (a one-device class made
-    device-generic)."""
+    device-generic), "any-gpu" (a class on GPU_TYPE made ACCELERATOR)."""
 
     kind: MigrationKind
     class_name: str
@@ -429,6 +429,7 @@ _MIGRATIONS: dict[str, MigrationKind] = {
     "only-for-several": "only-for",
     "only-for-unconfigured": "only-for",
     "device-not-instantiated": "device-param",
+    "any-gpu": "any-gpu",
 }
 
 
@@ -441,9 +442,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
     left: list[Unfixed] = []
     instantiating = {
         path: modules
-        for path, modules in (
-            (p, [m for m in plan.migrations if m.kind in ("device-param", "generalize")]) for p, plan in plans.items()
-        )
+        for path, modules in ((p, [m for m in plan.migrations if m.kind in INSTANTIATING]) for p, plan in plans.items())
         if modules
     }
     if instantiating:
@@ -455,7 +454,6 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                     plans[path].migrations.remove(m)
                     if m.kind == "generalize" and m.member in result.config.classifications:
                         continue  # the one-device classification is planned
-                    unconfigured = m.kind == "generalize"
                     left.append(
                         Unfixed(
                             path,
@@ -463,7 +461,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                             m.class_name,
                             f"{m.evidence}; a class in another file subclasses it, so instantiating it "
                             "(which removes it from its module) would break that file: migrate by hand",
-                            "not-configured" if unconfigured else "device-not-instantiated",
+                            INSTANTIATING[m.kind],
                             code=MissingClassification.code,
                         )
                     )

@@ -112,7 +112,7 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             want_params, want_decorators = was.params, was.decorators
             if d is not None and d.kind == "drop-device":
                 want_params = tuple(p for p in was.params if p != "device")
-            if d is not None and d.kind in ("generalize", "device-class") and "device" not in was.params:
+            if d is not None and d.kind in ("generalize", "device-class", "any-gpu") and "device" not in was.params:
                 want_params = ("device", *was.params)
             elif d is not None and d.kind == "generalize" and now.params[:1] == ("device",):
                 # Its default gone, `device` moved ahead of the parameters
@@ -137,6 +137,8 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
         calls = [i for i in after.instantiations if i.class_name == d.class_name]
         if d.kind in ("instantiate", "generalize") and [(i.only_for, i.except_for) for i in calls] != [(None, None)]:
             raise RewriteError(f"{d.class_name} is not instantiated once for every device")
+        if d.kind == "any-gpu" and [(i.only_for, i.except_for, i.allow_xpu) for i in calls] != [(None, ("cpu",), True)]:
+            raise RewriteError(f"{d.class_name} is not instantiated once for every accelerator")
         if d.kind == "only-for-except" and (len(calls) != 1 or calls[0].only_for is not None):
             raise RewriteError(f"{d.class_name} still has only_for")
         device = (d.member or "").lower()

@@ -199,8 +199,9 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
             found = {
                 f"{name}.{test}" for name in targets if name in after_classes and test in after_classes[name].tests
             }
-            if cls.device_type is None:
-                # Instantiated per device now: TestFoo.test_x → TestFooCUDA.test_x_cuda.
+            if cls.generic is None:
+                # Instantiated per device now: TestFoo.test_x → TestFooCUDA.test_x_cuda
+                # (a class of its own may set `device_type` too: inductor's `= GPU_TYPE`).
                 for name in targets:
                     for device_cls in by_generic.get(name, ()):
                         made = {

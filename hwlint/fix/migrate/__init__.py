@@ -14,7 +14,9 @@ and says why when it does not:
   `device=` default names (`def test_x(self, device="xpu")` runs on XPU);
 - in ACCELERATOR classes, `@onlyCUDA`-style decorators on a test whose
   body names no device -> `@onlyAccelerator`, and a test without `device`
-  whose body names no device -> `device` added.
+  whose body names no device -> `device` added;
+- tests on whichever GPU the machine has (inductor's `GPU_TYPE`) ->
+  instantiated ACCELERATOR, `allow_xpu=True, except_for="cpu"` (`any_gpu`).
 
 Which device types the framework knows is PyTorch's
 torch/testing/_internal/common_device_type.py (2.14):
@@ -36,6 +38,6 @@ write; which device types a call instantiates is hwlint.facts.devices'),
 `evidence` (a device named in text), `parameters` (a test's `device`
 parameter edited), `class_level` (declarations and instantiations
 written), one module per migration (`only_for`, `device_param`,
-`generalize`, `move_tests`, `accelerator_tests`), and `driver`
+`generalize`, `move_tests`, `accelerator_tests`, `any_gpu`), and `driver`
 (`migrate_source`: which migration each kind tries).
 """

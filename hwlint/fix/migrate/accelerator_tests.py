@@ -50,7 +50,7 @@ def accelerator_tests(
     if any(d.kind == "move-tests" and d.member == "ACCELERATOR" for d in done):
         # The decorators an ACCELERATOR subclass's except_for stands for.
         for name in ("onlyNativeDeviceTypes", "onlyOn"):
-            module = _drop_unused_import(module, name)
+            module = drop_unused_import(module, name)
     return module, done, refused
 
 
@@ -254,7 +254,7 @@ def _instantiated(m: Migration, facts: ModuleFacts) -> ClassFacts:
     return info
 
 
-def _drop_unused_import(module: cst.Module, name: str) -> cst.Module:
+def drop_unused_import(module: cst.Module, name: str) -> cst.Module:
     """`module` without `name` in its `from ... import` lists when nothing
     else names it any more (the moves dropped its last uses): flake8's
     F401 would report it. An import of it alone, or under another name,

@@ -11,6 +11,7 @@ from hwlint.core.config import Config
 from hwlint.facts import ModuleFacts
 from hwlint.fix.kinds import MigrationKind
 from hwlint.fix.migrate.accelerator_tests import accelerator_tests
+from hwlint.fix.migrate.any_gpu import any_gpu
 from hwlint.fix.migrate.class_level import ModuleEdits, write_class_level
 from hwlint.fix.migrate.device_param import migrate_device_param, one_default
 from hwlint.fix.migrate.generalize import device_class, generalize
@@ -101,6 +102,7 @@ _WHOLE_FILE: dict[MigrationKind, Callable[[_Progress, Migration], None]] = {
 _CLASS_LEVEL: dict[MigrationKind, Callable[[ModuleEdits, Migration, int, ModuleFacts], Done]] = {
     "only-for": only_for,
     "device-param": migrate_device_param,
+    "any-gpu": any_gpu,
 }
 # Kinds the class-level phase leaves alone: the tests' migrations come
 # last, a one-device class is done with after the whole-file phase.

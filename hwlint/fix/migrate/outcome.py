@@ -22,6 +22,7 @@ DoneKind = Literal[
     "generalize",  # a one-device class made device-generic
     "device-class",  # a one-device class instantiated for its device
     "move-tests",  # one-device tests moved to a class of their device
+    "any-gpu",  # a class on whichever GPU the machine has (GPU_TYPE) made ACCELERATOR
 ]
 
 # What each kind of migration done is called in the summary. Keyed by str:
@@ -40,6 +41,8 @@ KINDS: dict[str, str] = {
     "(tests take `device`, only_for)",
     "move-tests": "one-device test of an ACCELERATOR class -> a class of that device (a subclass; the class "
     "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
+    "any-gpu": "class on whichever GPU the machine has (GPU_TYPE) -> instantiated ACCELERATOR class "
+    '(tests take `device`, allow_xpu=True, except_for="cpu")',
 }
 assert tuple(KINDS) == get_args(DoneKind), "KINDS names each DoneKind, in order"
 

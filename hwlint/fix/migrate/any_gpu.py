@@ -1,0 +1,591 @@
+"""A class whose tests run on whichever GPU the machine has (inductor's
+`GPU_TYPE`, hwlint.facts.devices.ANY_GPU_NAMES) migrated as PyTorch's
+contributors do it by hand ("any-gpu"): ACCELERATOR, its tests taking
+`device`, the class attribute `device = GPU_TYPE` / `device_type =
+GPU_TYPE` gone, `@instantiate_parametrized_tests` replaced by
+`instantiate_device_type_tests(TestFoo, globals(), allow_xpu=True,
+except_for="cpu")` after the class.
+
+Each use of `GPU_TYPE` in the class gets the value it had on the machine
+that ran it: where it places a tensor in a test (`device=GPU_TYPE`,
+`.to(GPU_TYPE)`) the test's `device`; anywhere else (`GPU_TYPE == "xpu"`,
+`f"{GPU_TYPE}:0"`, `torch.device(GPU_TYPE)`, a helper's argument, setUp)
+`self.device_type`, the framework's device type string of the class the
+test runs in, which is what GPU_TYPE was (`device` is `"cuda:0"`, not
+`"cuda"`). What cannot get either is refused with why: a use evaluated when
+the class is defined (a decorator, a default, a class attribute), in a
+static method, or in a module-level helper or value the class uses.
+Guards (`@requires_gpu()`, `@unittest.skipIf(not HAS_GPU, ...)`, `if
+HAS_GPU: run_tests()`) stay: they are still right on each device class.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import libcst as cst
+
+from hwlint.facts import ModuleFacts
+from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
+from hwlint.fix.edits import dotted
+from hwlint.fix.migrate.accelerator_tests import drop_unused_import
+from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
+from hwlint.fix.migrate.framework import instantiated_names
+from hwlint.fix.migrate.outcome import Done, Refusal
+from hwlint.fix.migrate.parameters import with_device
+from hwlint.fix.migrate.tree import (
+    base_name,
+    class_facts,
+    decorator_name,
+    device_parameter,
+    is_main_guard,
+    node_uses,
+)
+from hwlint.fix.plan import Migration
+
+# The class decorator the device-type framework replaces: it expands
+# `@parametrize` itself.
+PARAMETRIZED = "instantiate_parametrized_tests"
+# What the instantiation adds after `globals()`: every accelerator the
+# framework can instantiate, XPU included, never CPU (GPU_TYPE is never "cpu").
+ARGUMENTS = ', allow_xpu=True, except_for="cpu"'
+DEVICE_TYPES = tuple(d for d in instantiable(False, True) if d != "cpu")
+# Class decorators that stay: unittest's skips, inherited by each device class.
+_KEPT_DECORATORS = ("skip", "skipIf", "skipUnless")
+# The class attributes contributors set to GPU_TYPE, and the bases known
+# not to read `self.device` (a project base may: the attribute then stays needed).
+_ATTRIBUTES = ("device", "device_type")
+_PLAIN_BASES = frozenset({"TestCase", "InductorTestCase", "object"})
+
+
+def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) -> Done:
+    """The class at `state.body[index]`, whose tests use GPU_TYPE, as an
+    instantiated ACCELERATOR class (see the module's docstring); Refusal,
+    with why, where a use cannot become `device` or `self.device_type`."""
+    cls = state.body[index]
+    assert isinstance(cls, cst.ClassDef)
+    if "ACCELERATOR" not in state.config.classifications:
+        raise Refusal("ACCELERATOR is not a configured classification")
+    if not isinstance(cls.body, cst.IndentedBlock):
+        raise Refusal(f"{m.class_name} has a one-line body")
+    _refuse_uninstantiable(m, facts, state.body, index)
+    decorators = _kept_decorators(cls)
+    body, attributes = _without_attributes(cls, cls.body.body)
+    rewritten = 0
+    using: dict[str, bool] = {}  # each method: whether it used GPU_TYPE
+    tests: list[cst.FunctionDef] = []
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, cst.FunctionDef):
+            body[i], uses, test = _method_migrated(stmt, attributes)
+            rewritten += uses
+            using[stmt.name.value] = uses > 0
+            if test:
+                tests.append(stmt)
+    if not tests:
+        raise Refusal(f"no test written in {m.class_name}'s body: its tests are inherited, migrate by hand")
+    added = len(tests)
+    _refuse_cpu_tests(m, facts, tests, using, state.body)
+    new_cls = cls.with_changes(decorators=decorators, body=cls.body.with_changes(body=body))
+    _refuse_still_named(new_cls)
+    refuse_clashing_names(new_cls, DEVICE_TYPES, state.config.extend_devices)
+    state.body[index] = new_cls
+    state.declare[index] = "ACCELERATOR"
+    state.instantiate.append((index, m.class_name, ARGUMENTS))
+    dropped = len(decorators) != len(cls.decorators)
+    _drop_imports(state, dropped)
+    detail = (
+        f"GPU_TYPE class made ACCELERATOR: {added} test{'s' if added != 1 else ''} given `device`, "
+        f"{rewritten} use{'s' if rewritten != 1 else ''} of GPU_TYPE rewritten"
+        f"{', ' + ' and '.join(a + ' = GPU_TYPE' for a in attributes) + ' dropped' if attributes else ''}, "
+        f"instantiated{ARGUMENTS}{f' in place of @{PARAMETRIZED}' if dropped else ''}"
+    )
+    return Done("any-gpu", m.class_name, m.line, "ACCELERATOR", detail, instantiated_names(m.class_name, DEVICE_TYPES))
+
+
+def _refuse_uninstantiable(m: Migration, facts: ModuleFacts, body: Sequence[cst.BaseStatement], index: int) -> None:
+    """Refusal when instantiating the class would break its module (the
+    call deletes it from the module's globals), or it reaches a
+    module-level helper or value that uses GPU_TYPE (no rewrite of the
+    class changes what that one makes)."""
+    info = class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        raise Refusal(f"class {m.class_name} not found in the facts")
+    if any(i.class_name == m.class_name for i in facts.instantiations):
+        raise Refusal(f"{m.class_name} is already instantiated")
+    if any(base_name(b) == m.class_name for c in facts.classes for b in c.bases):
+        raise Refusal(f"another class of the module subclasses {m.class_name}")
+    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
+        raise Refusal(f"{m.class_name} is passed to a function at module level")
+    empty = cst.Module(body=[])
+    rest = "\n".join(empty.code_for_node(s) for i, s in enumerate(body) if i != index)
+    if re.search(rf"(?<![\w.]){re.escape(m.class_name)}\b", rest):
+        raise Refusal(
+            f"the module names {m.class_name} outside it, which instantiating it deletes from the module: migrate by hand"
+        )
+    cls = body[index]
+    for name, line in _reaching_any_gpu(body, index).items():
+        if node_uses(cls, name):
+            raise Refusal(
+                f"{m.class_name} uses {name}, which uses GPU_TYPE at module level ({line}): "
+                f"give it the test's `device`, then migrate"
+            )
+
+
+# Flags that are false on a machine without a GPU (inductor_utils' HAS_GPU,
+# HAS_GPU_AND_TRITON, RUN_GPU; HAS_CUDA_AND_TRITON, TEST_CUDA, TEST_XPU...).
+_GPU_FLAG = re.compile(r"^(?:HAS|TEST|RUN)_(?:MULTI_?)?(?:GPU|CUDA|XPU)(?:_\w+)?$")
+
+
+def _refuse_cpu_tests(
+    m: Migration,
+    facts: ModuleFacts,
+    tests: Sequence[cst.FunctionDef],
+    using: dict[str, bool],
+    body: Sequence[cst.BaseStatement],
+) -> None:
+    """Refusal when a test ran on CPU runners and `except_for="cpu"` would
+    drop it there: it uses no GPU_TYPE (nor a helper method that does),
+    nothing requires a GPU of it (a decorator, the class's, a skip in
+    setUp) and the module's `__main__` runs its tests without a GPU flag
+    (`if HAS_GPU: run_tests()`, how PyTorch's run_test.py runs a file,
+    keeps them all off CPU runners)."""
+    info = class_facts(facts, m.class_name, m.occurrence)
+    assert info is not None  # checked by _refuse_uninstantiable
+    if any(r.kind in ("class", "setup") for r in info.requires) or _main_needs_gpu(body):
+        return
+    lines = {t.name: t.line for t in info.methods}
+    required = {min((n for n in lines.values() if n >= r.line), default=0) for r in info.requires if r.kind == "test"}
+    helpers = [name for name, used in using.items() if used and not name.startswith("test")]
+    for fn in tests:
+        if using.get(fn.name.value) or lines.get(fn.name.value, -1) in required:
+            continue
+        if any(node_uses(fn.body, h) for h in helpers):
+            continue
+        raise Refusal(
+            f"{fn.name.value} uses no GPU and nothing keeps it off CPU runners (no GPU skip, no `if HAS_GPU:` "
+            f'around run_tests()): instantiated with except_for="cpu" it would no longer run there; '
+            "move it to a GENERIC class, then migrate"
+        )
+
+
+def _main_needs_gpu(body: Sequence[cst.BaseStatement]) -> bool:
+    """Whether the module's `if __name__ == "__main__":` calls run_tests
+    only under an `if` that a GPU flag is a term of (`if IS_LINUX and HAS_GPU:`)."""
+    main = next((s for s in body if is_main_guard(s)), None)
+    if not isinstance(main, cst.If):
+        return False
+    calls = _RunTests()
+    main.body.visit(calls)
+    return bool(calls.gated) and all(calls.gated)
+
+
+class _RunTests(cst.CSTVisitor):
+    """Each `run_tests(...)` call in a block: whether a GPU flag guards it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.guards = 0
+        self.gated: list[bool] = []
+
+    def visit_If(self, node: cst.If) -> bool:
+        # The guard holds in the `if` branch only: its `else` runs without a GPU.
+        gpu = _needs_gpu(node.test)
+        self.guards += gpu
+        node.body.visit(self)
+        self.guards -= gpu
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if dotted(node.func).rsplit(".", 1)[-1] == "run_tests":
+            self.gated.append(self.guards > 0)
+
+
+def _needs_gpu(test: cst.BaseExpression) -> bool:
+    """Whether a GPU flag is a term of `test` (`HAS_GPU`, `IS_LINUX and HAS_GPU`; never `not HAS_GPU`)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _needs_gpu(test.left) or _needs_gpu(test.right)
+    return isinstance(test, cst.Name) and bool(_GPU_FLAG.match(test.value))
+
+
+def _reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str, str]:
+    """The module-level functions, classes and names (other than the class
+    at `index`) whose definition uses GPU_TYPE, directly or through another
+    of them: name -> what it is."""
+    defs: dict[str, cst.CSTNode] = {}
+    for i, stmt in enumerate(body):
+        if i == index:
+            continue
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            defs[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else [small.target]
+                    if isinstance(small, cst.AnnAssign) and small.value is not None
+                    else []
+                )
+                for target in targets:
+                    if isinstance(target, cst.Name):
+                        defs[target.value] = small
+    reaching = {
+        name: f"def {name}" if isinstance(node, cst.FunctionDef) else name
+        for name, node in defs.items()
+        if any(node_uses(node, g) for g in ANY_GPU_NAMES)
+    }
+    grew = True
+    while grew:
+        grew = False
+        for name, node in defs.items():
+            if name not in reaching and any(node_uses(node, r) for r in reaching):
+                reaching[name] = f"through {next(r for r in reaching if node_uses(node, r))}"
+                grew = True
+    return reaching
+
+
+def _kept_decorators(cls: cst.ClassDef) -> list[cst.Decorator]:
+    """The class's decorators without `@instantiate_parametrized_tests`;
+    Refusal for one whose effect on the device classes is not known."""
+    kept = []
+    for d in cls.decorators:
+        name = decorator_name(d)
+        if name == PARAMETRIZED:
+            continue
+        if name not in _KEPT_DECORATORS and not name.startswith("requires_"):
+            raise Refusal(f"{cls.name.value} has a class decorator (@{name}): migrate by hand")
+        if any(node_uses(d, g) for g in ANY_GPU_NAMES):
+            raise Refusal(f"{cls.name.value}'s class decorator @{name} uses GPU_TYPE: migrate by hand")
+        kept.append(d)
+    if kept and len(kept) != len(cls.decorators):
+        # The decorator list loses one: the comments above it stay with the class.
+        kept[0] = kept[0].with_changes(leading_lines=cls.decorators[0].leading_lines)
+    return kept
+
+
+def _without_attributes(
+    cls: cst.ClassDef, stmts: Sequence[cst.BaseStatement]
+) -> tuple[list[cst.BaseStatement], tuple[str, ...]]:
+    """The class body without `device = GPU_TYPE` / `device_type = GPU_TYPE`
+    (their comments kept on what follows), and which of the two it set;
+    Refusal for any other statement of the class body that uses GPU_TYPE
+    (it runs when the class is defined), or `device` set with a base that
+    may read it."""
+    body: list[cst.BaseStatement] = []
+    found: list[str] = []
+    carried: list[cst.EmptyLine] = []
+    for stmt in stmts:
+        attribute = _gpu_attribute(stmt)
+        if attribute is not None:
+            assert isinstance(stmt, cst.SimpleStatementLine)
+            found.append(attribute)
+            carried.extend(stmt.leading_lines)
+            comment = stmt.trailing_whitespace.comment
+            if comment is not None:
+                carried.append(cst.EmptyLine(comment=comment))
+            continue
+        if not isinstance(stmt, cst.FunctionDef) and any(node_uses(stmt, g) for g in ANY_GPU_NAMES):
+            code = cst.Module(body=[]).code_for_node(stmt).strip().splitlines()[0]
+            raise Refusal(f"{cls.name.value}'s body uses GPU_TYPE when the class is defined ({code}): migrate by hand")
+        if carried and isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            # After its blank lines: the comments then sit right above it.
+            own = list(stmt.leading_lines)
+            blanks = next((i for i, line in enumerate(own) if line.comment is not None), len(own))
+            stmt = stmt.with_changes(leading_lines=[*own[:blanks], *carried, *own[blanks:]])
+            carried = []
+        body.append(stmt)
+    bases = {base_name(dotted(b.value)) for b in cls.bases}
+    if "device" in found and not bases <= _PLAIN_BASES:
+        raise Refusal(
+            f"{cls.name.value} sets `device = GPU_TYPE` and its base {sorted(bases - _PLAIN_BASES)[0]} may read "
+            "`self.device`: migrate by hand"
+        )
+    return body, tuple(found)
+
+
+def _gpu_attribute(stmt: cst.BaseStatement) -> str | None:
+    """`device` or `device_type` when `stmt` is `device = GPU_TYPE` (or `device_type: str = GPU_TYPE`)."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target, value = small.targets[0].target, small.value
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        target, value = small.target, small.value
+    else:
+        return None
+    if isinstance(target, cst.Name) and target.value in _ATTRIBUTES and dotted(value) in ANY_GPU_NAMES:
+        return target.value
+    return None
+
+
+def _method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> tuple[cst.FunctionDef, int, bool]:
+    """The method with its uses of GPU_TYPE (and of the attributes the
+    class set to it) rewritten, and, a test, given `device`; how many uses
+    were rewritten and whether it is a test. Refusal, with why, when a use
+    cannot be."""
+    name = fn.name.value
+    test = name.startswith("test")
+    static = next(
+        (decorator_name(d) for d in fn.decorators if decorator_name(d) in ("staticmethod", "classmethod")), None
+    )
+    if any(node_uses(d, g) for d in fn.decorators for g in ANY_GPU_NAMES):
+        raise Refusal(f"a decorator of {name} uses GPU_TYPE, which runs when the class is defined: migrate by hand")
+    if any(node_uses(fn.params, g) for g in ANY_GPU_NAMES):
+        raise Refusal(f"a default of {name}'s parameters is GPU_TYPE, set when the class is defined: migrate by hand")
+    params = [*fn.params.posonly_params, *fn.params.params]
+    me = params[0].name.value if params and static != "staticmethod" else ""
+    uses = _Uses(name, me, test, attributes, _bound_in(fn.body))
+    new_body = fn.body.visit(uses)
+    if uses.refusal:
+        raise Refusal(uses.refusal)
+    assert isinstance(new_body, cst.BaseSuite)
+    new_fn = fn.with_changes(body=new_body)
+    if test:
+        taken = device_parameter(fn)
+        if taken is not None:
+            raise Refusal(f"{name} already takes `{taken.name.value}`: migrate by hand")
+        if _parametrizes_device(fn):
+            raise Refusal(f"{name} gets `device` from @parametrize, not from the device framework: migrate by hand")
+        given = with_device(fn.params)
+        if given is None or static:
+            raise Refusal(f"{name} has no `self` to put `device` after")
+        new_fn = new_fn.with_changes(params=given)
+    return new_fn, uses.count, test
+
+
+def _parametrizes_device(fn: cst.FunctionDef) -> bool:
+    """Whether a `@parametrize("device, ...", ...)`-style decorator names `device`."""
+    for d in fn.decorators:
+        call = d.decorator
+        if isinstance(call, cst.Call) and decorator_name(d).startswith("parametrize") and call.args:
+            first = call.args[0].value
+            if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
+                if "device" in (n.strip() for n in first.evaluated_value.split(",")):
+                    return True
+    return False
+
+
+class _Uses(cst.CSTTransformer):
+    """One method's body with GPU_TYPE, and `self.device`/`self.device_type`
+    when the class set them to it, rewritten: `device` where a test places
+    a tensor, `self.device_type` anywhere else (what GPU_TYPE was). Scopes
+    nested in the method that rebind `device` or `self` are followed; where
+    a use cannot be rewritten, `refusal` says why."""
+
+    def __init__(self, method: str, me: str, test: bool, attributes: tuple[str, ...], local: set[str]) -> None:
+        super().__init__()
+        self.method, self.me, self.test, self.attributes = method, me, test, attributes
+        self.local = local  # the names the method's own scope binds
+        self.scopes: list[set[str]] = []  # names bound by each nested scope the walk is in
+        self.placing: set[int] = set()  # ids of the expressions that place a tensor
+        self.skip: set[int] = set()  # ids of names that are no use (keywords, attributes' names)
+        self.count = 0
+        self.refusal = ""
+
+    # -- where the walk is -------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.append(_bound_in(node) | {p.name.value for p in _all_params(node.params)})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        self.scopes.pop()
+        return updated_node
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.scopes.append({p.name.value for p in _all_params(node.params)})
+
+    def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.BaseExpression:
+        self.scopes.pop()
+        return updated_node
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scopes.append(_bound_in(node))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        self.scopes.pop()
+        return updated_node
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        # A comprehension's variables shadow the method's from where they are bound on.
+        self.scopes.append(_bound_in(node.target))
+
+    def leave_CompFor(self, original_node: cst.CompFor, updated_node: cst.CompFor) -> cst.CompFor:
+        self.scopes.pop()
+        return updated_node
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+            if node.keyword.value == "device":
+                self.placing.add(id(node.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to" and node.args:
+            if node.args[0].keyword is None:
+                self.placing.add(id(node.args[0].value))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.skip.add(id(node.attr))
+        if node.attr.value in ANY_GPU_NAMES:
+            self._refuse(f"{self.method} reads {dotted(node) or node.attr.value}: migrate by hand")
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if dotted(node.name).rsplit(".", 1)[-1] in ANY_GPU_NAMES:
+            self._refuse(f"{self.method} imports GPU_TYPE itself: migrate by hand")
+
+    # -- the rewrites ------------------------------------------------------
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        if original_node.value not in ANY_GPU_NAMES or id(original_node) in self.skip:
+            return updated_node
+        return self._replacement(original_node, updated_node)
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        attr = original_node.attr.value
+        if attr not in self.attributes or not self.me:
+            return updated_node
+        owner = original_node.value
+        if isinstance(owner, cst.Name) and owner.value == self.me:
+            if self.me in self._shadowed():
+                return updated_node  # another object's attribute, in a nested scope
+            if attr == "device_type" and not (self.test and id(original_node) in self.placing):
+                return updated_node  # the framework's own attribute: still right
+            return self._replacement(original_node, updated_node)
+        if isinstance(owner, cst.Call) and dotted(owner.func) == "type" or dotted(owner).endswith("__class__"):
+            self._refuse(f"{self.method} reads the class's `{attr}` through its type: migrate by hand")
+        return updated_node
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        for t in original_node.targets:
+            self._refuse_store(t.target)
+        return updated_node
+
+    def leave_AugAssign(self, original_node: cst.AugAssign, updated_node: cst.AugAssign) -> cst.AugAssign:
+        self._refuse_store(original_node.target)
+        return updated_node
+
+    def _refuse_store(self, target: cst.BaseExpression) -> None:
+        if (
+            isinstance(target, cst.Attribute)
+            and target.attr.value in self.attributes
+            and dotted(target.value) == self.me
+            and self.me
+        ):
+            self._refuse(f"{self.method} sets {self.me}.{target.attr.value}: migrate by hand")
+
+    def _replacement(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        shadowed = self._shadowed()
+        if self.test and id(original) in self.placing:
+            if "device" in shadowed or "device" in self.local:
+                self._refuse(f"{self.method} binds the name `device` itself, where GPU_TYPE places a tensor")
+                return updated
+            self.count += 1
+            return cst.Name("device")
+        if not self.me or self.me in shadowed:
+            where = "a static method" if not self.me else f"a nested scope that rebinds `{self.me}`"
+            self._refuse(f"{self.method} uses GPU_TYPE in {where}: nothing there says the device type")
+            return updated
+        self.count += 1
+        return cst.Attribute(value=cst.Name(self.me), attr=cst.Name("device_type"))
+
+    def _shadowed(self) -> set[str]:
+        return set().union(*self.scopes) if self.scopes else set()
+
+    def _refuse(self, reason: str) -> None:
+        self.refusal = self.refusal or reason
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    kwarg = [params.star_kwarg] if params.star_kwarg is not None else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwarg]
+
+
+class _Stores(cst.CSTVisitor):
+    """The names a node binds (assignments, loop and `with` targets, walrus,
+    imports, `except ... as`), its own nested functions' and classes' names
+    included, their insides not."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        super().__init__()
+        self.root = root
+        self.names: set[str] = set()
+
+    def _nested(self, node: cst.CSTNode) -> bool:
+        return node is not self.root
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if self._nested(node):
+            self.names.add(node.name.value)
+            return False
+        return True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        if self._nested(node):
+            self.names.add(node.name.value)
+            return False
+        return True
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self.names |= _target_names(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.names |= _target_names(node.target)
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    """The plain names a target binds (`a`, `a, (b, *c)`); an attribute or a subscript binds none."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(set(), *(_target_names(e.value) for e in target.elements))
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
+def _bound_in(node: cst.CSTNode) -> set[str]:
+    """The names `node` binds in its own scope (a target: the names it binds)."""
+    if isinstance(node, cst.BaseExpression):
+        return _target_names(node)
+    stores = _Stores(node)
+    node.visit(stores)
+    return stores.names
+
+
+def _refuse_still_named(cls: cst.ClassDef) -> None:
+    """Refusal when the migrated class still names GPU_TYPE (a use no rewrite reached)."""
+    if any(node_uses(cls, g) for g in ANY_GPU_NAMES):
+        raise Refusal(f"{cls.name.value} still names GPU_TYPE after the rewrites: migrate by hand")
+
+
+def _drop_imports(state: ModuleEdits, dropped_parametrized: bool) -> None:
+    """GPU_TYPE, and `instantiate_parametrized_tests` when its decorator
+    went, dropped from the module's imports when nothing else names them."""
+    module = state.module.with_changes(body=state.body)
+    names = [*ANY_GPU_NAMES, *([PARAMETRIZED] if dropped_parametrized else [])]
+    for name in names:
+        module = drop_unused_import(module, name)
+    state.body[:] = list(module.body)

@@ -1,0 +1,312 @@
+"""The "any-gpu" migration of `hwlint fix --unsafe` (inductor tests on
+whichever GPU the machine has, `GPU_TYPE`): snippets in, the exact file
+out, each refusal with its reason, a property test over generated
+inductor-style classes, and docs/fix.md's example."""
+
+from __future__ import annotations
+
+import ast
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwlint.core.config import load_config
+from hwlint.fix.apply import apply_fixes
+from hwlint.fix.result import FixReport
+from hwlint.rules.missing_classification import MissingClassification
+from tests.conftest import lint, run_cli, write_project
+
+HEAD = (
+    "import torch\n"
+    "from torch.testing._internal.common_utils import TestCase, run_tests\n"
+    "from torch.testing._internal.inductor_utils import GPU_TYPE, HAS_GPU\n"
+)
+AFTER_HEAD = (
+    "import torch\n"
+    "from torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+    "from torch.testing._internal.inductor_utils import HAS_GPU\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+)
+GATED = '\n\nif __name__ == "__main__":\n    if HAS_GPU:\n        run_tests()\n'
+CALL = 'instantiate_device_type_tests(TestA, globals(), allow_xpu=True, except_for="cpu")\n'
+
+
+def migrate(tmp_path: Path, source: str) -> tuple[str, FixReport]:
+    """The file after `hwlint fix --unsafe`, and the report; a second run changes nothing."""
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source})
+    config = load_config(start=root)
+    report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
+    text = (root / "test/test_a.py").read_text()
+    again = apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1)
+    assert [f.path for f in again.files] == [], "a second run changed something"
+    return text, report
+
+
+def refusals(report: FixReport) -> list[str]:
+    return [u.reason for u in report.unfixed if u.kind == "any-gpu"]
+
+
+# -- what it makes -------------------------------------------------------------
+
+
+def test_a_gpu_type_class_becomes_an_instantiated_accelerator_class(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n    device_type = GPU_TYPE\n\n"
+        "    def test_a(self):\n        x = torch.randn(2, device=GPU_TYPE)\n        self.assertEqual(x.sum(), x.sum())\n"
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert text == AFTER_HEAD + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        x = torch.randn(2, device=device)\n        self.assertEqual(x.sum(), x.sum())\n"
+        "\n\n" + CALL + GATED
+    )
+    assert report.migrated == {"any-gpu": 1}
+    (done,) = report.files[0].migrated
+    assert done.collected == ("TestACUDA", "TestAXPU", "TestAHPU", "TestAPRIVATEUSE1")
+    assert "device_type = GPU_TYPE dropped" in done.detail
+
+
+def test_parametrized_tests_keep_their_parameters_after_device(tmp_path: Path) -> None:
+    source = (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import (\n    TestCase,\n    instantiate_parametrized_tests,\n"
+        "    parametrize,\n    run_tests,\n)\n"
+        "from torch.testing._internal.inductor_utils import GPU_TYPE, HAS_GPU\n\n\n"
+        "# inductor's determinism\n@instantiate_parametrized_tests\nclass TestA(TestCase):\n"
+        '    @parametrize("n", [1, 2])\n    def test_a(self, n):\n        torch.ones(n).to(GPU_TYPE)\n'
+    )
+    text, _ = migrate(tmp_path, source + GATED)
+    assert text == (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import (\n    TestCase,\n"
+        "    parametrize,\n    run_tests,\n    HardwareClassification,\n)\n"
+        "from torch.testing._internal.inductor_utils import HAS_GPU\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n\n\n"
+        "# inductor's determinism\nclass TestA(TestCase):\n"
+        "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        '    @parametrize("n", [1, 2])\n    def test_a(self, device, n):\n        torch.ones(n).to(device)\n'
+        "\n\n" + CALL + GATED
+    )
+
+
+def test_uses_that_are_values_get_the_device_type_string(tmp_path: Path) -> None:
+    # `device` is "cuda:0"; GPU_TYPE was "cuda", as self.device_type is.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n    device = GPU_TYPE  # the GPU\n\n"
+        "    def setUp(self):\n        super().setUp()\n        self.where = torch.device(GPU_TYPE)\n\n"
+        "    def make(self):\n        return torch.ones(2, device=self.device)\n\n"
+        "    def test_a(self):\n"
+        '        if GPU_TYPE == "xpu":\n            self.skipTest("not on XPU")\n'
+        "        x = torch.ones(2, device=self.device)\n"
+        '        self.assertIn(f"{GPU_TYPE}:0", str(x.device))\n'
+    )
+    text, _ = migrate(tmp_path, source + GATED)
+    assert text == AFTER_HEAD + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    # the GPU\n"
+        "    def setUp(self):\n        super().setUp()\n        self.where = torch.device(self.device_type)\n\n"
+        "    def make(self):\n        return torch.ones(2, device=self.device_type)\n\n"
+        "    def test_a(self, device):\n"
+        '        if self.device_type == "xpu":\n            self.skipTest("not on XPU")\n'
+        "        x = torch.ones(2, device=device)\n"
+        '        self.assertIn(f"{self.device_type}:0", str(x.device))\n'
+        "\n\n" + CALL + GATED
+    )
+
+
+def test_a_test_of_cpu_only_code_may_stay_when_a_gpu_skip_keeps_it_off_cpu(tmp_path: Path) -> None:
+    # run_tests() is not gated, but each test either uses GPU_TYPE or is skipped without a GPU.
+    source = HEAD.replace("HAS_GPU\n", "HAS_GPU, requires_gpu\n") + (
+        "\n\nclass TestA(TestCase):\n"
+        "    @requires_gpu()\n    def test_a(self):\n        self.assertTrue(HAS_GPU)\n\n"
+        "    def test_b(self):\n        torch.ones(2, device=GPU_TYPE)\n"
+    )
+    text, report = migrate(tmp_path, source + '\n\nif __name__ == "__main__":\n    run_tests()\n')
+    assert report.migrated == {"any-gpu": 1}
+    assert "    @requires_gpu()\n    def test_a(self, device):\n" in text
+    assert "import HAS_GPU, requires_gpu\n" in text and text.count("GPU_TYPE") == 0
+
+
+# -- what it refuses -----------------------------------------------------------
+
+REFUSED = [
+    (
+        "\n\ndef make():\n    return torch.ones(2, device=GPU_TYPE)\n\n\n"
+        "class TestA(TestCase):\n    def test_a(self):\n        make().to(GPU_TYPE)\n",
+        "TestA uses make, which uses GPU_TYPE at module level (def make): give it the test's `device`, then migrate",
+    ),
+    (
+        "\n\nclass TestA(TestCase):\n"
+        '    @unittest.skipIf(GPU_TYPE == "xpu", "not on XPU")\n'
+        "    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n",
+        "a decorator of test_a uses GPU_TYPE, which runs when the class is defined: migrate by hand",
+    ),
+    (
+        "\n\nclass TestA(TestCase):\n    sizes = {GPU_TYPE: 2}\n\n"
+        "    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n",
+        "TestA's body uses GPU_TYPE when the class is defined (sizes = {GPU_TYPE: 2}): migrate by hand",
+    ),
+    (
+        "\n\nclass TestA(TestCase):\n    @staticmethod\n    def helper():\n        return GPU_TYPE\n\n"
+        "    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n",
+        "helper uses GPU_TYPE in a static method: nothing there says the device type",
+    ),
+    (
+        "\n\nclass TestA(TestCase):\n"
+        '    def test_a(self):\n        device = "cpu"\n        torch.ones(2, device=GPU_TYPE).to(device)\n',
+        "test_a binds the name `device` itself, where GPU_TYPE places a tensor",
+    ),
+    (
+        "\n\nclass TestA(TestCase):\n    def test_a(self):\n"
+        "        class M:\n            def on(self):\n                return GPU_TYPE\n\n"
+        "        M().on()\n",
+        "test_a uses GPU_TYPE in a nested scope that rebinds `self`: nothing there says the device type",
+    ),
+    (
+        "\n\nclass Base(TestCase):\n    pass\n\n\nclass TestA(Base):\n    device = GPU_TYPE\n\n"
+        "    def test_a(self):\n        torch.ones(2, device=self.device)\n",
+        "TestA sets `device = GPU_TYPE` and its base Base may read `self.device`: migrate by hand",
+    ),
+    (
+        "\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n\n\nALIAS = TestA\n",
+        "the module names TestA outside it, which instantiating it deletes from the module: migrate by hand",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "reason"), REFUSED, ids=[str(i) for i in range(len(REFUSED))])
+def test_refused_with_the_reason(tmp_path: Path, body: str, reason: str) -> None:
+    source = "import unittest\n" + HEAD + body + GATED
+    text, report = migrate(tmp_path, source)
+    assert refusals(report) == [reason]
+    assert "GPU_TYPE" in text and "instantiate_device_type_tests" not in text
+
+
+def test_a_test_that_would_no_longer_run_on_cpu_runners_is_refused(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+        "    def test_gpu(self):\n        torch.ones(2, device=GPU_TYPE)\n"
+    )
+    text, report = migrate(tmp_path, source + '\n\nif __name__ == "__main__":\n    run_tests()\n')
+    assert refusals(report) == [
+        "test_math uses no GPU and nothing keeps it off CPU runners (no GPU skip, no `if HAS_GPU:` around "
+        'run_tests()): instantiated with except_for="cpu" it would no longer run there; move it to a '
+        "GENERIC class, then migrate"
+    ]
+    assert text == source + '\n\nif __name__ == "__main__":\n    run_tests()\n'
+    # The `else` of a GPU guard runs without one.
+    other = source + '\n\nif __name__ == "__main__":\n    if not HAS_GPU:\n        run_tests()\n'
+    assert refusals(migrate(tmp_path / "b", other)[1])[0].startswith("test_math uses no GPU")
+
+
+# -- properties over generated inductor-style classes ---------------------------
+
+# (line in a test, uses GPU_TYPE)
+LINES = [
+    ("x = torch.randn(4, device=GPU_TYPE)", True),
+    ("x = torch.ones(2).to(GPU_TYPE)", True),
+    ("self.assertEqual(torch.device(GPU_TYPE).type, GPU_TYPE)", True),
+    ('if GPU_TYPE == "xpu":\n            return', True),
+    ("y = [torch.zeros(1, device=GPU_TYPE) for _ in range(2)]", True),
+    ("self.assertEqual(1, 1)  # keep me", False),
+]
+
+
+@st.composite
+def inductor_modules(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A module of one to three GPU_TYPE classes, and their names."""
+    parametrized = draw(st.booleans())
+    parts = [
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests, instantiate_parametrized_tests, parametrize\n"
+        "from torch.testing._internal.inductor_utils import GPU_TYPE, HAS_GPU\n"
+    ]
+    names = []
+    for c in range(draw(st.integers(1, 3))):
+        name = f"Test{c}"
+        names.append(name)
+        lines = ["", ""] + (["@instantiate_parametrized_tests"] if parametrized else []) + [f"class {name}(TestCase):"]
+        attribute = draw(st.sampled_from(["", "device_type", "device"]))
+        if attribute:
+            lines += [f"    {attribute} = GPU_TYPE", ""]
+        for t in range(draw(st.integers(1, 3))):
+            body = draw(st.lists(st.sampled_from(LINES), min_size=1, max_size=3))
+            if not any(uses for _, uses in body):
+                body.append(LINES[0])
+            params = ""
+            if parametrized and draw(st.booleans()):
+                lines.append('    @parametrize("n", [1, 2])')
+                params = ", n"
+            lines.append(f"    def test_{t}(self{params}):")
+            lines += [f"        {text}" for text, _ in body]
+            if attribute == "device":
+                lines.append("        torch.ones(1, device=self.device)")
+            lines.append("")
+        parts.append("\n".join(lines).rstrip("\n") + "\n")
+    parts.append(GATED)
+    return "".join(parts), names
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inductor_modules())
+def test_generated_gpu_type_classes_migrate_cleanly(module: tuple[str, list[str]]) -> None:
+    source, names = module
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_project(Path(tmp) / "proj", {"test/test_a.py": source})
+        config = load_config(start=root)
+        report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
+        text = (root / "test/test_a.py").read_text()
+        tree = ast.parse(text)
+        assert report.migrated.get("any-gpu") == len(names), report.unfixed
+        classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+        for name in names:
+            cls = classes[name]
+            assert "GPU_TYPE" not in ast.unparse(cls)
+            assert cls.decorator_list == []
+            for fn in cls.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test"):
+                    assert [a.arg for a in fn.args.args][:2] == ["self", "device"]
+            calls = re.findall(rf"^instantiate_device_type_tests\({name}, globals\(\)(.*)\)$", text, re.M)
+            assert calls == [', allow_xpu=True, except_for="cpu"']
+        again = apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1)
+        assert [f.path for f in again.files] == []
+        missing = [d for d in lint(root).diagnostics if d.code == MissingClassification.code]
+        assert missing == []
+
+
+# -- docs/fix.md ---------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
+
+
+def test_docs_any_gpu_example_is_what_fix_does(tmp_path: Path) -> None:
+    text = DOCS.read_text()
+    blocks = dict(re.findall(r"<!-- migration-example: any-gpu (\w+) -->\n```python\n(.*?)```", text, re.S))
+    assert set(blocks) == {"before", "after"}, "docs/fix.md lost its any-gpu before/after example"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]})
+    proc = run_cli("fix", "--unsafe", cwd=root)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert (root / "test/test_x.py").read_text() == blocks["after"]
+    assert run_cli("fix", "--unsafe", "--diff", cwd=root).stdout == ""
+
+
+def test_the_runtime_check_maps_a_class_that_set_its_own_device_type() -> None:
+    # Before: `device_type = GPU_TYPE` makes the runtime see a device type on
+    # a class the framework did not make; its tests are still per device now.
+    from hwlint.fix.verify_runtime import compare
+    from hwlint.infra.runtime import RuntimeClass, RuntimeModule
+
+    before = RuntimeModule("t.py", (RuntimeClass("TestA", None, True, None, "t.py", "cuda", ("test_a",)),))
+    after = RuntimeModule(
+        "t.py",
+        (
+            RuntimeClass("TestACUDA", "ACCELERATOR", True, "TestA", "t.py", "cuda", ("test_a_cuda",)),
+            RuntimeClass("TestAXPU", "ACCELERATOR", True, "TestA", "t.py", "xpu", ("test_a_xpu",)),
+        ),
+    )
+    check = compare("t.py", before, after)
+    assert check.lost == () and check.per_device == ("TestACUDA.test_a_cuda", "TestAXPU.test_a_xpu")
