@@ -100,16 +100,16 @@ def test_a_worker_reads_the_file_a_base_comes_from_and_judges_as_the_run_does(tm
     config = load_config(start=_project(tmp_path))
     step = judge_alone(config, enabled_codes(tuple(config.select), ()), fixable_in_module, run_of_one)
     sub = step("test/test_sub.py", extract_source("test/test_sub.py", _SUB))
-    assert sub is not None and sub.needs == ("test/common_base.py",)
+    assert sub.needs == ("test/common_base.py",)
     # TestSub inherits nothing (Base declares nothing): its HWC001, and its
     # GENERIC-or-ACCELERATOR fix is not safe (@onlyCUDA), so none counted.
     assert [(d.code, d.class_name) for d in sub.diagnostics] == [(MissingClassification.code, "TestSub")]
     assert sub.extra == 0
     alone = step("test/common_base.py", extract_source("test/common_base.py", _BASE))
-    assert alone is not None and not alone.broken and alone.extra == 1
+    assert not alone.broken and alone.extra == 1
     assert [(d.code, d.class_name) for d in alone.diagnostics] == [(MissingClassification.code, "Base")]
     broken = step("test/test_bad.py", extract_source("test/test_bad.py", "class (:\n"))
-    assert broken is not None and broken.broken and [d.code for d in broken.diagnostics] == [ParseError.code]
+    assert broken.broken and [d.code for d in broken.diagnostics] == [ParseError.code]
 
 
 def test_a_base_file_outside_the_tests_read_by_a_worker_is_an_input_of_the_cached_run(tmp_path: Path) -> None:

@@ -37,8 +37,7 @@ class Alone(NamedTuple):
 
     diagnostics: list[Diagnostic]
     broken: bool
-    exists: dict[str, bool]
-    located: dict[tuple[str, str, int], str | None]
+    exists: dict[str, bool]  # only for a run that keeps a memo (it is ~a quarter of what travels)
     extra: object = None  # what run_check's `per_module` gave for the module alone
     needs: tuple[str, ...] = ()  # the files its bases (and re-exports) were followed into
 
@@ -68,17 +67,20 @@ def judge_alone(
     enabled: frozenset[str],
     per_module: Callable[[Run], object] | None = None,
     run_of_one: Callable[[Config, Resolver, ModuleContext, list[Diagnostic], frozenset[str]], Run] | None = None,
-) -> Callable[[str, ModuleFacts], Alone | None]:
+    with_probes: bool = True,
+) -> Callable[[str, ModuleFacts], Alone]:
     """The worker's step (hwlint.facts.collect.WorkerStep) for one task:
     each module judged where it was parsed, the files its bases come from
-    read there too. With
-    `per_module` (what a consumer computes from one module, in the worker
-    too: a module-level function, sent by name), what it gives for a run of
-    the module alone, made by `run_of_one` (hwlint.engine.check.run_of_one)."""
+    read there too. With `per_module` (what a consumer computes from one
+    module, in the worker too: a module-level function, sent by name), what
+    it gives for a run of the module alone, made by `run_of_one`
+    (hwlint.engine.check.run_of_one).
+    `with_probes`: send the import candidates probed (a cached run's memo
+    keys by them)."""
     judge = Judge(config)
     options = FactsOptions.of(config)
 
-    def step(path: str, facts: ModuleFacts) -> Alone | None:
+    def step(path: str, facts: ModuleFacts) -> Alone:
         needs: set[str] = set()
         resolver = Resolver(config, {path: facts}, _loader(config, options, needs))
         ctx = resolver.context(facts)
@@ -86,6 +88,7 @@ def judge_alone(
         extra = None
         if per_module is not None and run_of_one is not None:
             extra = per_module(run_of_one(config, resolver, ctx, found, enabled))
-        return Alone(found, facts.error is not None, resolver.exists, resolver.located, extra, tuple(sorted(needs)))
+        probed = resolver.exists if with_probes else {}
+        return Alone(found, facts.error is not None, probed, extra, tuple(sorted(needs)))
 
     return step

@@ -227,7 +227,6 @@ def lint_files(
             if alone.broken:
                 broken.add(rel)
             resolver.exists.update(alone.exists)
-            resolver.located.update(alone.located)
             for other in alone.needs:
                 if other not in resolved.modules:
                     resolved.source.read_elsewhere(other)
@@ -416,14 +415,13 @@ def _facts_source(
     whole-tree memo when the cache can keep one for this run."""
     from hwlint.engine import cached
 
-    # The files parsed in the pool are judged there when they need no other module.
-    after = (judge_alone, (config, enabled, per_module, run_of_one))
+    # The files parsed in the pool are judged there (hwlint.engine.alone).
     if store is None:
         source = FactsSource(config, jobs, progress)
-        source.after = after
+        source.after = (judge_alone, (config, enabled, per_module, run_of_one, False))
         return source, None
     in_cache = cached.CachedFactsSource(config, store, jobs, progress)
-    in_cache.after = after
+    in_cache.after = (judge_alone, (config, enabled, per_module, run_of_one, True))
     in_cache.hash_files(found.files)
     if found.whole_tree and found.files:
         return in_cache, (cached.TreeMemo(store, config, enabled), in_cache)
