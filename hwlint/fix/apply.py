@@ -382,6 +382,10 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
             left = left._replace(reason=f"{r.migration.evidence}; not generalized: {r.reason}", kind="not-configured")
         elif r.migration.kind == "generalize":
             continue
+        elif r.migration.kind == "split":
+            if r.migration.member:
+                continue  # classified whole as before (`--format json` lists why: "not_split")
+            left = left._replace(reason=f"{r.migration.evidence}; not split: {r.reason.removeprefix('not split: ')}")
         if (left.path, left.line, left.class_name, left.reason) not in listed:
             report.unfixed.append(left)
     if outcome.changed:

@@ -30,6 +30,7 @@ MigrationKind = Literal[
     "device-param",  # tests take `device`, the class is never instantiated
     "accelerator-tests",  # an ACCELERATOR class's tests made device-generic
     "generalize",  # a one-device class made device-generic
+    "split",  # a mixed class split by test into a GENERIC and an ACCELERATOR class
 ]
 
 # Why the rules say a class needs a human (the kinds of their NotFixable):

@@ -115,6 +115,7 @@ _LEFT: dict[MigrationKind, UnfixedKind] = {
     "device-param": "device-not-instantiated",
     "accelerator-tests": "accelerator-tests",
     "generalize": "generalize",  # hwlint.fix.apply says whether the class is left
+    "split": "mixed-accelerator-use",  # hwlint.fix.apply says whether the class is left
 }
 
 
