@@ -224,10 +224,6 @@ def plan_fixes(
         unfixed.extend(_screen_all(Trial(result), planner.index.modules, plans))
     else:
         unfixed.extend(_plan_migrations(result, plans, wanted))
-        # (Imported here: the module builds on this one's records.)
-        from hwlint.fix.split_plan import plan_splits
-
-        unfixed = plan_splits(result, plans, unfixed, wanted)
     return [plans[p] for p in sorted(plans) if plans[p].fixes or plans[p].rewrites or plans[p].migrations], unfixed
 
 

@@ -22,13 +22,17 @@ SPLIT_KINDS = frozenset({"mixed-accelerator-use", "some-tests-need-accelerator",
 
 
 def plan_splits(
-    result: CheckResult, plans: dict[str, FilePlan], unfixed: list[Unfixed], wanted: set[str] | None
-) -> list[Unfixed]:
-    """A "split" (first among its file's migrations) for each unclassified
-    class whose facts show both a test that may be device-free and one
-    that is not (`_divides`); a class left for a human ("mixed-accelerator-use")
-    is then no longer listed as left: a refused split lists it, with why.
-    The unfixed, without those."""
+    result: CheckResult, plans: list[FilePlan], unfixed: list[Unfixed], wanted: set[str] | None
+) -> tuple[list[FilePlan], list[Unfixed]]:
+    """`plans` (hwlint.fix.plan.plan_fixes's, with `--unsafe`) with a
+    "split" first among its file's migrations for each unclassified class
+    whose evidence is one of SPLIT_KINDS and whose facts show both a test
+    that may be device-free and one that is not (`_divides`), and that no
+    other file imports or subclasses (the split takes its name away). A
+    class left for a human ("mixed-accelerator-use") is then no longer
+    listed as left: a refused split lists it, with why. The plans and the
+    unfixed, without those."""
+    by_path = {plan.path: plan for plan in plans}
     classes = {(ctx.path, c.name, c.line): (ctx.facts, c) for ctx in result.contexts for c in ctx.facts.classes}
     taken: set[tuple[str, str, int]] = set()
     for diag in result.diagnostics:
@@ -42,15 +46,32 @@ def plan_splits(
             continue
         facts, cls = found
         instantiated = any(i.class_name == cls.name for i in facts.instantiations)
-        if not _divides(cls, instantiated):
+        if not _divides(cls, instantiated) or _used_elsewhere(result, diag.path, cls.name):
             continue
         occurrence = [c for c in facts.classes if c.name == cls.name].index(cls)
         member = fix.classification if isinstance(fix, Fix) else ""
         evidence = fix.evidence if isinstance(fix, Fix) else fix.reason
-        plan = plans.setdefault(diag.path, FilePlan(diag.path))
+        plan = by_path.get(diag.path)
+        if plan is None:
+            plan = by_path[diag.path] = FilePlan(diag.path)
         plan.migrations.insert(0, Migration("split", cls.name, occurrence, diag.line, evidence, member))
         taken.add((diag.path, diag.class_name, diag.line))
-    return [u for u in unfixed if not (u.kind == "mixed-accelerator-use" and (u.path, u.class_name, u.line) in taken)]
+    left = [u for u in unfixed if not (u.kind == "mixed-accelerator-use" and (u.path, u.class_name, u.line) in taken)]
+    return [by_path[p] for p in sorted(by_path)], left
+
+
+def _used_elsewhere(result: CheckResult, path: str, name: str) -> bool:
+    """Whether another file imports a name `name` or has a class with a base
+    of that name (another module's class of that name blocks the split too:
+    the facts do not say which module a base comes from)."""
+    for ctx in result.contexts:
+        if ctx.path == path:
+            continue
+        if any(i.name == name for i in ctx.facts.imports):
+            return True
+        if any(b.rsplit(".", 1)[-1] == name for c in ctx.facts.classes for b in c.bases):
+            return True
+    return False
 
 
 def _divides(cls: ClassFacts, instantiated: bool) -> bool:
@@ -64,8 +85,10 @@ def _divides(cls: ClassFacts, instantiated: bool) -> bool:
     sites = [s.line for s in (*cls.probes, *cls.devices, *cls.distributed, *cls.requires) if s.kind != "test"]
     free = device = 0
     for at, method in enumerate(cls.methods):
-        # Between the tests around it: its decorators, its body, or a member that is no test.
-        low = lines[at - 1] if at else cls.line
+        # From its `def` to the next test's: its body, or a member that is no
+        # test, or the next test's decorators (a probe in its own decorators
+        # is missed: the split then finds it, and refuses).
+        low = method.line - 1
         high = lines[at + 1] if at + 1 < len(lines) else cls.end_line + 1
         if (
             method.line in needed
