@@ -140,28 +140,31 @@ def _listed(tests: Sequence[str]) -> str:
 
 def _refuse_other_uses(module: cst.Module, where: int, calls: list[int], names: SplitNames, facts: ModuleFacts) -> None:
     """Refusal when the module names the class anywhere but in its own
-    definition and one instantiation (subclassed, referenced,
+    `class` line and one instantiation (subclassed, referenced,
     `super(TestFoo, self)`, given to a function), or already names one of
     the classes a split makes."""
     if len(calls) > 1:
         raise Refusal(f"not split: {names.old} is instantiated {len(calls)} times")
-    cls = module.body[where]
-    assert isinstance(cls, cst.ClassDef)
-    rest = [s for at, s in enumerate(module.body) if at != where and at not in calls]
-    outside = module.code_for_node(module.with_changes(body=rest))
-    inside = module.code_for_node(cls.body)
     call = instantiation_call(module.body[calls[0]], names.old) if calls else None
     if call is not None and any(module.code_for_node(a).count(names.old) for a in call.args[1:]):
         raise Refusal(f"not split: {names.old}'s instantiation names it again")
-    for text, where_said in ((outside, "the module"), (inside, "its own body")):
-        found = re.search(rf"\b{re.escape(names.old)}\b", text)
-        if found is not None:
-            line = text.count("\n", 0, found.start()) + 1
-            raise Refusal(
-                f"not split: {where_said} names {names.old} (line {line} of it): a subclass, a reference or "
-                f"`super({names.old}, self)` would not find its tests; split by hand"
-            )
     code = module.code
+    # The instantiation's lines: it names the class once, as its first argument.
+    spans = [
+        range(i.line, i.line + module.code_for_node(module.body[calls[0]]).strip().count("\n") + 1)
+        for i in facts.instantiations
+        if i.class_name == names.old
+    ][:1]
+    for found in re.finditer(rf"(?<![\w.]){re.escape(names.old)}\b", code):
+        line = code.count("\n", 0, found.start()) + 1
+        header = code[max(0, found.start() - 6) : found.start()] == "class "
+        if header or any(line in span for span in spans):
+            continue
+        said = code.splitlines()[line - 1].strip()
+        raise Refusal(
+            f"not split: `{said}` names {names.old}: a subclass, a reference or "
+            f"`super({names.old}, self)` would not find its tests; split by hand"
+        )
     for new in names[1:]:
         if re.search(rf"\b{re.escape(new)}", code):
             raise Refusal(f"not split: the name {new} is taken")
@@ -417,8 +420,9 @@ def _given_device(stmt: cst.BaseStatement) -> cst.BaseStatement:
     """A device test with `device` after `self` when it lacks one; Refusal
     when it has no `self` to put it after."""
     assert isinstance(stmt, cst.FunctionDef)
-    if device_parameter(stmt) is not None:
-        if device_parameter(stmt).name.value == "devices":  # type: ignore[union-attr]
+    param = device_parameter(stmt)
+    if param is not None:
+        if param.name.value == "devices":
             raise Refusal(f"not split: {stmt.name.value} takes `devices` (several devices)")
         return stmt
     params = with_device(stmt.params)
