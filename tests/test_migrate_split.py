@@ -177,6 +177,28 @@ def test_a_class_without_members_that_are_no_tests_gets_no_mixin(tmp_path: Path)
     assert "    def test_dev(self, device):\n        torch.accelerator.synchronize()\n" in text
 
 
+def test_instantiate_parametrized_tests_goes_to_the_generic_class(tmp_path: Path) -> None:
+    # The device framework expands the ACCELERATOR class's @parametrize itself.
+    source = (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import (\n"
+        "    TestCase,\n    instantiate_parametrized_tests,\n    parametrize,\n    run_tests,\n)\n\n\n"
+        "class TestA(TestCase):\n"
+        '    @parametrize("n", [1, 2])\n    def test_free(self, n):\n        self.assertGreater(n, 0)\n\n'
+        '    @parametrize("n", [1, 2])\n    def test_dev(self, n):\n        torch.ones(n).cuda()\n\n\n'
+        "instantiate_parametrized_tests(TestA)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"split": 2}
+    assert "\n\ninstantiate_parametrized_tests(TestAGeneric)\n" in text
+    assert (
+        '    @parametrize("n", [1, 2])\n    def test_dev(self, device, n):\n        torch.ones(n).to(device)\n'
+    ) in text
+    assert text.endswith(
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+
+
 # -- refused -------------------------------------------------------------------
 
 

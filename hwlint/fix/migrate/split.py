@@ -138,37 +138,55 @@ def _listed(tests: Sequence[str]) -> str:
     return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
 
 
+# The parametrized tests' instantiation, given a split class's name: the
+# GENERIC class takes it (the device framework expands the ACCELERATOR
+# class's `@parametrize` itself).
+PARAMETRIZED = "instantiate_parametrized_tests"
+
+
+def parametrized_calls(body: Sequence[cst.BaseStatement], name: str) -> list[int]:
+    """The indices of the module-level `instantiate_parametrized_tests(name)` statements."""
+    found = []
+    for at, stmt in enumerate(body):
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+            continue
+        small = stmt.body[0]
+        call = small.value if isinstance(small, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call)
+            and dotted(call.func).rsplit(".", 1)[-1] == PARAMETRIZED
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == name
+        ):
+            found.append(at)
+    return found
+
+
 def _refuse_other_uses(module: cst.Module, where: int, calls: list[int], names: SplitNames, facts: ModuleFacts) -> None:
     """Refusal when the module names the class anywhere but in its own
-    `class` line and one instantiation (subclassed, referenced,
-    `super(TestFoo, self)`, given to a function), or already names one of
-    the classes a split makes."""
+    `class` line, one instantiation and `instantiate_parametrized_tests`
+    (subclassed, referenced, `super(TestFoo, self)`, given to a function),
+    or already names one of the classes a split makes."""
     if len(calls) > 1:
         raise Refusal(f"not split: {names.old} is instantiated {len(calls)} times")
     call = instantiation_call(module.body[calls[0]], names.old) if calls else None
     if call is not None and any(module.code_for_node(a).count(names.old) for a in call.args[1:]):
         raise Refusal(f"not split: {names.old}'s instantiation names it again")
-    code = module.code
-    # The instantiation's lines: it names the class once, as its first argument.
-    spans = [
-        range(i.line, i.line + module.code_for_node(module.body[calls[0]]).strip().count("\n") + 1)
-        for i in facts.instantiations
-        if i.class_name == names.old
-    ][:1]
+    skipped = {*calls, *parametrized_calls(module.body, names.old)}
+    code = module.with_changes(body=[s for at, s in enumerate(module.body) if at not in skipped]).code
     for found in re.finditer(rf"(?<![\w.]){re.escape(names.old)}\b", code):
-        line = code.count("\n", 0, found.start()) + 1
-        header = code[max(0, found.start() - 6) : found.start()] == "class "
-        if header or any(line in span for span in spans):
+        if code[max(0, found.start() - 6) : found.start()] == "class ":
             continue
-        said = code.splitlines()[line - 1].strip()
+        said = code.splitlines()[code.count("\n", 0, found.start())].strip()
         raise Refusal(
             f"not split: `{said}` names {names.old}: a subclass, a reference or "
             f"`super({names.old}, self)` would not find its tests; split by hand"
         )
     for new in names[1:]:
-        if re.search(rf"\b{re.escape(new)}", code):
+        if re.search(rf"\b{re.escape(new)}", module.code):
             raise Refusal(f"not split: the name {new} is taken")
-    if any(names.old in d.args or d.target == names.old for d in facts.dynamic):
+    if any((names.old in d.args or d.target == names.old) and d.func != PARAMETRIZED for d in facts.dynamic):
         raise Refusal(f"not split: {names.old} is passed to a function at module level")
 
 
@@ -238,7 +256,7 @@ def sort_tests(
             needs = False  # it only asks about an accelerator: it ran on CPU too
     if not generic or not device:
         raise Refusal(
-            f"not split: {'every' if not generic else 'no'} test uses a device; the class is classified whole"
+            f"not split: {'every' if not generic else 'no'} test uses a device: one classification fits them all"
         )
     return _Sorted(generic, device, needs)
 
@@ -389,6 +407,13 @@ def _written(
         first = call.args[0].with_changes(value=cst.Name(names.accelerator))
         body[at] = stmt.with_changes(body=[cst.Expr(call.with_changes(args=[first, *call.args[1:]]))])
         runs = _runs(call)
+    for at in parametrized_calls(body, m.class_name):
+        stmt = body[at]
+        assert isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+        given = stmt.body[0].value
+        assert isinstance(given, cst.Call)
+        renamed = given.with_changes(args=[given.args[0].with_changes(value=cst.Name(names.generic))])
+        body[at] = stmt.with_changes(body=[cst.Expr(renamed)])
     body[where : where + 1] = made
     state = ModuleEdits(module.with_changes(body=body), config)
     if not calls:
