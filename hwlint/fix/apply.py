@@ -31,6 +31,7 @@ from hwlint.fix.migrate.outcome import MigrateError, Refused
 from hwlint.fix.plan import FilePlan, SiteRewrite, Unfixed, plan_fixes
 from hwlint.fix.result import FileResult, FixError, FixReport
 from hwlint.fix.rewrite import RewriteError, rewrite_source
+from hwlint.fix.split_plan import plan_splits
 from hwlint.fix.summary import refused_unfixed
 from hwlint.fix.transform import decorator_names, fix_source, import_decorators
 from hwlint.fix.trial import Trial
@@ -183,6 +184,8 @@ def apply_fixes(
     HWC201's rewrites, which are unsafe), for `hwlint fix` and `hwlint check
     --fix`; with `write=False`, compute the fixes only."""
     plans, unfixed = plan_fixes(result, unsafe=unsafe, classes=classes)
+    if unsafe:
+        plans, unfixed = plan_splits(result, plans, unfixed, set(classes) if classes else None)
     facts = {ctx.path: ctx.facts for ctx in result.contexts}
     report = FixReport(unfixed=list(unfixed), written=write)
     # libcst is most of a fix's time: files are rewritten in parallel. The
@@ -382,6 +385,10 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
             left = left._replace(reason=f"{r.migration.evidence}; not generalized: {r.reason}", kind="not-configured")
         elif r.migration.kind == "generalize":
             continue
+        elif r.migration.kind == "split":
+            if r.migration.member:
+                continue  # classified whole as before (`--format json` lists why: "not_split")
+            left = left._replace(reason=f"{r.migration.evidence}; not split: {r.reason.removeprefix('not split: ')}")
         if (left.path, left.line, left.class_name, left.reason) not in listed:
             report.unfixed.append(left)
     if outcome.changed:

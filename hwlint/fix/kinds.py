@@ -31,6 +31,7 @@ MigrationKind = Literal[
     "accelerator-tests",  # an ACCELERATOR class's tests made device-generic
     "generalize",  # a one-device class made device-generic
     "any-gpu",  # a class on whichever GPU the machine has (GPU_TYPE) made ACCELERATOR
+    "split",  # a mixed class split by test into a GENERIC and an ACCELERATOR class
 ]
 
 # Why the rules say a class needs a human (the kinds of their NotFixable):

@@ -49,7 +49,7 @@ class FileResult:
     def declared(self) -> list[ClassFix]:
         """The fixes whose classification stays: a class a migration made
         device-generic is ACCELERATOR, not the one device first written."""
-        generalized = {d.class_name for d in self.migrated if d.kind == "generalize"}
+        generalized = {d.class_name for d in self.migrated if d.kind in ("generalize", "split")}
         return [f for f in self.fixes if f.class_name not in generalized]
 
     @property
@@ -126,6 +126,12 @@ class FixReport:
                 for r in self.files
                 for x in r.refused
                 if x.migration.kind == "generalize"
+            ],
+            "not_split": [
+                {"path": r.path, "line": x.migration.line, "class_name": x.migration.class_name, "reason": x.reason}
+                for r in self.files
+                for x in r.refused
+                if x.migration.kind == "split"
             ],
             "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
             "over_budget": [d.to_dict() for d in over_budget],

@@ -102,10 +102,20 @@ def migration_lines(
     shown = [(path, m) for path, m in moves if m.old != m.new]
     if shown:
         lines.append("Tests moved to new classes:")
-        lines.extend(f"  {path}: tests of {m.old} now in {m.new}" for path, m in shown[:_LIST_AT_MOST])
+        lines.extend(
+            f"  {path}: tests of {m.old} now in {m.new}" + (f": {_tests(m.tests)}" if m.tests else "")
+            for path, m in shown[:_LIST_AT_MOST]
+        )
         if len(shown) > _LIST_AT_MOST:
             lines.append(f"  ... {len(shown) - _LIST_AT_MOST} more (`--format json` lists them)")
     return lines
+
+
+def _tests(tests: Sequence[str]) -> str:
+    """The tests a move took, as the summary lists them (a few, then how many more)."""
+    return ", ".join(tests[:_LIST_AT_MOST]) + (
+        f" and {len(tests) - _LIST_AT_MOST} more" if len(tests) > _LIST_AT_MOST else ""
+    )
 
 
 # The kind of what is left when a migration is refused: the reason the
@@ -116,6 +126,7 @@ _LEFT: dict[MigrationKind, UnfixedKind] = {
     "accelerator-tests": "accelerator-tests",
     "generalize": "generalize",  # hwlint.fix.apply says whether the class is left
     "any-gpu": "any-gpu",
+    "split": "mixed-accelerator-use",  # hwlint.fix.apply says whether the class is left
 }
 
 

@@ -82,6 +82,9 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
     otherwise."""
     if after.error is not None:
         raise RewriteError(f"the migrated file does not parse: {after.error.message}")
+    # A class split: the checks below then hold its tests to the classes made.
+    before = _split_shape(before, after, [d for d in done if d.kind == "split"], config)
+    done = [d for d in done if d.kind != "split"]
     moved = [d for d in done if d.kind == "move-tests"]
     _verify_moves(before, after, moved, config)
     # Tests moved to a new class leave theirs; a class all of whose tests
@@ -146,6 +149,46 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             raise RewriteError(f"{d.class_name} is not instantiated once for {device}")
         if d.kind == "only-for-one" and (len(calls) != 1 or calls[0].only_for is None or len(calls[0].only_for) != 1):
             raise RewriteError(f"{d.class_name} is not instantiated for one device")
+
+
+def _split_shape(before: ModuleFacts, after: ModuleFacts, splits: Sequence[Done], config: Config) -> ModuleFacts:
+    """`before` as a split of its classes should leave it: each class split
+    in place of its mixin (no test), its GENERIC class (the tests that went
+    there, unchanged) and its ACCELERATOR class (the others, taking
+    `device`). RewriteError when the classes made are not one each,
+    declared and instantiated as the split says."""
+    if not splits:
+        return before
+    made: dict[str, dict[str, str]] = {}
+    for d in splits:
+        made.setdefault(d.class_name, {})[d.member or ""] = d.to_class
+    classes: list[ClassFacts] = []
+    for old in before.classes:
+        targets = made.get(old.name)
+        if targets is None:
+            classes.append(old)
+            continue
+        generic, accelerator = targets["GENERIC"], targets["ACCELERATOR"]
+        found = {c.name: c for c in after.classes if c.name in (generic, accelerator)}
+        if len(found) != 2 or any(c.name == old.name for c in after.classes):
+            raise RewriteError(f"{old.name} is not split into one {generic} and one {accelerator}")
+        if [canonical_member(x, config) for x in found[generic].declarations if x.where == "body"] != ["GENERIC"]:
+            raise RewriteError(f"{generic} does not end up classified GENERIC")
+        calls = {i.class_name for i in after.instantiations}
+        if generic in calls or accelerator not in calls:
+            raise RewriteError(f"{accelerator} (not {generic}) is not instantiated")
+        going = {x.name for x in found[generic].methods}
+        mixin = [c for c in after.classes if c.name == f"_{old.name}Mixin"]
+        shaped = [old._replace(name=c.name, methods=()) for c in mixin]
+        shaped.append(old._replace(name=generic, methods=tuple(x for x in old.methods if x.name in going)))
+        device = tuple(
+            x if "device" in x.params else x._replace(params=("device", *x.params))
+            for x in old.methods
+            if x.name not in going
+        )
+        shaped.append(old._replace(name=accelerator, methods=device))
+        classes.extend(shaped)
+    return before._replace(classes=tuple(classes))
 
 
 def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done], config: Config) -> None:

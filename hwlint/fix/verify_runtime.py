@@ -12,7 +12,9 @@ ids before are mapped through the renames the fix makes:
   ... (parametrize and dtype suffixes as PyTorch writes them, around the
   device: `test_x_cuda_float32`), derived from what the runtime collected;
 - a class a migration moved, split or renamed (FileResult.moves): its
-  tests under the new class, with the same per-device renames.
+  tests under the new class, with the same per-device renames; a test
+  collected per device before and once after (a split's GENERIC class)
+  maps each device's id onto that one.
 
 A test collected before that maps to nothing after is lost: the command
 exits 1 and that file is not written. A module that does not import before
@@ -168,6 +170,19 @@ def _skipped_there(cls: RuntimeClass, test: str, moves: Sequence[ClassMove]) -> 
     return False
 
 
+def _merged(cls: RuntimeClass, test: str, names: set[str], after: dict[str, RuntimeClass]) -> set[str]:
+    """The ids, in the classes `names` that are not made per device, of the
+    test that `test` of the per-device class `cls` was made from."""
+    assert cls.device_type is not None
+    return {
+        f"{name}.{t}"
+        for name in names
+        if name in after and after[name].generic is None and after[name].device_type is None
+        for t in after[name].tests
+        if _per_device(t, cls.device_type, test)
+    }
+
+
 def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Sequence[ClassMove] = ()) -> ModuleCheck:
     """Map the tests collected before through the renames onto those
     collected after."""
@@ -199,6 +214,10 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
             found = {
                 f"{name}.{test}" for name in targets if name in after_classes and test in after_classes[name].tests
             }
+            if cls.generic is not None and cls.device_type:
+                # Per device before, in a class no longer instantiated now (a
+                # split's GENERIC class): TestFooCUDA.test_x_cuda → TestFooGeneric.test_x.
+                found |= _merged(cls, test, _names(cls.generic, moves) - {cls.generic}, after_classes)
             if cls.generic is None:
                 # Instantiated per device now: TestFoo.test_x → TestFooCUDA.test_x_cuda
                 # (a class of its own may set `device_type` too: inductor's `= GPU_TYPE`).

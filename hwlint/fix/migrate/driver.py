@@ -17,6 +17,7 @@ from hwlint.fix.migrate.device_param import migrate_device_param, one_default
 from hwlint.fix.migrate.generalize import device_class, generalize
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
+from hwlint.fix.migrate.split import split
 from hwlint.fix.migrate.tree import bindings, find_class
 from hwlint.fix.plan import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
@@ -38,6 +39,8 @@ class _Progress:
         self.refused: list[Refused] = []
         self.accelerator: list[Migration] = [m for m in migrations if m.kind == "accelerator-tests"]
         self.tried: set[Migration] = set()
+        self.migrations = list(migrations)
+        self.moves: list[ClassMove] = []  # of the classes split
         self._extract = extract
         self._seen: dict[bytes, ModuleFacts] = {}
 
@@ -91,11 +94,29 @@ def _generalized(progress: _Progress, m: Migration) -> None:
     progress.made(m, made, accelerator=True)
 
 
+def _split(progress: _Progress, m: Migration) -> None:
+    """A mixed class split by test (hwlint.fix.migrate.split); made, the
+    class's other migrations are not tried (it is gone), and the
+    ACCELERATOR tests' migration is tried on the class of its device tests."""
+    try:
+        progress.data, made, moves = split(progress.data, m, progress.config, progress.facts_of)
+    except Refusal as refusal:
+        progress.refused.append(refusal.of(m))
+        return
+    progress.tried.update(x for x in progress.migrations if x.class_name == m.class_name)
+    progress.accelerator = [a for a in progress.accelerator if a.class_name != m.class_name]
+    progress.moves.extend(moves)
+    generic, accelerator = made
+    progress.made(m, generic, accelerator=False)
+    progress.made(m._replace(class_name=accelerator.to_class, occurrence=0), accelerator, accelerator=True)
+
+
 # The migrations that rewrite the whole file, by the plan's kind: tried
 # first, each on the bytes the one before made.
 _WHOLE_FILE: dict[MigrationKind, Callable[[_Progress, Migration], None]] = {
     "device-param": _default_device_generalized,
     "generalize": _generalized,
+    "split": _split,
 }
 # The class-level migrations, by the plan's kind: made on one tree of the
 # bytes the whole-file ones left, written at once.
@@ -106,7 +127,7 @@ _CLASS_LEVEL: dict[MigrationKind, Callable[[ModuleEdits, Migration, int, ModuleF
 }
 # Kinds the class-level phase leaves alone: the tests' migrations come
 # last, a one-device class is done with after the whole-file phase.
-_NOT_CLASS_LEVEL: tuple[MigrationKind, ...] = ("accelerator-tests", "generalize")
+_NOT_CLASS_LEVEL: tuple[MigrationKind, ...] = ("accelerator-tests", "generalize", "split")
 
 
 def migrate_source(
@@ -119,7 +140,7 @@ def migrate_source(
     progress = _Progress(data, migrations, config, extract)
     for m in migrations:
         whole_file = _WHOLE_FILE.get(m.kind)
-        if whole_file is not None:
+        if whole_file is not None and m not in progress.tried:
             whole_file(progress, m)
     module = parse_module(progress.data, MigrateError)
     state = ModuleEdits(module, config)
@@ -142,13 +163,13 @@ def migrate_source(
         module = write_class_level(state)
         fixed = module.bytes
         facts = progress.facts_of(fixed)
-    moves: tuple[ClassMove, ...] = ()
+    moves: tuple[ClassMove, ...] = tuple(progress.moves)
     if progress.accelerator:
         # The tree as written, and the facts of its bytes: their lines match.
         module, tests_done, tests_refused = accelerator_tests(module, progress.accelerator, config, facts)
         progress.done.extend(tests_done)
         progress.refused.extend(tests_refused)
-        moves = _class_moves(tests_done)
+        moves = (*moves, *_class_moves(tests_done))
         if tests_done:
             fixed = module.bytes
     done = progress.done

@@ -256,3 +256,13 @@ def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list
             )
         )
     return out
+
+
+def class_devices_rewritten(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, int]:
+    """The module with the hard-coded devices of the class `m` names given
+    HWC201's device-generic rewrites (verified), and how many; Refusal when
+    one has none. The class must be an instantiated ACCELERATOR class whose
+    tests take `device` (hwlint.fix.migrate.split makes one)."""
+    return _devices_rewritten(data, m, config, facts_of)

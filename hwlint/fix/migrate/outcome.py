@@ -23,6 +23,7 @@ DoneKind = Literal[
     "device-class",  # a one-device class instantiated for its device
     "move-tests",  # one-device tests moved to a class of their device
     "any-gpu",  # a class on whichever GPU the machine has (GPU_TYPE) made ACCELERATOR
+    "split",  # a class made by splitting a mixed class by test (one record per class made)
 ]
 
 # What each kind of migration done is called in the summary. Keyed by str:
@@ -43,6 +44,8 @@ KINDS: dict[str, str] = {
     "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
     "any-gpu": "class on whichever GPU the machine has (GPU_TYPE) -> instantiated ACCELERATOR class "
     '(tests take `device`, allow_xpu=True, except_for="cpu")',
+    "split": "class made by splitting a mixed class by test (<Name>Generic: its device-free tests, GENERIC; "
+    "<Name>Accelerator: the others, ACCELERATOR, instantiated; the rest in a mixin)",
 }
 assert tuple(KINDS) == get_args(DoneKind), "KINDS names each DoneKind, in order"
 
@@ -82,7 +85,7 @@ class Done(NamedTuple):
     detail: str
     collected: tuple[str, ...] = ()
     method: str = ""
-    to_class: str = ""  # "move-tests": the class the test is now in
+    to_class: str = ""  # "move-tests": the class the test is now in; "split": the class made
 
     def to_dict(self, path: str) -> dict[str, object]:
         """The record in the fix report's JSON form, with the file's `path`."""

@@ -1,0 +1,521 @@
+"""A mixed class split by test ("split"), as PyTorch's contributors do in
+their "[Testcase Refactoring]" pull requests: a class whose tests are
+partly device-free and partly use an accelerator becomes
+
+    class _TestFooMixin:                                # every member that is no test
+    class TestFooGeneric(_TestFooMixin, TestCase):      # GENERIC: the device-free tests
+    class TestFooAccelerator(_TestFooMixin, TestCase):  # ACCELERATOR: the others, taking `device`
+    instantiate_device_type_tests(TestFooAccelerator, globals(), except_for="cpu", allow_xpu=True)
+
+The device tests' hard-coded devices get HWC201's device-generic rewrites
+(hwlint.fix.migrate.generalize); their `@onlyCUDA`-style decorators are
+left to the ACCELERATOR tests' migration (hwlint.fix.migrate.accelerator_tests),
+which runs on the new class next. The split is refused, with why, when the
+class's name is used anywhere else in the module, when something that is
+no test uses a device, when a test is named by another member, or when a
+new name is taken; a class with one kind of test is not split.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple, Sequence
+
+import libcst as cst
+
+from hwlint.core.config import Config
+from hwlint.facts import ClassFacts, ModuleFacts
+from hwlint.facts.devices import DEVICE_TEST_DECORATORS, framework_type, instantiable
+from hwlint.fix.edits import declaration_statement, dotted, ensure_import
+from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names, write_class_level
+from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
+from hwlint.fix.migrate.framework import instantiated_names
+from hwlint.fix.migrate.generalize import class_devices_rewritten
+from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
+from hwlint.fix.migrate.parameters import with_device
+from hwlint.fix.migrate.tree import (
+    class_facts,
+    decorator_name,
+    device_parameter,
+    find_class,
+    instantiation_call,
+    node_uses,
+    test_methods,
+)
+from hwlint.fix.plan import ClassMove, Migration
+from hwlint.fix.rewrite import parse_module
+from hwlint.rules.device_decorator import is_device_specific
+
+# What a new instantiation of the ACCELERATOR class passes after `globals()`:
+# its tests need an accelerator (the contributors' form), or some only ask
+# about one and ran on CPU too.
+NEEDS_ACCELERATOR = ', except_for="cpu", allow_xpu=True'
+ASKS = ", allow_xpu=True"
+# A name the device framework gives an instantiated class's tests.
+_DEVICE_TYPE = re.compile(r"\bdevice_type\b|\bself\.device\b")
+
+
+class SplitNames(NamedTuple):
+    """The classes a split of class `old` makes."""
+
+    old: str
+    mixin: str
+    generic: str
+    accelerator: str
+
+    @classmethod
+    def of(cls, old: str) -> SplitNames:
+        """`_<old>Mixin`, `<old>Generic`, `<old>Accelerator`: nothing stripped."""
+        return cls(old, f"_{old}Mixin", f"{old}Generic", f"{old}Accelerator")
+
+
+class _Sorted(NamedTuple):
+    """The class's tests by kind (indices in its body), and whether every
+    device test needs an accelerator to run (else some only ask about one)."""
+
+    generic: list[int]
+    device: list[int]
+    needs: bool
+
+
+def split(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, list[Done], tuple[ClassMove, ...]]:
+    """The class `m` names split into a mixin, a GENERIC class of its
+    device-free tests and an instantiated ACCELERATOR class of the others
+    (see the module's docstring); the records of the two classes made and
+    the moves of their tests. Refusal, with why, when it cannot be."""
+    for member in ("GENERIC", "ACCELERATOR"):
+        if member not in config.classifications:
+            raise Refusal(f"not split: {member} is not a configured classification")
+    facts = facts_of(data)
+    info = class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        raise Refusal(f"class {m.class_name} not found in the facts")
+    names = SplitNames.of(m.class_name)
+    module = parse_module(data, MigrateError)
+    where = find_class(module.body, m.class_name, m.occurrence)
+    cls = module.body[where]
+    assert isinstance(cls, cst.ClassDef)
+    if not isinstance(cls.body, cst.IndentedBlock):
+        raise Refusal(f"not split: {m.class_name} has a one-line body")
+    calls = [at for at, stmt in enumerate(module.body) if instantiation_call(stmt, m.class_name) is not None]
+    _refuse_other_uses(module, where, calls, names, facts)
+    sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls))
+    fixed, runs = _written(module, m, names, sorted_tests, config, calls)
+    # The device tests' hard-coded devices, as a device-generic class has them.
+    accelerator = m._replace(class_name=names.accelerator, occurrence=0)
+    fixed, rewritten = class_devices_rewritten(fixed, accelerator, config, facts_of)
+    _refuse_still_bound(fixed, names, config, facts_of)
+    generic = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.generic)
+    device = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.device)
+    done = [
+        Done(
+            "split",
+            m.class_name,
+            m.line,
+            "GENERIC",
+            f"{_listed(generic)} -> {names.generic} (GENERIC)",
+            to_class=names.generic,
+        ),
+        Done(
+            "split",
+            m.class_name,
+            m.line,
+            "ACCELERATOR",
+            f"{_listed(device)} -> {names.accelerator} (ACCELERATOR, given `device`, "
+            f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, "
+            f"{'instantiation renamed' if calls else 'instantiated' + (NEEDS_ACCELERATOR if sorted_tests.needs else ASKS)})",
+            instantiated_names(names.accelerator, runs),
+            to_class=names.accelerator,
+        ),
+    ]
+    moves = (ClassMove(m.class_name, names.generic, generic), ClassMove(m.class_name, names.accelerator, device))
+    return fixed, done, moves
+
+
+def _listed(tests: Sequence[str]) -> str:
+    return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
+
+
+# The parametrized tests' instantiation, given a split class's name: the
+# GENERIC class takes it (the device framework expands the ACCELERATOR
+# class's `@parametrize` itself).
+PARAMETRIZED = "instantiate_parametrized_tests"
+
+
+def parametrized_calls(body: Sequence[cst.BaseStatement], name: str) -> list[int]:
+    """The indices of the module-level `instantiate_parametrized_tests(name)` statements."""
+    found = []
+    for at, stmt in enumerate(body):
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+            continue
+        small = stmt.body[0]
+        call = small.value if isinstance(small, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call)
+            and dotted(call.func).rsplit(".", 1)[-1] == PARAMETRIZED
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == name
+        ):
+            found.append(at)
+    return found
+
+
+def _refuse_other_uses(module: cst.Module, where: int, calls: list[int], names: SplitNames, facts: ModuleFacts) -> None:
+    """Refusal when the module names the class anywhere but in its own
+    `class` line, one instantiation and `instantiate_parametrized_tests`
+    (subclassed, referenced, `super(TestFoo, self)`, given to a function),
+    or already names one of the classes a split makes."""
+    if len(calls) > 1:
+        raise Refusal(f"not split: {names.old} is instantiated {len(calls)} times")
+    call = instantiation_call(module.body[calls[0]], names.old) if calls else None
+    if call is not None and any(module.code_for_node(a).count(names.old) for a in call.args[1:]):
+        raise Refusal(f"not split: {names.old}'s instantiation names it again")
+    skipped = {*calls, *parametrized_calls(module.body, names.old)}
+    code = module.with_changes(body=[s for at, s in enumerate(module.body) if at not in skipped]).code
+    for found in re.finditer(rf"(?<![\w.]){re.escape(names.old)}\b", code):
+        if code[max(0, found.start() - 6) : found.start()] == "class ":
+            continue
+        said = code.splitlines()[code.count("\n", 0, found.start())].strip()
+        raise Refusal(
+            f"not split: `{said}` names {names.old}: a subclass, a reference or "
+            f"`super({names.old}, self)` would not find its tests; split by hand"
+        )
+    for new in names[1:]:
+        if re.search(rf"\b{re.escape(new)}", module.code):
+            raise Refusal(f"not split: the name {new} is taken")
+    if any((names.old in d.args or d.target == names.old) and d.func != PARAMETRIZED for d in facts.dynamic):
+        raise Refusal(f"not split: {names.old} is passed to a function at module level")
+
+
+def _spans(cls: cst.ClassDef, info: ClassFacts) -> dict[int, tuple[int, int]]:
+    """Each test's lines in the file (its decorators' first to its last),
+    by its index in the class body: the facts give each test's `def` line,
+    the tree how many lines its decorators and its body take."""
+    lines: dict[str, list[int]] = {}
+    for method in info.methods:
+        lines.setdefault(method.name, []).append(method.line)
+    spans: dict[int, tuple[int, int]] = {}
+    for i, fn in test_methods(cls):
+        found = lines.get(fn.name.value)
+        if not found:
+            raise Refusal(f"not split: {fn.name.value} is not among the facts' tests")
+        line = found.pop(0)
+        whole = cst.Module(body=[fn.with_changes(leading_lines=[])]).code.count("\n")
+        bare = cst.Module(body=[fn.with_changes(decorators=[], leading_lines=[])]).code.count("\n")
+        spans[i] = (line - (whole - bare), line + bare - 1)
+    return spans
+
+
+def sort_tests(
+    module: cst.Module,
+    cls: cst.ClassDef,
+    info: ClassFacts,
+    facts: ModuleFacts,
+    data: bytes,
+    config: Config,
+    *,
+    instantiated: bool,
+) -> _Sorted:
+    """The class's tests sorted into device-free ones and device ones: a
+    device test takes `device`, has an accelerator site of the facts (a
+    probe, a hard-coded device, a requirement) or a device-type decorator,
+    names a device, `device_type`, or a module-level name bound on a line
+    that mentions an accelerator; in an instantiated class, a
+    `@parametrize` too (the device framework expands it). Refusal when a
+    member that is no test uses a device, when a test is named by another
+    member, or when the tests are all of one kind."""
+    assert isinstance(cls.body, cst.IndentedBlock)
+    spans = _spans(cls, info)
+    words = device_words(config)
+    reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
+    bound = device_constants(data, reached)
+    _refuse_unnamed_mentions(data, reached)
+    sites = [
+        (s.line, s.text, s in info.requires) for s in (*info.probes, *info.devices, *info.distributed, *info.requires)
+    ]
+    outside = [s for s in sites if not any(a <= s[0] <= b for a, b in spans.values())]
+    if outside:
+        raise Refusal(
+            f"not split: {outside[0][1]} (line {outside[0][0]}) is outside the tests: the tests that stay "
+            "device-free would share it"
+        )
+    tests = {i: fn for i, fn in test_methods(cls)}
+    _refuse_non_tests(module, cls, tests, words, bound, config)
+    generic: list[int] = []
+    device: list[int] = []
+    needs = True
+    for i, fn in tests.items():
+        start, end = spans[i]
+        mine = [s for s in sites if start <= s[0] <= end]
+        why = _device_use(module, fn, mine, words, bound, instantiated)
+        (device if why else generic).append(i)
+        if why and not any(required or _is_use(text) for _, text, required in mine):
+            needs = False  # it only asks about an accelerator: it ran on CPU too
+    if not generic or not device:
+        raise Refusal(
+            f"not split: {'every' if not generic else 'no'} test uses a device: one classification fits them all"
+        )
+    return _Sorted(generic, device, needs)
+
+
+def _is_use(text: str) -> bool:
+    """Whether a site's text runs on an accelerator rather than asks about one."""
+    return not re.search(r"is_available|device_count|TEST_|HAS_", text)
+
+
+def _refuse_unnamed_mentions(data: bytes, reached: list[int]) -> None:
+    """Refusal when the class reaches a module-level mention of an
+    accelerator that binds no name a test could be seen to use (a
+    function's body, a statement run at import)."""
+    lines = data.decode("utf-8", "replace").splitlines()
+    for n in reached:
+        if 0 < n <= len(lines) and not re.match(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]", lines[n - 1]):
+            raise Refusal(
+                f"not split: the class reaches the module's mention of an accelerator at line {n}, "
+                "which no test is seen to use"
+            )
+
+
+def _refuse_non_tests(
+    module: cst.Module,
+    cls: cst.ClassDef,
+    tests: dict[int, cst.FunctionDef],
+    words: re.Pattern[str],
+    bound: set[str],
+    config: Config,
+) -> None:
+    """Refusal when a member that is no test (a helper, setUp, a class
+    attribute) names a device or `device_type`, uses a name bound to one,
+    binds a `test*` name, or when a test is named by another member."""
+    assert isinstance(cls.body, cst.IndentedBlock)
+    for i, stmt in enumerate(cls.body.body):
+        if i in tests or _is_declaration(stmt, config.attribute):
+            continue
+        text = module.code_for_node(stmt.with_changes(leading_lines=[]))
+        what = _member_name(stmt)
+        named = words.search(text) or _DEVICE_TYPE.search(text)
+        used = sorted(name for name in bound if node_uses(stmt, name))
+        if named is not None or used:
+            said = repr(named.group(0)) if named is not None else used[0]
+            raise Refusal(f"not split: {what}, which is no test, uses a device ({said}): split by hand")
+        if not isinstance(stmt, cst.FunctionDef) and re.search(r"^\s*test\w*\s*[:=]", text, re.M):
+            raise Refusal(f"not split: {what} binds a test by assignment")
+    code = module.code_for_node(cls.body)
+    for fn in tests.values():
+        if len(re.findall(rf"\b{re.escape(fn.name.value)}\b", code)) > 1:
+            raise Refusal(f"not split: {fn.name.value} is named elsewhere in the class")
+
+
+def _member_name(stmt: cst.BaseStatement) -> str:
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return stmt.name.value
+    return "a class attribute"
+
+
+def _is_declaration(stmt: cst.BaseStatement, attribute: str) -> bool:
+    """Whether `stmt` is the class's `hw_classification = ...` (the fix may have written one)."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign):
+        return any(dotted(t.target) == attribute for t in small.targets)
+    if isinstance(small, cst.AnnAssign):
+        return dotted(small.target) == attribute
+    return False
+
+
+def _device_use(
+    module: cst.Module,
+    fn: cst.FunctionDef,
+    sites: list[tuple[int, str, bool]],
+    words: re.Pattern[str],
+    bound: set[str],
+    instantiated: bool,
+) -> str:
+    """What makes `fn` a device test, or "" when it is device-free."""
+    if device_parameter(fn) is not None:
+        return "takes `device`"
+    if sites:
+        return sites[0][1]
+    for d in fn.decorators:
+        name = decorator_name(d)
+        if name in DEVICE_TEST_DECORATORS or is_device_specific(name):
+            return f"@{name}"
+        if instantiated and name.startswith("parametrize"):
+            return f"@{name} (expanded by the device framework)"
+    text = module.code_for_node(fn.with_changes(leading_lines=[]))
+    found = words.search(text) or _DEVICE_TYPE.search(text)
+    if found is not None:
+        return repr(found.group(0))
+    used = sorted(name for name in bound if node_uses(fn, name))
+    return used[0] if used else ""
+
+
+def _written(
+    module: cst.Module,
+    m: Migration,
+    names: SplitNames,
+    sorted_tests: _Sorted,
+    config: Config,
+    calls: list[int],
+) -> tuple[bytes, tuple[str, ...]]:
+    """The module with the class replaced by the mixin, the GENERIC class
+    and the ACCELERATOR class, and the latter instantiated: its old
+    instantiation renamed, else a new one (after the class's last
+    instantiation, before `if __name__ == "__main__":`); and the device
+    types the ACCELERATOR class is instantiated for."""
+    had = len(module.body)
+    module, enum_name = ensure_import(module, config.import_from, config.enum)
+    shift = len(module.body) - had
+    body = list(module.body)
+    where = find_class(body, m.class_name, m.occurrence)
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    stmts = list(cls.body.body)
+    tests = {*sorted_tests.generic, *sorted_tests.device}
+    members = [s for i, s in enumerate(stmts) if i not in tests and not _is_declaration(s, config.attribute)]
+    device_tests = [_given_device(stmts[i]) for i in sorted_tests.device]
+    attr = config.attribute
+    made = [
+        _new_class(
+            cls, names.generic, [stmts[i] for i in sorted_tests.generic], (attr, enum_name, "GENERIC"), names, members
+        ),
+        _new_class(cls, names.accelerator, device_tests, (attr, enum_name, "ACCELERATOR"), names, members),
+    ]
+    refuse_clashing_names(made[1], instantiable(False, True), config.extend_devices)
+    if members:
+        mixin = cls.with_changes(
+            name=cst.Name(names.mixin),
+            bases=[],
+            keywords=[],
+            decorators=[],
+            lpar=cst.MaybeSentinel.DEFAULT,
+            rpar=cst.MaybeSentinel.DEFAULT,
+            body=cls.body.with_changes(body=[_first(members[0], blank=False), *members[1:]]),
+        )
+        made.insert(0, mixin)
+    else:
+        made[0] = made[0].with_changes(leading_lines=cls.leading_lines)
+    if calls:
+        at = calls[0] + shift
+        stmt = body[at]
+        call = instantiation_call(stmt, m.class_name)
+        assert call is not None and isinstance(stmt, cst.SimpleStatementLine)
+        first = call.args[0].with_changes(value=cst.Name(names.accelerator))
+        body[at] = stmt.with_changes(body=[cst.Expr(call.with_changes(args=[first, *call.args[1:]]))])
+        runs = _runs(call)
+    for at in parametrized_calls(body, m.class_name):
+        stmt = body[at]
+        assert isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+        given = stmt.body[0].value
+        assert isinstance(given, cst.Call)
+        renamed = given.with_changes(args=[given.args[0].with_changes(value=cst.Name(names.generic))])
+        body[at] = stmt.with_changes(body=[cst.Expr(renamed)])
+    body[where : where + 1] = made
+    state = ModuleEdits(module.with_changes(body=body), config)
+    if not calls:
+        more = NEEDS_ACCELERATOR if sorted_tests.needs else ASKS
+        state.instantiate.append((where + len(made) - 1, names.accelerator, more))
+        runs = tuple(d for d in instantiable(False, True) if not (sorted_tests.needs and d == "cpu"))
+    return write_class_level(state).bytes, runs
+
+
+def _runs(call: cst.Call) -> tuple[str, ...]:
+    """The device types an instantiation makes classes for (its literal
+    only_for/except_for; every type it can when they are computed)."""
+    from hwlint.fix.migrate.tree import flag_is_true, literal_strings
+
+    types = instantiable(flag_is_true(call, "allow_mps"), flag_is_true(call, "allow_xpu"))
+    for arg in call.args[2:]:
+        named = literal_strings(arg.value) if arg.keyword is not None else None
+        if named is None or arg.keyword is None:
+            continue
+        kinds = {framework_type(d) for d in named}
+        if arg.keyword.value == "only_for":
+            types = tuple(d for d in types if d in kinds)
+        elif arg.keyword.value == "except_for":
+            types = tuple(d for d in types if d not in kinds)
+    return types
+
+
+def _given_device(stmt: cst.BaseStatement) -> cst.BaseStatement:
+    """A device test with `device` after `self` when it lacks one; Refusal
+    when it has no `self` to put it after."""
+    assert isinstance(stmt, cst.FunctionDef)
+    param = device_parameter(stmt)
+    if param is not None:
+        if param.name.value == "devices":
+            raise Refusal(f"not split: {stmt.name.value} takes `devices` (several devices)")
+        return stmt
+    params = with_device(stmt.params)
+    if params is None or any(decorator_name(d) in ("staticmethod", "classmethod") for d in stmt.decorators):
+        raise Refusal(f"not split: {stmt.name.value} has no `self` to put `device` after")
+    return stmt.with_changes(params=params)
+
+
+def _first(stmt: cst.BaseStatement, *, blank: bool) -> cst.BaseStatement:
+    """`stmt` as the first of a body (its blank lines gone, its comments
+    kept), after one blank line when `blank` (a declaration precedes it)."""
+    leading = [line for line in getattr(stmt, "leading_lines", ()) if line.comment is not None]
+    if blank:
+        leading = [cst.EmptyLine(indent=False), *leading]
+    return stmt.with_changes(leading_lines=leading)
+
+
+def _new_class(
+    cls: cst.ClassDef,
+    name: str,
+    tests: Sequence[cst.BaseStatement],
+    declared: tuple[str, str, str],
+    names: SplitNames,
+    members: Sequence[cst.BaseStatement],
+) -> cst.ClassDef:
+    """A class of the split: the original's decorators and bases (after
+    the mixin, when there is one), declared (the attribute, the enum's
+    local name, the member), holding `tests`."""
+    attribute, enum_name, member = declared
+    assert isinstance(cls.body, cst.IndentedBlock)
+    bases = list(cls.bases)
+    if members:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if bases or cls.keywords else None
+        bases.insert(0, cst.Arg(cst.Name(names.mixin), comma=comma or cst.MaybeSentinel.DEFAULT))
+    blank = cst.EmptyLine(indent=False)
+    declaration = declaration_statement(attribute, enum_name, member)
+    return cls.with_changes(
+        name=cst.Name(name),
+        bases=bases,
+        lpar=cst.LeftParen() if bases else cls.lpar,
+        rpar=cst.RightParen() if bases else cls.rpar,
+        leading_lines=[blank, blank],
+        decorators=[d.with_changes(leading_lines=[]) for d in cls.decorators],
+        body=cls.body.with_changes(body=[declaration, _first(tests[0], blank=True), *tests[1:]]),
+    )
+
+
+def _refuse_still_bound(
+    fixed: bytes, names: SplitNames, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> None:
+    """Refusal when, after the rewrites, a test of the ACCELERATOR class
+    still names a device (but in its `@only*` decorators, which the
+    ACCELERATOR tests' migration replaces or moves next) or uses a
+    module-level name bound to one: it is a test of that device."""
+    body = parse_module(fixed, MigrateError).body
+    cls = body[find_class(body, names.accelerator, 0)]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    stmts = [
+        s.with_changes(decorators=[d for d in s.decorators if not is_device_specific(decorator_name(d))])
+        if isinstance(s, cst.FunctionDef)
+        else s
+        for s in cls.body.body
+    ]
+    bare = cls.with_changes(body=cls.body.with_changes(body=stmts))
+    named = names_a_device(bare, device_words(config), config.attribute)
+    if named:
+        raise Refusal(f"not split: after the rewrites, a device test still names {named}: it is a test of that device")
+    bound = device_constants(fixed, facts_of(fixed).accelerator_lines)
+    used = sorted(name for name in bound if node_uses(bare, name))
+    if used:
+        raise Refusal(f"not split: a device test uses {used[0]}, which the module binds to a device")

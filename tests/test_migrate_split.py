@@ -1,0 +1,382 @@
+"""A mixed class split by test (`hwlint fix --unsafe`, "split"): snippets
+in, the exact file out; each reason the split is refused; the runtime
+check's mapping of the split tests; docs/fix.md's example; and a property
+test over generated mixed classes."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwlint.core.config import load_config
+from hwlint.fix.apply import apply_fixes
+from hwlint.fix.plan import ClassMove
+from hwlint.fix.result import FixReport
+from hwlint.fix.verify_runtime import compare
+from hwlint.infra.runtime import RuntimeClass, RuntimeModule
+from hwlint.rules.missing_classification import MissingClassification
+from tests.conftest import lint, run_cli, write_project
+
+HEAD = "import torch\nfrom torch.testing._internal.common_utils import TestCase, requires_gpu, run_tests\n"
+DECLARED_HEAD = (
+    "import torch\n"
+    "from torch.testing._internal.common_utils import TestCase, requires_gpu, run_tests, HardwareClassification\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+)
+MAIN = '\n\nif __name__ == "__main__":\n    run_tests()\n'
+
+
+def migrate(tmp_path: Path, source: str, files: dict[str, str] | None = None) -> tuple[str, FixReport]:
+    """The file after `hwlint fix --unsafe`, and the report; a second run
+    must change nothing."""
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source, **(files or {})})
+    config = load_config(start=root)
+    report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
+    text = (root / "test/test_a.py").read_text()
+    again = apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1)
+    assert [f.path for f in again.files] == [], "a second run changed something"
+    return text, report
+
+
+def not_split(report: FixReport) -> list[str]:
+    """Why each split was refused: a class classified whole keeps its
+    classification (the refusal in `refused`), a class left for a human
+    is left with why (in `unfixed`)."""
+    refused = [r.reason for f in report.files for r in f.refused if r.migration.kind == "split"]
+    left = [u.reason for u in report.unfixed if "not split" in u.reason]
+    return refused + left
+
+
+# -- made ----------------------------------------------------------------------
+
+MIXED = (
+    "\n\nclass TestA(TestCase):\n"
+    "    def setUp(self):\n        super().setUp()\n        self.x = 1\n\n"
+    "    def _helper(self):\n        return 2\n\n"
+    "    def test_free(self):\n        self.assertEqual(self._helper(), 2)\n\n"
+    "    # needs a GPU\n"
+    "    @requires_gpu\n    def test_dev(self):\n        torch.ones(2).cuda()\n"
+)
+
+
+def test_a_mixed_class_is_split_into_a_mixin_a_generic_and_an_accelerator_class(tmp_path: Path) -> None:
+    text, report = migrate(tmp_path, HEAD + MIXED + MAIN)
+    assert (
+        text
+        == DECLARED_HEAD
+        + (
+            "\n\nclass _TestAMixin:\n"
+            "    def setUp(self):\n        super().setUp()\n        self.x = 1\n\n"
+            "    def _helper(self):\n        return 2\n\n\n"
+            "class TestAGeneric(_TestAMixin, TestCase):\n"
+            "    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_free(self):\n        self.assertEqual(self._helper(), 2)\n\n\n"
+            "class TestAAccelerator(_TestAMixin, TestCase):\n"
+            "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+            "    # needs a GPU\n"
+            "    @requires_gpu\n    def test_dev(self, device):\n        torch.ones(2).to(device)\n\n\n"
+            'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n'
+        )
+        + MAIN
+    )
+    assert report.migrated == {"split": 2}
+    assert report.classified == {"ACCELERATOR": 1, "GENERIC": 1}
+    assert report.unfixed == []
+    (result,) = report.files
+    assert result.moves == (
+        ClassMove("TestA", "TestAGeneric", ("test_free",)),
+        ClassMove("TestA", "TestAAccelerator", ("test_dev",)),
+    )
+    assert [d.collected for d in result.migrated] == [
+        (),
+        ("TestAAcceleratorCUDA", "TestAAcceleratorXPU", "TestAAcceleratorHPU", "TestAAcceleratorPRIVATEUSE1"),
+    ]
+    lines = "\n".join(report.summary())
+    assert "tests of TestA now in TestAGeneric: test_free" in lines
+    assert "tests of TestA now in TestAAccelerator: test_dev" in lines
+
+
+def test_an_instantiated_class_keeps_its_instantiation_for_the_accelerator_class(tmp_path: Path) -> None:
+    source = (
+        "import torch\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+        "@unittest.skipIf(False, 'never')\n"
+        "class TestA(TestCase):\n"
+        "    def test_free(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+        "    def test_dev(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        "instantiate_device_type_tests(TestA, globals(), allow_xpu=True)\n"
+    )
+    text, report = migrate(tmp_path, "import unittest\n" + source + MAIN)
+    assert (
+        text
+        == (
+            "import unittest\n"
+            "import torch\n"
+            "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+            "from torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n\n\n"
+            "@unittest.skipIf(False, 'never')\n"
+            "class TestAGeneric(TestCase):\n"
+            "    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_free(self):\n        self.assertEqual(1 + 1, 2)\n\n\n"
+            "@unittest.skipIf(False, 'never')\n"
+            "class TestAAccelerator(TestCase):\n"
+            "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+            "    def test_dev(self, device):\n        torch.ones(2, device=device)\n\n\n"
+            "instantiate_device_type_tests(TestAAccelerator, globals(), allow_xpu=True)\n"
+        )
+        + MAIN
+    )
+    assert report.migrated == {"split": 2}
+    assert report.files[0].migrated[1].collected == (
+        "TestAAcceleratorCPU",
+        "TestAAcceleratorCUDA",
+        "TestAAcceleratorXPU",
+        "TestAAcceleratorHPU",
+        "TestAAcceleratorPRIVATEUSE1",
+    )
+
+
+def test_hard_coded_devices_of_several_accelerators_are_rewritten_and_a_probe_keeps_cpu(tmp_path: Path) -> None:
+    source = HEAD + (
+        '\n\nclass TestA(TestCase):\n    """Shared."""\n\n    scale = 2\n\n'
+        '    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
+        "    def test_free(self):\n        self.assertEqual(self.scale, 2)\n\n"
+        '    def test_xpu(self):\n        torch.ones(2, device="xpu")\n\n'
+        "    def test_probe(self):\n        if torch.accelerator.is_available():\n            pass\n"
+    )
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_HEAD + (
+        '\n\nclass _TestAMixin:\n    """Shared."""\n\n    scale = 2\n\n\n'
+        "class TestAGeneric(_TestAMixin, TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_free(self):\n        self.assertEqual(self.scale, 2)\n\n\n"
+        "class TestAAccelerator(_TestAMixin, TestCase):\n"
+        "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_cuda(self, device):\n        torch.ones(2, device=device)\n\n"
+        "    def test_xpu(self, device):\n        torch.ones(2, device=device)\n\n"
+        "    def test_probe(self, device):\n        if torch.accelerator.is_available():\n            pass\n\n\n"
+        # test_probe only asks about an accelerator: it ran on CPU too, and still does.
+        "instantiate_device_type_tests(TestAAccelerator, globals(), allow_xpu=True)\n"
+    )
+    assert report.unfixed == []
+
+
+def test_a_class_without_members_that_are_no_tests_gets_no_mixin(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n    def test_free(self):\n        pass\n\n"
+        "    def test_dev(self):\n        torch.cuda.synchronize()\n"
+    )
+    text, _ = migrate(tmp_path, source)
+    assert "_TestAMixin" not in text
+    assert "\n\nclass TestAGeneric(TestCase):\n" in text and "\n\nclass TestAAccelerator(TestCase):\n" in text
+    assert "    def test_dev(self, device):\n        torch.accelerator.synchronize()\n" in text
+
+
+def test_instantiate_parametrized_tests_goes_to_the_generic_class(tmp_path: Path) -> None:
+    # The device framework expands the ACCELERATOR class's @parametrize itself.
+    source = (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import (\n"
+        "    TestCase,\n    instantiate_parametrized_tests,\n    parametrize,\n    run_tests,\n)\n\n\n"
+        "class TestA(TestCase):\n"
+        '    @parametrize("n", [1, 2])\n    def test_free(self, n):\n        self.assertGreater(n, 0)\n\n'
+        '    @parametrize("n", [1, 2])\n    def test_dev(self, n):\n        torch.ones(n).cuda()\n\n\n'
+        "instantiate_parametrized_tests(TestA)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"split": 2}
+    assert "\n\ninstantiate_parametrized_tests(TestAGeneric)\n" in text
+    assert (
+        '    @parametrize("n", [1, 2])\n    def test_dev(self, device, n):\n        torch.ones(n).to(device)\n'
+    ) in text
+    assert text.endswith(
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+
+
+# -- refused -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        (
+            "\n\nclass TestB(TestA):\n    pass\n",
+            "not split: `class TestB(TestA):` names TestA: a subclass, a reference or `super(TestA, self)` "
+            "would not find its tests; split by hand",
+        ),
+        ("\n\nTestAGeneric = None\n", "not split: the name TestAGeneric is taken"),
+    ],
+)
+def test_a_split_is_refused_when_the_module_names_the_class_or_a_new_name(tmp_path: Path, extra: str, why: str) -> None:
+    source = HEAD + MIXED + extra
+    text, report = migrate(tmp_path, source)
+    assert "TestAGeneric(" not in text
+    assert not_split(report) == [why]
+
+
+def test_super_with_the_class_name_refuses_the_split(tmp_path: Path) -> None:
+    source = HEAD + MIXED.replace("super().setUp()", "super(TestA, self).setUp()")
+    text, report = migrate(tmp_path, source)
+    assert "class TestA(TestCase):" in text
+    assert not_split(report) == [
+        "not split: `super(TestA, self).setUp()` names TestA: a subclass, a reference or `super(TestA, self)` "
+        "would not find its tests; split by hand"
+    ]
+
+
+def test_a_member_that_is_no_test_using_a_device_refuses_the_split(tmp_path: Path) -> None:
+    source = HEAD + MIXED.replace("self.x = 1", 'self.x = torch.ones(1, device="cuda")')
+    _, report = migrate(tmp_path, source)
+    # (Line 10 of the file as the fix phase left it: its declaration added.)
+    assert not_split(report) == [
+        'not split: device="cuda" (line 10) is outside the tests: the tests that stay device-free would share it'
+    ]
+    assert report.migrated == {"generalize": 1}  # made device-generic whole, as before
+
+
+def test_a_test_named_by_another_member_refuses_the_split(tmp_path: Path) -> None:
+    source = HEAD + MIXED.replace("return 2", "return self.test_free")
+    _, report = migrate(tmp_path, source)
+    assert not_split(report) == ["not split: test_free is named elsewhere in the class"]
+
+
+def test_a_class_another_file_imports_is_not_split(tmp_path: Path) -> None:
+    other = "from test_a import TestA\n"
+    text, report = migrate(tmp_path, HEAD + MIXED, {"test/test_b.py": other})
+    assert "class TestA(TestCase):" in text
+    assert not_split(report) == []
+
+
+def test_a_left_class_is_left_with_why_it_was_not_split(tmp_path: Path) -> None:
+    source = HEAD + (
+        '\n\nclass TestA(TestCase):\n    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
+        "    def test_free(self):\n        pass\n\n"
+        '    def test_xpu(self):\n        torch.ones(2, device="xpu")\n\n'
+        "    def test_probe(self):\n        if torch.cuda.is_available():\n            pass\n"
+    )
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    (left,) = report.unfixed
+    assert left.kind == "mixed-accelerator-use"
+    assert left.reason.endswith(
+        "; not split: after the rewrites, a device test still names 'cuda': it is a test of that device"
+    )
+
+
+def test_a_class_of_one_kind_of_test_is_classified_whole(tmp_path: Path) -> None:
+    source = HEAD + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2).cuda()\n"
+    text, report = migrate(tmp_path, source)
+    assert "TestAGeneric" not in text and report.migrated == {"generalize": 1}
+    assert not_split(report) == []
+
+
+# -- the runtime check ---------------------------------------------------------
+
+
+def test_the_runtime_check_maps_each_devices_copy_onto_the_generic_test() -> None:
+    before = RuntimeModule(
+        "m",
+        (
+            RuntimeClass("TestACPU", None, True, "TestA", "m", "cpu", ("test_free_cpu", "test_dev_cpu")),
+            RuntimeClass("TestACUDA", None, True, "TestA", "m", "cuda", ("test_free_cuda", "test_dev_cuda")),
+        ),
+    )
+    after = RuntimeModule(
+        "m",
+        (
+            RuntimeClass("TestAGeneric", "GENERIC", True, None, "m", None, ("test_free",)),
+            RuntimeClass("TestAAcceleratorCPU", "ACCELERATOR", True, "TestAAccelerator", "m", "cpu", ("test_dev_cpu",)),
+            RuntimeClass(
+                "TestAAcceleratorCUDA", "ACCELERATOR", True, "TestAAccelerator", "m", "cuda", ("test_dev_cuda",)
+            ),
+        ),
+    )
+    moves = (
+        ClassMove("TestA", "TestAGeneric", ("test_free",)),
+        ClassMove("TestA", "TestAAccelerator", ("test_dev",)),
+    )
+    check = compare("m", before, after, moves)
+    assert (check.before, check.after, check.renamed, check.lost, check.added) == (4, 3, 4, (), ())
+    # Without the moves, the split loses them all.
+    assert len(compare("m", before, after).lost) == 4
+
+
+# -- docs/fix.md ---------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
+
+
+def test_docs_split_example_is_what_fix_does(tmp_path: Path) -> None:
+    text = DOCS.read_text()
+    blocks = dict(re.findall(r"<!-- migration-example: split (\w+) -->\n```python\n(.*?)```", text, re.S))
+    assert set(blocks) == {"before", "after"}, "docs/fix.md lost its split before/after example"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]})
+    proc = run_cli("fix", "--unsafe", cwd=root)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert (root / "test/test_x.py").read_text() == blocks["after"]
+    said = re.search(r"For the split example `fix` says where the tests went: `(.*?)`\.", text, re.S)
+    assert said and " ".join(said.group(1).split()) in proc.stderr
+    assert run_cli("fix", "--unsafe", "--diff", cwd=root).stdout == ""
+
+
+# -- property ------------------------------------------------------------------
+
+_FREE_BODIES = ["self.assertEqual(self._helper(), 1)", "self.assertTrue(self.ready)", "pass"]
+_DEVICE_BODIES = [
+    'torch.ones(2, device="cuda")',
+    "torch.ones(2).cuda()",
+    "torch.cuda.synchronize()",
+    'torch.zeros(1).to("cuda")',
+]
+
+
+@st.composite
+def mixed_classes(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A class of device-free tests and device tests (some `@requires_gpu`),
+    with a helper and setUp, and its tests' names."""
+    free = draw(st.lists(st.sampled_from(_FREE_BODIES), min_size=1, max_size=3))
+    device = draw(st.lists(st.tuples(st.sampled_from(_DEVICE_BODIES), st.booleans()), min_size=1, max_size=3))
+    tests = [(f"test_free_{i}", body, False) for i, body in enumerate(free)]
+    tests += [(f"test_dev_{i}", body, needs) for i, (body, needs) in enumerate(device)]
+    order = draw(st.permutations(tests))
+    members = ["    def setUp(self):\n        super().setUp()\n        self.ready = True\n"]
+    if draw(st.booleans()):
+        members.append("    def _helper(self):\n        return 1\n")
+    else:
+        members.insert(0, "    limit = 3\n\n    def _helper(self):\n        return 1\n")
+    for name, body, needs in order:
+        members.append(("    @requires_gpu\n" if needs else "") + f"    def {name}(self):\n        {body}\n")
+    source = HEAD + "\n\nclass TestA(TestCase):\n" + "\n".join(members) + MAIN
+    return source, [name for name, _, _ in order]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mixed_classes())
+def test_generated_mixed_classes_split_soundly(tmp_path_factory: pytest.TempPathFactory, drawn: tuple) -> None:
+    source, names = drawn
+    tmp_path = tmp_path_factory.mktemp("split")
+    text, report = migrate(tmp_path, source)  # idempotent: migrate checks a second run
+    tree = ast.parse(text)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    assert set(classes) == {"_TestAMixin", "TestAGeneric", "TestAAccelerator"}
+    bound = {
+        c: [f.name for f in node.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test")]
+        for c, node in classes.items()
+    }
+    # Every test bound in exactly one class; none in the mixin.
+    assert sorted(bound["TestAGeneric"] + bound["TestAAccelerator"]) == sorted(names)
+    assert bound["_TestAMixin"] == []
+    generic = ast.get_source_segment(text, classes["TestAGeneric"]) or ""
+    assert not re.search(r"cuda|device|requires_gpu", generic)
+    assert all(n.startswith("test_free") for n in bound["TestAGeneric"])
+    assert "instantiate_device_type_tests(TestAAccelerator, globals()" in text
+    assert "instantiate_device_type_tests(TestAGeneric" not in text
+    assert report.migrated == {"split": 2}
+    root = tmp_path / "proj"
+    assert [d for d in lint(root).diagnostics if d.code == MissingClassification.code] == []
