@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hwlint.core.config import load_config
-from hwlint.engine.alone import judge_alone
+from hwlint.engine.alone import Alone, judge_alone, unpack
 from hwlint.engine.check import CheckResult, run_check, run_of_one
-from hwlint.facts import extract_source
+from hwlint.facts import ModuleFacts, extract_source
 from hwlint.facts.collect import POOL_THRESHOLD
 from hwlint.fix.fixable import fixable_count, fixable_in_module
 from hwlint.rules import enabled_codes
@@ -98,7 +98,11 @@ def test_check_text_is_the_same_through_the_pool(tmp_path: Path) -> None:
 
 def test_a_worker_reads_the_file_a_base_comes_from_and_judges_as_the_run_does(tmp_path: Path) -> None:
     config = load_config(start=_project(tmp_path))
-    step = judge_alone(config, enabled_codes(tuple(config.select), ()), fixable_in_module, run_of_one)
+    judge = judge_alone(config, enabled_codes(tuple(config.select), ()), fixable_in_module, run_of_one)
+
+    def step(path: str, facts: ModuleFacts) -> Alone:
+        return unpack(judge(path, facts))  # as it travels back from the worker
+
     sub = step("test/test_sub.py", extract_source("test/test_sub.py", _SUB))
     assert sub.needs == ("test/common_base.py",)
     # TestSub inherits nothing (Base declares nothing): its HWC001, and its

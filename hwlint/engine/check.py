@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, cast, overload
 
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import Configure, Diagnostic
-from hwlint.engine.alone import Alone, judge_alone
+from hwlint.engine.alone import Alone, judge_alone, unpack
 from hwlint.engine.judge import Judge
 from hwlint.engine.lint import lint_module
 from hwlint.facts import ModuleFacts
@@ -163,8 +163,9 @@ class Resolved:
     def __init__(self, config: Config, source: FactsSource, files: list[str]) -> None:
         self.modules = LazyFacts(source.collect(files), source.rebuild)
         self.resolver = Resolver(config, self.modules, source.load)
-        # The modules the workers judged where they parsed them (hwlint.engine.alone).
-        self.alone = cast("Mapping[str, Alone]", source.judged)
+        # The modules the workers judged where they parsed them (hwlint.engine.alone),
+        # packed until lint_files unpacks each, in place.
+        self.alone = cast("dict[str, Alone | bytes]", source.judged)
         self.source = source
 
     def context(self, path: str) -> ModuleContext:
@@ -222,8 +223,9 @@ def lint_files(
     broken: set[str] = set()
     resolver = resolved.resolver
     for rel in files:
-        alone = resolved.alone.get(rel)
-        if alone is not None:
+        packed = resolved.alone.get(rel)
+        if packed is not None:
+            alone = resolved.alone[rel] = unpack(packed) if isinstance(packed, bytes) else packed
             if alone.broken:
                 broken.add(rel)
             resolver.exists.update(alone.exists)
