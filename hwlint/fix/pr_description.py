@@ -25,6 +25,7 @@ from hwlint.fix.result import FileResult, FixReport
 from hwlint.fix.summary import done_line
 from hwlint.fix.verify_runtime import ModuleCheck, RuntimeCheck
 from hwlint.infra.atomic import write_text_atomic
+from hwlint.rules import PER_FINDING
 
 # How the run is cut into descriptions (`--pr-per`): one per test file, one
 # per folder of test files, or one for everything.
@@ -60,6 +61,7 @@ class Row(NamedTuple):
     classification: str
     how: str
     members: tuple[str, ...]  # the classifications the test plan runs for it
+    migrated: bool = False  # by a class migration (`--unsafe`), not only declared
 
 
 @dataclass
@@ -206,16 +208,15 @@ def _description(
 
 
 def _title(report: FixReport, rows: Sequence[Row], where: str, files: int) -> str:
-    """What the pull request does, in one line."""
-    classes = len(rows)
-    scope = f"in {where}" if where else f"in {files} test file{'s' if files != 1 else ''}"
-    if classes:
-        done = f"Declare hw_classification for {classes} test class{'es' if classes != 1 else ''}"
-    else:
-        devices = report.rewritten
-        done = f"Rewrite {devices} hard-coded device{'s' if devices != 1 else ''}"
-    migrated = sum(report.migrated.values())
-    return f"{done} {scope}" + (f" ({migrated} migrated)" if migrated else "")
+    """What the pull request does, in one line: the classes it touches (how
+    many by a migration), or the devices it rewrites, and where."""
+    scope = where or _count(files, "test file")
+    if not rows:
+        return f"Rewrite {_count(report.rewritten, 'hard-coded device')} in {scope}"
+    migrated = sum(r.migrated for r in rows)
+    return f"Declare hw_classification: {_count(len(rows), 'test class')} in {scope}" + (
+        f" ({migrated} migrated)" if migrated else ""
+    )
 
 
 def _summary(report: FixReport, unsafe: bool) -> list[str]:
@@ -238,8 +239,9 @@ def _summary(report: FixReport, unsafe: bool) -> list[str]:
     elif unsafe:
         lines += ["Made by `hwlint fix --unsafe`: no class migration.", ""]
     if report.unfixed:
-        n = len(report.unfixed)
-        lines += [f"Left for a human: {n} (listed below, with why).", ""]
+        # A rewrite is of a site, not of a class (as the summary counts them).
+        things = "class" if all(u.code not in PER_FINDING for u in report.unfixed) else "finding"
+        lines += [f"Left for a human: {_count(len(report.unfixed), things)} (below, with why).", ""]
     return lines
 
 
@@ -265,17 +267,17 @@ def rows_of(result: FileResult) -> list[Row]:
             old = rows.get(d.class_name)
             if old is not None:  # declared, then instantiated for its device ("device-class")
                 how = f"{old.how}; {how}"
-            rows[d.class_name] = Row(result.path, d.line, d.class_name, d.member, how, (d.member,))
+            rows[d.class_name] = Row(result.path, d.line, d.class_name, d.member, how, (d.member,), True)
     for name, made in splits.items():
         moved = {m.new: m.tests for m in result.moves if m.old == name}
         parts = [
-            f"`{d.to_class}` ({d.member}, {_count(len(moved.get(d.to_class, ())), 'test')})" + _collected(d)
+            f"`{d.to_class}` ({d.member}, {_count(len(moved.get(d.to_class, ())), 'test')}"
+            + (f", collected as {_names(d.collected)})" if d.collected else ")")
             for d in made
         ]
         made_members = tuple(dict.fromkeys(d.member for d in made if d.member is not None))
-        rows[name] = Row(
-            result.path, made[0].line, name, ", ".join(made_members), "split into " + ", ".join(parts), made_members
-        )
+        how = "split into " + ", ".join(parts)
+        rows[name] = Row(result.path, made[0].line, name, ", ".join(made_members), how, made_members, True)
     for name, done in tests.items():
         rows[name] = _tests_row(rows.get(name), result.path, name, done)
     return sorted(rows.values(), key=lambda r: (r.line, r.class_name))
@@ -292,23 +294,27 @@ def _tests_row(old: Row | None, path: str, name: str, done: Sequence[Done]) -> R
         m = moved[0]
         member = m.member or ""
         how = f"new class, tests moved from `{m.class_name}`{_collected(m)}: {details}"
-        return Row(path, m.line, name, member, how, (member,))
+        return Row(path, m.line, name, member, how, (member,), True)
     member = (moved[0].member or "") if moved else (old.classification if old is not None else "ACCELERATOR")
     head = f"{old.how}; " if old is not None else ("" if moved else "already ACCELERATOR; ")
     collected = _collected(moved[0]) if moved else ""
     line = old.line if old is not None else done[0].line
-    return Row(path, line, name, member, f"{head}tests migrated{collected}: {details}", (member,))
+    return Row(path, line, name, member, f"{head}tests migrated{collected}: {details}", (member,), True)
 
 
 def _collected(d: Done) -> str:
     """The per-device classes the runtime collects from the class, if any."""
-    if not d.collected:
-        return ""
-    return " (collected as " + ", ".join(f"`{c}`" for c in d.collected) + ")"
+    return f" (collected as {_names(d.collected)})" if d.collected else ""
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(f"`{name}`" for name in names)
 
 
 def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}{'s' if n != 1 else ''}"
+    """`1 class`, `2 classes`, `3 tests`."""
+    plural = "es" if thing.endswith(("s", "sh", "ch")) else "s"
+    return f"{n} {thing}{plural if n != 1 else ''}"
 
 
 def _cell(text: str) -> str:
