@@ -14,6 +14,7 @@ the terminal say the same.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple, Sequence, cast
@@ -37,6 +38,12 @@ STDOUT = "-"
 # (CUDA, XPU, MPS, a configured NPU) needs a machine with its device, so the
 # test plan gives it a command of its own.
 _ANYWHERE = frozenset({"GENERIC", "ACCELERATOR", "CPU"})
+# Up to this many tests of a migrated class are named (as the summary does).
+_LIST_AT_MOST = 10
+# A command longer than this is written a file a line.
+_WIDE = 100
+# What checks the files after the fix (the test plan's last command).
+CHECK = "hwlint check"
 # The name of the description of the files at the project's root (--pr-per folder).
 _ROOT = "__root__"
 
@@ -201,7 +208,8 @@ def _description(
         "a device's classes run on a machine that has it.",
         "",
         "```sh",
-        *commands,
+        *commands[:-1],
+        _wrapped(CHECK, paths),
         "```",
     ]
     return Description(_file_name(key, per), title, paths, tuple(commands), "\n".join(lines) + "\n")
@@ -287,24 +295,41 @@ def _tests_row(old: Row | None, path: str, name: str, done: Sequence[Done]) -> R
     """The row of a class whose tests were migrated: a class made for
     one-device tests moved out of theirs, the class itself redeclared when
     every test moved, or an ACCELERATOR class (the only classes whose tests
-    are migrated) with tests made device-generic."""
-    details = "; ".join(d.detail for d in done)
+    are migrated) with tests made device-generic. The tests are named, a
+    few, then how many more; the first one's detail stands for the moved."""
     moved = [d for d in done if d.kind == "move-tests" and d.member is not None]
     if moved and moved[0].class_name != name:
         m = moved[0]
         member = m.member or ""
-        how = f"new class, tests moved from `{m.class_name}`{_collected(m)}: {details}"
+        tests = m.detail if len(moved) == 1 else f"{_tests([d.method for d in moved])} (e.g. {m.detail})"
+        how = (
+            f"new class for {_count(len(moved), 'one-device test')} of `{m.class_name}` "
+            f"(`move-tests`{_collected(m, ', ')}): {tests}"
+        )
         return Row(path, m.line, name, member, how, (member,), True)
+    by_kind: dict[str, list[str]] = {}
+    for d in done:
+        by_kind.setdefault(d.kind, []).append(d.method)
     member = (moved[0].member or "") if moved else (old.classification if old is not None else "ACCELERATOR")
     head = f"{old.how}; " if old is not None else ("" if moved else "already ACCELERATOR; ")
     collected = _collected(moved[0]) if moved else ""
+    tests = "; ".join(f"`{kind}`: {_tests(methods)}" for kind, methods in by_kind.items())
     line = old.line if old is not None else done[0].line
-    return Row(path, line, name, member, f"{head}tests migrated{collected}: {details}", (member,), True)
+    return Row(path, line, name, member, f"{head}tests migrated{collected}: {tests}", (member,), True)
 
 
-def _collected(d: Done) -> str:
-    """The per-device classes the runtime collects from the class, if any."""
-    return f" (collected as {_names(d.collected)})" if d.collected else ""
+def _tests(methods: Sequence[str]) -> str:
+    """`test_a, test_b`; past a few, how many more."""
+    more = f" and {len(methods) - _LIST_AT_MOST} more" if len(methods) > _LIST_AT_MOST else ""
+    return ", ".join(methods[:_LIST_AT_MOST]) + more
+
+
+def _collected(d: Done, within: str = "") -> str:
+    """The per-device classes the runtime collects from the class, if any:
+    in parentheses, or after `within` inside the caller's."""
+    if not d.collected:
+        return ""
+    return f"{within}collected as {_names(d.collected)}" if within else f" (collected as {_names(d.collected)})"
 
 
 def _names(names: Sequence[str]) -> str:
@@ -351,9 +376,7 @@ def runtime_section(runtime: RuntimeCheck | None, paths: Sequence[str], unsafe: 
     not run, the command that runs it."""
     lines = ["## Runtime check", ""]
     if runtime is None:
-        command = " ".join(
-            ["hwlint fix", *(["--unsafe"] if unsafe else []), "--verify-runtime --python PYTHON", *paths]
-        )
+        command = _wrapped(f"hwlint fix{' --unsafe' if unsafe else ''} --verify-runtime --python PYTHON", paths)
         return lines + [
             "Not run. `--verify-runtime` collects each changed module's tests with unittest before and after the "
             "fix, in a Python with torch, and writes no file that loses a test; it runs with the fix, on the "
@@ -430,9 +453,18 @@ def plan_commands(rows: Sequence[Row], paths: Sequence[str], members: Sequence[s
         found = sorted(touched.get(path, ()), key=lambda m: (order.get(m, len(order)), m))
         anywhere = [m for m in found if m in _ANYWHERE]
         if anywhere:
-            commands.append(f"python {path} --hw-classification {' '.join(anywhere)}")
+            commands.append(f"python {shlex.quote(path)} --hw-classification {' '.join(anywhere)}")
         commands.extend(
-            f"python {path} --hw-classification {m}  # on a machine with {m}" for m in found if m not in _ANYWHERE
+            f"python {shlex.quote(path)} --hw-classification {m}  # on a machine with {m}"
+            for m in found
+            if m not in _ANYWHERE
         )
-    commands.append(" ".join(["hwlint check", *paths]))
+    commands.append(" ".join([CHECK, *map(shlex.quote, paths)]))
     return commands
+
+
+def _wrapped(head: str, paths: Sequence[str]) -> str:
+    """`head` and the files, as a shell line; a file a line when that is long."""
+    words = [head, *map(shlex.quote, paths)]
+    line = " ".join(words)
+    return line if len(line) <= _WIDE else " \\\n    ".join(words)
