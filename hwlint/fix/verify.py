@@ -9,7 +9,7 @@ migrations).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, Method, ModuleFacts, Site, Value, extract_source
@@ -142,7 +142,12 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
                 want_decorators = now.decorators
             if (now.params, now.decorators) != (want_params, want_decorators):
                 raise RewriteError(f"the migration changed {new.name}.{now.name} other than intended")
-    for d in by_class.values():
+    _verify_instantiations(after, by_class.values())
+
+
+def _verify_instantiations(after: ModuleFacts, done: Iterable[Done]) -> None:
+    """Each migrated class instantiated as its migration says; RewriteError otherwise."""
+    for d in done:
         calls = [i for i in after.instantiations if i.class_name == d.class_name]
         if d.kind == "instantiate" and [(i.only_for, i.except_for) for i in calls] != [(None, None)]:
             raise RewriteError(f"{d.class_name} is not instantiated once for every device")
