@@ -14,7 +14,7 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
-from hwlint.facts.devices import OPT_IN, framework_type, instantiable
+from hwlint.facts.devices import framework_type, instantiable
 from hwlint.fix.blocker import Blocker
 from hwlint.fix.kinds import rewrite_kind
 from hwlint.fix.migrate.accelerator_need import accelerator_need
@@ -94,9 +94,7 @@ def _generalize(
     state = ModuleEdits(module.with_changes(body=body), config)
     if replaced is None:
         state.declare[where] = "ACCELERATOR"
-    flags = (
-        (_EXCEPT_CPU if need else "") + _ALLOW_XPU + (opt_in(device) if device in OPT_IN and device != "xpu" else "")
-    )
+    flags = (_EXCEPT_CPU if need else "") + _ALLOW_XPU + (opt_in(device) if device == "mps" else "")
     runs = tuple(d for d in instantiable(device == "mps", True) if not (need and d == "cpu"))
     refuse_clashing_names(cls, runs, config.extend_devices)
     state.instantiate.append((where, m.class_name, flags))
