@@ -9,14 +9,22 @@ import ast
 import re
 from pathlib import Path
 
+import libcst as cst
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import hwlint.fix.migrate.split as split_module
 from hwlint.core.config import load_config
+from hwlint.facts.extract import extract_source
 from hwlint.fix.apply import apply_fixes
-from hwlint.fix.plan import ClassMove
+from hwlint.fix.migrate.evidence import device_constants, device_words
+from hwlint.fix.migrate.outcome import Refusal
+from hwlint.fix.migrate.split_one_kind import every_test_uses_a_device
+from hwlint.fix.migrate.tree import find_class
+from hwlint.fix.plan import ClassMove, plan_fixes
 from hwlint.fix.result import FixReport
+from hwlint.fix.split_plan import plan_splits
 from hwlint.fix.verify_runtime import compare
 from hwlint.infra.runtime import RuntimeClass, RuntimeModule
 from hwlint.rules.missing_classification import MissingClassification
@@ -432,6 +440,81 @@ def test_a_class_named_in_code_or_a_dotted_string_is_not_split(tmp_path: Path, e
 def test_a_new_name_only_a_comment_mentions_is_not_taken(tmp_path: Path) -> None:
     text, report = migrate(tmp_path, HEAD + "\n\n# TestAGeneric: the device-free half\n" + MIXED.lstrip("\n"))
     assert report.migrated == {"split": 2}
+
+
+# -- the first look: a class whose tests all use a device ---------------------
+
+
+def test_a_class_whose_tests_all_name_a_device_is_refused_before_libcst_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The facts see no device in test_a (a print, a module-level device):
+    # the plan tries the split; the first look refuses it, libcst unread.
+    source = HEAD + (
+        '\n\ngpu = torch.device("cuda")\n\n\n'
+        "class TestA(TestCase):\n"
+        "    def test_a(self):\n        print('on CUDA')\n\n"
+        "    def test_b(self):\n        torch.ones(1).to(gpu)\n\n"
+        "    def test_c(self):\n        torch.ones(1).cuda()\n"
+    )
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source})
+    result = lint(root)
+    plans, unfixed = plan_fixes(result, unsafe=True)
+    (plan,) = [p for p in plan_splits(result, plans, unfixed, None)[0] if p.migrations]
+    assert [m.kind for m in plan.migrations][:1] == ["split"]
+
+    def unread(*args: object) -> None:
+        raise AssertionError("libcst read the module")
+
+    monkeypatch.setattr(split_module, "parse_module", unread)
+    config = load_config(start=root)
+    data = source.encode()
+    with pytest.raises(Refusal, match="every test uses a device: one classification fits them all"):
+        split_module.split(data, plan.migrations[0], config, lambda d: extract_source("test/test_a.py", d.decode()))
+
+
+_TEST_BODIES = [
+    "pass",
+    "self.assertEqual(1, 1)",
+    "print('XPU result')",
+    "torch.ones(1).to(gpu)",
+    "# runs on CUDA too\n        pass",
+    '"""Checks the CUDA path."""',
+    "torch.ones(1, device=self.device_type)",
+    "x = [gpu_like for gpu_like in range(2)]",
+]
+_DECORATORS = ["", "@requires_gpu\n", "@unittest.skip('no')\n", "@onlyCUDA\n", "@parametrize('n', [1])\n"]
+
+
+@settings(max_examples=40, deadline=None)
+@example([("", "print('XPU result')"), ("@onlyCUDA\n", "pass")])  # every test: the first look says so
+@example([("", "print('XPU result')"), ("", '"""Checks the CUDA path."""')])  # a docstring: it may not
+@given(st.lists(st.tuples(st.sampled_from(_DECORATORS), st.sampled_from(_TEST_BODIES)), min_size=1, max_size=4))
+def test_the_first_look_calls_a_test_a_device_test_only_when_the_split_does(tests: list[tuple[str, str]]) -> None:
+    source = HEAD + 'import unittest\n\ngpu = torch.device("cuda")\n\n\nclass TestA(TestCase):\n'
+    source += "\n".join(
+        f"    {d.replace(chr(10), chr(10) + '    ')}def test_{i}(self):\n        {body}\n"
+        for i, (d, body) in enumerate(tests)
+    )
+    data = source.encode()
+    facts = extract_source("test/test_a.py", source)
+    words = device_words(load_config(start=Path(__file__).parent))
+    bound = device_constants(data, facts.accelerator_lines)
+    (cls,) = facts.classes
+    first = every_test_uses_a_device(data, cls.line, words, bound, instantiated=False)
+    module = cst.parse_module(source)
+    tree = module.body[find_class(module.body, "TestA", 0)]
+    assert isinstance(tree, cst.ClassDef)
+    config = load_config(start=Path(__file__).parent)
+    try:
+        split_module.sort_tests(module, tree, cls, facts, data, config, instantiated=False)
+        why = ""
+    except Refusal as refusal:
+        why = refusal.reason
+    if first:
+        assert why == "not split: every test uses a device: one classification fits them all"
+    if tests == [("", "print('XPU result')"), ("@onlyCUDA\n", "pass")]:
+        assert first
 
 
 # -- the runtime check ---------------------------------------------------------

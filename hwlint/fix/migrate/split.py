@@ -36,6 +36,7 @@ from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.split_members import Use, code_without_prose, placed, without_prose
 from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls, refuse_other_uses
+from hwlint.fix.migrate.split_one_kind import DEVICE_TYPE, every_test_uses_a_device
 from hwlint.fix.migrate.tree import (
     class_facts,
     decorator_name,
@@ -54,8 +55,6 @@ from hwlint.rules.device_decorator import is_device_specific
 # about one and ran on CPU too.
 NEEDS_ACCELERATOR = ', except_for="cpu", allow_xpu=True'
 ASKS = ", allow_xpu=True"
-# A name the device framework gives an instantiated class's tests.
-_DEVICE_TYPE = re.compile(r"\bdevice_type\b|\bself\.device\b")
 
 
 class _Sorted(NamedTuple):
@@ -85,6 +84,12 @@ def split(
     if info is None:
         raise Refusal(f"class {m.class_name} not found in the facts")
     names = SplitNames.of(m.class_name)
+    # A first look with ast: libcst's parse costs some fifty times more.
+    reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
+    if every_test_uses_a_device(
+        data, info.line, device_words(config), device_constants(data, reached), instantiated=False
+    ):
+        raise Refusal(_ONE_KIND.format("every"))
     module = parse_module(data, MigrateError)
     where = find_class(module.body, m.class_name, m.occurrence)
     cls = module.body[where]
@@ -92,8 +97,11 @@ def split(
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"not split: {m.class_name} has a one-line body")
     calls = [at for at, stmt in enumerate(module.body) if instantiation_call(stmt, m.class_name) is not None]
-    refuse_other_uses(module, calls, names, facts)
+    # The tests sorted first: a class whose tests are all of one kind (most
+    # of the splits the plan tries and the facts cannot rule out) is refused
+    # before the module is read whole.
     sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls))
+    refuse_other_uses(module, calls, names, facts)
     fixed, runs, chosen = _written(module, m, names, sorted_tests, config, calls)
     # The device tests' hard-coded devices, as a device-generic class has them.
     accelerator = m._replace(class_name=names.accelerator, occurrence=0)
@@ -134,17 +142,21 @@ def _listed(tests: Sequence[str]) -> str:
     return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
 
 
-def _spans(module: cst.Module, cls: cst.ClassDef) -> dict[int, tuple[int, int]]:
+def _spans(cls: cst.ClassDef, line: int) -> dict[int, tuple[int, int]]:
     """Each member's lines in the file (a function's from its first
-    decorator), by its index in the class body."""
+    decorator), by its index in the class body; `line`: the facts' line of
+    the class's `class` keyword. (The class alone is laid out, not the
+    module: a large module's positions cost seconds.)"""
     assert isinstance(cls.body, cst.IndentedBlock)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    alone = cls.with_changes(leading_lines=[])
+    positions = MetadataWrapper(cst.Module(body=[alone]), unsafe_skip_copy=True).resolve(PositionProvider)
+    shift = line - positions[alone].start.line
     spans: dict[int, tuple[int, int]] = {}
     for i, stmt in enumerate(cls.body.body):
         first: cst.CSTNode = stmt
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.decorators:
             first = stmt.decorators[0]
-        spans[i] = (positions[first].start.line, positions[stmt].end.line)
+        spans[i] = (positions[first].start.line + shift, positions[stmt].end.line + shift)
     return spans
 
 
@@ -167,11 +179,18 @@ def sort_tests(
     member that is no test uses a device, when a test is named by another
     member, or when the tests are all of one kind."""
     assert isinstance(cls.body, cst.IndentedBlock)
-    spans = _spans(module, cls)
     words = device_words(config)
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
     bound = device_constants(data, reached)
+    tests = {i: fn for i, fn in test_methods(cls)}
+    # What each test's own code says, first: when it makes every test a
+    # device test (most of the splits the plan tries and the facts cannot
+    # rule out), the lines of the class are not laid out.
+    named = {i: _named_use(module, fn, words, bound, instantiated) for i, fn in tests.items()}
+    if named and all(named.values()):
+        raise Refusal(_ONE_KIND.format("every"))
     _refuse_unnamed_mentions(data, reached)
+    spans = _spans(cls, info.line)
     sites = [
         (s.line, s.text, s in info.requires) for s in (*info.probes, *info.devices, *info.distributed, *info.requires)
     ]
@@ -181,29 +200,29 @@ def sort_tests(
             f"not split: {outside[0][1]} (line {outside[0][0]}) is outside the tests: the tests that stay "
             "device-free would share it"
         )
-    tests = {i: fn for i, fn in test_methods(cls)}
     known = {method.name for method in info.methods}
     for fn in tests.values():
         if fn.name.value not in known:
             raise Refusal(f"not split: {fn.name.value} is not among the facts' tests")
-    uses = _member_uses(module, cls, tests, (sites, spans), words, bound, config)
     generic: list[int] = []
     device: list[int] = []
     needs = True
-    for i, fn in tests.items():
+    for i in tests:
         start, end = spans[i]
         mine = [s for s in sites if start <= s[0] <= end]
-        why = _device_use(module, fn, mine, words, bound, instantiated)
+        why = named[i] or (mine[0][1] if mine else "")
         (device if why else generic).append(i)
         if why and not any(required or _is_use(text) for _, text, required in mine):
             needs = False  # it only asks about an accelerator: it ran on CPU too
     if not generic or not device:
-        raise Refusal(
-            f"not split: {'every' if not generic else 'no'} test uses a device: one classification fits them all"
-        )
+        raise Refusal(_ONE_KIND.format("every" if not generic else "no"))
+    uses = _member_uses(module, cls, tests, (sites, spans), words, bound, config)
     names = {i: _member_name(stmt) for i, stmt in enumerate(cls.body.body)}
     moved = placed(list(cls.body.body), cls.name.value, (generic, device), uses, names)
     return _Sorted(generic, device, needs, moved)
+
+
+_ONE_KIND = "not split: {} test uses a device: one classification fits them all"
 
 
 def _is_use(text: str) -> bool:
@@ -247,8 +266,8 @@ def _member_uses(
         start, end = spans[i]
         mine = [s for s in sites if start <= s[0] <= end]
         text = code_without_prose(stmt)
-        named = words.search(text) or _DEVICE_TYPE.search(text)
-        used = sorted(name for name in bound if node_uses(stmt, name))
+        named = words.search(text) or DEVICE_TYPE.search(text)
+        used = _bound_used(stmt, text, bound)
         if mine:
             uses[i] = Use(mine[0][1], mine[0][0])
         elif named is not None or used:
@@ -280,19 +299,14 @@ def _is_declaration(stmt: cst.BaseStatement, attribute: str) -> bool:
     return False
 
 
-def _device_use(
-    module: cst.Module,
-    fn: cst.FunctionDef,
-    sites: list[tuple[int, str, bool]],
-    words: re.Pattern[str],
-    bound: set[str],
-    instantiated: bool,
+def _named_use(
+    module: cst.Module, fn: cst.FunctionDef, words: re.Pattern[str], bound: set[str], instantiated: bool
 ) -> str:
-    """What makes `fn` a device test, or "" when it is device-free."""
+    """What in `fn`'s own code makes it a device test, or "": it takes
+    `device`, a device-type decorator, a device or `device_type` named, a
+    module-level name bound to a device used (the facts' sites aside)."""
     if device_parameter(fn) is not None:
         return "takes `device`"
-    if sites:
-        return sites[0][1]
     for d in fn.decorators:
         name = decorator_name(d)
         if name in DEVICE_TEST_DECORATORS or is_device_specific(name):
@@ -300,11 +314,16 @@ def _device_use(
         if instantiated and name.startswith("parametrize"):
             return f"@{name} (expanded by the device framework)"
     text = module.code_for_node(fn.with_changes(leading_lines=[]))
-    found = words.search(text) or _DEVICE_TYPE.search(text)
+    found = words.search(text) or DEVICE_TYPE.search(text)
     if found is not None:
         return repr(found.group(0))
-    used = sorted(name for name in bound if node_uses(fn, name))
+    used = _bound_used(fn, text, bound)
     return used[0] if used else ""
+
+
+def _bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
+    """The names of `bound` that `node` (whose code is `text`) uses."""
+    return sorted(name for name in bound if re.search(rf"\b{re.escape(name)}\b", text) and node_uses(node, name))
 
 
 def _written(

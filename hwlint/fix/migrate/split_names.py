@@ -107,9 +107,11 @@ def _names_in(node: cst.CSTNode, name: str) -> bool:
 def _mentions(module: cst.Module, names: Sequence[str], skipped: set[int], *, class_lines: bool) -> list[int]:
     """The lines where the module names one of `names` in code, but in
     the top-level statements `skipped`."""
+    text = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in names))
     visitor = _Mentions(names, class_lines=class_lines)
     for at, stmt in enumerate(module.body):
-        if at not in skipped:
+        # The text first: a statement that does not spell a name cannot name it.
+        if at not in skipped and text.search(module.code_for_node(stmt)):
             stmt.visit(visitor)
     if not visitor.found:
         return []
