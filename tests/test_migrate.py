@@ -519,15 +519,16 @@ def test_a_one_device_class_becomes_an_instantiated_accelerator_class(tmp_path: 
             "    def test_add(self, device):\n        a = torch.ones(2, device=device)\n        torch.accelerator.synchronize()\n"
             "        self.assertEqual((a + a).sum().item(), 4)\n\n"
             "    def test_mul(self, device, dtype=torch.float):\n        b = torch.ones(2).to(device)\n\n\n"
-            # allow_xpu: it still runs on XPU, where it ran; never only_for.
-            "instantiate_device_type_tests(TestOps, globals(), allow_xpu=True)\n"
+            # allow_xpu: it still runs on XPU, where it ran; never only_for. Its
+            # tests need an accelerator (setUp uses XPU): not CPU, where they never ran.
+            'instantiate_device_type_tests(TestOps, globals(), except_for="cpu", allow_xpu=True)\n'
         )
         + MAIN
     )
     assert report.migrated == {"generalize": 1}
     assert report.classified == {"ACCELERATOR": 1}
     (done,) = report.files[0].migrated
-    assert done.collected == ("TestOpsCPU", "TestOpsCUDA", "TestOpsXPU", "TestOpsHPU", "TestOpsPRIVATEUSE1")
+    assert done.collected == ("TestOpsCUDA", "TestOpsXPU", "TestOpsHPU", "TestOpsPRIVATEUSE1")
 
 
 def test_device_defaults_of_an_accelerator_are_generalized(tmp_path: Path) -> None:
@@ -538,7 +539,8 @@ def test_device_defaults_of_an_accelerator_are_generalized(tmp_path: Path) -> No
     assert text == DECLARED_IMPORTS + (
         "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
         "    def test_a(self, device):\n        torch.ones(2, device=device)\n\n\n"
-        "instantiate_device_type_tests(TestA, globals())\n"
+        # Its device defaulted to CUDA: it never ran on CPU.
+        'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n'
     )
     assert report.migrated == {"generalize": 1}
 
@@ -549,20 +551,20 @@ def test_device_defaults_of_an_accelerator_are_generalized(tmp_path: Path) -> No
         (
             ("torch.xpu.synchronize()", "torch.xpu.get_device_properties()"),
             # The line in the file as written (its declaration added).
-            "line 14: torch.xpu.get_device_properties() has no device-generic equivalent (torch.xpu.get_device_properties: "
-            "device properties differ per backend)",
+            "`torch.xpu.get_device_properties()` (line 14) has no device-generic equivalent: "
+            "device properties differ per backend",
         ),
         (
             ("self.assertEqual(", 'self.assertEqual(a.device.type == "xpu", '),
-            "TestOps names 'xpu' (line 15), which no rewrite changes: it is a test of that device",
+            '`"xpu"` (line 15) names a device in a string, which no rewrite changes',
         ),
         (
             ("class TestOps(TestCase):\n", "@skipIfNoXPU\nclass TestOps(TestCase):\n"),
-            "TestOps has class decorators (skipIfNoXPU): generalize by hand",
+            "`@skipIfNoXPU` (line 6) decorates the class: generalize by hand",
         ),
         (
             ("import torch\n", 'import torch\nDEVICE = torch.device("xpu")\n'),
-            "TestOps uses DEVICE, which the module binds to a device",
+            "`DEVICE` (line 2) is bound to a device at module level, and TestOps uses it: it is a test of that device",
         ),
         # torch-xpu-ops' export/test_converter_xpu.py: instantiated, test_mul on
         # CUDA would be a second test_mul_cuda, and the module would not import
@@ -610,7 +612,7 @@ def test_a_class_reaching_a_module_level_device_through_a_helper_stays_that_devi
     )
     text, report = migrate(tmp_path, source)
     assert [r.reason for f in report.files for r in f.refused] == [
-        "TestOnes reaches DEVICE, which the module binds to 'xpu' (line 5): it is a test of that device"
+        "`DEVICE` (line 5) is bound to 'xpu' at module level, and TestOnes reaches it: it is a test of that device"
     ]
     assert "    hw_classification = HardwareClassification.XPU\n\n    def test_ones(self, device):\n" in text
     assert text.endswith(
@@ -845,7 +847,9 @@ def test_a_device_default_naming_a_module_level_device_is_that_device(tmp_path: 
     assert "    def test_inverse(self, device, dtype=torch.float32):\n" in text
     assert "    def test_det(self, device):\n" in text
     assert "    hw_classification = HardwareClassification.ACCELERATOR\n" in text
-    assert text.endswith("\n\ninstantiate_device_type_tests(TestTorchMethod, globals(), allow_xpu=True)\n" + MAIN)
+    assert text.endswith(
+        '\n\ninstantiate_device_type_tests(TestTorchMethod, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
     assert report.migrated == {"generalize": 1}
 
 

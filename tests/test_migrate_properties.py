@@ -196,3 +196,71 @@ def test_a_one_device_class_is_instantiated_for_its_device_and_nothing_else_chan
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             assert ast.unparse(node.body[0]) == "hw_classification = HardwareClassification.CUDA"
+
+
+# One-device classes that may be made device-generic: their tests use CUDA
+# (every use with an equivalent), only ask about an accelerator (they ran
+# on CPU too), or hold what blocks the migration (the blocker's code, kind).
+USES = ["x = torch.ones(2).cuda()", 'torch.ones(2, device="cuda")', "torch.cuda.synchronize()  # keep me"]
+ASKS = ["self.assertGreaterEqual(torch.accelerator.device_count(), 0)"]
+BLOCKS = {
+    "torch.cuda.get_device_capability()": ("torch.cuda.get_device_capability()", "no-equivalent"),
+    'self.assertNotIn("cuda:nccl", "cpu:gloo")': ('"cuda:nccl"', "device-string"),
+}
+
+
+@st.composite
+def one_device_classes(draw: st.DrawFn) -> tuple[str, dict[str, list[str]]]:
+    """A module of CUDA classes and, per class, its tests' bodies in order."""
+    parts = [HEADER]
+    bodies: dict[str, list[str]] = {}
+    for c in range(draw(st.integers(1, 3))):
+        name = f"TestG{c}"
+        mine = [draw(st.sampled_from([*USES, *ASKS, *BLOCKS])) for _ in range(draw(st.integers(1, 3)))]
+        if not any(b in USES for b in mine):
+            mine[0] = draw(st.sampled_from(USES))
+        lines = ["", "", f"class {name}(TestCase):"]
+        for t, body in enumerate(mine):
+            lines += [f"    def test_{t}(self):", f"        {body}", ""]
+        parts.append("\n".join(lines).rstrip("\n") + "\n")
+        bodies[name] = mine
+    parts.append('\n\nif __name__ == "__main__":\n    run_tests()\n')
+    return "".join(parts), bodies
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(one_device_classes())
+def test_a_one_device_class_is_generalized_or_says_what_blocked_it(
+    generated: tuple[str, dict[str, list[str]]],
+) -> None:
+    source, bodies = generated
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_project(Path(tmp) / "proj", {"test/test_g.py": source})
+        config = load_config(start=root)
+        report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
+        text = (root / "test/test_g.py").read_text()
+        compile(text, "test_g.py", "exec")
+        assert apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1).files == []
+    tree = ast.parse(text)
+    declared = {n.name: ast.unparse(n.body[0]).rsplit(".", 1)[-1] for n in tree.body if isinstance(n, ast.ClassDef)}
+    calls = {
+        ast.unparse(s.value.args[0]): ast.unparse(s.value)
+        for s in tree.body
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+    }
+    not_generalized = {x["class_name"]: x for x in report.to_dict()["not_generalized"]}
+    for name, mine in bodies.items():
+        blocking = [b for b in mine if b in BLOCKS]
+        if blocking:
+            # The first blocker, by line, with its code as written and its kind.
+            assert declared[name] == "CUDA", name
+            blocker = not_generalized[name]["blocked_by"]
+            assert (blocker["site"], blocker["kind"]) == BLOCKS[blocking[0]], name
+            assert not_generalized[name]["reason"] == f"`{blocker['site']}` (line {blocker['line']}) {blocker['why']}"
+            assert "only_for='cuda'" in calls[name], name
+            continue
+        assert declared[name] == "ACCELERATOR", name
+        # Off CPU exactly when every test runs on the device; XPU always opted in.
+        needs = all(b in USES for b in mine)
+        flags = ", except_for='cpu', allow_xpu=True" if needs else ", allow_xpu=True"
+        assert calls[name] == f"instantiate_device_type_tests({name}, globals(){flags})", name

@@ -9,14 +9,22 @@ import ast
 import re
 from pathlib import Path
 
+import libcst as cst
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import hwlint.fix.migrate.split as split_module
 from hwlint.core.config import load_config
+from hwlint.facts.extract import extract_source
 from hwlint.fix.apply import apply_fixes
-from hwlint.fix.plan import ClassMove
+from hwlint.fix.migrate.evidence import device_constants, device_words
+from hwlint.fix.migrate.outcome import Refusal
+from hwlint.fix.migrate.split_one_kind import every_test_uses_a_device
+from hwlint.fix.migrate.tree import find_class
+from hwlint.fix.plan import ClassMove, plan_fixes
 from hwlint.fix.result import FixReport
+from hwlint.fix.split_plan import plan_splits
 from hwlint.fix.verify_runtime import compare
 from hwlint.infra.runtime import RuntimeClass, RuntimeModule
 from hwlint.rules.missing_classification import MissingClassification
@@ -276,6 +284,239 @@ def test_a_class_of_one_kind_of_test_is_classified_whole(tmp_path: Path) -> None
     assert not_split(report) == []
 
 
+# -- members that are no test: where they go ------------------------------------
+
+GPU_HELPER = (
+    "\n\nclass TestA(TestCase):\n"
+    "    def setUp(self):\n        super().setUp()\n        self.x = 1\n\n"
+    '    def _gpu_ones(self):\n        """Two ones on the GPU (CUDA)."""\n        return torch.ones(2).cuda()\n\n'
+    "    def test_free(self):\n        self.assertEqual(self.x, 1)\n\n"
+    "    @requires_gpu\n    def test_dev(self):\n        self.assertEqual(self._gpu_ones().sum().item(), 2)\n"
+)
+
+
+def test_a_helper_only_the_device_tests_reach_goes_with_them(tmp_path: Path) -> None:
+    text, report = migrate(tmp_path, HEAD + GPU_HELPER + MAIN)
+    assert (
+        text
+        == DECLARED_HEAD
+        + (
+            "\n\nclass _TestAMixin:\n    def setUp(self):\n        super().setUp()\n        self.x = 1\n\n\n"
+            "class TestAGeneric(_TestAMixin, TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_free(self):\n        self.assertEqual(self.x, 1)\n\n\n"
+            "class TestAAccelerator(_TestAMixin, TestCase):\n"
+            "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+            # A docstring that says CUDA is no use of it; the helper of an
+            # instantiated class takes the device type the framework gives it.
+            '    def _gpu_ones(self):\n        """Two ones on the GPU (CUDA)."""\n'
+            "        return torch.ones(2).to(self.device_type)\n\n"
+            "    @requires_gpu\n    def test_dev(self, device):\n        self.assertEqual(self._gpu_ones().sum().item(), 2)\n\n\n"
+            'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n'
+        )
+        + MAIN
+    )
+    (_, accelerator) = report.files[0].migrated
+    assert accelerator.detail.startswith("test_dev with _gpu_ones -> TestAAccelerator (ACCELERATOR")
+
+
+def test_a_helper_no_test_reaches_goes_with_the_device_tests(tmp_path: Path) -> None:
+    # As PyTorch's test_checkpoint_reader.py had it: a helper no test calls,
+    # and a device chosen by a probe of that device.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def _unused(self, t):\n        return t.cuda()\n\n"
+        "    def test_free(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+        "    def test_map(self):\n"
+        '        where = "cuda" if torch.cuda.is_available() else "cpu"\n'
+        "        self.assertEqual(torch.ones(1, device=where).device.type, where)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert (
+        text
+        == DECLARED_HEAD
+        + (
+            "\n\nclass TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+            "    def test_free(self):\n        self.assertEqual(1 + 1, 2)\n\n\n"
+            "class TestAAccelerator(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+            "    def _unused(self, t):\n        return t.to(self.device_type)\n\n"
+            # The type, as the string was (`device` may be "cuda:0").
+            "    def test_map(self, device):\n        where = torch.device(device).type\n"
+            "        self.assertEqual(torch.ones(1, device=where).device.type, where)\n\n\n"
+            # test_map only asks whether CUDA is there: it ran on CPU too, and still does.
+            "instantiate_device_type_tests(TestAAccelerator, globals(), allow_xpu=True)\n"
+        )
+        + MAIN
+    )
+    assert report.migrated == {"split": 2}
+    assert "2 hard-coded devices rewritten" in report.files[0].migrated[1].detail
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (
+            # the device-free test calls the GPU helper
+            (
+                "        self.assertEqual(self.x, 1)\n",
+                "        self.assertEqual(self.x, 1)\n        self._gpu_ones()\n",
+            ),
+            "not split: _gpu_ones, which is no test, uses a device (torch.ones(...).cuda() (line 14)) "
+            "and the device-free test test_free reaches it: split by hand",
+        ),
+        (
+            # ... through another helper, by name through getattr
+            (
+                "    def test_free(self):\n        self.assertEqual(self.x, 1)\n",
+                "    def _twice(self):\n        return 2 * getattr(self, '_gpu_ones')()\n\n"
+                "    def test_free(self):\n        self.assertEqual(self.x, 1)\n        self._twice()\n",
+            ),
+            "not split: _gpu_ones, which is no test, uses a device (torch.ones(...).cuda() (line 14)) "
+            "and the device-free test test_free reaches it: split by hand",
+        ),
+        (
+            # setUp runs for every test
+            ("        self.x = 1\n", "        self.x = 1\n        self.y = self._gpu_ones()\n"),
+            "not split: _gpu_ones, which is no test, uses a device (torch.ones(...).cuda() (line 15)) and setUp, "
+            "which "
+            "every test runs, reaches it: split by hand",
+        ),
+        (
+            # the instance passed on: any member may be reached
+            ("        self.assertEqual(self.x, 1)\n", "        self.assertEqual(self.x, 1)\n        check(self)\n"),
+            "not split: _gpu_ones, which is no test, uses a device (torch.ones(...).cuda() (line 14)) and a device-free "
+            "test "
+            "passes `self` on or names a member it computes: it may reach it: split by hand",
+        ),
+        (
+            ("        self.x = 1\n", '        self.x = 1\n        self.where = "cuda"\n'),
+            "not split: setUp, which is no test, uses a device ('cuda'): split by hand",
+        ),
+    ],
+)
+def test_a_device_member_a_device_free_test_may_reach_refuses_the_split(
+    tmp_path: Path, change: tuple[str, str], why: str
+) -> None:
+    # (Lines of the file as the fix phase left it: its declaration and import added.)
+    source = HEAD + GPU_HELPER.replace(*change)
+    text, report = migrate(tmp_path, source)
+    assert "TestAGeneric" not in text
+    assert not_split(report) == [why]
+
+
+# -- the class named elsewhere -----------------------------------------------
+
+
+def test_a_class_named_in_comments_docstrings_and_prose_is_split(tmp_path: Path) -> None:
+    source = (
+        '"""Tests of the reader (TestA holds them)."""\n'
+        + HEAD
+        + "\n\n# TestA: split me\n"
+        + MIXED.lstrip("\n")
+        + '\n\ndef describe():\n    """What TestA checks."""\n    return "TestA checks the reader"\n'
+    )
+    text, report = migrate(tmp_path, source)
+    assert report.migrated == {"split": 2}
+    assert "# TestA: split me\nclass _TestAMixin:" in text
+    assert 'return "TestA checks the reader"' in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ('\n\n__all__ = ["TestA"]\n', '__all__ = ["TestA"]'),
+        ('\n\nPATCH = "test_a.TestA._helper"\n', 'PATCH = "test_a.TestA._helper"'),
+        ("\n\nCASES = [\n    1,\n    TestA,\n]\n", "TestA,"),
+    ],
+)
+def test_a_class_named_in_code_or_a_dotted_string_is_not_split(tmp_path: Path, extra: str, said: str) -> None:
+    text, report = migrate(tmp_path, HEAD + MIXED + extra)
+    assert "TestAGeneric(" not in text
+    assert not_split(report) == [
+        f"not split: `{said}` names TestA: a subclass, a reference or `super(TestA, self)` "
+        "would not find its tests; split by hand"
+    ]
+
+
+def test_a_new_name_only_a_comment_mentions_is_not_taken(tmp_path: Path) -> None:
+    text, report = migrate(tmp_path, HEAD + "\n\n# TestAGeneric: the device-free half\n" + MIXED.lstrip("\n"))
+    assert report.migrated == {"split": 2}
+
+
+# -- the first look: a class whose tests all use a device ---------------------
+
+
+def test_a_class_whose_tests_all_name_a_device_is_refused_before_libcst_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The facts see no device in test_a (a print, a module-level device):
+    # the plan tries the split; the first look refuses it, libcst unread.
+    source = HEAD + (
+        '\n\ngpu = torch.device("cuda")\n\n\n'
+        "class TestA(TestCase):\n"
+        "    def test_a(self):\n        print('on CUDA')\n\n"
+        "    def test_b(self):\n        torch.ones(1).to(gpu)\n\n"
+        "    def test_c(self):\n        torch.ones(1).cuda()\n"
+    )
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source})
+    result = lint(root)
+    plans, unfixed = plan_fixes(result, unsafe=True)
+    (plan,) = [p for p in plan_splits(result, plans, unfixed, None)[0] if p.migrations]
+    assert [m.kind for m in plan.migrations][:1] == ["split"]
+
+    def unread(*args: object) -> None:
+        raise AssertionError("libcst read the module")
+
+    monkeypatch.setattr(split_module, "parse_module", unread)
+    config = load_config(start=root)
+    data = source.encode()
+    with pytest.raises(Refusal, match="every test uses a device: one classification fits them all"):
+        split_module.split(data, plan.migrations[0], config, lambda d: extract_source("test/test_a.py", d.decode()))
+
+
+_TEST_BODIES = [
+    "pass",
+    "self.assertEqual(1, 1)",
+    "print('XPU result')",
+    "torch.ones(1).to(gpu)",
+    "# runs on CUDA too\n        pass",
+    '"""Checks the CUDA path."""',
+    "torch.ones(1, device=self.device_type)",
+    "x = [gpu_like for gpu_like in range(2)]",
+]
+_DECORATORS = ["", "@requires_gpu\n", "@unittest.skip('no')\n", "@onlyCUDA\n", "@parametrize('n', [1])\n"]
+
+
+@settings(max_examples=40, deadline=None)
+@example([("", "print('XPU result')"), ("@onlyCUDA\n", "pass")])  # every test: the first look says so
+@example([("", "print('XPU result')"), ("", '"""Checks the CUDA path."""')])  # a docstring: it may not
+@given(st.lists(st.tuples(st.sampled_from(_DECORATORS), st.sampled_from(_TEST_BODIES)), min_size=1, max_size=4))
+def test_the_first_look_calls_a_test_a_device_test_only_when_the_split_does(tests: list[tuple[str, str]]) -> None:
+    source = HEAD + 'import unittest\n\ngpu = torch.device("cuda")\n\n\nclass TestA(TestCase):\n'
+    source += "\n".join(
+        f"    {d.replace(chr(10), chr(10) + '    ')}def test_{i}(self):\n        {body}\n"
+        for i, (d, body) in enumerate(tests)
+    )
+    data = source.encode()
+    facts = extract_source("test/test_a.py", source)
+    words = device_words(load_config(start=Path(__file__).parent))
+    bound = device_constants(data, facts.accelerator_lines)
+    (cls,) = facts.classes
+    first = every_test_uses_a_device(data, cls.line, words, bound, instantiated=False)
+    module = cst.parse_module(source)
+    tree = module.body[find_class(module.body, "TestA", 0)]
+    assert isinstance(tree, cst.ClassDef)
+    config = load_config(start=Path(__file__).parent)
+    try:
+        split_module.sort_tests(module, tree, cls, facts, data, config, instantiated=False)
+        why = ""
+    except Refusal as refusal:
+        why = refusal.reason
+    if first:
+        assert why == "not split: every test uses a device: one classification fits them all"
+    if tests == [("", "print('XPU result')"), ("@onlyCUDA\n", "pass")]:
+        assert first
+
+
 # -- the runtime check ---------------------------------------------------------
 
 
@@ -333,13 +574,15 @@ _DEVICE_BODIES = [
     "torch.ones(2).cuda()",
     "torch.cuda.synchronize()",
     'torch.zeros(1).to("cuda")',
+    'self._on_device(torch.ones(2, device="cuda"))',
 ]
 
 
 @st.composite
 def mixed_classes(draw: st.DrawFn) -> tuple[str, list[str]]:
     """A class of device-free tests and device tests (some `@requires_gpu`),
-    with a helper and setUp, and its tests' names."""
+    with a helper and setUp, maybe a helper that uses a device (which only
+    device tests call, if any), and its tests' names."""
     free = draw(st.lists(st.sampled_from(_FREE_BODIES), min_size=1, max_size=3))
     device = draw(st.lists(st.tuples(st.sampled_from(_DEVICE_BODIES), st.booleans()), min_size=1, max_size=3))
     tests = [(f"test_free_{i}", body, False) for i, body in enumerate(free)]
@@ -350,6 +593,8 @@ def mixed_classes(draw: st.DrawFn) -> tuple[str, list[str]]:
         members.append("    def _helper(self):\n        return 1\n")
     else:
         members.insert(0, "    limit = 3\n\n    def _helper(self):\n        return 1\n")
+    if draw(st.booleans()) or any("_on_device" in body for _, body, _ in tests):
+        members.append("    def _on_device(self, t):\n        return t.cuda()\n")
     for name, body, needs in order:
         members.append(("    @requires_gpu\n" if needs else "") + f"    def {name}(self):\n        {body}\n")
     source = HEAD + "\n\nclass TestA(TestCase):\n" + "\n".join(members) + MAIN
@@ -372,6 +617,10 @@ def test_generated_mixed_classes_split_soundly(tmp_path_factory: pytest.TempPath
     # Every test bound in exactly one class; none in the mixin.
     assert sorted(bound["TestAGeneric"] + bound["TestAAccelerator"]) == sorted(names)
     assert bound["_TestAMixin"] == []
+    # A helper that uses a device goes with the device tests.
+    helpers = {c: [f.name for f in node.body if isinstance(f, ast.FunctionDef)] for c, node in classes.items()}
+    assert ("_on_device" in source) == ("_on_device" in helpers["TestAAccelerator"])
+    assert "_on_device" not in helpers["_TestAMixin"] + helpers["TestAGeneric"]
     generic = ast.get_source_segment(text, classes["TestAGeneric"]) or ""
     assert not re.search(r"cuda|device|requires_gpu", generic)
     assert all(n.startswith("test_free") for n in bound["TestAGeneric"])

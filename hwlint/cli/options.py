@@ -320,6 +320,23 @@ FIX_COMMAND = (
         help="The project's Python for --verify-runtime, with torch and the tests' dependencies (default: this one)."
     ),
     TIMEOUT.replace(help="--verify-runtime: give up on a module whose import takes longer."),
+    Option(
+        ("--pr-description",),
+        "pr_description",
+        "text",
+        "Write the description of the pull request that carries the fix, in Markdown, to this file (`-`: "
+        "stdout): the summary, each class and how it was classified, what is left, the runtime check and the "
+        "test plan. With --diff, what the fix would write.",
+        metavar="FILE",
+    ),
+    Option(
+        ("--pr-per",),
+        "pr_per",
+        "choice",
+        "--pr-description: one description for the run (all, the default), or one per test file or folder, "
+        "written into FILE as a folder (FILE/test__inductor.md for test/inductor).",
+        choices=("file", "folder", "all"),
+    ),
 )
 
 # hwlint allowlist ...

@@ -14,6 +14,7 @@ from typing import Container, Iterable, NamedTuple
 from hwlint.core.diagnostics import Diagnostic, Fix, FixInfo, NotFixable, Rewrite
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
+from hwlint.fix.blocker import Blocker
 from hwlint.fix.equivalents import rewrite_equivalent
 from hwlint.fix.kinds import INSTANTIATING, MigrationKind, RewriteKind, UnfixedKind, reason_kind, rewrite_kind
 from hwlint.fix.trial import Declare, Surfaced, Trial
@@ -96,6 +97,7 @@ class Unfixed(NamedTuple):
     # hwlint.rules.infer.REASONS), so that scripts count unsafe fixes by why
     # they are unsafe without reading the reason's words.
     evidence: str = ""
+    blocked_by: Blocker | None = None  # a class not generalized: what blocked it
 
     @property
     def group(self) -> str:
@@ -136,6 +138,7 @@ class Unfixed(NamedTuple):
             "reason": self.reason,
             "code": self.code,
             "evidence": self.evidence,
+            "blocked_by": self.blocked_by.to_dict() if self.blocked_by is not None else None,
         }
 
 

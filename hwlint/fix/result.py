@@ -15,7 +15,7 @@ from typing import Sequence
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.fix.migrate.outcome import Done, Refused
 from hwlint.fix.plan import ClassFix, ClassMove, SiteRewrite, Unfixed
-from hwlint.fix.summary import done_line, migration_lines, unfixed_lines
+from hwlint.fix.summary import done_line, migration_lines, not_generalized_lines, unfixed_lines
 
 
 class FixError(Exception):
@@ -122,6 +122,7 @@ class FixReport:
                     "class_name": x.migration.class_name,
                     "classification": x.migration.member,
                     "reason": x.reason,
+                    "blocked_by": x.blocked_by.to_dict(),
                 }
                 for r in self.files
                 for x in r.refused
@@ -151,5 +152,13 @@ class FixReport:
                 [(r.path, m) for r in self.files for m in r.moves],
             )
         )
+        # (A class of a device that is no configured member is left, and listed with why below.)
+        stayed = [
+            (r.path, x)
+            for r in self.files
+            for x in r.refused
+            if x.migration.kind == "generalize" and x.migration.class_name in {f.class_name for f in r.fixes}
+        ]
+        lines.extend(not_generalized_lines(stayed, show_all=show_unfixed))
         lines.extend(unfixed_lines(self.unfixed, show_unfixed=show_unfixed))
         return lines

@@ -111,6 +111,37 @@ def migration_lines(
     return lines
 
 
+def not_generalized_lines(stayed: Sequence[tuple[str, Refused]], *, show_all: bool = False) -> list[str]:
+    """The one-device classes that stay one device, each with what blocked
+    making it device-generic (the site and why); counted by kind of
+    blocker, with an example each, when there are many."""
+    if not stayed:
+        return []
+    n = len(stayed)
+    lines = [
+        f"{n} one-device class{'es' if n != 1 else ''} not made device-generic, by what blocked {'them' if n != 1 else 'it'}:"
+    ]
+    ordered = sorted(stayed, key=lambda pr: (pr[0], pr[1].migration.line))
+    if show_all or n <= _LIST_AT_MOST:
+        lines.extend(
+            f"  {path}:{x.migration.line}: {x.migration.class_name}: {x.blocked_by.describe()}" for path, x in ordered
+        )
+        return lines
+    groups: dict[str, list[tuple[str, Refused]]] = {}
+    for path, x in ordered:
+        groups.setdefault(x.blocked_by.kind, []).append((path, x))
+    width = len(str(max(len(g) for g in groups.values())))
+    for kind, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        path, x = members[0]
+        lines.append(
+            f"  {len(members):>{width}} {kind} (e.g. {path}:{x.migration.line} {x.migration.class_name}: {x.blocked_by.describe()})"
+        )
+    lines.append(
+        "`hwlint fix --show-unfixed` lists each class; `--format json` gives each blocker (`not_generalized`)."
+    )
+    return lines
+
+
 def _tests(tests: Sequence[str]) -> str:
     """The tests a move took, as the summary lists them (a few, then how many more)."""
     return ", ".join(tests[:_LIST_AT_MOST]) + (
@@ -142,4 +173,5 @@ def refused_unfixed(path: str, refused: Refused) -> Unfixed:
         refused.reason,
         _LEFT[m.kind],
         code=refused.code or MissingClassification.code,
+        blocked_by=refused.blocked_by if m.kind == "generalize" else None,
     )

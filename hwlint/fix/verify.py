@@ -9,7 +9,7 @@ migrations).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, Method, ModuleFacts, Site, Value, extract_source
@@ -22,6 +22,7 @@ from hwlint.fix.plan import REPLACEABLE, ClassFix, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError
 from hwlint.rules.device_decorator import is_device_specific
+from hwlint.rules.torch_api import DISTRIBUTED, REQUIRES_BACKEND
 
 
 def verify(path: str, fixed: bytes, fixes: Sequence[ClassFix], before: ModuleFacts, config: Config) -> None:
@@ -102,6 +103,8 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
         raise RewriteError("the migration changed the file's classes or their tests")
     by_class = {d.class_name: d for d in done if not d.method}
     tests = [d for d in done if d.method and d.kind != "move-tests"]
+    local = next((i.asname for i in after.imports if i.name == REQUIRES_BACKEND), REQUIRES_BACKEND)
+    renamed = {name: local for name in DISTRIBUTED if not name.startswith('"')}
     for old, new in zip(remaining, staying):
         d = by_class.get(new.name)
         if d is not None and d.member is not None:
@@ -121,6 +124,9 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
                 # Its default gone, `device` moved ahead of the parameters
                 # with defaults (hwlint.fix.migrate._without_default).
                 want_params = ("device", *(p for p in was.params if p != "device"))
+            if d is not None and d.kind == "generalize":
+                # Its backend decorators rewritten: @requires_accelerator_dist_backend(), as the file imports it.
+                want_decorators = tuple(renamed.get(x, x) for x in was.decorators)
             if "add-device" in mine:
                 want_params = ("device", *was.params)  # after `self`, which the facts leave out
             if "only-accelerator" in mine:
@@ -136,9 +142,20 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
                 want_decorators = now.decorators
             if (now.params, now.decorators) != (want_params, want_decorators):
                 raise RewriteError(f"the migration changed {new.name}.{now.name} other than intended")
-    for d in by_class.values():
+    _verify_instantiations(after, by_class.values())
+
+
+def _verify_instantiations(after: ModuleFacts, done: Iterable[Done]) -> None:
+    """Each migrated class instantiated as its migration says; RewriteError otherwise."""
+    for d in done:
         calls = [i for i in after.instantiations if i.class_name == d.class_name]
-        if d.kind in ("instantiate", "generalize") and [(i.only_for, i.except_for) for i in calls] != [(None, None)]:
+        if d.kind == "instantiate" and [(i.only_for, i.except_for) for i in calls] != [(None, None)]:
+            raise RewriteError(f"{d.class_name} is not instantiated once for every device")
+        # Made device-generic: every device, or every accelerator when its tests need one.
+        if d.kind == "generalize" and [(i.only_for, i.except_for, i.allow_xpu) for i in calls] not in (
+            [(None, None, True)],
+            [(None, ("cpu",), True)],
+        ):
             raise RewriteError(f"{d.class_name} is not instantiated once for every device")
         if d.kind == "any-gpu" and [(i.only_for, i.except_for, i.allow_xpu) for i in calls] != [(None, ("cpu",), True)]:
             raise RewriteError(f"{d.class_name} is not instantiated once for every accelerator")

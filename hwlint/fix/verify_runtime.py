@@ -52,6 +52,10 @@ class ModuleCheck(NamedTuple):
     # their @only decorator skipped them: no longer collected there
     narrowed: tuple[str, ...] = ()
     error: str | None = None  # the module no longer imports after the fix
+    # The tests collected per device type ("": classes not made per device),
+    # before and after: what each runner collects (`fix --pr-description`).
+    before_devices: tuple[tuple[str, int], ...] = ()
+    after_devices: tuple[tuple[str, int], ...] = ()
 
 
 class RuntimeCheck(NamedTuple):
@@ -190,7 +194,13 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
         return ModuleCheck(path, skipped=before.error)
     ids_before = {f"{c.name}.{t}" for c in before.classes for t in c.tests}
     if after.error is not None:
-        return ModuleCheck(path, before=len(ids_before), lost=tuple(sorted(ids_before)), error=after.error)
+        return ModuleCheck(
+            path,
+            before=len(ids_before),
+            lost=tuple(sorted(ids_before)),
+            error=after.error,
+            before_devices=_by_device(before),
+        )
     after_classes: dict[str, RuntimeClass] = {c.name: c for c in after.classes}
     ids_after = {f"{c.name}.{t}" for c in after.classes for t in c.tests}
     by_generic: dict[str, list[RuntimeClass]] = {}
@@ -246,7 +256,17 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
         added=tuple(sorted(added)),
         lost=tuple(sorted(lost)),
         narrowed=tuple(sorted(narrowed)),
+        before_devices=_by_device(before),
+        after_devices=_by_device(after),
     )
+
+
+def _by_device(module: RuntimeModule) -> tuple[tuple[str, int], ...]:
+    """The tests `module` collects per device type ("": not made per device)."""
+    counts: dict[str, int] = {}
+    for cls in module.classes:
+        counts[cls.device_type or ""] = counts.get(cls.device_type or "", 0) + len(cls.tests)
+    return tuple(sorted(counts.items()))
 
 
 def verify_runtime(

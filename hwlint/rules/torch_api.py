@@ -177,6 +177,24 @@ def equivalent(dotted: str, module: str, oldest_torch: str) -> Equivalent | NoEq
     return NoEquivalent(f"{dotted} has no known device-generic equivalent")
 
 
+def why_none(kind: str, name: str) -> str:
+    """Why a site has no device-generic equivalent at all, in a few words
+    that do not name it (`hwlint fix` shows them after the site's code), or
+    "" when the API is not known to have none: `kind` is the site's
+    (hwlint.facts.Site), `name` the function under its one-device module
+    (`get_device_properties`, `tunable.enable`), the backend or the decorator."""
+    if kind == "module":
+        head = name.split(".", 1)[0]
+        if head in DEVICE_SPECIFIC:
+            return DEVICE_SPECIFIC[head]
+        if head in _TENSOR_TYPES:
+            return "legacy typed tensors have no device-generic form; use torch.tensor(..., device=device)"
+        return ""
+    if kind == "backend-options":
+        return DISTRIBUTED_SPECIFIC["pg_options"]
+    return DISTRIBUTED_SPECIFIC.get(name, "")
+
+
 def distributed_equivalent(kind: str, name: str, oldest_torch: str) -> Equivalent | NoEquivalent:
     """What replaces a one-device backend string (kind "backend", name
     "nccl") or backend decorator (kind "decorator", name "requires_nccl")

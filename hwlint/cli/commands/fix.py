@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from hwlint.core.config import Config
     from hwlint.core.diagnostics import Diagnostic
     from hwlint.engine.api import CheckResult
+    from hwlint.fix.pr_description import Description, Target
     from hwlint.fix.result import FixReport
     from hwlint.fix.verify_runtime import RuntimeCheck
 
@@ -47,6 +48,8 @@ def fix(
     verify_runtime: bool,
     python: str | None,
     timeout: float,
+    pr_description: str | None,
+    pr_per: str | None,
 ) -> None:
     """Declare the classification of test classes where it can be inferred.
 
@@ -73,6 +76,7 @@ def fix(
     from hwlint.engine.api import run_check
     from hwlint.fix.apply import apply_fixes
 
+    pr = _pr_target(pr_description, pr_per, unsafe, fmt=fmt, show_diff=show_diff)
     cache = cache_choice(no_cache, cache_dir, True)
     config = load_project(config_file, cache=cache)
     scope = _scope(config, select, paths, phase)
@@ -100,7 +104,7 @@ def fix(
     # allowlisted files, within their budgets, are the migration's work, not
     # a failure of this commit.
     after = None if show_diff else run_check(config, targets, jobs=jobs, cache=cache)
-    _print_report(config, report, after, runtime, pruned, fmt=fmt, show_unfixed=show_unfixed)
+    _print_report(config, report, after, runtime, pruned, fmt=fmt, show_unfixed=show_unfixed, pr=pr)
     failing = after.diagnostics if after is not None else []
     if failing:
         _print_failing(failing, everywhere=targets is None)
@@ -193,25 +197,60 @@ def _print_report(
     *,
     fmt: str,
     show_unfixed: bool,
+    pr: Target | None = None,
 ) -> None:
-    """The report (`--format json` on stdout), the summary, and the devices
-    nobody configured, as check names them (its own run's words)."""
+    """The report (`--format json` on stdout), the summary, the pull-request
+    descriptions (--pr-description), and the devices nobody configured, as
+    check names them (its own run's words)."""
     from hwlint.facts.devices import note
 
     found = after.unconfigured_devices() if after is not None else ()
+    described, wrote = _describe(config, report, runtime, pr) if pr is not None else (None, None)
     if fmt == "json":
         over = [d for d in (after.diagnostics if after is not None else []) if d.code == AllowlistBudget.code]
         data = report.to_dict(over_budget=over)
         data["unconfigured_devices"] = [{"name": name, "files": n} for name, n in found]
         if runtime is not None:
             data["verify_runtime"] = runtime.to_dict()
+        if described is not None:
+            data["pr_descriptions"] = [d.to_dict() for d in described]
         write_output(json.dumps(data, ensure_ascii=False, indent=2) + "\n", None)
     done, *left = report.summary(show_unfixed=show_unfixed)
-    click.echo(
-        "\n".join([done, *([pruned] if pruned else []), *left, *(runtime.summary() if runtime else [])]), err=True
-    )
+    lines = [
+        done,
+        *([pruned] if pruned else []),
+        *left,
+        *(runtime.summary() if runtime else []),
+        *([wrote] if wrote else []),
+    ]
+    click.echo("\n".join(lines), err=True)
     if found:
         click.echo(note(found, config).rstrip("\n"), err=True)
+
+
+def _pr_target(value: str | None, per: str | None, unsafe: bool, *, fmt: str, show_diff: bool) -> Target | None:
+    """Where --pr-description writes (checked before anything is fixed), or None."""
+    from hwlint.core.diagnostics import UserError
+    from hwlint.fix.pr_description import target
+
+    if value is None:
+        if per is not None:
+            raise UserError(f"--pr-per {per} says how to cut the pull-request descriptions: add --pr-description")
+        return None
+    stdout = "--format json" if fmt == "json" else "--diff" if show_diff else None
+    return target(value, per, unsafe=unsafe, stdout_used_by=stdout)
+
+
+def _describe(
+    config: Config, report: FixReport, runtime: RuntimeCheck | None, where: Target
+) -> tuple[list[Description], str]:
+    """--pr-description: the descriptions, written (on stdout for `-`), and what was written, in one line."""
+    from hwlint.fix.pr_description import STDOUT, describe, write
+
+    described = describe(report, runtime, where, members=config.classifications)
+    if where.path == STDOUT:
+        write_output("".join(d.text for d in described), None)
+    return described, write(described, where)
 
 
 def _print_failing(failing: Sequence[Diagnostic], *, everywhere: bool) -> None:

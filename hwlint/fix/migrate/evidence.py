@@ -43,16 +43,22 @@ def device_words(config: Config) -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
-def names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str) -> str:
-    """The first device the class's body names (a test's name aside), or ""."""
+def names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str, *, docstrings: bool = True) -> str:
+    """The first device the class's body names (a test's name aside), or "";
+    without `docstrings`, the class's and its methods' docstrings aside (prose)."""
     if not isinstance(cls.body, cst.IndentedBlock):
         return ""
     empty = cst.Module(body=[])
-    for stmt in cls.body.body:
+    for index, stmt in enumerate(cls.body.body):
+        if not docstrings and index == 0 and _is_docstring(stmt):
+            continue
         if isinstance(stmt, cst.FunctionDef):
             parts = [empty.code_for_node(d) for d in stmt.decorators]
             parts.append(empty.code_for_node(stmt.params))
-            parts.append(empty.code_for_node(stmt.body))
+            body = stmt.body
+            if not docstrings and isinstance(body, cst.IndentedBlock) and body.body and _is_docstring(body.body[0]):
+                body = body.with_changes(body=body.body[1:])
+            parts.append(empty.code_for_node(body))
             text = "\n".join(parts)
         else:
             text = empty.code_for_node(stmt)
@@ -62,6 +68,16 @@ def names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str) ->
         if found is not None:
             return repr(found.group(0))
     return ""
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    """A statement that is a string alone (the first one of a body: its docstring)."""
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 def device_constants(data: bytes, lines: Sequence[int]) -> set[str]:

@@ -1,7 +1,8 @@
 """A one-device class migrated: made device-generic (an instantiated
-ACCELERATOR class, its hard-coded devices given HWC201's rewrites:
-"generalize"), or, when it cannot be, instantiated only_for its device
-("device-class")."""
+ACCELERATOR class, its hard-coded devices given HWC201's rewrites, with
+`except_for="cpu"` when its tests need an accelerator: "generalize"), or,
+when it cannot be, instantiated only_for its device ("device-class"); a
+refused generalization says what blocked it (hwlint.fix.blocker)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ from hwlint.core.config import Config
 from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, ModuleFacts
 from hwlint.facts.devices import framework_type, instantiable
+from hwlint.fix.blocker import Blocker
 from hwlint.fix.kinds import rewrite_kind
+from hwlint.fix.migrate.accelerator_need import accelerator_need
+from hwlint.fix.migrate.blockers import NEWEST_TORCH, ClassSource, equivalent_blocker
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
 from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
@@ -22,8 +26,16 @@ from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import given_device
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
 from hwlint.fix.plan import Migration, SiteRewrite
-from hwlint.fix.rewrite import parse_module, rewrite_source
+from hwlint.fix.result import FixError
+from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source
+from hwlint.fix.transform import decorator_names, import_decorators
 from hwlint.fix.verify import verify_rewrites
+
+# What a device-generic class is instantiated with after `globals()`: every
+# accelerator (XPU opted in, as PyTorch's contributors write it), and not
+# CPU when its tests need an accelerator (hwlint.fix.migrate.accelerator_need).
+_EXCEPT_CPU = ', except_for="cpu"'
+_ALLOW_XPU = ", allow_xpu=True"
 
 
 def generalize(
@@ -33,20 +45,37 @@ def generalize(
     ACCELERATOR class: its tests take `device` (a default naming the
     device goes), its hard-coded devices get HWC201's rewrites
     (hwlint.fix.rewrite), its declaration says ACCELERATOR and it is
-    passed to instantiate_device_type_tests (with `allow_xpu=True` or
-    `allow_mps=True` for those devices, so that it still runs where it
-    ran; never only_for). Refusal, with why, when a use has no
-    device-generic equivalent or the class still names a device after the
-    rewrites."""
+    passed to instantiate_device_type_tests with `allow_xpu=True` (and
+    `allow_mps=True` for an MPS class, so that it still runs where it
+    ran), `except_for="cpu"` before them when its tests need an
+    accelerator (they never ran on CPU); never only_for. Refusal, its
+    Blocker saying what blocked it, when a use has no device-generic
+    equivalent or the class still names a device after the rewrites."""
+    try:
+        return _generalize(data, m, config, facts_of)
+    except Refusal as refusal:
+        if refusal.blocker is not None:
+            raise
+        # Nothing of the class's code: the class itself (instantiated, subclassed, a name clash...).
+        raise Refusal.blocked(Blocker(m.line, "", refusal.reason, "class")) from None
+
+
+def _generalize(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, Done]:
     device = m.member.lower()
     if device == "cpu" or "ACCELERATOR" not in config.classifications:
         raise Refusal("a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification")
     facts = facts_of(data)
     info = _to_instantiate(facts, m)
     if info.decorators:
-        raise Refusal(f"{m.class_name} has class decorators ({info.decorators[0]}): generalize by hand")
+        raise Refusal.blocked(
+            Blocker(info.line, f"@{info.decorators[0]}", "decorates the class: generalize by hand", "class")
+        )
     words = device_words(config)
-    _refuse_unrewritten_names(data, m, config, facts, info, words)
+    source = ClassSource(data, info)
+    _refuse_unrewritten_names(source, m, config, facts, words)
+    need = accelerator_need(source, bindings(facts))
     # (a) every test takes `device`.
     step_a, where, added = _tests_given_device(data, m, device, facts)
     # (b) the hard-coded devices rewritten, each with its device-generic equivalent.
@@ -55,6 +84,7 @@ def generalize(
     # name it uses that does; then the declaration and the instantiation.
     module = parse_module(step_b, MigrateError)
     body = list(module.body)
+    where = find_class(body, m.class_name, m.occurrence)  # a decorator's import may have come before it
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)
     _refuse_still_bound(step_b, m, cls, words, config, facts_of)
@@ -64,14 +94,15 @@ def generalize(
     state = ModuleEdits(module.with_changes(body=body), config)
     if replaced is None:
         state.declare[where] = "ACCELERATOR"
-    flag = opt_in(device)
-    runs = instantiable(device == "mps", device == "xpu")
+    flags = (_EXCEPT_CPU if need else "") + _ALLOW_XPU + (opt_in(device) if device == "mps" else "")
+    runs = tuple(d for d in instantiable(device == "mps", True) if not (need and d == "cpu"))
     refuse_clashing_names(cls, runs, config.extend_devices)
-    state.instantiate.append((where, m.class_name, flag))
+    state.instantiate.append((where, m.class_name, flags))
     fixed = write_class_level(state).bytes
     detail = (
         f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
-        f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, instantiated{flag}"
+        f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, instantiated{flags}"
+        + (f" (its tests need an accelerator: {need})" if need else "")
     )
     return fixed, Done(
         "generalize", m.class_name, m.line, "ACCELERATOR", detail, instantiated_names(m.class_name, runs)
@@ -79,24 +110,29 @@ def generalize(
 
 
 def _refuse_unrewritten_names(
-    data: bytes, m: Migration, config: Config, facts: ModuleFacts, info: ClassFacts, words: re.Pattern[str]
+    source: ClassSource, m: Migration, config: Config, facts: ModuleFacts, words: re.Pattern[str]
 ) -> None:
-    """What the facts already tell, before libcst parses the file: Refusal
-    for a use with no device-generic equivalent, or a line that names a
-    device and has no rewrite (a test's `def` line aside: its default goes,
-    its name stays)."""
-    early = _site_rewrites(info, facts, config)
+    """What the facts already tell, before libcst parses the file: Refusal,
+    with the first blocker in the class (by line), for a use with no
+    device-generic equivalent, or a line that names a device and has no
+    rewrite (a test's `def` line aside: its default goes, its name stays;
+    comments and docstrings aside: prose binds the class to no device)."""
+    info = source.info
+    early, blocker = _site_rewrites(info, facts, config, source)
     rewritten = {s.line for s in early}
-    defs = {t.line for t in info.methods}
-    lines = data.decode("utf-8", "replace").splitlines()
+    skipped = {t.line for t in info.methods} | rewritten | source.docstring_lines
+    lines = source.lines
     for n in range(info.body_line or info.line + 1, min(info.end_line, len(lines)) + 1):
-        if n in rewritten or n in defs or lines[n - 1].lstrip().startswith(("#", config.attribute)):
+        if blocker is not None and n >= blocker.line:
+            break
+        if n in skipped or lines[n - 1].lstrip().startswith(("#", config.attribute)):
             continue
         found = words.search(lines[n - 1])
         if found is not None:
-            raise Refusal(
-                f"{m.class_name} names {found.group(0)!r} (line {n}), which no rewrite changes: it is a test of that device"
-            )
+            blocker = source.naming(n, found)
+            break
+    if blocker is not None:
+        raise Refusal.blocked(blocker)
 
 
 def _undecorated_class(
@@ -129,19 +165,33 @@ def _devices_rewritten(
     step_a: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
 ) -> tuple[bytes, int]:
     """The module with the class's hard-coded devices rewritten (HWC201's
-    rewrites, verified), and how many; Refusal when one cannot be."""
+    rewrites, verified; a backend decorator's replacement imported as
+    `fix` imports it), and how many; Refusal when one cannot be."""
     facts_a = facts_of(step_a)
     info_a = class_facts(facts_a, m.class_name, m.occurrence)
     assert info_a is not None
-    sites = _site_rewrites(info_a, facts_a, config)
+    sites, blocker = _site_rewrites(info_a, facts_a, config, ClassSource(step_a, info_a))
+    if blocker is not None:
+        raise Refusal.blocked(blocker)
     step_b = step_a
     if sites:
-        outcome = rewrite_source(step_a, sites)
+        try:
+            outcome = rewrite_source(step_a, decorator_names(step_a, sites))
+        except FixError as exc:
+            raise MigrateError(str(exc)) from None
         if outcome.skipped:
             site, why = outcome.skipped[0]
-            raise Refusal(f"line {site.line}: {why}")
-        step_b = outcome.fixed
-        verify_rewrites(facts_a, facts_of(step_b), outcome.done)
+            found = next(
+                (s for s in (*info_a.devices, *info_a.distributed) if (s.line, s.column) == (site.line, site.column)),
+                None,
+            )
+            code = ClassSource(step_a, info_a).code(found) if found is not None else site.name
+            raise Refusal.blocked(Blocker(site.line, code, f"is not rewritten: {why}", "rewrite-refused"))
+        verify_rewrites(facts_a, facts_of(outcome.fixed), outcome.done)
+        try:
+            step_b = import_decorators(outcome.fixed, outcome.done)
+        except RewriteError as exc:
+            raise MigrateError(str(exc)) from None
     return step_b, len(sites)
 
 
@@ -156,22 +206,37 @@ def _refuse_still_bound(
     """Refusal when, after the rewrites, the class still names a device, or
     uses (or reaches) a module-level name bound to one: it is a test of
     that device."""
-    named = names_a_device(cls, words, config.attribute)
+    named = names_a_device(cls, words, config.attribute, docstrings=False)
     if named:
-        raise Refusal(f"after the rewrites, {m.class_name} still names {named}: it is a test of that device")
-    bound = device_constants(step_b, facts_of(step_b).accelerator_lines)
-    used = sorted(name for name in bound if node_uses(cls, name))
-    if used:
-        raise Refusal(f"{m.class_name} uses {used[0]}, which the module binds to a device")
+        raise Refusal.blocked(
+            Blocker(
+                m.line,
+                "",
+                f"after the rewrites, {m.class_name} still names {named}: it is a test of that device",
+                "names-device",
+            )
+        )
     facts_b = facts_of(step_b)
+    bound = {b.name: b for b in facts_b.device_bindings}
+    names = device_constants(step_b, facts_b.accelerator_lines)
+    used = sorted(name for name in names if node_uses(cls, name))
+    if used:
+        line = bound[used[0]].line if used[0] in bound else 0
+        why = f"is bound to a device at module level, and {m.class_name} uses it: it is a test of that device"
+        raise Refusal.blocked(Blocker(line, used[0], why, "module-device"))
     info_b = class_facts(facts_b, m.class_name, m.occurrence)
     assert info_b is not None
     reached = facts_b.bindings_reached(info_b)
     if reached:
         # Through a module-level function or name: no rewrite of the class changes it.
-        raise Refusal(
-            f"{m.class_name} reaches {reached[0].name}, which the module binds to {reached[0].device!r} "
-            f"(line {reached[0].line}): it is a test of that device"
+        raise Refusal.blocked(
+            Blocker(
+                reached[0].line,
+                reached[0].name,
+                f"is bound to {reached[0].device!r} at module level, and {m.class_name} reaches it: "
+                "it is a test of that device",
+                "module-device",
+            )
         )
 
 
@@ -226,9 +291,11 @@ def _to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts:
     return info
 
 
-def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list[SiteRewrite]:
-    """HWC201's rewrites of the class's hard-coded devices; Refusal, with
-    why, when one has none."""
+def _site_rewrites(
+    info: ClassFacts, facts: ModuleFacts, config: Config, source: ClassSource
+) -> tuple[list[SiteRewrite], Blocker | None]:
+    """HWC201's rewrites of the class's hard-coded devices, up to the first
+    one that has none; and that one's Blocker (None when every site has a rewrite)."""
     from hwlint.facts.resolve import ClassInfo
     from hwlint.fix.equivalents import rewrite_equivalent
     from hwlint.rules.hardcoded_device import device_fix
@@ -237,25 +304,32 @@ def _site_rewrites(info: ClassFacts, facts: ModuleFacts, config: Config) -> list
     modules = DEFAULT_ACCELERATORS.extended(config.extend_accelerator_modules).device_modules
     judged = ClassInfo(info, True, "ACCELERATOR", True, None)
     imports_torch = any(i.asname == "torch" for i in facts.imports)
-    out = []
+    out: list[SiteRewrite] = []
     for site in sorted((*info.devices, *info.distributed), key=lambda s: (s.line, s.column)):
-        if site.kind in ("backend-feature", "decorator"):
-            raise Refusal(f"line {site.line}: {site.text} belongs to one backend: generalize by hand")
+        code = source.code(site)
+        if site.kind == "backend-feature":
+            why = "belongs to one collective backend: it is a test of that backend"
+            return out, Blocker(site.line, code, why, "backend-only")
+        asserted = source.asserts_backend(site)
+        if asserted:
+            why = "asks for one device's backend: the test asserts what that backend does"
+            return out, Blocker(site.line, asserted, why, "backend-assertion")
         fix = device_fix(site, judged, modules, config.oldest_torch)
         if not isinstance(fix, Rewrite):
-            reason = fix.reason if isinstance(fix, NotFixable) else "no rewrite"
-            raise Refusal(f"line {site.line}: {site.text} has no device-generic equivalent ({reason})")
+            newest = device_fix(site, judged, modules, NEWEST_TORCH)
+            unfixable = fix if isinstance(fix, NotFixable) else None
+            return out, equivalent_blocker(site, code, unfixable, newest, config.oldest_torch, modules)
         equivalent = rewrite_equivalent(fix, facts.imports)
         if isinstance(equivalent, NoEquivalent):
-            raise Refusal(f"line {site.line}: {equivalent.reason}")
+            return out, Blocker(site.line, code, f"has no rewrite here: {equivalent.reason}", "rewrite-refused")
         if fix.target != "device" and not imports_torch:
-            raise Refusal(f"line {site.line}: {fix.target} needs `import torch`")
+            return out, Blocker(site.line, code, f"needs `import torch` for {fix.target}", "rewrite-refused")
         out.append(
             SiteRewrite(
                 site.line, site.column, rewrite_kind(fix.kind), fix.name, info.name, True, equivalent, imports_torch
             )
         )
-    return out
+    return out, None
 
 
 def class_devices_rewritten(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple, get_args
 
+from hwlint.fix.blocker import Blocker
 from hwlint.fix.plan import ClassMove, Migration
 
 # The migrations made (Done.kind), as the summary, the JSON report and the
@@ -57,17 +58,23 @@ class MigrateError(Exception):
 class Refusal(Exception):
     """Why a migration (or one test of it) is not made: raised by the step
     that finds the reason, caught where the migration was tried, which
-    records it as a `Refused`. `line` and `code`: as Refused's."""
+    records it as a `Refused`. `line`, `code` and `blocker`: as Refused's."""
 
-    def __init__(self, reason: str, line: int = 0, code: str = "") -> None:
+    def __init__(self, reason: str, line: int = 0, code: str = "", blocker: Blocker | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.line = line
         self.code = code
+        self.blocker = blocker
+
+    @classmethod
+    def blocked(cls, blocker: Blocker) -> Refusal:
+        """A generalization refused for `blocker`, its reason the blocker's words."""
+        return cls(blocker.describe(), blocker=blocker)
 
     def of(self, migration: Migration) -> Refused:
         """The record of `migration` refused for this reason."""
-        return Refused(migration, self.reason, self.line, self.code)
+        return Refused(migration, self.reason, self.line, self.code, self.blocker)
 
 
 class Done(NamedTuple):
@@ -110,6 +117,15 @@ class Refused(NamedTuple):
     reason: str
     line: int = 0  # the test's, for one test; else the class's
     code: str = ""  # the rule the test stays reported by (HWC102, HWC103)
+    # "generalize": what blocked it (the site and why), for the summary and `blocked_by`.
+    blocker: Blocker | None = None
+
+    @property
+    def blocked_by(self) -> Blocker:
+        """What blocked the migration: its blocker, else its reason, of the class."""
+        if self.blocker is not None:
+            return self.blocker
+        return Blocker(self.migration.line, "", self.reason, "other")
 
 
 class MigrationResult(NamedTuple):

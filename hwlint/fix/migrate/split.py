@@ -22,6 +22,7 @@ import re
 from typing import Callable, NamedTuple, Sequence
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, ModuleFacts
@@ -33,6 +34,9 @@ from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.generalize import class_devices_rewritten
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import with_device
+from hwlint.fix.migrate.split_members import Use, code_without_prose, placed, without_prose
+from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls, refuse_other_uses
+from hwlint.fix.migrate.split_one_kind import DEVICE_TYPE, every_test_uses_a_device
 from hwlint.fix.migrate.tree import (
     class_facts,
     decorator_name,
@@ -51,31 +55,18 @@ from hwlint.rules.device_decorator import is_device_specific
 # about one and ran on CPU too.
 NEEDS_ACCELERATOR = ', except_for="cpu", allow_xpu=True'
 ASKS = ", allow_xpu=True"
-# A name the device framework gives an instantiated class's tests.
-_DEVICE_TYPE = re.compile(r"\bdevice_type\b|\bself\.device\b")
-
-
-class SplitNames(NamedTuple):
-    """The classes a split of class `old` makes."""
-
-    old: str
-    mixin: str
-    generic: str
-    accelerator: str
-
-    @classmethod
-    def of(cls, old: str) -> SplitNames:
-        """`_<old>Mixin`, `<old>Generic`, `<old>Accelerator`: nothing stripped."""
-        return cls(old, f"_{old}Mixin", f"{old}Generic", f"{old}Accelerator")
 
 
 class _Sorted(NamedTuple):
-    """The class's tests by kind (indices in its body), and whether every
-    device test needs an accelerator to run (else some only ask about one)."""
+    """The class's tests by kind (indices in its body), whether every
+    device test needs an accelerator to run (else some only ask about one),
+    and the members that are no test but go with the device tests (they
+    use a device, and no device-free test reaches them)."""
 
     generic: list[int]
     device: list[int]
     needs: bool
+    moved: list[int]
 
 
 def split(
@@ -93,6 +84,12 @@ def split(
     if info is None:
         raise Refusal(f"class {m.class_name} not found in the facts")
     names = SplitNames.of(m.class_name)
+    # A first look with ast: libcst's parse costs some fifty times more.
+    reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
+    if every_test_uses_a_device(
+        data, info.line, device_words(config), device_constants(data, reached), instantiated=False
+    ):
+        raise Refusal(_ONE_KIND.format("every"))
     module = parse_module(data, MigrateError)
     where = find_class(module.body, m.class_name, m.occurrence)
     cls = module.body[where]
@@ -100,15 +97,21 @@ def split(
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"not split: {m.class_name} has a one-line body")
     calls = [at for at, stmt in enumerate(module.body) if instantiation_call(stmt, m.class_name) is not None]
-    _refuse_other_uses(module, where, calls, names, facts)
+    # The tests sorted first: a class whose tests are all of one kind (most
+    # of the splits the plan tries and the facts cannot rule out) is refused
+    # before the module is read whole.
     sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls))
-    fixed, runs = _written(module, m, names, sorted_tests, config, calls)
+    refuse_other_uses(module, calls, names, facts)
+    fixed, runs, chosen = _written(module, m, names, sorted_tests, config, calls)
     # The device tests' hard-coded devices, as a device-generic class has them.
     accelerator = m._replace(class_name=names.accelerator, occurrence=0)
     fixed, rewritten = class_devices_rewritten(fixed, accelerator, config, facts_of)
+    rewritten += chosen
     _refuse_still_bound(fixed, names, config, facts_of)
     generic = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.generic)
     device = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.device)
+    assert isinstance(cls.body, cst.IndentedBlock)
+    helpers = [_member_name(cls.body.body[i]) for i in sorted_tests.moved]
     done = [
         Done(
             "split",
@@ -123,7 +126,8 @@ def split(
             m.class_name,
             m.line,
             "ACCELERATOR",
-            f"{_listed(device)} -> {names.accelerator} (ACCELERATOR, given `device`, "
+            f"{_listed(device)}{' with ' + _listed(helpers) if helpers else ''} -> {names.accelerator} "
+            "(ACCELERATOR, given `device`, "
             f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, "
             f"{'instantiation renamed' if calls else 'instantiated' + (NEEDS_ACCELERATOR if sorted_tests.needs else ASKS)})",
             instantiated_names(names.accelerator, runs),
@@ -138,74 +142,21 @@ def _listed(tests: Sequence[str]) -> str:
     return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
 
 
-# The parametrized tests' instantiation, given a split class's name: the
-# GENERIC class takes it (the device framework expands the ACCELERATOR
-# class's `@parametrize` itself).
-PARAMETRIZED = "instantiate_parametrized_tests"
-
-
-def parametrized_calls(body: Sequence[cst.BaseStatement], name: str) -> list[int]:
-    """The indices of the module-level `instantiate_parametrized_tests(name)` statements."""
-    found = []
-    for at, stmt in enumerate(body):
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
-            continue
-        small = stmt.body[0]
-        call = small.value if isinstance(small, cst.Expr) else None
-        if (
-            isinstance(call, cst.Call)
-            and dotted(call.func).rsplit(".", 1)[-1] == PARAMETRIZED
-            and len(call.args) == 1
-            and isinstance(call.args[0].value, cst.Name)
-            and call.args[0].value.value == name
-        ):
-            found.append(at)
-    return found
-
-
-def _refuse_other_uses(module: cst.Module, where: int, calls: list[int], names: SplitNames, facts: ModuleFacts) -> None:
-    """Refusal when the module names the class anywhere but in its own
-    `class` line, one instantiation and `instantiate_parametrized_tests`
-    (subclassed, referenced, `super(TestFoo, self)`, given to a function),
-    or already names one of the classes a split makes."""
-    if len(calls) > 1:
-        raise Refusal(f"not split: {names.old} is instantiated {len(calls)} times")
-    call = instantiation_call(module.body[calls[0]], names.old) if calls else None
-    if call is not None and any(module.code_for_node(a).count(names.old) for a in call.args[1:]):
-        raise Refusal(f"not split: {names.old}'s instantiation names it again")
-    skipped = {*calls, *parametrized_calls(module.body, names.old)}
-    code = module.with_changes(body=[s for at, s in enumerate(module.body) if at not in skipped]).code
-    for found in re.finditer(rf"(?<![\w.]){re.escape(names.old)}\b", code):
-        if code[max(0, found.start() - 6) : found.start()] == "class ":
-            continue
-        said = code.splitlines()[code.count("\n", 0, found.start())].strip()
-        raise Refusal(
-            f"not split: `{said}` names {names.old}: a subclass, a reference or "
-            f"`super({names.old}, self)` would not find its tests; split by hand"
-        )
-    for new in names[1:]:
-        if re.search(rf"\b{re.escape(new)}", module.code):
-            raise Refusal(f"not split: the name {new} is taken")
-    if any((names.old in d.args or d.target == names.old) and d.func != PARAMETRIZED for d in facts.dynamic):
-        raise Refusal(f"not split: {names.old} is passed to a function at module level")
-
-
-def _spans(cls: cst.ClassDef, info: ClassFacts) -> dict[int, tuple[int, int]]:
-    """Each test's lines in the file (its decorators' first to its last),
-    by its index in the class body: the facts give each test's `def` line,
-    the tree how many lines its decorators and its body take."""
-    lines: dict[str, list[int]] = {}
-    for method in info.methods:
-        lines.setdefault(method.name, []).append(method.line)
+def _spans(cls: cst.ClassDef, line: int) -> dict[int, tuple[int, int]]:
+    """Each member's lines in the file (a function's from its first
+    decorator), by its index in the class body; `line`: the facts' line of
+    the class's `class` keyword. (The class alone is laid out, not the
+    module: a large module's positions cost seconds.)"""
+    assert isinstance(cls.body, cst.IndentedBlock)
+    alone = cls.with_changes(leading_lines=[])
+    positions = MetadataWrapper(cst.Module(body=[alone]), unsafe_skip_copy=True).resolve(PositionProvider)
+    shift = line - positions[alone].start.line
     spans: dict[int, tuple[int, int]] = {}
-    for i, fn in test_methods(cls):
-        found = lines.get(fn.name.value)
-        if not found:
-            raise Refusal(f"not split: {fn.name.value} is not among the facts' tests")
-        line = found.pop(0)
-        whole = cst.Module(body=[fn.with_changes(leading_lines=[])]).code.count("\n")
-        bare = cst.Module(body=[fn.with_changes(decorators=[], leading_lines=[])]).code.count("\n")
-        spans[i] = (line - (whole - bare), line + bare - 1)
+    for i, stmt in enumerate(cls.body.body):
+        first: cst.CSTNode = stmt
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.decorators:
+            first = stmt.decorators[0]
+        spans[i] = (positions[first].start.line + shift, positions[stmt].end.line + shift)
     return spans
 
 
@@ -228,11 +179,18 @@ def sort_tests(
     member that is no test uses a device, when a test is named by another
     member, or when the tests are all of one kind."""
     assert isinstance(cls.body, cst.IndentedBlock)
-    spans = _spans(cls, info)
     words = device_words(config)
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
     bound = device_constants(data, reached)
+    tests = {i: fn for i, fn in test_methods(cls)}
+    # What each test's own code says, first: when it makes every test a
+    # device test (most of the splits the plan tries and the facts cannot
+    # rule out), the lines of the class are not laid out.
+    named = {i: _named_use(module, fn, words, bound, instantiated) for i, fn in tests.items()}
+    if named and all(named.values()):
+        raise Refusal(_ONE_KIND.format("every"))
     _refuse_unnamed_mentions(data, reached)
+    spans = _spans(cls, info.line)
     sites = [
         (s.line, s.text, s in info.requires) for s in (*info.probes, *info.devices, *info.distributed, *info.requires)
     ]
@@ -242,23 +200,29 @@ def sort_tests(
             f"not split: {outside[0][1]} (line {outside[0][0]}) is outside the tests: the tests that stay "
             "device-free would share it"
         )
-    tests = {i: fn for i, fn in test_methods(cls)}
-    _refuse_non_tests(module, cls, tests, words, bound, config)
+    known = {method.name for method in info.methods}
+    for fn in tests.values():
+        if fn.name.value not in known:
+            raise Refusal(f"not split: {fn.name.value} is not among the facts' tests")
     generic: list[int] = []
     device: list[int] = []
     needs = True
-    for i, fn in tests.items():
+    for i in tests:
         start, end = spans[i]
         mine = [s for s in sites if start <= s[0] <= end]
-        why = _device_use(module, fn, mine, words, bound, instantiated)
+        why = named[i] or (mine[0][1] if mine else "")
         (device if why else generic).append(i)
         if why and not any(required or _is_use(text) for _, text, required in mine):
             needs = False  # it only asks about an accelerator: it ran on CPU too
     if not generic or not device:
-        raise Refusal(
-            f"not split: {'every' if not generic else 'no'} test uses a device: one classification fits them all"
-        )
-    return _Sorted(generic, device, needs)
+        raise Refusal(_ONE_KIND.format("every" if not generic else "no"))
+    uses = _member_uses(module, cls, tests, (sites, spans), words, bound, config)
+    names = {i: _member_name(stmt) for i, stmt in enumerate(cls.body.body)}
+    moved = placed(list(cls.body.body), cls.name.value, (generic, device), uses, names)
+    return _Sorted(generic, device, needs, moved)
+
+
+_ONE_KIND = "not split: {} test uses a device: one classification fits them all"
 
 
 def _is_use(text: str) -> bool:
@@ -279,34 +243,42 @@ def _refuse_unnamed_mentions(data: bytes, reached: list[int]) -> None:
             )
 
 
-def _refuse_non_tests(
+def _member_uses(
     module: cst.Module,
     cls: cst.ClassDef,
     tests: dict[int, cst.FunctionDef],
+    where: tuple[list[tuple[int, str, bool]], dict[int, tuple[int, int]]],
     words: re.Pattern[str],
     bound: set[str],
     config: Config,
-) -> None:
-    """Refusal when a member that is no test (a helper, setUp, a class
-    attribute) names a device or `device_type`, uses a name bound to one,
-    binds a `test*` name, or when a test is named by another member."""
+) -> dict[int, Use]:
+    """How each member that is no test (a helper, setUp, a class attribute)
+    uses a device, by its index in the body: an accelerator site in its
+    lines, a device or `device_type` its code names (comments and
+    docstrings aside), a name bound to one. Refusal when one binds a
+    `test*` name, or when a test is named by another member."""
     assert isinstance(cls.body, cst.IndentedBlock)
+    sites, spans = where
+    uses: dict[int, Use] = {}
     for i, stmt in enumerate(cls.body.body):
         if i in tests or _is_declaration(stmt, config.attribute):
             continue
-        text = module.code_for_node(stmt.with_changes(leading_lines=[]))
-        what = _member_name(stmt)
-        named = words.search(text) or _DEVICE_TYPE.search(text)
-        used = sorted(name for name in bound if node_uses(stmt, name))
-        if named is not None or used:
-            said = repr(named.group(0)) if named is not None else used[0]
-            raise Refusal(f"not split: {what}, which is no test, uses a device ({said}): split by hand")
+        start, end = spans[i]
+        mine = [s for s in sites if start <= s[0] <= end]
+        text = code_without_prose(stmt)
+        named = words.search(text) or DEVICE_TYPE.search(text)
+        used = _bound_used(stmt, text, bound)
+        if mine:
+            uses[i] = Use(mine[0][1], mine[0][0])
+        elif named is not None or used:
+            uses[i] = Use(repr(named.group(0)) if named is not None else used[0])
         if not isinstance(stmt, cst.FunctionDef) and re.search(r"^\s*test\w*\s*[:=]", text, re.M):
-            raise Refusal(f"not split: {what} binds a test by assignment")
+            raise Refusal(f"not split: {_member_name(stmt)} binds a test by assignment")
     code = module.code_for_node(cls.body)
     for fn in tests.values():
         if len(re.findall(rf"\b{re.escape(fn.name.value)}\b", code)) > 1:
             raise Refusal(f"not split: {fn.name.value} is named elsewhere in the class")
+    return uses
 
 
 def _member_name(stmt: cst.BaseStatement) -> str:
@@ -327,19 +299,14 @@ def _is_declaration(stmt: cst.BaseStatement, attribute: str) -> bool:
     return False
 
 
-def _device_use(
-    module: cst.Module,
-    fn: cst.FunctionDef,
-    sites: list[tuple[int, str, bool]],
-    words: re.Pattern[str],
-    bound: set[str],
-    instantiated: bool,
+def _named_use(
+    module: cst.Module, fn: cst.FunctionDef, words: re.Pattern[str], bound: set[str], instantiated: bool
 ) -> str:
-    """What makes `fn` a device test, or "" when it is device-free."""
+    """What in `fn`'s own code makes it a device test, or "": it takes
+    `device`, a device-type decorator, a device or `device_type` named, a
+    module-level name bound to a device used (the facts' sites aside)."""
     if device_parameter(fn) is not None:
         return "takes `device`"
-    if sites:
-        return sites[0][1]
     for d in fn.decorators:
         name = decorator_name(d)
         if name in DEVICE_TEST_DECORATORS or is_device_specific(name):
@@ -347,11 +314,16 @@ def _device_use(
         if instantiated and name.startswith("parametrize"):
             return f"@{name} (expanded by the device framework)"
     text = module.code_for_node(fn.with_changes(leading_lines=[]))
-    found = words.search(text) or _DEVICE_TYPE.search(text)
+    found = words.search(text) or DEVICE_TYPE.search(text)
     if found is not None:
         return repr(found.group(0))
-    used = sorted(name for name in bound if node_uses(fn, name))
+    used = _bound_used(fn, text, bound)
     return used[0] if used else ""
+
+
+def _bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
+    """The names of `bound` that `node` (whose code is `text`) uses."""
+    return sorted(name for name in bound if re.search(rf"\b{re.escape(name)}\b", text) and node_uses(node, name))
 
 
 def _written(
@@ -361,12 +333,13 @@ def _written(
     sorted_tests: _Sorted,
     config: Config,
     calls: list[int],
-) -> tuple[bytes, tuple[str, ...]]:
+) -> tuple[bytes, tuple[str, ...], int]:
     """The module with the class replaced by the mixin, the GENERIC class
     and the ACCELERATOR class, and the latter instantiated: its old
     instantiation renamed, else a new one (after the class's last
-    instantiation, before `if __name__ == "__main__":`); and the device
-    types the ACCELERATOR class is instantiated for."""
+    instantiation, before `if __name__ == "__main__":`); the device
+    types the ACCELERATOR class is instantiated for; and how many of its
+    tests' devices chosen by a probe became theirs (`_ChosenDevice`)."""
     had = len(module.body)
     module, enum_name = ensure_import(module, config.import_from, config.enum)
     shift = len(module.body) - had
@@ -376,8 +349,16 @@ def _written(
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
     stmts = list(cls.body.body)
     tests = {*sorted_tests.generic, *sorted_tests.device}
-    members = [s for i, s in enumerate(stmts) if i not in tests and not _is_declaration(s, config.attribute)]
-    device_tests = [_given_device(stmts[i]) for i in sorted_tests.device]
+    moved = set(sorted_tests.moved)
+    members = [
+        s for i, s in enumerate(stmts) if i not in tests and i not in moved and not _is_declaration(s, config.attribute)
+    ]
+    # The device tests, and the members only they may use, in the order of the class.
+    chosen = _ChosenDevice()
+    device_tests = [
+        _device_chosen(_given_device(stmts[i]), chosen) if i in sorted_tests.device else stmts[i]
+        for i in sorted({*sorted_tests.device, *moved})
+    ]
     attr = config.attribute
     made = [
         _new_class(
@@ -420,7 +401,7 @@ def _written(
         more = NEEDS_ACCELERATOR if sorted_tests.needs else ASKS
         state.instantiate.append((where + len(made) - 1, names.accelerator, more))
         runs = tuple(d for d in instantiable(False, True) if not (sorted_tests.needs and d == "cpu"))
-    return write_class_level(state).bytes, runs
+    return write_class_level(state).bytes, runs, chosen.count
 
 
 def _runs(call: cst.Call) -> tuple[str, ...]:
@@ -439,6 +420,35 @@ def _runs(call: cst.Call) -> tuple[str, ...]:
         elif arg.keyword.value == "except_for":
             types = tuple(d for d in types if d not in kinds)
     return types
+
+
+class _ChosenDevice(cst.CSTTransformer):
+    """In a device test, a device type chosen by a probe of that device,
+    `"cuda" if torch.cuda.is_available() else "cpu"`, becomes the type of
+    the test's own `device`: `torch.device(device).type` (the type, as the
+    string was: `device` may have an index). Counted."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
+        body, orelse, test = updated_node.body, updated_node.orelse, updated_node.test
+        if not (isinstance(body, cst.SimpleString) and isinstance(orelse, cst.SimpleString)):
+            return updated_node
+        chosen = body.evaluated_value
+        if orelse.evaluated_value != "cpu" or not isinstance(chosen, str) or not re.fullmatch(r"[a-z]\w*", chosen):
+            return updated_node
+        if not (isinstance(test, cst.Call) and not test.args and dotted(test.func) == f"torch.{chosen}.is_available"):
+            return updated_node
+        self.count += 1
+        device = cst.Call(cst.Attribute(cst.Name("torch"), cst.Name("device")), [cst.Arg(cst.Name("device"))])
+        return cst.Attribute(device, cst.Name("type"), lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+
+def _device_chosen(stmt: cst.BaseStatement, chosen: _ChosenDevice) -> cst.BaseStatement:
+    made = stmt.visit(chosen)
+    assert isinstance(made, cst.BaseStatement)
+    return made
 
 
 def _given_device(stmt: cst.BaseStatement) -> cst.BaseStatement:
@@ -511,7 +521,8 @@ def _refuse_still_bound(
         else s
         for s in cls.body.body
     ]
-    bare = cls.with_changes(body=cls.body.with_changes(body=stmts))
+    # What a comment or a docstring says runs on no device.
+    bare = without_prose(cls.with_changes(body=cls.body.with_changes(body=stmts)))
     named = names_a_device(bare, device_words(config), config.attribute)
     if named:
         raise Refusal(f"not split: after the rewrites, a device test still names {named}: it is a test of that device")

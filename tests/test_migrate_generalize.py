@@ -1,0 +1,396 @@
+"""A one-device class made device-generic (`hwlint fix --unsafe`, the
+"generalize" migration): `except_for="cpu"` when its tests need an
+accelerator, `allow_xpu=True` always; the distributed equivalents
+(`@requires_nccl()`, `init_process_group("nccl")`, `torch.cuda.set_device`)
+with the oldest-torch in force; and, refused, what blocked it, in the
+summary and in `--format json` (`blocked_by`). Snippets in, exact text out;
+every migrated file is fixed again to show that a second run changes
+nothing (tests.test_migrate.migrate)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hwlint.fix.blocker import Blocker, BlockerKind
+from hwlint.fix.migrate.outcome import Refused
+from hwlint.fix.plan import Migration
+from hwlint.fix.result import FixReport
+from hwlint.fix.summary import not_generalized_lines
+from tests.conftest import run_cli, write_project
+from tests.test_migrate import MAIN, migrate
+
+HEAD = "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n"
+DECLARED = (
+    "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+)
+DIST_HEAD = (
+    "import torch\nimport torch.distributed as dist\n"
+    "from torch.testing._internal.common_distributed import MultiProcessTestCase, requires_nccl, skip_if_lt_x_gpu\n"
+    "from torch.testing._internal.common_utils import run_tests\n"
+)
+DIST_DECLARED = (
+    "import torch\nimport torch.distributed as dist\n"
+    "from torch.testing._internal.common_distributed import MultiProcessTestCase, requires_nccl, skip_if_lt_x_gpu, "
+    "requires_accelerator_dist_backend\n"
+    "from torch.testing._internal.common_utils import run_tests, HardwareClassification\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+)
+NEWER = {"oldest-torch": "2.9"}
+
+
+def generalized(report: FixReport) -> list[str]:
+    return [d.detail for f in report.files for d in f.migrated if d.kind == "generalize"]
+
+
+def blocked(report: FixReport) -> list[dict[str, object]]:
+    return [x["blocked_by"] for x in report.to_dict()["not_generalized"]]
+
+
+# -- except_for="cpu", allow_xpu=True ------------------------------------------
+
+
+def test_a_class_whose_tests_all_use_the_device_is_kept_off_cpu(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n        x = torch.ones(2).cuda()\n        self.assertEqual(x.sum().item(), 2)\n\n"
+        "    def test_b(self):\n        torch.cuda.synchronize()\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == DECLARED + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        x = torch.ones(2).to(device)\n        self.assertEqual(x.sum().item(), 2)\n\n"
+        "    def test_b(self, device):\n        torch.accelerator.synchronize()\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert report.files[0].migrated[0].collected == ("TestACUDA", "TestAXPU", "TestAHPU", "TestAPRIVATEUSE1")
+    assert generalized(report) == [
+        "CUDA class made device-generic: 2 tests given `device`, 2 hard-coded devices rewritten, "
+        'instantiated, except_for="cpu", allow_xpu=True (its tests need an accelerator: every test uses it)'
+    ]
+
+
+def test_a_test_that_ran_on_cpu_keeps_the_cpu_class(tmp_path: Path) -> None:
+    # test_b only asks whether an accelerator is there: it ran on CPU runners too.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n        x = torch.ones(2).cuda()\n\n"
+        "    def test_b(self):\n        if torch.accelerator.is_available():\n"
+        "            self.assertGreater(torch.accelerator.device_count(), 0)\n"
+        "        self.assertEqual(torch.ones(2).sum().item(), 2)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == DECLARED + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        x = torch.ones(2).to(device)\n\n"
+        "    def test_b(self, device):\n        if torch.accelerator.is_available():\n"
+        "            self.assertGreater(torch.accelerator.device_count(), 0)\n"
+        "        self.assertEqual(torch.ones(2).sum().item(), 2)\n\n\n"
+        "instantiate_device_type_tests(TestA, globals(), allow_xpu=True)\n" + MAIN
+    )
+    assert report.files[0].migrated[0].collected[0] == "TestACPU"
+
+
+@pytest.mark.parametrize(
+    ("member", "test", "why"),
+    [
+        # A helper the test calls runs on the device.
+        (
+            "CUDA",
+            "    def _ones(self):\n        return torch.ones(2).cuda()\n\n"
+            "    def test_a(self):\n        self.assertEqual(self._ones().sum().item(), 2)\n",
+            "every test uses it",
+        ),
+        # setUp runs before every test.
+        (
+            "XPU",
+            "    def setUp(self):\n        super().setUp()\n        self.x = torch.ones(2).xpu()\n\n"
+            "    def test_a(self):\n        self.assertEqual(self.x.sum().item(), 2)\n",
+            "setUp uses it",
+        ),
+    ],
+)
+def test_what_makes_the_tests_need_an_accelerator(tmp_path: Path, member: str, test: str, why: str) -> None:
+    text, report = migrate(tmp_path, HEAD + "\n\nclass TestA(TestCase):\n" + test + MAIN)
+    assert text.endswith(
+        '\n\ninstantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert generalized(report)[0].startswith(f"{member} class made device-generic")
+    assert generalized(report)[0].endswith(f"(its tests need an accelerator: {why})")
+
+
+def test_an_mps_class_is_opted_in_to_mps_and_xpu(tmp_path: Path) -> None:
+    source = HEAD + '\n\nclass TestM(TestCase):\n    def test_m(self):\n        x = torch.ones(2, device="mps")\n'
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == DECLARED + (
+        "\n\nclass TestM(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_m(self, device):\n        x = torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestM, globals(), except_for="cpu", allow_xpu=True, allow_mps=True)\n' + MAIN
+    )
+    assert report.files[0].migrated[0].collected == (
+        "TestMCUDA",
+        "TestMMPS",
+        "TestMXPU",
+        "TestMHPU",
+        "TestMPRIVATEUSE1",
+    )
+
+
+def test_a_docstring_naming_the_device_blocks_nothing(tmp_path: Path) -> None:
+    source = HEAD + (
+        '\n\nclass TestA(TestCase):\n    """Runs on CUDA."""\n\n'
+        '    def test_a(self):\n        """A cuda tensor."""\n        x = torch.ones(2).cuda()\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"generalize": 1}
+    assert '    def test_a(self, device):\n        """A cuda tensor."""\n        x = torch.ones(2).to(device)\n' in text
+
+
+# -- the distributed equivalents ------------------------------------------------
+
+DIST_CLASS = (
+    "\n\nclass TestAllReduce(MultiProcessTestCase):\n"
+    "    def _init_pg(self):\n"
+    '        dist.init_process_group(backend="nccl", rank=self.rank, world_size=self.world_size)\n\n'
+    "    @requires_nccl()\n    @skip_if_lt_x_gpu(2)\n    def test_allreduce(self):\n"
+    "        self._init_pg()\n        torch.cuda.set_device(self.rank)\n"
+    '        t = torch.ones(4, device=f"cuda:{self.rank}")\n'
+    "        dist.all_reduce(t)\n        self.assertEqual(t[0].item(), torch.cuda.device_count())\n"
+)
+
+
+def test_a_distributed_class_becomes_accelerator_with_the_generic_backend_and_decorator(tmp_path: Path) -> None:
+    text, report = migrate(tmp_path, DIST_HEAD + DIST_CLASS + MAIN, NEWER)
+    assert text == DIST_DECLARED + (
+        "\n\nclass TestAllReduce(MultiProcessTestCase):\n"
+        "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def _init_pg(self):\n"
+        "        dist.init_process_group(backend=dist.get_default_backend_for_device(self.device_type), "
+        "rank=self.rank, world_size=self.world_size)\n\n"
+        "    @requires_accelerator_dist_backend()\n    @skip_if_lt_x_gpu(2)\n    def test_allreduce(self, device):\n"
+        "        self._init_pg()\n        torch.accelerator.set_device_index(self.rank)\n"
+        '        t = torch.ones(4, device=f"{self.device_type}:{self.rank}")\n'
+        "        dist.all_reduce(t)\n        self.assertEqual(t[0].item(), torch.accelerator.device_count())\n\n\n"
+        'instantiate_device_type_tests(TestAllReduce, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert report.migrated == {"generalize": 1}
+    assert generalized(report)[0].endswith("(its tests need an accelerator: every test uses it)")
+
+
+def test_the_decorator_under_the_name_the_file_imports(tmp_path: Path) -> None:
+    source = DIST_HEAD.replace(
+        "skip_if_lt_x_gpu\n",
+        "skip_if_lt_x_gpu\nfrom torch.testing._internal.common_distributed import "
+        "requires_accelerator_dist_backend as needs_ccl\n",
+    )
+    text, report = migrate(tmp_path, source + DIST_CLASS + MAIN, NEWER)
+    assert report.migrated == {"generalize": 1}
+    assert "    @needs_ccl()\n    @skip_if_lt_x_gpu(2)\n    def test_allreduce(self, device):\n" in text
+    assert text.count("requires_accelerator_dist_backend") == 1  # the import only
+
+
+@pytest.mark.parametrize(
+    ("settings", "site", "line", "why", "kind"),
+    [
+        (
+            None,
+            "@requires_nccl()",
+            13,
+            "has no device-generic equivalent before torch 2.9 (oldest-torch 2.7): requires_accelerator_dist_backend",
+            "newer-torch",
+        ),
+        (
+            {"oldest-torch": "2.6"},
+            '"nccl"',
+            11,
+            # get_default_backend_for_device is 2.6's: the backend passes; @requires_nccl() is 2.9's.
+            None,
+            None,
+        ),
+    ],
+)
+def test_an_equivalent_newer_than_oldest_torch_blocks(
+    tmp_path: Path, settings: dict | None, site: str, line: int, why: str | None, kind: str | None
+) -> None:
+    text, report = migrate(tmp_path, DIST_HEAD + DIST_CLASS + MAIN, settings)
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text
+    (first,) = blocked(report)
+    if why is None:  # the first blocker is a later one
+        assert first["site"] != site and first["kind"] == "newer-torch"
+        return
+    assert first == {"line": line, "site": site, "why": why, "kind": kind}
+
+
+def test_set_device_blocks_before_torch_2_7(tmp_path: Path) -> None:
+    source = HEAD + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.cuda.set_device(0)\n"
+    text, report = migrate(tmp_path, source + MAIN, {"oldest-torch": "2.6"})
+    assert blocked(report) == [
+        {
+            "line": 9,
+            "site": "torch.cuda.set_device(0)",
+            "why": "has no device-generic equivalent before torch 2.7 (oldest-torch 2.6): "
+            "torch.accelerator.set_device_index",
+            "kind": "newer-torch",
+        }
+    ]
+    assert report.files[0].refused[0].reason == (
+        "`torch.cuda.set_device(0)` (line 9) has no device-generic equivalent before torch 2.7 (oldest-torch 2.6): "
+        "torch.accelerator.set_device_index"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "blocker"),
+    [
+        # A string that maps devices to backends: no rewrite writes it from the test's device.
+        (
+            '        dist.init_process_group("cpu:gloo,cuda:nccl", rank=0, world_size=1)\n',
+            {
+                "line": 11,
+                "site": '"cpu:gloo,cuda:nccl"',
+                "why": "names a device in a string, which no rewrite changes",
+                "kind": "device-string",
+            },
+        ),
+        # The test asks for CUDA's backend: it asserts what NCCL does.
+        (
+            '        dist.init_process_group("nccl", rank=0, world_size=1)\n'
+            '        backend = dist.group.WORLD._get_backend(torch.device("cuda"))\n',
+            {
+                "line": 12,
+                "site": 'dist.group.WORLD._get_backend(torch.device("cuda"))',
+                "why": "asks for one device's backend: the test asserts what that backend does",
+                "kind": "backend-assertion",
+            },
+        ),
+        (
+            '        opts = dist.ProcessGroupNCCL.Options()\n        dist.init_process_group("nccl", rank=0, world_size=1)\n',
+            {
+                "line": 11,
+                "site": "ProcessGroupNCCL",
+                "why": "belongs to one collective backend: it is a test of that backend",
+                "kind": "backend-only",
+            },
+        ),
+        (
+            '        dist.init_process_group("nccl", pg_options=None, rank=0, world_size=1)\n',
+            {
+                "line": 11,
+                "site": '"nccl"',
+                "why": "has no device-generic equivalent: process-group options are backend-specific "
+                "(ProcessGroupNCCL.Options and the like)",
+                "kind": "no-equivalent",
+            },
+        ),
+        (
+            "        if torch.backends.cudnn.enabled:\n            pass\n",
+            {
+                "line": 11,
+                "site": "torch.backends.cudnn.enabled",
+                "why": "names 'cudnn', which no rewrite changes: it is a test of that device",
+                "kind": "names-device",
+            },
+        ),
+    ],
+)
+def test_an_unsafe_rewrite_refuses_with_the_site_and_why(tmp_path: Path, body: str, blocker: dict) -> None:
+    source = (
+        "import torch\nimport torch.distributed as dist\nfrom torch.testing._internal.common_utils import TestCase, "
+        "run_tests\n\n\nclass TestPG(TestCase):\n    def test_pg(self):\n        torch.cuda.synchronize()\n" + body
+    )
+    text, report = migrate(tmp_path, source + MAIN, NEWER)
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text
+    assert blocked(report) == [blocker]
+    reason = f"`{blocker['site']}` (line {blocker['line']}) {blocker['why']}"
+    assert report.to_dict()["not_generalized"][0]["reason"] == reason
+    assert f"  test/test_a.py:6: TestPG: {reason}" in report.summary()
+
+
+# -- what the summary and the JSON say -----------------------------------------
+
+
+def test_the_summary_and_json_say_what_blocked_it(tmp_path: Path) -> None:
+    source = HEAD + "\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.cuda.set_device(0)\n"
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source + MAIN}, {"oldest-torch": "2.6"})
+    proc = run_cli("fix", "--unsafe", "--diff", cwd=root)
+    assert (
+        "1 one-device class not made device-generic, by what blocked it:\n"
+        "  test/test_a.py:5: TestA: `torch.cuda.set_device(0)` (line 9) has no device-generic equivalent before "
+        "torch 2.7 (oldest-torch 2.6): torch.accelerator.set_device_index\n"
+    ) in proc.stderr
+    data = json.loads(run_cli("fix", "--unsafe", "--diff", "--format", "json", cwd=root).stdout)
+    assert data["not_generalized"][0]["blocked_by"] == {
+        "line": 9,
+        "site": "torch.cuda.set_device(0)",
+        "why": "has no device-generic equivalent before torch 2.7 (oldest-torch 2.6): torch.accelerator.set_device_index",
+        "kind": "newer-torch",
+    }
+    assert all(u["blocked_by"] is None for u in data["unfixed"])
+
+
+def test_a_class_of_an_unconfigured_device_is_left_with_its_blocker(tmp_path: Path) -> None:
+    # NPU is no configured member: generalized or nothing, and what blocked it is in `unfixed`.
+    source = HEAD + (
+        '\n\nclass TestN(TestCase):\n    def test_n(self):\n        x = torch.ones(2, device="npu")\n'
+        "        torch.npu.get_device_properties(0)\n"
+    )
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source + MAIN})
+    data = json.loads(run_cli("fix", "--unsafe", "--diff", "--format", "json", cwd=root).stdout)
+    (left,) = [u for u in data["unfixed"] if u["class_name"] == "TestN"]
+    assert left["kind"] == "not-configured"
+    # (No declaration was written for it: the line of the file as read.)
+    assert left["blocked_by"] == {
+        "line": 8,
+        "site": "torch.npu.get_device_properties(0)",
+        "why": "has no device-generic equivalent: device properties differ per backend",
+        "kind": "no-equivalent",
+    }
+
+
+def test_many_classes_not_generalized_are_counted_by_kind() -> None:
+    def refused(n: int, kind: BlockerKind) -> tuple[str, Refused]:
+        m = Migration("generalize", f"Test{n}", 0, n, "", "CUDA")
+        return "test/test_a.py", Refused(m, "r", blocker=Blocker(n + 1, "torch.cuda.f()", "has none", kind))
+
+    stayed = [refused(n, "no-equivalent") for n in range(8)] + [refused(n, "device-string") for n in range(8, 11)]
+    assert not_generalized_lines(stayed) == [
+        "11 one-device classes not made device-generic, by what blocked them:",
+        "  8 no-equivalent (e.g. test/test_a.py:0 Test0: `torch.cuda.f()` (line 1) has none)",
+        "  3 device-string (e.g. test/test_a.py:8 Test8: `torch.cuda.f()` (line 9) has none)",
+        "`hwlint fix --show-unfixed` lists each class; `--format json` gives each blocker (`not_generalized`).",
+    ]
+    assert len(not_generalized_lines(stayed, show_all=True)) == 12
+
+
+# -- docs/fix.md ---------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
+
+
+def test_docs_distributed_generalize_example_is_what_fix_does(tmp_path: Path) -> None:
+    text = DOCS.read_text()
+    blocks = dict(
+        re.findall(r"<!-- migration-example: generalize-distributed (\w+) -->\n```python\n(.*?)```", text, re.S)
+    )
+    assert set(blocks) == {"before", "after"}, "docs/fix.md lost its distributed generalize example"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]}, NEWER)
+    proc = run_cli("fix", "--unsafe", cwd=root)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert (root / "test/test_x.py").read_text() == blocks["after"]
+    assert run_cli("fix", "--unsafe", "--diff", cwd=root).stdout == ""
+    # With the default oldest-torch it stays CUDA's, and fix says why.
+    root = write_project(tmp_path / "default", {"test/test_x.py": blocks["before"]})
+    said = re.search(r"the class stays CUDA's, and `fix`\nsays why: ``(.*?)``", text, re.S)
+    assert said and " ".join(said.group(1).split()) in run_cli("fix", "--unsafe", "--diff", cwd=root).stderr
+
+
+def test_docs_device_class_example_says_what_blocked_it(tmp_path: Path) -> None:
+    text = DOCS.read_text()
+    blocks = dict(re.findall(r"<!-- migration-example: device-class (\w+) -->\n```python\n(.*?)```", text, re.S))
+    root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]})
+    said = re.search(r"For the device-class example `fix` says what blocked it: ``(.*?)``", text, re.S)
+    assert said and " ".join(said.group(1).split()) in run_cli("fix", "--unsafe", "--diff", cwd=root).stderr
