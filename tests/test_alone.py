@@ -143,3 +143,16 @@ def test_a_base_file_outside_the_tests_read_by_a_worker_is_an_input_of_the_cache
     base = _BASE.replace("(TestCase):", "(TestCase):\n    hw_classification = HardwareClassification.GENERIC")
     (root / "test/helpers.py").write_text(base)
     assert sub_codes()[0] == []  # the memo does not hide the new base: the worker's read was recorded
+
+
+def _count_fails(result: CheckResult) -> int:
+    raise RuntimeError("a consumer's per-module step that fails")
+
+
+def test_a_failing_per_module_step_leaves_the_count_to_the_main_process(tmp_path: Path) -> None:
+    config = load_config(start=_project(tmp_path))
+    one = run_check(config, jobs=1, cache=False)
+    pooled = run_check(config, jobs=2, cache=False, per_module=_count_fails)
+    assert pooled.diagnostics == one.diagnostics
+    assert all(a.extra is None for a in pooled.alone.values())
+    assert fixable_count(pooled) == fixable_count(one) == POOL_THRESHOLD + 4 + 1

@@ -89,7 +89,10 @@ def judge_alone(
         found = judge.without_ignored(path, lint_module(ctx, enabled))
         extra = None
         if per_module is not None and run_of_one is not None:
-            extra = per_module(run_of_one(config, resolver, ctx, found, enabled))
+            try:
+                extra = per_module(run_of_one(config, resolver, ctx, found, enabled))
+            except Exception:  # a consumer's extra, never the check: the main process computes it with the run
+                extra = None
         probed = resolver.exists if with_probes else {}
         return pack(Alone(found, facts.error is not None, probed, extra, tuple(sorted(needs))))
 
