@@ -391,6 +391,21 @@ def test_a_helper_no_test_reaches_goes_with_the_device_tests(tmp_path: Path) -> 
             ("        self.x = 1\n", '        self.x = 1\n        self.where = "cuda"\n'),
             "not split: setUp, which is no test, uses a device ('cuda'): split by hand",
         ),
+        (
+            # a default is evaluated in the class body: the new class would not find it
+            ("    def test_free(self):\n", "    limit = 3\n\n    def test_free(self, n=limit):\n"),
+            "not split: test_free names limit where the class is made (a decorator, a default), and it "
+            "stays in the mixin: split by hand",
+        ),
+        (
+            # ... and a decorator
+            (
+                "    def test_free(self):\n",
+                "    def _case(fn):\n        return fn\n\n    @_case\n    def test_free(self):\n",
+            ),
+            "not split: test_free names _case where the class is made (a decorator, a default), and it "
+            "stays in the mixin: split by hand",
+        ),
     ],
 )
 def test_a_device_member_a_device_free_test_may_reach_refuses_the_split(
