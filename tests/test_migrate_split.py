@@ -364,6 +364,12 @@ def test_a_helper_no_test_reaches_goes_with_the_device_tests(tmp_path: Path) -> 
             "and the device-free test test_free reaches it: split by hand",
         ),
         (
+            # the only device test's decorator gone: the helper its test reaches is why
+            ("    @requires_gpu\n    def test_dev(self):\n", "    def test_dev(self):\n"),
+            "not split: _gpu_ones, which is no test, uses a device (torch.ones(...).cuda() (line 14)) "
+            "and the device-free test test_dev reaches it: split by hand",
+        ),
+        (
             # ... through another helper, by name through getattr
             (
                 "    def test_free(self):\n        self.assertEqual(self.x, 1)\n",
