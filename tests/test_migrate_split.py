@@ -364,6 +364,12 @@ def test_a_helper_no_test_reaches_goes_with_the_device_tests(tmp_path: Path) -> 
             "and the device-free test test_free reaches it: split by hand",
         ),
         (
+            # the only device test's decorator gone: the helper its test reaches is why
+            ("    @requires_gpu\n    def test_dev(self):\n", "    def test_dev(self):\n"),
+            "not split: _gpu_ones, which is no test, uses a device (torch.ones(...).cuda() (line 14)) "
+            "and the device-free test test_dev reaches it: split by hand",
+        ),
+        (
             # ... through another helper, by name through getattr
             (
                 "    def test_free(self):\n        self.assertEqual(self.x, 1)\n",
@@ -390,6 +396,21 @@ def test_a_helper_no_test_reaches_goes_with_the_device_tests(tmp_path: Path) -> 
         (
             ("        self.x = 1\n", '        self.x = 1\n        self.where = "cuda"\n'),
             "not split: setUp, which is no test, uses a device ('cuda'): split by hand",
+        ),
+        (
+            # a default is evaluated in the class body: the new class would not find it
+            ("    def test_free(self):\n", "    limit = 3\n\n    def test_free(self, n=limit):\n"),
+            "not split: test_free names limit where the class is made (a decorator, a default), and it "
+            "stays in the mixin: split by hand",
+        ),
+        (
+            # ... and a decorator
+            (
+                "    def test_free(self):\n",
+                "    def _case(fn):\n        return fn\n\n    @_case\n    def test_free(self):\n",
+            ),
+            "not split: test_free names _case where the class is made (a decorator, a default), and it "
+            "stays in the mixin: split by hand",
         ),
     ],
 )

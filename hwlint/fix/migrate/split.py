@@ -214,11 +214,14 @@ def sort_tests(
         (device if why else generic).append(i)
         if why and not any(required or _is_use(text) for _, text, required in mine):
             needs = False  # it only asks about an accelerator: it ran on CPU too
-    if not generic or not device:
-        raise Refusal(_ONE_KIND.format("every" if not generic else "no"))
+    if not generic:
+        raise Refusal(_ONE_KIND.format("every"))
     uses = _member_uses(module, cls, tests, (sites, spans), words, bound, config)
     names = {i: _member_name(stmt) for i, stmt in enumerate(cls.body.body)}
+    # (With no device test, a test that reaches a member's device use is why.)
     moved = placed(list(cls.body.body), cls.name.value, (generic, device), uses, names)
+    if not device:
+        raise Refusal(_ONE_KIND.format("no"))
     return _Sorted(generic, device, needs, moved)
 
 

@@ -101,6 +101,7 @@ class _References(cst.CSTVisitor):
         self.found: set[str] = set()
         self._ok: set[int] = set()  # the `self` Name nodes seen in a form above
         self._scope = 0  # > 0 inside a function's parameters and body
+        self.bare: set[str] = set()  # the members named where the class body is the scope
 
     def _is_self(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.Name):
@@ -146,8 +147,13 @@ class _References(cst.CSTVisitor):
         self._ok.add(id(node.name))
         for d in node.decorators:
             d.visit(self)  # in the class body's scope: bare member names count
-        self._scope += 1
-        node.params.visit(self)
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            # A default and an annotation are evaluated where the function is made.
+            for made in (param.default, param.annotation):
+                if made is not None:
+                    made.visit(self)
+        self._scope += 1  # (the parameters' names bind, they name nothing)
         node.body.visit(self)
         self._scope -= 1
         return False
@@ -165,6 +171,7 @@ class _References(cst.CSTVisitor):
             self.found.add(ANY)  # the instance passed on: it may reach any member
         elif not self._scope and node.value in self.members:
             self.found.add(node.value)
+            self.bare.add(node.value)
 
 
 def _names_in(node: cst.BaseExpression) -> list[cst.Name]:
@@ -260,7 +267,29 @@ def placed(
             via = f"the device-free test {names[start]} reaches it"
         said = f"{use.text} (line {use.line})" if use.line else use.text
         raise Refusal(f"not split: {names[i]}, which is no test, uses a device ({said}) and {via}: split by hand")
+    _refuse_left_behind(body, class_name, tests | set(uses), names)
     return sorted(uses)
+
+
+def _refuse_left_behind(
+    body: list[cst.BaseStatement], class_name: str, leaving: set[int], names: dict[int, str]
+) -> None:
+    """Refusal when a statement that leaves for a new class (a test, a
+    member going with the device tests) names, where the class body is the
+    scope (a decorator, a default), a member that stays in the mixin: the
+    new class's body would not find it."""
+    bound = {i: _bound(stmt) for i, stmt in enumerate(body)}
+    staying = {name for i, found in bound.items() if i not in leaving for name in found}
+    members = frozenset(name for found in bound.values() for name in found)
+    for i in sorted(leaving):
+        visitor = _References(class_name, members)
+        body[i].visit(visitor)
+        left = sorted(visitor.bare & staying)
+        if left:
+            raise Refusal(
+                f"not split: {names[i]} names {left[0]} where the class is made (a decorator, a default), "
+                "and it stays in the mixin: split by hand"
+            )
 
 
 def _shared(name: str, use: Use) -> str:
