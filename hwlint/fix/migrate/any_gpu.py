@@ -32,6 +32,7 @@ from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.accelerator_tests import drop_unused_import
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.framework import instantiated_names
+from hwlint.fix.migrate.generalize import class_to_instantiate
 from hwlint.fix.migrate.outcome import Done, Refusal
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.tree import (
@@ -108,15 +109,7 @@ def _refuse_uninstantiable(m: Migration, facts: ModuleFacts, body: Sequence[cst.
     call deletes it from the module's globals), or it reaches a
     module-level helper or value that uses GPU_TYPE (no rewrite of the
     class changes what that one makes)."""
-    info = class_facts(facts, m.class_name, m.occurrence)
-    if info is None:
-        raise Refusal(f"class {m.class_name} not found in the facts")
-    if any(i.class_name == m.class_name for i in facts.instantiations):
-        raise Refusal(f"{m.class_name} is already instantiated")
-    if any(base_name(b) == m.class_name for c in facts.classes for b in c.bases):
-        raise Refusal(f"another class of the module subclasses {m.class_name}")
-    if any(m.class_name in d.args or d.target == m.class_name for d in facts.dynamic):
-        raise Refusal(f"{m.class_name} is passed to a function at module level")
+    class_to_instantiate(facts, m)
     empty = cst.Module(body=[])
     rest = "\n".join(empty.code_for_node(s) for i, s in enumerate(body) if i != index)
     if re.search(rf"(?<![\w.]){re.escape(m.class_name)}\b", rest):

@@ -67,7 +67,7 @@ def _generalize(
     if device == "cpu" or "ACCELERATOR" not in config.classifications:
         raise Refusal("a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification")
     facts = facts_of(data)
-    info = _to_instantiate(facts, m)
+    info = class_to_instantiate(facts, m)
     if info.decorators:
         raise Refusal.blocked(
             Blocker(info.line, f"@{info.decorators[0]}", "decorates the class: generalize by hand", "class")
@@ -254,7 +254,7 @@ def device_class(
     device = m.member.lower()
     if device == "cpu":
         raise Refusal("a CPU class is not instantiated for CPU by this migration")
-    _to_instantiate(facts_of(data), m)
+    class_to_instantiate(facts_of(data), m)
     module, body, where, cls = _undecorated_class(data, m, "instantiate it")
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
@@ -275,7 +275,7 @@ def device_class(
     )
 
 
-def _to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts:
+def class_to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts:
     """The facts of the class `m` would pass to instantiate_device_type_tests;
     Refusal when it cannot be: instantiating removes it from its module, so
     nothing else there may use it."""
