@@ -175,6 +175,26 @@ class Diagnostic:
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def __reduce__(self) -> tuple[type["Diagnostic"], tuple[Any, ...]]:
+        # The constructor and its arguments: a pool's workers send thousands
+        # of diagnostics, and unpickling the slots one by one (object's
+        # default) took the main process twice as long.
+        return (
+            Diagnostic,
+            (
+                self.path,
+                self.line,
+                self.column,
+                self.code,
+                self.name,
+                self.message,
+                self.severity,
+                self.class_name,
+                self.fix,
+                self.method,
+            ),
+        )
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"Diagnostic({fields})"

@@ -106,19 +106,43 @@ class _GitIgnores:
         return self._specs[rel_dir]
 
     def ignored(self, rel_path: str, is_dir: bool) -> bool:
+        return ignored_by(self.above(rel_path), rel_path, is_dir)
+
+    def above(self, rel_path: str) -> _Specs:
+        """The .gitignore files of the folders above `rel_path`, root first."""
         parts = rel_path.split("/")
-        # The deepest .gitignore that has a say wins, as in git.
-        verdict = False
+        specs: _Specs = ()
         for depth in range(len(parts)):
             rel_dir = "/".join(parts[:depth])
             spec = self._spec(rel_dir)
-            if spec is None:
-                continue
-            sub = "/".join(parts[depth:])
-            include = _last_match(spec, sub, is_dir)
-            if include is not None:
-                verdict = include
-        return verdict
+            if spec is not None:
+                specs += ((rel_dir, spec),)
+        return specs
+
+    def entered(self, specs: _Specs, rel_dir: str, has_gitignore: bool) -> _Specs:
+        """`specs` for what lies in `rel_dir`: with its own .gitignore, when
+        its listing has one (a folder without is never asked about it)."""
+        if not has_gitignore:
+            self._specs.setdefault(rel_dir, None)
+            return specs
+        spec = self._spec(rel_dir)
+        return specs if spec is None else (*specs, (rel_dir, spec))
+
+
+# The .gitignore files that apply to a path: (folder, its spec), root first.
+_Specs = tuple[tuple[str, "pathspec.GitIgnoreSpec"], ...]
+
+
+def ignored_by(specs: _Specs, rel_path: str, is_dir: bool) -> bool:
+    """Whether the .gitignore files of `specs` (the folders above
+    `rel_path`, root first) ignore it: the deepest that has a say wins, as in
+    git."""
+    verdict = False
+    for rel_dir, spec in specs:
+        include = _last_match(spec, rel_path[len(rel_dir) + 1 :] if rel_dir else rel_path, is_dir)
+        if include is not None:
+            verdict = include
+    return verdict
 
 
 # pathspec's own priority rules are meant for file paths: asked about a
@@ -162,13 +186,13 @@ class Matcher:
         self.include = pattern_spec(config.include, f"{config.source}: [tool.hwlint] include")
         self.exclude = pattern_spec(config.exclude, f"{config.source}: [tool.hwlint] exclude")
         self.gitignores = _GitIgnores(config.root)
+        # No exclude is the common case: not asking it saves a match per file and folder.
+        self._excluded: Callable[[str], bool] = self.exclude.match_file if config.exclude else _never
 
     def selected(self, rel_path: str) -> bool:
         """Whether `rel_path` is a test file hwlint lints."""
         return (
-            self.include.match_file(rel_path)
-            and not self.exclude.match_file(rel_path)
-            and not self._any_ignored(rel_path)
+            self.include.match_file(rel_path) and not self._excluded(rel_path) and not self._any_ignored(rel_path)
         )
 
     def _any_ignored(self, rel_path: str) -> bool:
@@ -184,13 +208,21 @@ class Matcher:
         """The test files under `rel_dir`, unsorted: an excluded or ignored
         folder is not entered, a symlinked folder not followed."""
         found: list[str] = []
-        stack = [rel_dir]
+        root = str(self.root)
+        included = self.include.match_file
+        excluded = self._excluded
+        gitignores = self.gitignores
+        # Each folder to enter with the .gitignore files above it: a file is
+        # asked only of the ones that exist (most folders have none), and a
+        # folder's own is read only when its listing shows one.
+        stack = [(rel_dir, gitignores.above(rel_dir) if rel_dir else ())]
         while stack:
-            current = stack.pop()
+            current, above = stack.pop()
             try:
-                entries = list(os.scandir(self.root / current if current else self.root))
+                entries = list(os.scandir(os.path.join(root, current) if current else root))
             except OSError:
                 continue  # unreadable folder: nothing in it can be linted
+            specs = gitignores.entered(above, current, any(entry.name == ".gitignore" for entry in entries))
             for entry in entries:
                 rel = f"{current}/{entry.name}" if current else entry.name
                 try:
@@ -198,23 +230,23 @@ class Matcher:
                 except OSError:
                     continue
                 if is_dir:
-                    if entry.name == ".git" or self.exclude.match_file(rel + "/"):
+                    if entry.name == ".git" or excluded(rel + "/"):
                         continue
-                    if self.gitignores.ignored(rel, is_dir=True):
+                    if specs and ignored_by(specs, rel, is_dir=True):
                         continue
-                    stack.append(rel)
+                    stack.append((rel, specs))
                 elif entry.is_symlink() and os.path.isdir(entry.path):
                     # A symlink to a folder is not followed (loops, trees
                     # linted twice), and it is not a file either: a link named
                     # test_x.py must not become "HWC000 is a directory".
                     continue
-                elif (
-                    self.include.match_file(rel)
-                    and not self.exclude.match_file(rel)
-                    and not self.gitignores.ignored(rel, is_dir=False)
-                ):
+                elif included(rel) and not excluded(rel) and not (specs and ignored_by(specs, rel, is_dir=False)):
                     found.append(rel)
         return found
+
+
+def _never(rel_path: str) -> bool:
+    return False
 
 
 def explain_empty(config: Config) -> str:
