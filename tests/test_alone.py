@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from hwlint.core.config import load_config
-from hwlint.engine.alone import Alone, judge_alone, unpack
+from hwlint.engine.alone import Alone, judge_alone
 from hwlint.engine.check import CheckResult, run_check, run_of_one
 from hwlint.facts import ModuleFacts, extract_source
 from hwlint.facts.collect import POOL_THRESHOLD
 from hwlint.fix.fixable import fixable_count, fixable_in_module
+from hwlint.infra.pool import Packed, unpacked
 from hwlint.rules import enabled_codes
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.parse_error import ParseError
@@ -101,7 +102,7 @@ def test_a_worker_reads_the_file_a_base_comes_from_and_judges_as_the_run_does(tm
     judge = judge_alone(config, enabled_codes(tuple(config.select), ()), fixable_in_module, run_of_one)
 
     def step(path: str, facts: ModuleFacts) -> Alone:
-        return unpack(judge(path, facts))  # as it travels back from the worker
+        return Packed.of({path: judge(path, facts)}).unpack()[path]  # as it travels back from the worker
 
     sub = step("test/test_sub.py", extract_source("test/test_sub.py", _SUB))
     assert sub.needs == ("test/common_base.py",)
@@ -156,3 +157,15 @@ def test_a_failing_per_module_step_leaves_the_count_to_the_main_process(tmp_path
     assert pooled.diagnostics == one.diagnostics
     assert all(a.extra is None for a in pooled.alone.values())
     assert fixable_count(pooled) == fixable_count(one) == POOL_THRESHOLD + 4 + 1
+
+
+def test_a_tasks_values_travel_in_one_pack_and_unpack_together() -> None:
+    import pickle
+
+    pack = Packed.of({"a.py": [1, "x"], "b.py": None})
+    values: dict[str, object] = {"a.py": pack, "b.py": pack, "c.py": 3}
+    # One task's result pickles its pack once, however many files share it.
+    sent = pickle.loads(pickle.dumps(values))
+    assert sent["a.py"] is sent["b.py"] and isinstance(sent["a.py"], Packed)
+    assert unpacked(sent, "b.py") is None and sent["a.py"] == [1, "x"]
+    assert unpacked(sent, "c.py") == 3 and unpacked(sent, "d.py") is None

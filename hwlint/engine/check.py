@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, cast, overload
 
 from hwlint.core.config import Config
 from hwlint.core.diagnostics import Configure, Diagnostic
-from hwlint.engine.alone import Alone, judge_alone, unpack
+from hwlint.engine.alone import Alone, judge_alone
 from hwlint.engine.judge import Judge
 from hwlint.engine.lint import lint_module
 from hwlint.facts import ModuleFacts
 from hwlint.facts.collect import FactsSource, LazyFacts, Progress
 from hwlint.facts.discover import Discovery, discover
 from hwlint.facts.resolve import ModuleContext, Resolver
+from hwlint.infra.pool import Packed, unpacked
 from hwlint.rules import enabled_codes, parse_error
 from hwlint.rules.parse_error import ParseError
 from hwlint.rules.phase_overdue import PhaseOverdue
@@ -82,6 +83,7 @@ class CheckResult:
         # The modules the workers judged alone (hwlint.engine.alone), by path:
         # none of their bases is in another module.
         self.alone: Mapping[str, Alone] = {} if alone is None else alone
+        self._readers_index: tuple[dict[str, list[str]], list[str]] | None = None
 
     def context(self, path: str) -> ModuleContext:
         """The context of one of the run's modules."""
@@ -95,24 +97,39 @@ class CheckResult:
         contexts = self.contexts
         return list(contexts.paths) if isinstance(contexts, _Contexts) else [ctx.path for ctx in contexts]
 
-    def may_inherit_from(self, changed: Container[str]) -> Iterator[ModuleContext]:
+    def may_inherit_from(self, changed: Iterable[str]) -> Iterator[ModuleContext]:
         """The contexts of the modules that may have a base in a module of
-        `changed`: those judged with the run, and those a worker judged
-        that read one of `changed`."""
+        `changed`, in the run's order: those judged with the run, and those
+        a worker judged that read one of `changed`."""
+        readers, with_run = self._readers()
+        wanted = set(with_run).union(*(readers.get(path, ()) for path in changed))
         for path in self.paths():
-            alone = self.alone.get(path)
-            if alone is None or any(other in changed for other in alone.needs):
+            if path in wanted:
                 yield self.context(path)
+
+    def _readers(self) -> tuple[dict[str, list[str]], list[str]]:
+        """Who may inherit from whom, indexed once (fix's trials ask for
+        every module they try): each file a worker read, with the modules
+        it read it for; and the modules judged with the run."""
+        if self._readers_index is None:
+            readers: dict[str, list[str]] = {}
+            with_run: list[str] = []
+            for path in self.paths():
+                alone = self.alone.get(path)
+                if alone is None:
+                    with_run.append(path)
+                    continue
+                for other in alone.needs:
+                    readers.setdefault(other, []).append(path)
+            self._readers_index = (readers, with_run)
+        return self._readers_index
 
     def inherited(self) -> set[str]:
         """The modules that a class of another module may inherit from (a
         superset: every file a worker read to resolve a module)."""
-        found: set[str] = set()
-        for path in self.paths():
-            alone = self.alone.get(path)
-            if alone is not None:
-                found.update(alone.needs)
-                continue
+        readers, with_run = self._readers()
+        found = set(readers)
+        for path in with_run:
             for c in self.context(path).classes:
                 found.update(p for p, _ in c.ancestors if p != path)
         return found
@@ -164,8 +181,8 @@ class Resolved:
         self.modules = LazyFacts(source.collect(files), source.rebuild)
         self.resolver = Resolver(config, self.modules, source.load)
         # The modules the workers judged where they parsed them (hwlint.engine.alone),
-        # packed until lint_files unpacks each, in place.
-        self.alone = cast("dict[str, Alone | bytes]", source.judged)
+        # packed by task until lint_files unpacks them, in place.
+        self.alone = cast("dict[str, Alone | Packed]", source.judged)
         self.source = source
 
     def context(self, path: str) -> ModuleContext:
@@ -223,9 +240,8 @@ def lint_files(
     broken: set[str] = set()
     resolver = resolved.resolver
     for rel in files:
-        packed = resolved.alone.get(rel)
-        if packed is not None:
-            alone = resolved.alone[rel] = unpack(packed) if isinstance(packed, bytes) else packed
+        alone = unpacked(resolved.alone, rel)
+        if alone is not None:
             if alone.broken:
                 broken.add(rel)
             resolver.exists.update(alone.exists)

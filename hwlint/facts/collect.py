@@ -13,7 +13,7 @@ records.
 
 import os
 from collections.abc import Mapping
-from typing import Callable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 from hwlint.core.config import Config
 from hwlint.facts import (
@@ -26,6 +26,9 @@ from hwlint.facts import (
     to_blob,
 )
 from hwlint.facts.read import ReadError, decode, read_file
+
+if TYPE_CHECKING:
+    from hwlint.infra.pool import Packed
 
 Progress = Callable[[int, int], None]  # (files just done, files in all)
 Blob = bytes  # facts.to_blob(facts)
@@ -74,29 +77,37 @@ def facts_of(rel: str, data: bytes | None, abspath: str, options: FactsOptions) 
 # (hwlint.engine.alone judges a module there when it needs no other
 # module): a module-level function, sent by name, called once per task
 # with the arguments beside it, that gives the step for each (path, facts);
-# a step's result travels back with the facts (None: nothing to send).
+# the steps' results of a task travel back together, packed
+# (hwlint.infra.pool.Packed; a step's None: nothing to send for that file).
 WorkerStep = tuple[Callable[..., Callable[[str, ModuleFacts], object]], tuple[object, ...]]
 
 
 def _extract_batch(
     paths: list[tuple[str, int]], root: str, options: FactsOptions, with_keys: bool, after: "WorkerStep | None"
-) -> list[tuple[str, bytes | None, Blob, object]]:
+) -> "list[tuple[str, bytes | None, Blob, Packed | None]]":
     """In a worker: (path, content hash of the bytes parsed, facts blob,
-    what `after` gave) per file (no hash unless asked: then the file is read
-    as extract_file reads it)."""
+    what `after` gave for the task's files, packed) per file (no hash
+    unless asked: then the file is read as extract_file reads it). The pack
+    is one object for the task: it travels once."""
     from hwlint.infra.hashing import digest
-    from hwlint.infra.pool import release_memory_after
+    from hwlint.infra.pool import Packed, release_memory_after
 
     step = after[0](*after[1]) if after is not None else None
     out = []
+    given: dict[str, object] = {}
     for rel, size in paths:
         abspath = os.path.join(root, rel)
         data = read_bytes(abspath) if with_keys else None
         key = digest(data, bulk=True) if data is not None else None
         facts = facts_of(rel, data, abspath, options)
-        out.append((rel, key, to_blob(facts), step(rel, facts) if step is not None else None))
+        if step is not None:
+            value = step(rel, facts)
+            if value is not None:
+                given[rel] = value
+        out.append((rel, key, to_blob(facts)))
         release_memory_after(size)
-    return out
+    packed = Packed.of(given) if given else None
+    return [(rel, key, blob, packed if rel in given else None) for rel, key, blob in out]
 
 
 class FactsSource:
@@ -110,7 +121,9 @@ class FactsSource:
         self.progress = progress
         self.sizes: dict[str, int] = {}  # known file sizes, for the pool's planning
         # What the workers do with each module besides its facts, and what
-        # they gave, by path (only for files parsed in the pool).
+        # they gave, by path (only for files parsed in the pool): packed,
+        # each task's files sharing one pack, until a consumer unpacks it
+        # (hwlint.infra.pool.unpacked).
         self.after: WorkerStep | None = None
         self.judged: dict[str, object] = {}
 
