@@ -203,7 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "bound_at_16": round(serial_bound(fraction, 16), 1),
             }
         )
-    print(f"cores on this machine: {os.cpu_count()}; python: {args.python}; projects: {', '.join(str(p) for p in args.project)}")
+    print(
+        f"cores on this machine: {os.cpu_count()}; python: {args.python}; projects: {', '.join(str(p) for p in args.project)}"
+    )
     print(
         f"{'tool':<12} {'-j':>3} {'wall s':>8} {'main CPU s':>11} {'workers CPU s':>14} {'serial':>7} {'speed-up':>9} {'bound@16':>9}"
     )
