@@ -284,6 +284,58 @@ def test_a_class_of_one_kind_of_test_is_classified_whole(tmp_path: Path) -> None
     assert not_split(report) == []
 
 
+def test_a_test_whose_only_device_is_cpu_or_gloo_stays_device_free(tmp_path: Path) -> None:
+    # PyTorch's contributors keep CPU-only tests GENERIC (a gloo process
+    # group, tensors on "cpu" run on every runner: issue 33's pairs 08 and
+    # 15); only the accelerator test moves, and as every test that moves
+    # needs one, the accelerator class is kept off CPU.
+    head = HEAD.replace("import torch\n", "import torch\nimport torch.distributed as dist\n")
+    source = head + (
+        "\n\nclass TestA(TestCase):\n"
+        '    def test_cpu(self):\n        self.assertEqual(torch.ones(2, device="cpu").device.type, "cpu")\n\n'
+        '    def test_gloo(self):\n        dist.init_process_group("gloo", rank=0, world_size=1)\n\n'
+        '    def test_nccl(self):\n        dist.init_process_group("nccl", rank=0, world_size=1)\n'
+        "        torch.ones(2).cuda()\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    declared = DECLARED_HEAD.replace("import torch\n", "import torch\nimport torch.distributed as dist\n")
+    assert (
+        text
+        == declared
+        + (
+            "\n\nclass TestAGeneric(TestCase):\n"
+            "    hw_classification = HardwareClassification.GENERIC\n\n"
+            '    def test_cpu(self):\n        self.assertEqual(torch.ones(2, device="cpu").device.type, "cpu")\n\n'
+            '    def test_gloo(self):\n        dist.init_process_group("gloo", rank=0, world_size=1)\n\n\n'
+            "class TestAAccelerator(TestCase):\n"
+            "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+            "    def test_nccl(self, device):\n"
+            "        dist.init_process_group(dist.get_default_backend_for_device(device), rank=0, world_size=1)\n"
+            "        torch.ones(2).to(device)\n\n\n"
+            'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n'
+        )
+        + MAIN
+    )
+    assert report.migrated == {"split": 2}
+    (result,) = report.files
+    assert result.moves == (
+        ClassMove("TestA", "TestAGeneric", ("test_cpu", "test_gloo")),
+        ClassMove("TestA", "TestAAccelerator", ("test_nccl",)),
+    )
+
+
+def test_a_class_whose_only_devices_are_cpu_and_gloo_is_generic(tmp_path: Path) -> None:
+    head = HEAD.replace("import torch\n", "import torch\nimport torch.distributed as dist\n")
+    source = head + (
+        "\n\nclass TestA(TestCase):\n"
+        '    def test_cpu(self):\n        torch.ones(2, device="cpu").cpu().to("cpu")\n\n'
+        '    def test_gloo(self):\n        dist.init_process_group(backend="gloo", rank=0, world_size=1)\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.classified == {"GENERIC": 1} and report.migrated == {}
+    assert "    hw_classification = HardwareClassification.GENERIC\n\n    def test_cpu(self):\n" in text
+
+
 # -- members that are no test: where they go ------------------------------------
 
 GPU_HELPER = (
