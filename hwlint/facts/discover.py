@@ -191,9 +191,7 @@ class Matcher:
 
     def selected(self, rel_path: str) -> bool:
         """Whether `rel_path` is a test file hwlint lints."""
-        return (
-            self.include.match_file(rel_path) and not self._excluded(rel_path) and not self._any_ignored(rel_path)
-        )
+        return self.include.match_file(rel_path) and not self._excluded(rel_path) and not self._any_ignored(rel_path)
 
     def _any_ignored(self, rel_path: str) -> bool:
         parts = rel_path.split("/")
