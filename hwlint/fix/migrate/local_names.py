@@ -103,7 +103,7 @@ def _uses(scope: _Scope, enclosing: tuple[frozenset[str], ...]) -> Iterator[tupl
     chain = (*enclosing, local)
     visible = frozenset().union(*chain)
     # Its parameters (a method's own, on the lines of a `def` written over several).
-    for arg in () if isinstance(scope, _COMPREHENSIONS) else _arguments(scope):
+    for arg in _arguments(scope):
         if arg.arg in local:
             yield arg.lineno, arg.col_offset, arg.arg
     for node in _own_nodes(scope):
@@ -114,6 +114,9 @@ def _uses(scope: _Scope, enclosing: tuple[frozenset[str], ...]) -> Iterator[tupl
 
 
 def _arguments(scope: _Scope) -> list[ast.arg]:
+    """A function's or lambda's parameters (a comprehension has none)."""
+    if isinstance(scope, _COMPREHENSIONS):
+        return []
     args = scope.args
     return [
         *args.posonlyargs,
@@ -155,8 +158,7 @@ def _bound(scope: _Scope) -> frozenset[str]:
     names: set[str] = set()
     imported: set[str] = set()
     declared: set[str] = set()
-    if not isinstance(scope, _COMPREHENSIONS):
-        names.update(a.arg for a in _arguments(scope))
+    names.update(a.arg for a in _arguments(scope))
     for node in _own_nodes(scope):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
