@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hwlint.fix.blocker import Blocker, BlockerKind
 from hwlint.fix.migrate.outcome import Refused
@@ -507,3 +509,30 @@ def test_masked_local_names_keeps_every_column() -> None:
         b"        return lambda q_____: q_____ + y_____ + torch_cuda.f(use_cuda=y_____)\n"
     )
     assert masked_local_names(b"class T(:\n", 1, words) == b"class T(:\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["x", "out", "grad", "a1"]), st.sampled_from(["cuda", "xpu", "npu", "cpu"])),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_masking_hides_only_the_locals_and_keeps_the_shape(names: list[tuple[str, str]]) -> None:
+    from hwlint.core.config import load_config
+    from hwlint.fix.migrate.evidence import device_words
+    from hwlint.fix.migrate.local_names import masked_local_names
+
+    words = device_words(load_config(start=Path("/nonexistent")))
+    body = "".join(f"        {p}_{d} = torch.ones(2).to(torch.{d}.name)\n" for p, d in names)
+    source = f"class T:\n    def test_a(self):\n{body}".encode()
+    masked = masked_local_names(source, 1, words)
+    assert len(masked) == len(source) and masked.count(b"\n") == source.count(b"\n")
+    compile(masked, "<masked>", "exec")
+    for line in masked.decode().splitlines()[2:]:
+        assert words.search(line.partition(" = ")[0]) is None  # the local's name: hidden
+    # What is not a local (the attribute chains on the right) is the original's.
+    assert [line.partition(" = ")[2] for line in masked.decode().splitlines()] == [
+        line.partition(" = ")[2] for line in source.decode().splitlines()
+    ]
