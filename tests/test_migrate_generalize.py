@@ -536,3 +536,21 @@ def test_masking_hides_only_the_locals_and_keeps_the_shape(names: list[tuple[str
     assert [line.partition(" = ")[2] for line in masked.decode().splitlines()] == [
         line.partition(" = ")[2] for line in source.decode().splitlines()
     ]
+
+
+def test_a_device_in_a_decorator_is_not_given_the_tests_device(tmp_path: Path) -> None:
+    # `device=device` there would be a NameError when the class is made: the runtime check saw it.
+    source = (
+        "import torch\nfrom torch.testing._internal.common_device_type import largeTensorTest\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\nclass TestA(TestCase):\n"
+        '    @largeTensorTest("1GB", device="cuda")\n    def test_a(self):\n        x = torch.ones(2).cuda()\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert 'device="cuda"' in text and "device=device" not in text
+    assert [(b["site"], b["why"], b["kind"]) for b in blocked(report)] == [
+        (
+            'device="cuda"',
+            "is a decorator's argument: the test's `device` is not defined where decorators run",
+            "rewrite-refused",
+        )
+    ]

@@ -329,6 +329,10 @@ def _site_rewrites(
         equivalent = rewrite_equivalent(fix, facts.imports)
         if isinstance(equivalent, NoEquivalent):
             return out, Blocker(site.line, code, f"has no rewrite here: {equivalent.reason}", "rewrite-refused")
+        if fix.target == "device" and site.line in source.decorator_lines:
+            # `@largeTensorTest("48GB", device="xpu")` cannot say `device=device`: no test's device is there.
+            why = "is a decorator's argument: the test's `device` is not defined where decorators run"
+            return out, Blocker(site.line, code, why, "rewrite-refused")
         if fix.target != "device" and not imports_torch:
             return out, Blocker(site.line, code, f"needs `import torch` for {fix.target}", "rewrite-refused")
         out.append(
