@@ -134,6 +134,8 @@ def migrate(
             f"`hwlint {' '.join(args)}` printed no JSON (exit {fixed.returncode}): "
             f"{fixed.stderr.strip().splitlines()[-1:] or ''}"
         ) from None
+    # What fix said, kept beside the project (`--keep` keeps it) for a look at the classes left.
+    (project / "fix-report.json").write_text(fixed.stdout, encoding="utf-8")
     pruned = hwlint(project, "allowlist", "prune", env=env)
     if pruned.returncode not in (0, 1):
         raise Failure(f"`hwlint allowlist prune` failed: {pruned.stderr.strip()}")

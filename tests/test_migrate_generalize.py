@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hwlint.fix.blocker import Blocker, BlockerKind
 from hwlint.fix.migrate.outcome import Refused
@@ -394,3 +396,161 @@ def test_docs_device_class_example_says_what_blocked_it(tmp_path: Path) -> None:
     root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]})
     said = re.search(r"For the device-class example `fix` says what blocked it: ``(.*?)``", text, re.S)
     assert said and " ".join(said.group(1).split()) in run_cli("fix", "--unsafe", "--diff", cwd=root).stderr
+
+
+# -- a local variable or helper named after a device is only a name -------------
+
+
+def test_a_local_variable_named_after_the_device_does_not_block(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n"
+        "        x = torch.ones(2)\n"
+        '        x_xpu = x.to("xpu")\n'
+        "        self.assertEqual(x_xpu.cpu(), x)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == DECLARED + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        x = torch.ones(2)\n        x_xpu = x.to(device)\n"
+        "        self.assertEqual(x_xpu.cpu(), x)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert blocked(report) == []
+
+
+def test_a_helper_named_after_the_device_does_not_block(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def cuda_reference(self, x):\n        return x * 2\n\n"
+        "    def test_a(self):\n"
+        "        x_cuda = torch.ones(2).cuda()\n"
+        "        self.assertEqual(self.cuda_reference(x_cuda).sum().item(), 4)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == DECLARED + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def cuda_reference(self, x):\n        return x * 2\n\n"
+        "    def test_a(self, device):\n        x_cuda = torch.ones(2).to(device)\n"
+        "        self.assertEqual(self.cuda_reference(x_cuda).sum().item(), 4)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "blocker"),
+    [
+        # An attribute of something else says what it is (tensor.is_cuda).
+        (
+            "        x_cuda = torch.ones(2).cuda()\n        self.assertTrue(x_cuda.is_cuda)\n",
+            {
+                "line": 10,
+                "site": "x_cuda.is_cuda",
+                "why": "names 'cuda', which no rewrite changes: it is a test of that device",
+                "kind": "names-device",
+            },
+        ),
+        # A keyword argument is the callee's name.
+        (
+            "        x_cuda = torch.ones(2).cuda()\n        check(x_cuda, use_cuda=True)\n",
+            {
+                "line": 10,
+                "site": "use_cuda",
+                "why": "names 'cuda', which no rewrite changes: it is a test of that device",
+                "kind": "names-device",
+            },
+        ),
+        # A name holding a device string is the device.
+        (
+            '        dev_cuda = "cuda"\n        x = torch.ones(2).cuda()\n',
+            {
+                "line": 9,
+                "site": 'dev_cuda = "cuda"',
+                "why": 'has no device-generic rewrite: a name bound to "cuda": use the test\'s `device` '
+                "where the name is used",
+                "kind": "rewrite-refused",
+            },
+        ),
+        # An imported module is an API, whatever it is bound to.
+        (
+            "        import torch.cuda as cuda\n        x = torch.ones(2).cuda()\n        cuda.synchronize()\n",
+            {
+                "line": 9,
+                "site": "torch.cuda",
+                "why": "names 'cuda', which no rewrite changes: it is a test of that device",
+                "kind": "names-device",
+            },
+        ),
+    ],
+)
+def test_what_a_name_still_blocks(tmp_path: Path, body: str, blocker: dict) -> None:
+    source = HEAD + "\n\nclass TestA(TestCase):\n    def test_a(self):\n" + body
+    text, report = migrate(tmp_path, source + MAIN)
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text
+    assert blocked(report) == [blocker]
+
+
+def test_masked_local_names_keeps_every_column() -> None:
+    from hwlint.core.config import load_config
+    from hwlint.fix.migrate.evidence import device_words
+    from hwlint.fix.migrate.local_names import masked_local_names
+
+    source = (
+        b"x_cuda = 1\n\n\nclass T:\n    a_cuda = 2\n\n"
+        b"    def run_cuda(self, p_cuda):\n        import torch_cuda\n"
+        b'        y_cuda = [z_cuda for z_cuda in p_cuda] + x_cuda + self.a_cuda + self.run_cuda("cuda")\n'
+        b"        return lambda q_cuda: q_cuda + y_cuda + torch_cuda.f(use_cuda=y_cuda)\n"
+    )
+    words = device_words(load_config(start=Path("/nonexistent")))
+    assert masked_local_names(source, 4, words) == (
+        b"x_cuda = 1\n\n\nclass T:\n    a_cuda = 2\n\n"
+        b"    def run_____(self, p_____):\n        import torch_cuda\n"
+        b'        y_____ = [z_____ for z_____ in p_____] + x_cuda + self.a_cuda + self.run_____("cuda")\n'
+        b"        return lambda q_____: q_____ + y_____ + torch_cuda.f(use_cuda=y_____)\n"
+    )
+    assert masked_local_names(b"class T(:\n", 1, words) == b"class T(:\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["x", "out", "grad", "a1"]), st.sampled_from(["cuda", "xpu", "npu", "cpu"])),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_masking_hides_only_the_locals_and_keeps_the_shape(names: list[tuple[str, str]]) -> None:
+    from hwlint.core.config import load_config
+    from hwlint.fix.migrate.evidence import device_words
+    from hwlint.fix.migrate.local_names import masked_local_names
+
+    words = device_words(load_config(start=Path("/nonexistent")))
+    body = "".join(f"        {p}_{d} = torch.ones(2).to(torch.{d}.name)\n" for p, d in names)
+    source = f"class T:\n    def test_a(self):\n{body}".encode()
+    masked = masked_local_names(source, 1, words)
+    assert len(masked) == len(source) and masked.count(b"\n") == source.count(b"\n")
+    compile(masked, "<masked>", "exec")
+    for line in masked.decode().splitlines()[2:]:
+        assert words.search(line.partition(" = ")[0]) is None  # the local's name: hidden
+    # What is not a local (the attribute chains on the right) is the original's.
+    assert [line.partition(" = ")[2] for line in masked.decode().splitlines()] == [
+        line.partition(" = ")[2] for line in source.decode().splitlines()
+    ]
+
+
+def test_a_device_in_a_decorator_is_not_given_the_tests_device(tmp_path: Path) -> None:
+    # `device=device` there would be a NameError when the class is made: the runtime check saw it.
+    source = (
+        "import torch\nfrom torch.testing._internal.common_device_type import largeTensorTest\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\nclass TestA(TestCase):\n"
+        '    @largeTensorTest("1GB", device="cuda")\n    def test_a(self):\n        x = torch.ones(2).cuda()\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert 'device="cuda"' in text and "device=device" not in text
+    assert [(b["site"], b["why"], b["kind"]) for b in blocked(report)] == [
+        (
+            'device="cuda"',
+            "is a decorator's argument: the test's `device` is not defined where decorators run",
+            "rewrite-refused",
+        )
+    ]

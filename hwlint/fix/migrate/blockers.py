@@ -86,6 +86,19 @@ class ClassSource:
                 found.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
         return frozenset(found)
 
+    @cached_property
+    def decorator_lines(self) -> frozenset[int]:
+        """The lines of its methods' decorators: they run when the class is
+        made, where no test's `device` is defined."""
+        found: set[int] = set()
+        if self.node is None:
+            return frozenset()
+        for node in ast.walk(self.node):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for d in node.decorator_list:
+                    found.update(range(d.lineno, (d.end_lineno or d.lineno) + 1))
+        return frozenset(found)
+
     def code(self, site: Site) -> str:
         """The site as written (`torch.cuda.set_device(0)`, `"nccl"`,
         `f"cuda:{rank}"`); the facts' text where the tree says nothing more."""

@@ -22,6 +22,7 @@ from hwlint.fix.migrate.blockers import NEWEST_TORCH, ClassSource, equivalent_bl
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
 from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
+from hwlint.fix.migrate.local_names import masked_local_names
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import given_device
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
@@ -121,7 +122,9 @@ def _refuse_unrewritten_names(
     early, blocker = _site_rewrites(info, facts, config, source)
     rewritten = {s.line for s in early}
     skipped = {t.line for t in info.methods} | rewritten | source.docstring_lines
-    lines = source.lines
+    # A local variable named after a device (`x_xpu`) is only a name (hwlint.fix.migrate.local_names).
+    masked = masked_local_names(source.data, info.line, words)
+    lines = source.lines if masked is source.data else ClassSource(masked, info).lines
     for n in range(info.body_line or info.line + 1, min(info.end_line, len(lines)) + 1):
         if blocker is not None and n >= blocker.line:
             break
@@ -206,6 +209,13 @@ def _refuse_still_bound(
     """Refusal when, after the rewrites, the class still names a device, or
     uses (or reaches) a module-level name bound to one: it is a test of
     that device."""
+    facts_b = facts_of(step_b)
+    info_b = class_facts(facts_b, m.class_name, m.occurrence)
+    assert info_b is not None
+    masked = masked_local_names(step_b, info_b.line, words)
+    if masked is not step_b:
+        # The same class with its local variables' device words hidden (only names).
+        cls = _undecorated_class(masked, m, "generalize")[3]
     named = names_a_device(cls, words, config.attribute, docstrings=False)
     if named:
         raise Refusal.blocked(
@@ -216,7 +226,6 @@ def _refuse_still_bound(
                 "names-device",
             )
         )
-    facts_b = facts_of(step_b)
     bound = {b.name: b for b in facts_b.device_bindings}
     names = device_constants(step_b, facts_b.accelerator_lines)
     used = sorted(name for name in names if node_uses(cls, name))
@@ -224,8 +233,6 @@ def _refuse_still_bound(
         line = bound[used[0]].line if used[0] in bound else 0
         why = f"is bound to a device at module level, and {m.class_name} uses it: it is a test of that device"
         raise Refusal.blocked(Blocker(line, used[0], why, "module-device"))
-    info_b = class_facts(facts_b, m.class_name, m.occurrence)
-    assert info_b is not None
     reached = facts_b.bindings_reached(info_b)
     if reached:
         # Through a module-level function or name: no rewrite of the class changes it.
@@ -322,6 +329,10 @@ def _site_rewrites(
         equivalent = rewrite_equivalent(fix, facts.imports)
         if isinstance(equivalent, NoEquivalent):
             return out, Blocker(site.line, code, f"has no rewrite here: {equivalent.reason}", "rewrite-refused")
+        if fix.target == "device" and site.line in source.decorator_lines:
+            # `@largeTensorTest("48GB", device="xpu")` cannot say `device=device`: no test's device is there.
+            why = "is a decorator's argument: the test's `device` is not defined where decorators run"
+            return out, Blocker(site.line, code, why, "rewrite-refused")
         if fix.target != "device" and not imports_torch:
             return out, Blocker(site.line, code, f"needs `import torch` for {fix.target}", "rewrite-refused")
         out.append(
