@@ -19,6 +19,7 @@ from hwlint.fix.apply import apply_fixes
 from hwlint.fix.result import FixReport
 from hwlint.rules.missing_classification import MissingClassification
 from tests.conftest import lint, run_cli, write_project
+from tests.test_migrate import migrate
 
 HEAD = (
     "import torch\n"
@@ -33,17 +34,6 @@ AFTER_HEAD = (
 )
 GATED = '\n\nif __name__ == "__main__":\n    if HAS_GPU:\n        run_tests()\n'
 CALL = 'instantiate_device_type_tests(TestA, globals(), allow_xpu=True, except_for="cpu")\n'
-
-
-def migrate(tmp_path: Path, source: str) -> tuple[str, FixReport]:
-    """The file after `hwlint fix --unsafe`, and the report; a second run changes nothing."""
-    root = write_project(tmp_path / "proj", {"test/test_a.py": source})
-    config = load_config(start=root)
-    report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
-    text = (root / "test/test_a.py").read_text()
-    again = apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1)
-    assert [f.path for f in again.files] == [], "a second run changed something"
-    return text, report
 
 
 def refusals(report: FixReport) -> list[str]:

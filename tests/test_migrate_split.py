@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 import hwlint.fix.migrate.split as split_module
 from hwlint.core.config import load_config
 from hwlint.facts.extract import extract_source
-from hwlint.fix.apply import apply_fixes
 from hwlint.fix.migrate.evidence import device_constants, device_words
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.split_one_kind import every_test_uses_a_device
@@ -29,6 +28,7 @@ from hwlint.fix.verify_runtime import compare
 from hwlint.infra.runtime import RuntimeClass, RuntimeModule
 from hwlint.rules.missing_classification import MissingClassification
 from tests.conftest import lint, run_cli, write_project
+from tests.test_migrate import migrate
 
 HEAD = "import torch\nfrom torch.testing._internal.common_utils import TestCase, requires_gpu, run_tests\n"
 DECLARED_HEAD = (
@@ -37,18 +37,6 @@ DECLARED_HEAD = (
     "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
 )
 MAIN = '\n\nif __name__ == "__main__":\n    run_tests()\n'
-
-
-def migrate(tmp_path: Path, source: str, files: dict[str, str] | None = None) -> tuple[str, FixReport]:
-    """The file after `hwlint fix --unsafe`, and the report; a second run
-    must change nothing."""
-    root = write_project(tmp_path / "proj", {"test/test_a.py": source, **(files or {})})
-    config = load_config(start=root)
-    report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
-    text = (root / "test/test_a.py").read_text()
-    again = apply_fixes(config, lint(root), unsafe=True, write=False, jobs=1)
-    assert [f.path for f in again.files] == [], "a second run changed something"
-    return text, report
 
 
 def not_split(report: FixReport) -> list[str]:
@@ -256,7 +244,7 @@ def test_a_test_named_by_another_member_refuses_the_split(tmp_path: Path) -> Non
 
 def test_a_class_another_file_imports_is_not_split(tmp_path: Path) -> None:
     other = "from test_a import TestA\n"
-    text, report = migrate(tmp_path, HEAD + MIXED, {"test/test_b.py": other})
+    text, report = migrate(tmp_path, HEAD + MIXED, files={"test/test_b.py": other})
     assert "class TestA(TestCase):" in text
     assert not_split(report) == []
 

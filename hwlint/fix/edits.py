@@ -11,7 +11,8 @@ from typing import Sequence
 import libcst as cst
 
 
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
+def is_docstring(stmt: cst.BaseStatement) -> bool:
+    """A statement that is a string alone (the first one of a body: its docstring)."""
     return (
         isinstance(stmt, cst.SimpleStatementLine)
         and len(stmt.body) == 1
@@ -46,7 +47,7 @@ def declare(cls: cst.ClassDef, statement: cst.SimpleStatementLine) -> cst.ClassD
         return cls.with_changes(body=cst.IndentedBlock(body=[statement, rest]))
     assert isinstance(body, cst.IndentedBlock)
     stmts: list[cst.BaseStatement] = list(body.body)
-    index = 1 if stmts and _is_docstring(stmts[0]) else 0
+    index = 1 if stmts and is_docstring(stmts[0]) else 0
     if index < len(stmts):
         following = stmts[index]
         leading = list(getattr(following, "leading_lines", ()))
@@ -137,7 +138,7 @@ def ensure_import(module: cst.Module, import_from: str, enum: str) -> tuple[cst.
     if last_import >= 0:
         insert_at = last_import + 1
     else:
-        insert_at = 1 if body and _is_docstring(body[0]) else 0
+        insert_at = 1 if body and is_docstring(body[0]) else 0
     body.insert(insert_at, new)
     return module.with_changes(body=body), enum
 

@@ -12,6 +12,7 @@ import libcst as cst
 
 from hwlint.core.config import Config
 from hwlint.facts import DEFAULT_ACCELERATORS
+from hwlint.fix.edits import is_docstring
 
 
 def device_words(config: Config) -> re.Pattern[str]:
@@ -50,13 +51,13 @@ def names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str, *,
         return ""
     empty = cst.Module(body=[])
     for index, stmt in enumerate(cls.body.body):
-        if not docstrings and index == 0 and _is_docstring(stmt):
+        if not docstrings and index == 0 and is_docstring(stmt):
             continue
         if isinstance(stmt, cst.FunctionDef):
             parts = [empty.code_for_node(d) for d in stmt.decorators]
             parts.append(empty.code_for_node(stmt.params))
             body = stmt.body
-            if not docstrings and isinstance(body, cst.IndentedBlock) and body.body and _is_docstring(body.body[0]):
+            if not docstrings and isinstance(body, cst.IndentedBlock) and body.body and is_docstring(body.body[0]):
                 body = body.with_changes(body=body.body[1:])
             parts.append(empty.code_for_node(body))
             text = "\n".join(parts)
@@ -68,16 +69,6 @@ def names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str, *,
         if found is not None:
             return repr(found.group(0))
     return ""
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    """A statement that is a string alone (the first one of a body: its docstring)."""
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def device_constants(data: bytes, lines: Sequence[int]) -> set[str]:
