@@ -76,8 +76,9 @@ def test_a_class_whose_tests_all_use_the_device_is_kept_off_cpu(tmp_path: Path) 
     ]
 
 
-def test_a_test_that_ran_on_cpu_keeps_the_cpu_class(tmp_path: Path) -> None:
-    # test_b only asks whether an accelerator is there: it ran on CPU runners too.
+def test_a_test_that_only_branches_on_an_accelerator_goes_to_the_generic_class(tmp_path: Path) -> None:
+    # test_b only asks whether an accelerator is there, and runs without one
+    # the same way: device-free, so the class is split (the contributors' way).
     source = HEAD + (
         "\n\nclass TestA(TestCase):\n"
         "    def test_a(self):\n        x = torch.ones(2).cuda()\n\n"
@@ -87,14 +88,19 @@ def test_a_test_that_ran_on_cpu_keeps_the_cpu_class(tmp_path: Path) -> None:
     )
     text, report = migrate(tmp_path, source + MAIN)
     assert text == DECLARED + (
-        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
-        "    def test_a(self, device):\n        x = torch.ones(2).to(device)\n\n"
-        "    def test_b(self, device):\n        if torch.accelerator.is_available():\n"
+        "\n\nclass TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_b(self):\n        if torch.accelerator.is_available():\n"
         "            self.assertGreater(torch.accelerator.device_count(), 0)\n"
         "        self.assertEqual(torch.ones(2).sum().item(), 2)\n\n\n"
-        "instantiate_device_type_tests(TestA, globals(), allow_xpu=True)\n" + MAIN
+        "class TestAAccelerator(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        x = torch.ones(2).to(device)\n\n\n"
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
     )
-    assert report.files[0].migrated[0].collected[0] == "TestACPU"
+    # The GENERIC class is collected as written: no per-device names to list.
+    assert [m.collected for m in report.files[0].migrated] == [
+        (),
+        ("TestAAcceleratorCUDA", "TestAAcceleratorXPU", "TestAAcceleratorHPU", "TestAAcceleratorPRIVATEUSE1"),
+    ]
 
 
 @pytest.mark.parametrize(

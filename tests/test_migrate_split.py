@@ -138,7 +138,9 @@ def test_an_instantiated_class_keeps_its_instantiation_for_the_accelerator_class
     )
 
 
-def test_hard_coded_devices_of_several_accelerators_are_rewritten_and_a_probe_keeps_cpu(tmp_path: Path) -> None:
+def test_hard_coded_devices_of_several_accelerators_are_rewritten_and_an_adaptive_test_is_generic(
+    tmp_path: Path,
+) -> None:
     source = HEAD + (
         '\n\nclass TestA(TestCase):\n    """Shared."""\n\n    scale = 2\n\n'
         '    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
@@ -150,14 +152,21 @@ def test_hard_coded_devices_of_several_accelerators_are_rewritten_and_a_probe_ke
     assert text == DECLARED_HEAD + (
         '\n\nclass _TestAMixin:\n    """Shared."""\n\n    scale = 2\n\n\n'
         "class TestAGeneric(_TestAMixin, TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
-        "    def test_free(self):\n        self.assertEqual(self.scale, 2)\n\n\n"
+        "    def test_free(self):\n        self.assertEqual(self.scale, 2)\n\n"
+        # test_probe only branches on an accelerator: it runs, the same way, on a
+        # CPU-only runner, so it is device-free (pair 19 of issue 33's contributors).
+        "    def test_probe(self):\n        if torch.accelerator.is_available():\n            pass\n\n\n"
         "class TestAAccelerator(_TestAMixin, TestCase):\n"
         "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
         "    def test_cuda(self, device):\n        torch.ones(2, device=device)\n\n"
-        "    def test_xpu(self, device):\n        torch.ones(2, device=device)\n\n"
-        "    def test_probe(self, device):\n        if torch.accelerator.is_available():\n            pass\n\n\n"
-        # test_probe only asks about an accelerator: it ran on CPU too, and still does.
-        "instantiate_device_type_tests(TestAAccelerator, globals(), allow_xpu=True)\n"
+        "    def test_xpu(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n'
+    )
+    assert report.files[0].migrated[1].collected == (
+        "TestAAcceleratorCUDA",
+        "TestAAcceleratorXPU",
+        "TestAAcceleratorHPU",
+        "TestAAcceleratorPRIVATEUSE1",
     )
     assert report.unfixed == []
 

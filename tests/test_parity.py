@@ -94,8 +94,9 @@ def test_every_accelerator_call_is_reported_with_what_it_does(tmp_path: Path) ->
             torch.nn.Linear(2, 2).xpu()
 
         def setUp(self):
-            if torch.accelerator.is_available():
-                torch.cuda.get_device_name(0).lower()
+            if not torch.accelerator.is_available():
+                self.skipTest("needs an accelerator")
+            torch.cuda.get_device_name(0).lower()
     """
     assert diagnostics(tmp_path, body) == [
         (
@@ -124,13 +125,13 @@ def test_every_accelerator_call_is_reported_with_what_it_does(tmp_path: Path) ->
         ),
         # TEST_LINTER counts the call on CUDA's answer and the question, so does hwlint.
         (
-            11,
+            12,
             "HWC105",
             "GENERIC test class TestMixed uses an accelerator (torch.cuda.get_device_name(...).lower()): "
             "move these tests to an ACCELERATOR or device class",
         ),
         (
-            11,
+            12,
             "HWC105",
             "GENERIC test class TestMixed probes an accelerator (torch.cuda.get_device_name()): "
             "move these tests to an ACCELERATOR or device class",
@@ -193,8 +194,8 @@ def test_deliberately_broader_cases_are_the_documented_ones(tmp_path: Path) -> N
         hw_classification = HardwareClassification.GENERIC
 
         def test_a(self):
-            if TEST_CUDA:
-                torch.npu.synchronize()
+            self.assertTrue(TEST_CUDA)
+            torch.npu.synchronize()
     """
     assert [(line, code) for line, code, _ in diagnostics(tmp_path, body)] == [
         (1, "HWC105"),
@@ -206,6 +207,60 @@ def test_deliberately_broader_cases_are_the_documented_ones(tmp_path: Path) -> N
     explanation = AcceleratorApi.explanation()
     for named in ("torch.npu", "TEST_CUDA", "class's own decorators", "patch target"):
         assert named in explanation
+
+
+def test_what_leaves_a_test_running_on_a_cpu_only_runner_is_not_reported(tmp_path: Path) -> None:
+    """Deliberately narrower than the earlier TEST_LINTER's
+    `[accelerator_availability]` (PyTorch's current one has no such rule):
+    a skip *when* there is an accelerator, an answer handed on to the code
+    under test, and a branch on one (with the calls in its accelerator arm)
+    leave the test running on a CPU-only runner, the same way. PyTorch's own
+    migrated GENERIC classes do all three. A skip *unless* there is one, an
+    assertion on it, and an unguarded call still are reported."""
+    body = """\
+    class TestA(TestCase):
+        hw_classification = HardwareClassification.GENERIC
+
+        @unittest.skipIf(torch.accelerator.is_available(), "CPU-only hosts")
+        @unittest.skipUnless(not TEST_CUDA, "CPU-only hosts")
+        def test_without(self):
+            if torch.cuda.is_available():
+                self.skipTest("CPU-only hosts")
+            make(TEST_CUDA, pinned=torch.accelerator.is_available())
+
+        def test_branches(self):
+            if torch.cuda.is_available():
+                expected = type(torch.cuda.device(torch.device("cuda:0")))
+            else:
+                expected = type(contextlib.nullcontext())
+            if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
+                pass
+            y = torch.cuda.current_device() if torch.cuda.is_available() else 0
+            if torch.cuda.is_available() and torch.cuda.device_count() > 1:
+                torch.cuda.synchronize()
+
+        @unittest.skipUnless(torch.cuda.is_available(), "needs CUDA")
+        def test_needs(self):
+            if not torch.cuda.is_available():
+                return
+            self.assertTrue(torch.cuda.is_available())
+            if torch.cuda.is_available():
+                pass
+            torch.cuda.synchronize()
+    """
+    found = [
+        (line, code, message.split(" (", 1)[0].split("TestA ")[1])
+        for line, code, message in diagnostics(tmp_path, body)
+    ]
+    assert found == [
+        # `not A or B`: not a plain branch on A; both calls run without one.
+        (16, "HWC105", "probes an accelerator"),
+        (16, "HWC105", "probes an accelerator"),
+        (22, "HWC105", "probes an accelerator"),
+        (24, "HWC105", "probes an accelerator"),
+        (26, "HWC105", "probes an accelerator"),
+        (29, "HWC105", "uses an accelerator"),
+    ]
 
 
 def test_native_device_types_is_device_specific_unless_allowed(tmp_path: Path) -> None:

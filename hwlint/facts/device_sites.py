@@ -41,11 +41,17 @@ class SiteFinder:
         distributed: dict[tuple[int, int], Site] = {}
         vocabulary = self.vocabulary
         flags = vocabulary.flags
+        # The probes whose answer leaves a test running on a CPU-only runner
+        # (see `_questions`): a parent is walked before its children, so it
+        # names them here before they are met.
+        questions: set[int] = set()
         for sub in walk_lines(node, hit_lines):
             kind = type(sub)
             if kind is ast.Call:
                 call = cast(ast.Call, sub)
-                probe = self.accelerator_call(call)
+                if call.args or call.keywords:
+                    questions.update(self._questions(call))
+                probe = self.accelerator_call(call) if id(call) not in questions else None
                 if probe is not None:
                     probes[(call.lineno, call.col_offset, call.end_lineno or 0, call.end_col_offset or 0)] = probe
                 site = self.device_use(call)
@@ -54,7 +60,7 @@ class SiteFinder:
             elif kind is ast.Name:
                 named = cast(ast.Name, sub)
                 name = named.id
-                if name in flags:
+                if name in flags and id(named) not in questions:
                     line, col = named.lineno, named.col_offset
                     probes[(line, col, line, col)] = Site(line, self.column(line, col), name, "flag")
                 elif name in ANY_GPU_NAMES:
@@ -75,6 +81,8 @@ class SiteFinder:
                 if isinstance(value, str) and "CCL_" in value and BACKEND_ENV.match(value):
                     feature = self.backend_feature(constant, value)
                     distributed[(feature.line, feature.column)] = feature
+            elif kind is ast.If or kind is ast.IfExp:
+                questions.update(self._guarded(cast("ast.If | ast.IfExp", sub)))
             elif kind is ast.Assign:
                 # `device = "musa"` in a test: the device its tensors then go to.
                 assign = cast(ast.Assign, sub)
@@ -129,6 +137,79 @@ class SiteFinder:
             return None
         what: ProbeKind = "probe" if _is_question(func.attr) else "use"
         return Site(call.lineno, self.column(call.lineno, call.col_offset), text, what)
+
+    def _is_answer(self, node: ast.expr) -> bool:
+        """Whether `node` is a yes/no answer about an accelerator that needs
+        none to be given: `torch.cuda.is_available()`, `TEST_CUDA`."""
+        if isinstance(node, ast.Name):
+            return node.id in self.vocabulary.flags
+        if not isinstance(node, ast.Call) or node.args or node.keywords:
+            return False
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in _ANSWERS:
+            return False
+        probe = self.accelerator_call(node)
+        return probe is not None and probe.kind == "probe"
+
+    def _guarded(self, branch: "ast.If | ast.IfExp") -> Iterator[int]:
+        """What a branch on an accelerator's presence keeps off a CPU-only
+        runner (by `id`): its condition, and every call in the arm taken only
+        where there is one (`if torch.cuda.is_available(): torch.cuda.device(0)`;
+        `not ...`: the `else` arm; `... and torch.cuda.device_count() > 1`: the
+        rest of the condition too). `if torch.cuda.is_available():
+        self.skipTest(...)` skips where there is one: the test runs without.
+        `if not ...: self.skipTest(...)` makes the test need one: a probe."""
+        answer = branch.test
+        negated = isinstance(answer, ast.UnaryOp) and isinstance(answer.op, ast.Not)
+        rest: list[ast.expr] = []
+        if isinstance(answer, ast.UnaryOp) and negated:
+            answer = answer.operand
+        elif isinstance(answer, ast.BoolOp) and isinstance(answer.op, ast.And):
+            rest = answer.values[1:]
+            answer = answer.values[0]
+        if not self._is_answer(answer):
+            return
+        body = branch.body if isinstance(branch, ast.If) else [branch.body]
+        if isinstance(branch, ast.If) and _skips(branch.body[0]):
+            if not negated and not rest:
+                yield id(answer)
+            return
+        yield id(answer)
+        arm = branch.orelse if negated else body
+        for part in (*rest, *(arm if isinstance(arm, list) else [arm])):
+            for sub in ast.walk(part):
+                if type(sub) is ast.Call or type(sub) is ast.Name:
+                    yield id(sub)
+
+    def _questions(self, call: ast.Call) -> Iterator[int]:
+        """The probes among `call`'s arguments that do not make the test
+        need an accelerator (by `id`): the condition of a skip *when* there
+        is one (`@skipIf(torch.accelerator.is_available(), ...)`,
+        `@skipUnless(not TEST_CUDA, ...)`), and an answer handed on to the
+        code under test (`Config(pinned=torch.accelerator.is_available())`).
+        A skip *unless* there is one, an assertion, or a requirement does
+        make it need one: those stay probes (HWC105)."""
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in ("skipIf", "skipif"):
+            condition = call.args[0] if call.args else None
+            if condition is not None and self._is_answer(condition):
+                yield id(condition)
+            return
+        if name == "skipUnless":
+            condition = call.args[0] if call.args else None
+            if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
+                if self._is_answer(condition.operand):
+                    yield id(condition.operand)
+            return
+        if name.startswith(_GATES):
+            return
+        for argument in call.args:
+            if self._is_answer(argument):
+                yield id(argument)
+        for keyword in call.keywords:
+            if self._is_answer(keyword.value):
+                yield id(keyword.value)
 
     def backend_feature(self, node: ast.expr, name: str) -> Site:
         """What only one collective backend has: its process group class
@@ -270,6 +351,28 @@ _ASKING = frozenset(
         "get_arch_list",
     }
 )
+
+
+# The questions a CPU-only runner answers "no" to without raising.
+_ANSWERS = frozenset({"is_available", "is_built"})
+
+# Callables whose argument decides whether a test runs or passes: an answer
+# given to them makes the test need (or refuse) an accelerator.
+_GATES = ("skip", "Skip", "require", "assert", "only", "expected", "xfail", "unless")
+
+
+def _skips(statement: ast.stmt) -> bool:
+    """Whether `statement` ends the test: `self.skipTest(...)`, `raise
+    unittest.SkipTest(...)`, `return`."""
+    if isinstance(statement, ast.Return):
+        return True
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return dotted_name(raised).endswith("SkipTest")
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        return isinstance(func, ast.Attribute) and func.attr == "skipTest"
+    return False
 
 
 def _is_question(name: str) -> bool:

@@ -39,6 +39,25 @@ class AcceleratorApi(Rule):
       the class itself (`@unittest.skipIf(not torch.cuda.is_available(), ...)`
       above `class`: no test of the class runs on a CPU-only runner).
 
+    Deliberately narrower than that rule (PyTorch's current TEST_LINTER has
+    none): what leaves a test running on a CPU-only runner, the same way, is
+    not reported, since PyTorch's own migrated GENERIC classes do it:
+
+    - a skip *when* there is an accelerator (`@unittest.skipIf(torch.cuda.is_available(), ...)`,
+      `@skipUnless(not TEST_CUDA, ...)`, `if torch.accelerator.is_available():
+      self.skipTest(...)`): the test is for CPU-only runners;
+    - an answer handed on to the code under test
+      (`Config(use_pinned_memory=torch.accelerator.is_available())`);
+    - a branch on one, and the calls in the arm only an accelerator takes
+      (`if torch.cuda.is_available(): expected = torch.cuda.device(0)`,
+      `x if TEST_CUDA else y`, `if torch.cuda.is_available() and
+      torch.cuda.device_count() > 1: ...`).
+
+    A skip *unless* there is one (`skipIf(not ...)`, `skipUnless(...)`,
+    `if not ...: self.skipTest(...)` or `return`) and an assertion on one
+    (`self.assertTrue(torch.cuda.is_available())`) still are: on a CPU-only
+    runner the test never runs, or fails.
+
     A module named but not called is not accelerator use: a patch target
     (`mock.patch.object(torch.cuda, "is_available", lambda: True)`,
     `mock.patch("torch.cuda.is_available")`), an annotation, an
@@ -92,6 +111,20 @@ class AcceleratorApi(Rule):
                     def test_a(self): torch.cuda.synchronize()
                 """)
         ),
+        # A skip when there is an accelerator, an answer handed on, a branch:
+        # the test runs on a CPU-only runner, the same way.
+        Example(
+            snippet("""\
+                class TestA(TestCase):
+                    hw_classification = HardwareClassification.GENERIC
+                    @unittest.skipIf(torch.accelerator.is_available(), 'CPU-only hosts')
+                    def test_a(self):
+                        make(pinned=torch.accelerator.is_available())
+                    def test_b(self):
+                        if torch.cuda.is_available():
+                            expected = type(torch.cuda.device(0))
+                """)
+        ),
         # A patched module, a type, an annotation: named, not called.
         Example(
             snippet("""\
@@ -113,10 +146,10 @@ class AcceleratorApi(Rule):
                     hw_classification = HardwareClassification.GENERIC
                     @unittest.skipIf(not torch.cuda.is_available(), 'no cuda')
                     def test_a(self):
-                        if TEST_XPU:
-                            pass
+                        if not TEST_XPU:
+                            self.skipTest('no device')
                 """),
-            expect=((3, 26), (5, 12)),
+            expect=((3, 26), (5, 16)),
             messages=("probes an accelerator (torch.cuda.is_available())", "checks an accelerator flag (TEST_XPU)"),
         ),
         Example(
@@ -125,10 +158,10 @@ class AcceleratorApi(Rule):
                     hw_classification = HardwareClassification.GENERIC
                     @unittest.skipIf(not torch_npu.npu.is_available(), 'no npu')
                     def test_a(self):
-                        if TEST_OPENREG:
-                            pass
+                        if not TEST_OPENREG:
+                            self.skipTest('no device')
                 """),
-            expect=((3, 26), (5, 12)),
+            expect=((3, 26), (5, 16)),
             messages=(
                 "probes an accelerator (torch_npu.npu.is_available())",
                 "checks an accelerator flag (TEST_OPENREG)",
@@ -142,11 +175,11 @@ class AcceleratorApi(Rule):
                     hw_classification = HardwareClassification.GENERIC
                     def test_a(self):
                         x = torch.empty(4, 5).cuda()
-                        if torch.accelerator.is_available() and torch.xpu.has_fp64_dtype():
-                            torch.backends.cuda.sdp_kernel()
+                        self.assertTrue(torch.accelerator.is_available() and torch.xpu.has_fp64_dtype())
+                        torch.backends.cuda.sdp_kernel()
                         torch.ops.xla.add(x, x)
                 """),
-            expect=((4, 13), (5, 12), (5, 49), (6, 13), (7, 9)),
+            expect=((4, 13), (5, 25), (5, 62), (6, 9), (7, 9)),
             messages=(
                 "uses an accelerator (torch.empty(...).cuda())",
                 "probes an accelerator (torch.accelerator.is_available())",
