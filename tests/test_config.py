@@ -524,15 +524,16 @@ def test_a_backend_extends_what_counts_as_accelerator_use(tmp_path: Path) -> Non
     source = (
         HEADER + "class TestA(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
         "    def test_a(self):\n"
-        "        if torch_npu.npu.is_available():\n"  # 8:12 HWC105
-        "            x = torch.ones(2, device='openreg')\n"  # 9:38 HWC201
-        "            x.openreg()\n"  # 10:15 HWC201
+        "        if not torch_npu.npu.is_available():\n"  # 8:16 HWC105
+        "            return\n"
+        "        x = torch.ones(2, device='openreg')\n"  # 10:34 HWC201
+        "        x.openreg()\n"  # 11:11 HWC201
     )
     write_project(tmp_path, {"test/test_a.py": source}, {"select": ["HWC1", "HWC2"]})
     unconfigured = run_cli("check", "--format", "json", cwd=tmp_path)
     assert [(d["line"], d["column"], d["code"]) for d in json.loads(unconfigured.stdout)] == [
-        (9, 38, "HWC201"),
-        (10, 15, "HWC201"),
+        (10, 34, "HWC201"),
+        (11, 11, "HWC201"),
     ]
     write_project(
         tmp_path,
@@ -541,7 +542,7 @@ def test_a_backend_extends_what_counts_as_accelerator_use(tmp_path: Path) -> Non
     )
     result = run_cli("check", "--format", "json", cwd=tmp_path)
     assert [(d["line"], d["column"], d["code"]) for d in json.loads(result.stdout)] == [
-        (8, 12, "HWC105"),
-        (9, 38, "HWC201"),
-        (10, 15, "HWC201"),
+        (8, 16, "HWC105"),
+        (10, 34, "HWC201"),
+        (11, 11, "HWC201"),
     ]

@@ -15,7 +15,7 @@ from typing import Sequence
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.fix.migrate.outcome import Done, Refused
 from hwlint.fix.plan import ClassFix, ClassMove, SiteRewrite, Unfixed
-from hwlint.fix.summary import done_line, migration_lines, not_generalized_lines, unfixed_lines
+from hwlint.fix.summary import done_line, migration_lines, not_generalized_lines, not_split_lines, unfixed_lines
 
 
 class FixError(Exception):
@@ -160,5 +160,15 @@ class FixReport:
             if x.migration.kind == "generalize" and x.migration.class_name in {f.class_name for f in r.fixes}
         ]
         lines.extend(not_generalized_lines(stayed, show_all=show_unfixed))
+        # A class a split was refused for keeps the one classification
+        # written for it: say why, as for the classes not generalized.
+        whole = [
+            (r.path, x, f.member)
+            for r in self.files
+            for x in r.refused
+            for f in r.declared
+            if x.migration.kind == "split" and x.migration.member and f.class_name == x.migration.class_name
+        ]
+        lines.extend(not_split_lines(whole, show_all=show_unfixed))
         lines.extend(unfixed_lines(self.unfixed, show_unfixed=show_unfixed))
         return lines

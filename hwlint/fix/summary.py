@@ -142,6 +142,28 @@ def not_generalized_lines(stayed: Sequence[tuple[str, Refused]], *, show_all: bo
     return lines
 
 
+def not_split_lines(whole: Sequence[tuple[str, Refused, str]], *, show_all: bool = False) -> list[str]:
+    """The mixed classes classified whole because their split was refused
+    (path, refusal, the classification written), each with why: some of
+    their tests do not fit it (a GENERIC class's tests that need an
+    accelerator skip on every runner that selects it)."""
+    if not whole:
+        return []
+    n = len(whole)
+    lines = [f"{n} mixed class{'es' if n != 1 else ''} classified whole, not split by test, because:"]
+    ordered = sorted(whole, key=lambda w: (w[0], w[1].migration.line))
+    shown = ordered if show_all or n <= _LIST_AT_MOST else ordered[:_LIST_AT_MOST]
+    lines.extend(
+        f"  {path}:{x.migration.line}: {x.migration.class_name} ({member}): {x.reason.removeprefix('not split: ')}"
+        for path, x, member in shown
+    )
+    if len(shown) < n:
+        lines.append(
+            f"  and {n - len(shown)} more: `hwlint fix --show-unfixed` lists each, `--format json` too (`not_split`)."
+        )
+    return lines
+
+
 def _tests(tests: Sequence[str]) -> str:
     """The tests a move took, as the summary lists them (a few, then how many more)."""
     return ", ".join(tests[:_LIST_AT_MOST]) + (
