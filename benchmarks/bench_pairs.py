@@ -29,10 +29,24 @@ pytorch/pytorch, `pr`, `title`, `before_commit`, `after_commit`, `area`;
    **left**: hwlint left the class unclassified (its reason is shown), or
    none of its tests is in hwlint's output.
 
+A contributor's test is found by its name; one the contributor renamed
+after a device (`test_x_cuda_y` -> `test_x_gpu_y`, `*_nccl_*` -> `*_xccl_*`)
+is found by its name with the device words hidden, when that matches one
+test only (shown as `old -> new`).
+
+`--oracle FILE` (a copy of PyTorch's `tools/linter/adapters/test_linter.py`,
+fetched outside this repository) runs TEST_LINTER on each `after.py`: a
+contributor class it reports is **rejected** (the contributor's own
+classification breaks PyTorch's rule, so it is no answer for hwlint to
+match). Rejected classes are shown, verdict and all, and left out of the
+scored shares; the totals over every class are printed too.
+
 It prints a table per pair (class, the contributor's member, hwlint's,
-verdict), then the totals (classes, agree, differ and left shares, by area)
-and exits 0. `--show` prints, for each class that does not agree, each test
-and the classes it landed in. `--json FILE` writes every pair's rows.
+verdict), then the totals (classes, agree, differ and left shares, by area).
+`--show` prints, for each class that does not agree, each test and the
+classes it landed in. `--json FILE` writes every pair's rows. Exit status 0;
+2 when a pair's `fix` gave no report (hwlint not installed, a crash): no
+figure is printed then, as it would count every class as left.
 Issue 33's target: agree >= 80%, differ <= 5%.
 """
 
@@ -41,14 +55,18 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import importlib.util
 import json
 import os
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Sequence
 
 SETTINGS = '[tool.hwlint]\ninclude = ["test/**/*.py"]\n'
@@ -75,6 +93,7 @@ class TestPlace:
     test: str
     classes: list[str]
     members: list[str | None]
+    found_as: str = ""  # the name in hwlint's output, when the contributor renamed it
 
 
 @dataclass
@@ -87,6 +106,7 @@ class Row:
     verdict: str
     why: str = ""
     places: list[TestPlace] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # TEST_LINTER's messages on the contributor's class
 
 
 @dataclass
@@ -95,6 +115,7 @@ class PairResult:
     meta: dict[str, Any]
     fix_exit: int | None
     error: str = ""
+    no_report: bool = False  # `fix` printed no JSON report
     rows: list[Row] = field(default_factory=list)
 
 
@@ -184,15 +205,31 @@ def run_fix(project: Path, command: Sequence[str]) -> tuple[int, dict[str, Any] 
     return done.returncode, report, done.stderr
 
 
+# Words contributors rename tests by when they make them device-generic.
+_DEVICE_WORDS = re.compile(r"(?<![a-z])(cuda|gpu|xpu|npu|mps|accelerator|device|nccl|xccl|hccl)(?![a-z])", re.I)
+
+
+def _unnamed(test: str) -> str:
+    return _DEVICE_WORDS.sub("*", test.replace("_", " ")).replace(" ", "_")
+
+
 def judge(contributor: ClassInfo, fixed: dict[str, ClassInfo], unfixed: dict[str, str]) -> Row:
     """The verdict for one of the contributor's classes (see the module's docstring)."""
     member = contributor.declared or "?"
     places: list[TestPlace] = []
+    every = {test for info in fixed.values() for test in info.tests}
     for test in contributor.tests:
-        homes = [info.name for info in fixed.values() if test in info.tests]
+        found_as = ""
+        if test not in every:
+            # Renamed after a device by the contributor: the one test whose name matches with the words hidden.
+            alike = sorted({other for other in every if _unnamed(other) == _unnamed(test)})
+            if len(alike) == 1:
+                found_as = alike[0]
+        name = found_as or test
+        homes = [info.name for info in fixed.values() if name in info.tests]
         if contributor.name in homes:
             homes = [contributor.name]
-        places.append(TestPlace(test, homes, [classification(fixed, home) for home in homes]))
+        places.append(TestPlace(test, homes, [classification(fixed, home) for home in homes], found_as))
     found = [place for place in places if place.classes]
     members = sorted({m for place in found for m in place.members if m is not None})
     shown = "+".join(members) if members else "-"
@@ -208,7 +245,40 @@ def judge(contributor: ClassInfo, fixed: dict[str, ClassInfo], unfixed: dict[str
     return Row(contributor.name, member, shown, "left", f"{', '.join(homes)}: {'; '.join(reasons)}", places)
 
 
-def run_pair(folder: Path, command: Sequence[str]) -> PairResult:
+def load_oracle(oracle: Path, scratch: Path) -> ModuleType:
+    """TEST_LINTER imported from a copy placed as tools/linter/adapters/
+    under `scratch` (its REPO_ROOT is three folders up), its allowlist empty."""
+    adapters = scratch / "tools" / "linter" / "adapters"
+    adapters.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(oracle, adapters / "test_linter.py")
+    spec = importlib.util.spec_from_file_location("pairs_test_linter", adapters / "test_linter.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    module._allowlist = set()  # type: ignore[attr-defined]
+    return module
+
+
+def rejected_classes(oracle: ModuleType, scratch: Path, repo_path: str, after: str) -> dict[str, list[str]]:
+    """TEST_LINTER's messages on `after` (placed at `repo_path`: it lints
+    test files by name), by the class each names first (`'TestFoo'` or
+    `'TestFoo.test_x'`)."""
+    target = scratch / repo_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(after, encoding="utf-8")
+    found: dict[str, list[str]] = {}
+    try:
+        for message in oracle.check_file(str(target)):
+            named = re.search(r"'([A-Za-z_]\w*)(?:\.\w+)?'", message.description or "")
+            if named is not None:
+                found.setdefault(named.group(1), []).append(f"{message.name} line {message.line}")
+    finally:
+        target.unlink()
+    return found
+
+
+def run_pair(folder: Path, command: Sequence[str], oracle: tuple[ModuleType, Path] | None = None) -> PairResult:
     meta: dict[str, Any] = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     before = (folder / "before.py").read_text(encoding="utf-8")
     after = (folder / "after.py").read_text(encoding="utf-8")
@@ -223,6 +293,7 @@ def run_pair(folder: Path, command: Sequence[str]) -> PairResult:
         code, report, stderr = run_fix(project, command)
         result.fix_exit = code
         if report is None:
+            result.no_report = True
             result.error = (stderr.strip().splitlines() or [f"exit {code}, no JSON"])[-1]
         fixed_text = target.read_text(encoding="utf-8")
     unfixed: dict[str, str] = {}
@@ -235,6 +306,10 @@ def run_pair(folder: Path, command: Sequence[str]) -> PairResult:
         result.error = result.error or f"hwlint's output does not parse: {error}"
         fixed = {}
     result.rows = [judge(info, fixed, unfixed) for info in wanted]
+    if oracle is not None:
+        rejected = rejected_classes(*oracle, meta["repo_path"], after)
+        for row in result.rows:
+            row.rejected = rejected.get(row.cls, [])
     return result
 
 
@@ -250,15 +325,25 @@ def print_pair(result: PairResult, show: bool) -> None:
     width = max(len(row.cls) for row in result.rows)
     for row in result.rows:
         why = f"  ({row.why})" if row.why else ""
+        if row.rejected:
+            why += f"  [rejected: TEST_LINTER reports the contributor's class: {', '.join(row.rejected)}]"
         print(f"  {row.cls:<{width}}  {row.contributor:<11} {row.hwlint:<22} {row.verdict}{why}")
         if show and row.verdict != "agree":
             for place in row.places:
                 homes = ", ".join(f"{c}={m or '-'}" for c, m in zip(place.classes, place.members)) or "not found"
-                print(f"      {place.test}: {homes}")
+                renamed = f" -> {place.found_as}" if place.found_as else ""
+                print(f"      {place.test}{renamed}: {homes}")
 
 
-def totals(results: Sequence[PairResult]) -> dict[str, Any]:
-    rows = [(result.meta.get("area", "?"), row.verdict) for result in results for row in result.rows]
+def totals(results: Sequence[PairResult], *, scored_only: bool = True) -> dict[str, Any]:
+    """The verdicts counted, over the classes TEST_LINTER does not reject
+    (`scored_only`) or over all."""
+    rows = [
+        (result.meta.get("area", "?"), row.verdict)
+        for result in results
+        for row in result.rows
+        if not (scored_only and row.rejected)
+    ]
     counts = collections.Counter(verdict for _, verdict in rows)
     n = len(rows)
     by_area: dict[str, dict[str, int]] = {}
@@ -285,30 +370,55 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every pair's rows and the totals here")
     parser.add_argument("--show", action="store_true", help="each test of a class that does not agree")
     parser.add_argument("--hwlint", default="hwlint", help="the command that runs hwlint (default: hwlint)")
+    parser.add_argument(
+        "--oracle", type=Path, help="TEST_LINTER (test_linter.py): the contributor classes it reports are not scored"
+    )
     args = parser.parse_args(argv)
     folders = sorted(p for p in args.pairs.iterdir() if (p / "meta.json").is_file() and (p / "before.py").is_file())
     if not folders:
         print(f"no pairs under {args.pairs}", file=sys.stderr)
         return 2
+    if args.oracle is not None and not args.oracle.is_file():
+        print(f"--oracle {args.oracle}: no such file", file=sys.stderr)
+        return 2
     command = shlex.split(args.hwlint)
-    results = [run_pair(folder, command) for folder in folders]
+    with tempfile.TemporaryDirectory(prefix="hwlint-pairs-oracle-") as scratch:
+        oracle = (load_oracle(args.oracle, Path(scratch)), Path(scratch)) if args.oracle is not None else None
+        results = [run_pair(folder, command, oracle) for folder in folders]
     for result in results:
         print_pair(result, args.show)
+    broken = [result for result in results if result.no_report]
+    if broken:
+        first = broken[0]
+        print(
+            f"\n{len(broken)} pair(s) got no report from `fix` (first: {first.name}: {first.error}): no figures",
+            file=sys.stderr,
+        )
+        return 2
     summary = totals(results)
+    everything = totals(results, scored_only=False)
     n = summary["classes"]
+    rejected = everything["classes"] - n
     print(
-        f"\n{summary['pairs']} pairs, {n} contributor classes: "
-        f"agree {summary['agree']} ({summary['agree_share']:.1%}; target >= {TARGET_AGREE:.0%}), "
+        f"\n{summary['pairs']} pairs, {n} contributor classes scored"
+        + (f" ({rejected} more rejected by TEST_LINTER)" if args.oracle is not None else "")
+        + f": agree {summary['agree']} ({summary['agree_share']:.1%}; target >= {TARGET_AGREE:.0%}), "
         f"differ {summary['differ']} ({summary['differ_share']:.1%}; target <= {TARGET_DIFFER:.0%}), "
         f"left {summary['left']} ({summary['left_share']:.1%})"
     )
+    if rejected:
+        print(
+            f"  all {everything['classes']} classes: agree {everything['agree']} ({everything['agree_share']:.1%}), "
+            f"differ {everything['differ']} ({everything['differ_share']:.1%}), "
+            f"left {everything['left']} ({everything['left_share']:.1%})"
+        )
     for area, count in summary["by_area"].items():
         print(
             f"  {area:<14} {count['classes']:>3} classes: agree {count['agree']}, "
             f"differ {count['differ']}, left {count['left']}"
         )
     if args.json:
-        payload = {"totals": summary, "pairs": [asdict(result) for result in results]}
+        payload = {"totals": summary, "all": everything, "pairs": [asdict(result) for result in results]}
         args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return 0
 
