@@ -61,8 +61,14 @@ def test_safe_inference(tmp_path: Path, source: str, member: str) -> None:
             "test methods take a device (test_a) but the class is never instantiated",
         ),
         (
-            "class TestA(TestCase):\n    def test_a(self):\n        if TEST_CUDA and TEST_XPU: pass\n",
+            "class TestA(TestCase):\n    def test_a(self):\n"
+            "        if TEST_CUDA and TEST_XPU: torch.cuda.synchronize(); torch.xpu.synchronize()\n",
             "the class probes or uses accelerators",
+        ),
+        # A branch on an accelerator that changes nothing without one: GENERIC, but only with --unsafe.
+        (
+            "class TestA(TestCase):\n    def test_a(self):\n        if TEST_CUDA and TEST_XPU: pass\n",
+            "1 unsafe fix to GENERIC: apply with --unsafe",
         ),
     ],
 )

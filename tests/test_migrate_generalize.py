@@ -131,6 +131,39 @@ def test_what_makes_the_tests_need_an_accelerator(tmp_path: Path, member: str, t
     assert generalized(report)[0].endswith(f"(its tests need an accelerator: {why})")
 
 
+def test_a_device_handed_to_the_classs_own_device_parameter_becomes_the_tests(tmp_path: Path) -> None:
+    """`self._check("cuda", 2)` where the class's `_check(self, device, n)`
+    takes it: the helper is already device-generic, the string is the
+    test's device (PyTorch's `self._test_after_aot_runtime_error("cuda", ...)`).
+    A helper the class does not define, or a parameter of another name, is
+    not read: the string stays, and blocks."""
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def _check(self, device, n):\n        self.assertEqual(torch.ones(n, device=device).sum().item(), n)\n\n"
+        "    @staticmethod\n    def _make(device):\n        return torch.ones(2, device=device)\n\n"
+        '    def test_a(self):\n        self._check("cuda", 2)\n\n'
+        '    def test_b(self):\n        self._check("cuda:0", n=3)\n'
+        '        self.assertEqual(self._make("cuda").sum().item(), 2)\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == DECLARED + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def _check(self, device, n):\n        self.assertEqual(torch.ones(n, device=device).sum().item(), n)\n\n"
+        "    @staticmethod\n    def _make(device):\n        return torch.ones(2, device=device)\n\n"
+        "    def test_a(self, device):\n        self._check(device, 2)\n\n"
+        "    def test_b(self, device):\n        self._check(device, n=3)\n"
+        "        self.assertEqual(self._make(device).sum().item(), 2)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert [m.kind for m in report.files[0].migrated] == ["generalize"]
+    other = source.replace("def _check(self, device, n)", "def _check(self, where, n)").replace(
+        "torch.ones(n, device=device)", "torch.ones(n, device=where)"
+    )
+    kept, report = migrate(tmp_path / "other", other + MAIN)
+    assert 'self._check("cuda", 2)' in kept and "HardwareClassification.CUDA" in kept
+    assert report.files[0].refused[0].blocked_by.site == '"cuda"'
+
+
 def test_an_mps_class_is_opted_in_to_mps_and_xpu(tmp_path: Path) -> None:
     source = HEAD + '\n\nclass TestM(TestCase):\n    def test_m(self):\n        x = torch.ones(2, device="mps")\n'
     text, report = migrate(tmp_path, source + MAIN)

@@ -444,7 +444,7 @@ def test_a_helper_no_test_reaches_goes_with_the_device_tests(tmp_path: Path) -> 
         ),
         (
             ("        self.x = 1\n", '        self.x = 1\n        self.where = "cuda"\n'),
-            "not split: setUp, which is no test, uses a device ('cuda'): split by hand",
+            'not split: "cuda" (line 11) is outside the tests: the tests that stay device-free would share it',
         ),
         (
             # a default is evaluated in the class body: the new class would not find it

@@ -78,7 +78,9 @@ KERNELS = (
     "class TestProbe(TestCase):\n"
     "    def test_probe(self):\n"
     "        if TEST_CUDA and torch.xpu.is_available():\n"
-    "            pass\n" + MAIN
+    "            pass\n"
+    "        torch.cuda.synchronize()\n"
+    "        torch.xpu.synchronize()\n" + MAIN
 )
 FILES = {"test/core/test_ops.py": OPS, "test/inductor/test_kernels.py": KERNELS}
 

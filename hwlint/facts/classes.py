@@ -48,6 +48,7 @@ class ClassReader:
         probes: tuple[Site, ...] = ()
         devices: tuple[Site, ...] = ()
         distributed: tuple[Site, ...] = ()
+        questions: tuple[Site, ...] = ()
         start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         hits = self.text.hits()
         hit_lines = hits[bisect.bisect_left(hits, start) : bisect.bisect_right(hits, end)]
@@ -56,7 +57,7 @@ class ClassReader:
         if dist_lines:
             hit_lines = sorted(set(hit_lines).union(dist_lines))
         if hit_lines:
-            probes, devices, distributed = self.sites.accelerator_sites(node, hit_lines)
+            probes, devices, distributed, questions = self.sites.accelerator_sites(node, hit_lines)
         if self._backend_decorators:
             distributed = tuple(sorted({*distributed, *self._backend_decorators}, key=site_key))
         devtype = self.text.devtype_lines()
@@ -87,6 +88,7 @@ class ClassReader:
             has_docstring=has_doc,
             requires=tuple(sorted(requires, key=site_key)),
             distributed=distributed,
+            questions=questions,
         )
 
     def class_body(

@@ -5,7 +5,7 @@ tests hard-code (collective backends, `f"cuda:{rank}"`), found on the lines
 the module's text says may hold them."""
 
 import ast
-from typing import Iterator, cast
+from typing import Any, Callable, Iterator
 
 from hwlint.facts.backends import BACKEND_CLASSES, BACKEND_ENV, BACKENDS, is_distributed
 from hwlint.facts.devices import ANY_GPU_NAMES
@@ -30,81 +30,17 @@ class SiteFinder:
 
     def accelerator_sites(
         self, node: ast.ClassDef, hit_lines: list[int]
-    ) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
-        """The probes, hard-coded devices and distributed sites on the
-        `hit_lines` of the class `node`, each in source order."""
-        # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
-        # is two calls into CUDA that start at the same place, and TEST_LINTER
-        # counts both.
-        probes: dict[tuple[int, int, int, int], Site] = {}
-        devices: dict[tuple[int, int], Site] = {}
-        distributed: dict[tuple[int, int], Site] = {}
-        vocabulary = self.vocabulary
-        flags = vocabulary.flags
-        # The probes whose answer leaves a test running on a CPU-only runner
-        # (see `_questions`): a parent is walked before its children, so it
-        # names them here before they are met.
-        questions: set[int] = set()
+    ) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
+        """The probes, hard-coded devices, distributed sites and questions
+        (probes whose answer leaves a test running without an accelerator)
+        on the `hit_lines` of the class `node`, each in source order."""
+        walk = _ClassWalk(self, node)
+        visits = walk.visits
         for sub in walk_lines(node, hit_lines):
-            kind = type(sub)
-            if kind is ast.Call:
-                call = cast(ast.Call, sub)
-                if call.args or call.keywords:
-                    questions.update(self._questions(call))
-                probe = self.accelerator_call(call) if id(call) not in questions else None
-                if probe is not None:
-                    probes[(call.lineno, call.col_offset, call.end_lineno or 0, call.end_col_offset or 0)] = probe
-                site = self.device_use(call)
-                if site is not None:
-                    (distributed if is_distributed(site) else devices)[(site.line, site.column)] = site
-            elif kind is ast.Name:
-                named = cast(ast.Name, sub)
-                name = named.id
-                if name in flags and id(named) not in questions:
-                    line, col = named.lineno, named.col_offset
-                    probes[(line, col, line, col)] = Site(line, self.column(line, col), name, "flag")
-                elif name in ANY_GPU_NAMES:
-                    # `device=GPU_TYPE`, `device = GPU_TYPE`: whichever GPU the machine has.
-                    line, col = named.lineno, named.col_offset
-                    devices[(line, col)] = Site(line, self.column(line, col), name, "any-gpu", name)
-                elif name in BACKEND_CLASSES:
-                    feature = self.backend_feature(named, name)
-                    distributed[(feature.line, feature.column)] = feature
-            elif kind is ast.Attribute:
-                attribute = cast(ast.Attribute, sub)
-                if attribute.attr in BACKEND_CLASSES:
-                    feature = self.backend_feature(attribute, attribute.attr)
-                    distributed[(feature.line, feature.column)] = feature
-            elif kind is ast.Constant:
-                constant = cast(ast.Constant, sub)
-                value = constant.value
-                if isinstance(value, str) and "CCL_" in value and BACKEND_ENV.match(value):
-                    feature = self.backend_feature(constant, value)
-                    distributed[(feature.line, feature.column)] = feature
-            elif kind is ast.If or kind is ast.IfExp:
-                questions.update(self._guarded(cast("ast.If | ast.IfExp", sub)))
-            elif kind is ast.Assign:
-                # `device = "musa"` in a test: the device its tensors then go to.
-                assign = cast(ast.Assign, sub)
-                value = device_string(assign.value, vocabulary)
-                if value is not None and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
-                    line = assign.value.lineno
-                    devices[(line, assign.value.col_offset)] = Site(
-                        line,
-                        self.column(line, assign.value.col_offset),
-                        f'{assign.targets[0].id} = "{value}"',
-                        "assign",
-                        value,
-                    )
-            elif kind is ast.JoinedStr:
-                site = self.device_fstring(cast(ast.JoinedStr, sub))
-                if site is not None:
-                    distributed[(site.line, site.column)] = site
-        return (
-            tuple(sorted(probes.values(), key=site_key)),
-            tuple(sorted(devices.values(), key=site_key)),
-            tuple(sorted(distributed.values(), key=site_key)),
-        )
+            visit = visits.get(type(sub))
+            if visit is not None:
+                visit(sub)
+        return walk.sites()
 
     def accelerator_call(self, call: ast.Call) -> Site | None:
         """A call into an accelerator, as TEST_LINTER sees one (a callee
@@ -133,6 +69,10 @@ class SiteFinder:
                     # The accelerator is in an argument: show it.
                     text = ast.unparse(call)
                     text = text if len(text) <= 80 else text[:77] + "..."
+        if not found and func.attr == _PRIVATEUSE1_NAME:
+            # `torch._C._get_privateuse1_backend_name()`: which device the
+            # out-of-tree backend is (Ascend's tests build theirs from it).
+            found = True
         if not found:
             return None
         what: ProbeKind = "probe" if _is_question(func.attr) else "use"
@@ -211,6 +151,30 @@ class SiteFinder:
             if self._is_answer(keyword.value):
                 yield id(keyword.value)
 
+    def helper_argument(self, call: ast.Call, helpers: dict[str, list[str]]) -> Site | None:
+        """`self._check("cuda", ...)` where the class's own `_check(self,
+        device, ...)` takes the device there: a device string handed to a
+        helper that is already device-generic."""
+        assert isinstance(call.func, ast.Attribute)
+        name = call.func.attr
+        params = helpers.get(name)
+        if params is None:
+            return None
+        for position, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                return None
+            value = device_string(argument, self.vocabulary)
+            if value is not None and position + 1 < len(params) and params[position + 1] == "device":
+                line = argument.lineno
+                return Site(
+                    line,
+                    self.column(line, argument.col_offset),
+                    f'"{value}" (to {name}\'s `device`)',
+                    "argument",
+                    value,
+                )
+        return None
+
     def backend_feature(self, node: ast.expr, name: str) -> Site:
         """What only one collective backend has: its process group class
         (`ProcessGroupNCCL`), its environment variables (`"NCCL_DEBUG"`)."""
@@ -258,18 +222,36 @@ class SiteFinder:
         vocabulary = self.vocabulary
         where = (call.lineno, self.column(call.lineno, call.col_offset))
         for kw in call.keywords:
-            value = device_string(kw.value, vocabulary) if kw.arg == "device" else None
+            value = device_string(kw.value, vocabulary) if kw.arg in ("device", "device_type", "use_device") else None
             if value is not None:
                 return Site(
                     kw.value.lineno,
                     self.column(kw.value.lineno, kw.value.col_offset),
-                    f'device="{value}"',
-                    "keyword",
+                    f'{kw.arg}="{value}"',
+                    "keyword" if kw.arg == "device" else "device-type",  # use_device="cuda": a type
                     value,
                 )
         backend = self.backend_use(call)
         if backend is not None:
             return backend
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name == "set_default_device" and call.args:
+            value = device_string(call.args[0], vocabulary)
+            if value is not None:
+                first = call.args[0]
+                line = first.lineno
+                return Site(line, self.column(line, first.col_offset), f'{name}("{value}")', "argument", value)
+        if name in _TAKES_DEVICE_TYPE and call.args:
+            value = device_string(call.args[0], vocabulary)
+            if value is not None and ":" not in value:
+                first = call.args[0]
+                return Site(
+                    first.lineno,
+                    self.column(first.lineno, first.col_offset),
+                    f'{name}("{value}")',
+                    "device-type",
+                    value,
+                )
         if isinstance(func, ast.Attribute):
             if func.end_lineno is not None and func.end_col_offset is not None:
                 # Point at the method name, not at the start of a long chain.
@@ -339,9 +321,12 @@ def _attributes(node: ast.expr) -> Iterator[str]:
             return
 
 
+_PRIVATEUSE1_NAME = "_get_privateuse1_backend_name"
+
 # Calls that ask about an accelerator rather than run on it.
 _ASKING = frozenset(
     {
+        _PRIVATEUSE1_NAME,
         "device_count",
         "current_accelerator",
         "current_device",
@@ -351,6 +336,195 @@ _ASKING = frozenset(
         "get_arch_list",
     }
 )
+
+
+# torch's APIs whose first argument is a device type (`torch.autocast("cuda")`,
+# `torch.amp.GradScaler("cuda")`, `init_device_mesh("cuda", (2,))`): a
+# device named as plainly as `device="cuda"`.
+_TAKES_DEVICE_TYPE = frozenset(
+    {
+        "autocast",
+        "GradScaler",
+        "DeviceMesh",
+        "init_device_mesh",
+        "get_autocast_dtype",
+        "set_autocast_dtype",
+        "is_autocast_enabled",
+        "set_autocast_enabled",
+        "get_device_module",
+    }
+)
+
+
+class _ClassWalk:
+    """What one walk of a class's lines finds (SiteFinder.accelerator_sites),
+    a method per kind of node. A parent is walked before its children, so it
+    marks them (`questions`, `plain`) before they are met."""
+
+    def __init__(self, finder: SiteFinder, node: ast.ClassDef) -> None:
+        self.finder = finder
+        self.node = node
+        self.column = finder.column
+        self.vocabulary = finder.vocabulary
+        # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
+        # is two calls into CUDA that start at the same place, and TEST_LINTER
+        # counts both.
+        self.probes: dict[tuple[int, int, int, int], Site] = {}
+        self.asked: dict[tuple[int, int, int, int], Site] = {}  # the probes that are questions
+        self.devices: dict[tuple[int, int], Site] = {}
+        self.distributed: dict[tuple[int, int], Site] = {}
+        # Device strings no other site accounts for (`test(x, "xpu")`).
+        self.strings: dict[tuple[int, int], Site] = {}
+        # The probes whose answer leaves a test running on a CPU-only runner
+        # (SiteFinder._questions, _guarded), and the strings that are keys,
+        # messages or docstrings, not devices (by `id`).
+        self.questions: set[int] = set()
+        self.plain: set[int] = set()
+        self.helpers: dict[str, list[str]] | None = None  # the class's own methods' parameters, when asked
+        self.visits: dict[type, Callable[[Any], None]] = {
+            ast.Call: self.call,
+            ast.Name: self.name,
+            ast.Attribute: self.attribute,
+            ast.Constant: self.constant,
+            ast.Subscript: self.subscript,
+            ast.Dict: self.dict,
+            ast.Expr: self.expr,
+            ast.arguments: self.arguments,
+            ast.If: self.branch,
+            ast.IfExp: self.branch,
+            ast.Assign: self.assign,
+            ast.JoinedStr: self.fstring,
+        }
+
+    def sites(self) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
+        devices = self.devices
+        if self.strings:
+            taken = {s.line for s in (*self.probes.values(), *devices.values(), *self.distributed.values())}
+            devices.update((where, s) for where, s in self.strings.items() if s.line not in taken)
+        return (
+            tuple(sorted(self.probes.values(), key=site_key)),
+            tuple(sorted(devices.values(), key=site_key)),
+            tuple(sorted(self.distributed.values(), key=site_key)),
+            tuple(sorted(self.asked.values(), key=site_key)),
+        )
+
+    def _place(self, site: Site) -> None:
+        (self.distributed if is_distributed(site) else self.devices)[(site.line, site.column)] = site
+
+    def call(self, call: ast.Call) -> None:
+        finder = self.finder
+        if call.args or call.keywords:
+            self.questions.update(finder._questions(call))
+            self.plain.update(_not_devices(call))
+        probe = finder.accelerator_call(call)
+        if probe is not None:
+            where = (call.lineno, call.col_offset, call.end_lineno or 0, call.end_col_offset or 0)
+            (self.asked if id(call) in self.questions else self.probes)[where] = probe
+        site = finder.device_use(call)
+        if site is None and call.args and _on_self(call.func):
+            if self.helpers is None:
+                self.helpers = _parameters(self.node)
+            site = finder.helper_argument(call, self.helpers)
+        if site is not None:
+            self._place(site)
+
+    def name(self, named: ast.Name) -> None:
+        name = named.id
+        line, col = named.lineno, named.col_offset
+        if name in self.vocabulary.flags:
+            flag = Site(line, self.column(line, col), name, "flag")
+            (self.asked if id(named) in self.questions else self.probes)[(line, col, line, col)] = flag
+        elif name in ANY_GPU_NAMES:
+            # `device=GPU_TYPE`, `device = GPU_TYPE`: whichever GPU the machine has.
+            self.devices[(line, col)] = Site(line, self.column(line, col), name, "any-gpu", name)
+        elif name in BACKEND_CLASSES:
+            self._place(self.finder.backend_feature(named, name))
+
+    def attribute(self, attribute: ast.Attribute) -> None:
+        if attribute.attr in BACKEND_CLASSES:
+            self._place(self.finder.backend_feature(attribute, attribute.attr))
+
+    def constant(self, constant: ast.Constant) -> None:
+        value = constant.value
+        if type(value) is not str:
+            return
+        if "CCL_" in value and BACKEND_ENV.match(value):
+            self._place(self.finder.backend_feature(constant, value))
+        elif id(constant) not in self.plain and self.vocabulary.device_string.match(value):
+            line = constant.lineno
+            self.strings[(line, constant.col_offset)] = Site(
+                line, self.column(line, constant.col_offset), f'"{value}"', "string", value
+            )
+
+    def subscript(self, node: ast.Subscript) -> None:
+        self.plain.add(id(node.slice))  # `results["xla"]`: a key, not a device
+
+    def dict(self, node: ast.Dict) -> None:
+        self.plain.update(id(key) for key in node.keys if key is not None)
+
+    def expr(self, node: ast.Expr) -> None:
+        self.plain.add(id(node.value))  # a docstring
+
+    def arguments(self, node: ast.arguments) -> None:
+        # A parameter's default (`device="cuda"`): the device the test would
+        # take, which HWC102 and the migrations weigh apart.
+        self.plain.update(id(d) for d in (*node.defaults, *node.kw_defaults) if d is not None)
+
+    def branch(self, node: "ast.If | ast.IfExp") -> None:
+        self.questions.update(self.finder._guarded(node))
+
+    def assign(self, assign: ast.Assign) -> None:
+        # `device = "musa"` in a test: the device its tensors then go to.
+        value = device_string(assign.value, self.vocabulary)
+        if value is not None and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
+            line = assign.value.lineno
+            self.devices[(line, assign.value.col_offset)] = Site(
+                line,
+                self.column(line, assign.value.col_offset),
+                f'{assign.targets[0].id} = "{value}"',
+                "assign",
+                value,
+            )
+
+    def fstring(self, node: ast.JoinedStr) -> None:
+        site = self.finder.device_fstring(node)
+        if site is not None:
+            self.distributed[(site.line, site.column)] = site
+
+
+def _not_devices(call: ast.Call) -> Iterator[int]:
+    """The strings among `call`'s arguments that name no device to run on
+    (by `id`): an attribute's name (`getattr(torch, "cuda")`), a skip's
+    reason (`@skipUnless(HAS_XPU, "xpu")`), a message (`msg="cuda"`)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if name in ("getattr", "hasattr", "setattr", "delattr") and len(call.args) > 1:
+        yield id(call.args[1])
+    elif name.startswith(("skip", "Skip", "expectedFailure", "xfail")):
+        yield from (id(a) for a in call.args[1:])
+    for keyword in call.keywords:
+        if keyword.arg in ("msg", "reason", "message"):
+            yield id(keyword.value)
+
+
+def _on_self(func: ast.expr) -> bool:
+    """`self.x` or `cls.x`."""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+
+
+def _parameters(node: ast.ClassDef) -> dict[str, list[str]]:
+    """The positional parameters of each method the class defines in its
+    own body (`self` first), by name; a static method's are shifted so
+    that its first argument is where a bound call's first one goes."""
+    found: dict[str, list[str]] = {}
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = statement.args
+            names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+            if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in statement.decorator_list):
+                names.insert(0, "")
+            found[statement.name] = names
+    return found
 
 
 # The questions a CPU-only runner answers "no" to without raising.

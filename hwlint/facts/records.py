@@ -37,6 +37,9 @@ if TYPE_CHECKING:
         "to",  # `.to("cuda")`
         "module",  # `torch.cuda.synchronize()`; in `distributed`, `torch.cuda.device_count()`
         "assign",  # `device = "musa"` in a test: no rewrite
+        "argument",  # `self._check("cuda")`: to the `device` parameter of the class's own method
+        "device-type",  # `device_type="cuda"`, `torch.autocast("cuda")`: a device type, not a device
+        "string",  # a device string no other kind accounts for (`check(x, "xpu")`): no rewrite
         "any-gpu",  # `GPU_TYPE`: whichever GPU the machine has; not a hard-coded device
     ]
     DistributedKind = Literal[
@@ -162,6 +165,12 @@ class ClassFacts(NamedTuple):
     # it uses leads to them, and they do nothing at import
     # (hwlint.facts.reach). Empty: it may reach them all.
     unreached: tuple[int, ...] = ()
+    # The probes whose answer leaves a test running on a CPU-only runner,
+    # the same way (hwlint.facts.device_sites: a skip *when* there is an
+    # accelerator, an answer handed on, a branch on one): not HWC105's, not
+    # what makes a test a device test, but no clear evidence for a safe
+    # GENERIC either (hwlint.rules.infer).
+    questions: tuple[Site, ...] = ()
 
 
 class Instantiation(NamedTuple):

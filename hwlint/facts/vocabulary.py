@@ -104,6 +104,7 @@ class Vocabulary:
             rf"|\b(?:{'|'.join(re.escape(f) for f in (*acc.flags, *known.ANY_GPU_NAMES))})\b"
             rf"|\.(?:{'|'.join(re.escape(m) for m in acc.methods)})\("
             rf"|[\"'](?:{names})(?::\d+)?[\"']"
+            r"|\b_get_privateuse1_backend_name\b"
         )
         # Every match of `text` contains one of these substrings, and no
         # match spans lines: `str.find` for them (fast C) picks the candidate
@@ -111,7 +112,16 @@ class Vocabulary:
         # with the regex itself cost more than half as much as parsing them.
         # PyTorch's own are picked by hand ("npu" alone would hit every
         # "input"); a backend's are added whole.
-        tokens = [*acc.segments, "TEST_", "torch.npu", ".npu(", '"npu', "'npu", *known.ANY_GPU_NAMES]
+        tokens = [
+            *acc.segments,
+            "TEST_",
+            "torch.npu",
+            ".npu(",
+            '"npu',
+            "'npu",
+            "_get_privateuse1_backend_name",
+            *known.ANY_GPU_NAMES,
+        ]
         default = DEFAULT_ACCELERATORS
         tokens += [m for m in acc.device_modules if m not in default.device_modules]
         tokens += [f for f in acc.flags if f not in default.flags]

@@ -18,6 +18,8 @@ RewriteKind = Literal[
     "method",  # `.cuda()`
     "torch.device",  # `torch.device("cuda")`
     "to",  # `.to("cuda")`
+    "argument",  # `self._check("cuda")`, the class's own `_check(self, device)`
+    "device-type",  # `device_type="cuda"`, `torch.autocast("cuda")`
     "module",  # `torch.cuda.synchronize()`
     "fstring",  # `f"cuda:{rank}"`
     "backend",  # `init_process_group("nccl")`

@@ -262,6 +262,11 @@ class _Rewriter(cst.CSTTransformer):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         call = updated_node
         for index, arg in enumerate(original_node.args):
+            typed = self._site(arg.value) if index == 0 or arg.keyword is not None else None
+            if typed is not None and typed.kind == "device-type":
+                # `device_type="cuda"`, `torch.autocast("cuda")`: a type, never `device` ("cuda:0").
+                call = self._attempt(typed, call, partial(self._device_type_argument, typed, call, index))
+                continue
             if arg.keyword is not None and arg.keyword.value == "device":
                 site = self._site(arg.value)
                 func = original_node.func
@@ -280,6 +285,12 @@ class _Rewriter(cst.CSTTransformer):
                 site = self._site(arg.value)
                 if site is not None and site.kind == "backend":
                     call = self._attempt(site, call, partial(self._backend, site, call, index))
+                elif site is not None and site.kind == "argument":
+                    call = self._attempt(site, call, partial(self._keyword, site, call, index))
+            elif arg.keyword is None:
+                site = self._site(arg.value)
+                if site is not None and site.kind == "argument":
+                    call = self._attempt(site, call, partial(self._keyword, site, call, index))
         func = original_node.func
         if isinstance(func, cst.Attribute):
             site = self._site(func.attr)
@@ -342,6 +353,11 @@ class _Rewriter(cst.CSTTransformer):
             raise _Refused(f'the f-string does not start with "{site.name}:"')
         parts[:1] = [cst.FormattedStringExpression(self.device_type(site)), cst.FormattedStringText(":")]
         return node.with_changes(parts=parts)
+
+    def _device_type_argument(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
+        args = list(call.args)
+        args[index] = args[index].with_changes(value=self.device_type(site))
+        return call.with_changes(args=args)
 
     def _keyword(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
         args = list(call.args)

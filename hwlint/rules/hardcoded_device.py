@@ -290,6 +290,8 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
         return NotFixable(f"{site.name} belongs to one collective backend: a test of that backend")
     if site.kind == "any-gpu":
         return NotFixable(f"{site.text} is whichever GPU the machine has: the test's `device` takes its place")
+    if site.kind == "string":
+        return NotFixable(f'"{site.name}" is a device in a string no rewrite places: use the test\'s `device` by hand')
     if site.kind == "assign":
         return NotFixable(f'a name bound to "{site.name}": use the test\'s `device` where the name is used')
     if site.kind in ("backend", "backend-options", "decorator"):

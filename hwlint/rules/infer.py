@@ -33,6 +33,7 @@ ReasonKind = Literal[
     "needs-accelerator",
     "base-probes",
     "some-tests-need-accelerator",
+    "asks-accelerator",
     "any-gpu",
     "device-not-instantiated",
     "device-mixin",
@@ -59,6 +60,7 @@ REASONS: dict[str, str] = {
     "needs-accelerator": "its tests run only with an accelerator (a skip, a decorator or a base says so): ACCELERATOR (instantiated) or a device, never GENERIC",
     "base-probes": "GENERIC, but a base class asks about an accelerator (unsafe: --unsafe)",
     "some-tests-need-accelerator": "GENERIC, but some tests run only with an accelerator: move them to an ACCELERATOR class (unsafe: --unsafe)",
+    "asks-accelerator": "GENERIC, but it asks whether an accelerator is there and runs without one (unsafe: --unsafe)",
     "any-gpu": "its tests run on whichever GPU the machine has (GPU_TYPE): ACCELERATOR with a device parameter",
     "device-not-instantiated": "tests take a device but the class is never instantiated: instantiate it or drop the parameter",
     "device-mixin": "a mixin whose tests take a device: the classification of the classes that run its tests",
@@ -134,7 +136,21 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             "mixed-accelerator-use",
         )
     found = _from_needs(needs, members)
-    return found if found is not None else _from_mentions(ctx, cls, members)
+    found = found if found is not None else _from_mentions(ctx, cls, members)
+    if cls.questions and found.member == "GENERIC" and found.applicability == "safe":
+        # `@skipIf(torch.cuda.is_available(), ...)`, `pinned=torch.accelerator.is_available()`:
+        # it runs on CPU-only runners, but asks; PyTorch's contributors make such
+        # classes GENERIC, yet it is no clear evidence.
+        asked = cls.questions[0]
+        return _known(
+            "GENERIC",
+            "unsafe",
+            f"no accelerator use in the class, but it asks whether one is there ({asked.text}, line "
+            f"{asked.line}) and runs without one",
+            members,
+            "asks-accelerator",
+        )
+    return found
 
 
 def _from_instantiation(only_fors: "set[tuple[str, ...] | None]", members: tuple[str, ...]) -> Inference:

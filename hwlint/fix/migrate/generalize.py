@@ -314,6 +314,10 @@ def _site_rewrites(
     out: list[SiteRewrite] = []
     for site in sorted((*info.devices, *info.distributed), key=lambda s: (s.line, s.column)):
         code = source.code(site)
+        if site.kind == "string":
+            return out, Blocker(
+                site.line, code, "names a device in a string, which no rewrite changes", "device-string"
+            )
         if site.kind == "backend-feature":
             why = "belongs to one collective backend: it is a test of that backend"
             return out, Blocker(site.line, code, why, "backend-only")

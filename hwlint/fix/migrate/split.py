@@ -207,13 +207,18 @@ def sort_tests(
     generic: list[int] = []
     device: list[int] = []
     needs = True
+    asked = [q.line for q in info.questions]
     for i in tests:
         start, end = spans[i]
         mine = [s for s in sites if start <= s[0] <= end]
         why = named[i] or (mine[0][1] if mine else "")
         (device if why else generic).append(i)
-        if why and not any(required or _is_use(text) for _, text, required in mine):
-            needs = False  # it only asks about an accelerator: it ran on CPU too
+        if why and (
+            not any(required or _is_use(text) for _, text, required in mine) or any(start <= q <= end for q in asked)
+        ):
+            # It only asks about an accelerator, or falls back when there is
+            # none (`"cuda" if torch.cuda.is_available() else "cpu"`): it ran on CPU too.
+            needs = False
     if not generic:
         raise Refusal(_ONE_KIND.format("every"))
     uses = _member_uses(module, cls, tests, (sites, spans), words, bound, config)
