@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hwlint.core.diagnostics import Fix, NotFixable
 from hwlint.facts import extract_source, from_tuple, to_tuple
 from tests.conftest import lint, run_cli, write_project
@@ -277,3 +279,61 @@ def test_fix_leaves_the_npu_class_alone_and_counts_the_reason(tmp_path: Path) ->
     proc = run_cli("fix", cwd=root)
     assert (root / "test/_inductor/test_abs.py").read_text() == TEST_ABS
     assert "Classified 0 classes" in proc.stderr and "NPU is not a configured classification" in proc.stderr
+
+
+# -- device uses the facts see besides calls into a device module -------------
+
+
+@pytest.mark.parametrize(
+    ("body", "member", "shown"),
+    [
+        # A device type: torch's APIs that take one first, and the keywords that are one.
+        ('        with torch.autocast("cuda"):\n            pass\n', "CUDA", 'autocast("cuda")'),
+        ('        torch.amp.GradScaler("xpu")\n', "XPU", 'GradScaler("xpu")'),
+        ('        torch.get_autocast_dtype(device_type="cuda")\n', "CUDA", 'device_type="cuda"'),
+        ("        torch.autograd.profiler.profile(use_device='cuda')\n", "CUDA", 'use_device="cuda"'),
+        ('        torch.set_default_device("xpu")\n', "XPU", 'set_default_device("xpu")'),
+        # A device string nothing else places: handed to a callable the facts do not know.
+        ('        compare(run(x, "cpu"), run(x, "xpu"))\n', "XPU", '"xpu"'),
+        ('        self.assertEqual(out.device.type, "cuda")\n', "CUDA", '"cuda"'),
+    ],
+)
+def test_a_device_named_so_is_no_safe_generic(tmp_path: Path, body: str, member: str, shown: str) -> None:
+    fix, message = one(tmp_path, f"class TestA(TestCase):\n    def test_a(self):\n{body}")
+    assert fix == Fix("unsafe", member, f"every accelerator use in the class is {member}", kind="one-device")
+    assert "GENERIC" not in message
+    # In an ACCELERATOR class, HWC201 reports the same site as a hard-coded device.
+    accelerator = (
+        "class TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        f"    def test_a(self, device):\n{body}\n\ninstantiate_device_type_tests(TestA, globals())\n"
+    )
+    root = write_project(tmp_path / "hw", {"test/test_x.py": HEADER + accelerator}, {"select": ["HWC1", "HWC201"]})
+    found = [d.message for d in lint(root).diagnostics if d.code == "HWC201"]
+    assert found and f"hard-codes a device ({shown})" in found[0], found
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '        self.assertEqual(results["xla"], 1)\n',  # a key
+        '        d = {"cuda": 1}\n',
+        '        self.assertIs(getattr(torch, "cuda"), torch.cuda)\n',  # an attribute's name
+        '        self.skipTest("cuda")\n',  # a message
+        '        self.assertTrue(ok, msg="cuda")\n',
+        '        """Runs on "cuda" too."""\n',  # prose
+    ],
+)
+def test_a_device_word_that_names_no_device_to_run_on_leaves_a_safe_generic(tmp_path: Path, body: str) -> None:
+    fix, _ = one(tmp_path, f"class TestA(TestCase):\n    def test_a(self, x=None, ok=True, results=None):\n{body}")
+    assert isinstance(fix, Fix) and (fix.classification, fix.applicability) == ("GENERIC", "safe")
+
+
+def test_the_privateuse1_backend_name_is_a_question_about_the_device(tmp_path: Path) -> None:
+    """Ascend's tests build their device from it: no safe GENERIC."""
+    fix, _ = one(
+        tmp_path,
+        "class TestA(TestCase):\n    def setUp(self):\n"
+        "        self.device = torch.device(torch._C._get_privateuse1_backend_name())\n\n"
+        "    def test_a(self):\n        torch.ones(2, device=self.device)\n",
+    )
+    assert isinstance(fix, NotFixable) and fix.kind == "mixed-accelerator-use"

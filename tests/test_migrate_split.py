@@ -699,3 +699,26 @@ def test_generated_mixed_classes_split_soundly(tmp_path_factory: pytest.TempPath
     assert report.migrated == {"split": 2}
     root = tmp_path / "proj"
     assert [d for d in lint(root).diagnostics if d.code == MissingClassification.code] == []
+
+
+def test_a_device_handed_to_a_helper_the_mixin_keeps_becomes_the_tests(tmp_path: Path) -> None:
+    """`self._check("cuda", 2)` in a device test, `_check(self, device, n)`
+    in the class: after the split the helper sits in the mixin, a base of
+    the same module, and the string still becomes the test's `device`."""
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def _check(self, device, n):\n        self.assertEqual(torch.ones(n, device=device).sum().item(), n)\n\n"
+        "    def test_free(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+        '    def test_dev(self):\n        self._check("cuda", 2)\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == DECLARED_HEAD + (
+        "\n\nclass _TestAMixin:\n"
+        "    def _check(self, device, n):\n        self.assertEqual(torch.ones(n, device=device).sum().item(), n)\n\n\n"
+        "class TestAGeneric(_TestAMixin, TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_free(self):\n        self.assertEqual(1 + 1, 2)\n\n\n"
+        "class TestAAccelerator(_TestAMixin, TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_dev(self, device):\n        self._check(device, 2)\n\n\n"
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert report.migrated == {"split": 2}

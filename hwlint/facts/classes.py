@@ -26,6 +26,8 @@ class ClassReader:
         self.sites = SiteFinder(text)
         # The current class's decorators that name one collective backend.
         self._backend_decorators: list[Site] = []
+        # The module's classes read so far, by name: a base whose helpers a class calls.
+        self._seen: dict[str, ast.ClassDef] = {}
 
     def read(self, node: ast.ClassDef, branch: Branch) -> ClassFacts:
         """The facts of the class `node`, which sits at `branch`."""
@@ -57,7 +59,7 @@ class ClassReader:
         if dist_lines:
             hit_lines = sorted(set(hit_lines).union(dist_lines))
         if hit_lines:
-            probes, devices, distributed, questions = self.sites.accelerator_sites(node, hit_lines)
+            probes, devices, distributed, questions = self.sites.accelerator_sites(node, hit_lines, self._seen)
         if self._backend_decorators:
             distributed = tuple(sorted({*distributed, *self._backend_decorators}, key=site_key))
         devtype = self.text.devtype_lines()
@@ -72,6 +74,7 @@ class ClassReader:
                     "",
                 )
             )
+        self._seen.setdefault(node.name, node)
         return ClassFacts(
             name=node.name,
             line=node.lineno,

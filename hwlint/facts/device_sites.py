@@ -29,12 +29,14 @@ class SiteFinder:
         self.device_names = text.device_names
 
     def accelerator_sites(
-        self, node: ast.ClassDef, hit_lines: list[int]
+        self, node: ast.ClassDef, hit_lines: list[int], classes: dict[str, ast.ClassDef] | None = None
     ) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
         """The probes, hard-coded devices, distributed sites and questions
         (probes whose answer leaves a test running without an accelerator)
-        on the `hit_lines` of the class `node`, each in source order."""
-        walk = _ClassWalk(self, node)
+        on the `hit_lines` of the class `node`, each in source order;
+        `classes`: the module's classes before it, by name (its bases'
+        helpers are its own)."""
+        walk = _ClassWalk(self, node, classes or {})
         visits = walk.visits
         for sub in walk_lines(node, hit_lines):
             visit = visits.get(type(sub))
@@ -361,9 +363,10 @@ class _ClassWalk:
     a method per kind of node. A parent is walked before its children, so it
     marks them (`questions`, `plain`) before they are met."""
 
-    def __init__(self, finder: SiteFinder, node: ast.ClassDef) -> None:
+    def __init__(self, finder: SiteFinder, node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> None:
         self.finder = finder
         self.node = node
+        self.classes = classes
         self.column = finder.column
         self.vocabulary = finder.vocabulary
         # Keyed by the node's whole span: `torch.cuda.get_device_name(0).lower()`
@@ -423,7 +426,7 @@ class _ClassWalk:
         site = finder.device_use(call)
         if site is None and call.args and _on_self(call.func):
             if self.helpers is None:
-                self.helpers = _parameters(self.node)
+                self.helpers = _parameters(self.node, self.classes)
             site = finder.helper_argument(call, self.helpers)
         if site is not None:
             self._place(site)
@@ -500,8 +503,10 @@ def _not_devices(call: ast.Call) -> Iterator[int]:
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     if name in ("getattr", "hasattr", "setattr", "delattr") and len(call.args) > 1:
         yield id(call.args[1])
+    elif name in ("skipIf", "skipUnless", "skipif", "expectedFailureIf"):
+        yield from (id(a) for a in call.args[1:])  # after the condition
     elif name.startswith(("skip", "Skip", "expectedFailure", "xfail")):
-        yield from (id(a) for a in call.args[1:])
+        yield from (id(a) for a in call.args)  # `self.skipTest("cuda")`, `unittest.skip(...)`
     for keyword in call.keywords:
         if keyword.arg in ("msg", "reason", "message"):
             yield id(keyword.value)
@@ -512,11 +517,15 @@ def _on_self(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
 
 
-def _parameters(node: ast.ClassDef) -> dict[str, list[str]]:
+def _parameters(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> dict[str, list[str]]:
     """The positional parameters of each method the class defines in its
-    own body (`self` first), by name; a static method's are shifted so
-    that its first argument is where a bound call's first one goes."""
+    own body or a base of the same module does (a split's mixin: `self`
+    first), by name; a static method's are shifted so that its first
+    argument is where a bound call's first one goes."""
     found: dict[str, list[str]] = {}
+    for base in reversed(node.bases):
+        if isinstance(base, ast.Name) and base.id in classes and base.id != node.name:
+            found.update(_parameters(classes[base.id], {k: v for k, v in classes.items() if k != base.id}))
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             arguments = statement.args

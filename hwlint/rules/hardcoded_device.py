@@ -18,7 +18,14 @@ class HardcodedDevice(Rule):
     ## What it does
     Reports a GENERIC or ACCELERATOR test class that hard-codes a device:
     `device="cuda"`, `torch.device("xpu")`, `.to("cuda")`, `.cuda()`,
-    `torch.cuda.synchronize()` and other calls into one device's module;
+    `torch.cuda.synchronize()` and other calls into one device's module,
+    a device type (`device_type="cuda"`, `use_device="cuda"`,
+    `torch.autocast("cuda")`, `torch.amp.GradScaler("cuda")`,
+    `init_device_mesh("cuda", ...)`), a device handed to the class's own
+    helper where it takes `device` (`self._check("cuda")` with
+    `def _check(self, device)`), `torch.set_default_device("cuda")`, and a
+    device string nothing else places (`check(x, "xpu")`; not a key, a
+    message, a skip's reason, a parameter's default or an attribute's name);
     in distributed tests, a collective backend of one device family
     (`init_process_group("nccl")`, `backend="xccl"`), `@requires_nccl()`,
     `f"cuda:{rank}"`, `torch.cuda.device_count()`, and what only one
@@ -48,10 +55,13 @@ class HardcodedDevice(Rule):
     In ACCELERATOR classes `hwlint fix --unsafe --select HWC201` rewrites
     (always unsafe: it changes what the test runs on; review the diff):
     `device="cuda"`, `torch.device("cuda")`, `.to("cuda")` and `.cuda()`
-    use the test's `device` in a function that takes it, and
-    `self.device_type` in the other methods (`setUp`, helpers) of a class
+    use the test's `device` in a function that takes it (so does a device
+    handed to the class's own helper, and `set_default_device("cuda")`), a
+    device type (`torch.autocast("cuda")`, `device_type="cuda"`) takes
+    `self.device_type`, and so do hard-coded devices in the other methods (`setUp`, helpers) of a class
     passed to `instantiate_device_type_tests`; `"cuda:0"` counts as the
-    default device, other indices are left alone. Calls into one device's
+    default device, other indices are left alone; a device string nothing
+    else places is left (the reason says so). Calls into one device's
     module become their `torch.accelerator` equivalents (hwlint.rules.torch_api
     has the table), none newer than `oldest-torch`. Calls with no generic
     equivalent (`torch.cuda.tunable.*`, `get_device_capability()`, CUDA
