@@ -411,6 +411,10 @@ class _ClassWalk:
             tuple(sorted(self.asked.values(), key=site_key)),
         )
 
+    def _feature(self, site: Site) -> None:
+        """What only one collective backend has: a distributed site, always."""
+        self.distributed[(site.line, site.column)] = site
+
     def _place(self, site: Site) -> None:
         (self.distributed if is_distributed(site) else self.devices)[(site.line, site.column)] = site
 
@@ -441,18 +445,18 @@ class _ClassWalk:
             # `device=GPU_TYPE`, `device = GPU_TYPE`: whichever GPU the machine has.
             self.devices[(line, col)] = Site(line, self.column(line, col), name, "any-gpu", name)
         elif name in BACKEND_CLASSES:
-            self._place(self.finder.backend_feature(named, name))
+            self._feature(self.finder.backend_feature(named, name))
 
     def attribute(self, attribute: ast.Attribute) -> None:
         if attribute.attr in BACKEND_CLASSES:
-            self._place(self.finder.backend_feature(attribute, attribute.attr))
+            self._feature(self.finder.backend_feature(attribute, attribute.attr))
 
     def constant(self, constant: ast.Constant) -> None:
         value = constant.value
         if type(value) is not str:
             return
         if "CCL_" in value and BACKEND_ENV.match(value):
-            self._place(self.finder.backend_feature(constant, value))
+            self._feature(self.finder.backend_feature(constant, value))
         elif id(constant) not in self.plain and self.vocabulary.device_string.match(value):
             line = constant.lineno
             self.strings[(line, constant.col_offset)] = Site(
