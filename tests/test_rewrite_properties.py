@@ -25,6 +25,12 @@ SITES = [
     ('y = t.to("cuda:0")', "y = t.to({d})"),
     ('e = torch.device("xpu")', "e = torch.device({d})"),
 ]
+# A device type (`torch.autocast("cuda")`): never `device` ("cuda:0"), the
+# class's type; in a static method there is none: left.
+DEVICE_TYPES = [
+    ('a = torch.get_autocast_dtype(device_type="cuda")', "a = torch.get_autocast_dtype(device_type={t})"),
+    ('s = torch.amp.GradScaler("xpu")', "s = torch.amp.GradScaler({t})"),
+]
 MODULE_CALLS = [
     ("torch.cuda.synchronize()", "torch.accelerator.synchronize()"),
     ("s = torch.xpu.current_stream()", "s = torch.accelerator.current_stream()"),
@@ -50,8 +56,11 @@ def statement(draw: st.DrawFn, where: str) -> tuple[str, str]:
     """One statement of a method and what it becomes: `where` is "device"
     (a test method taking `device`), "method" (a helper) or "static"."""
     comment = draw(st.sampled_from(COMMENTS))
-    kind = draw(st.sampled_from(["site", "module", "unchanged"]))
-    if kind == "site":
+    kind = draw(st.sampled_from(["site", "type", "module", "unchanged"]))
+    if kind == "type":
+        before, template = draw(st.sampled_from(DEVICE_TYPES))
+        after = before if where == "static" else template.format(t="self.device_type")
+    elif kind == "site":
         before, template = draw(st.sampled_from(SITES))
         device = {"device": "device", "method": "self.device_type", "static": None}[where]
         after = before if device is None else template.format(d=device)

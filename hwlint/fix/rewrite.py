@@ -355,8 +355,10 @@ class _Rewriter(cst.CSTTransformer):
         return node.with_changes(parts=parts)
 
     def _device_type_argument(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
+        # The class's own type only: the fallback (the accelerator there is)
+        # would be a probe the string was not.
         args = list(call.args)
-        args[index] = args[index].with_changes(value=self.device_type(site))
+        args[index] = args[index].with_changes(value=self._device_type(site))
         return call.with_changes(args=args)
 
     def _keyword(self, site: SiteRewrite, call: cst.Call, index: int) -> cst.Call:
