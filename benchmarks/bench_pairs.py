@@ -55,12 +55,10 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
-import importlib.util
 import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,6 +66,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_parity import load_oracle  # noqa: E402  (TEST_LINTER imported as bench_parity does)
 
 SETTINGS = '[tool.hwlint]\ninclude = ["test/**/*.py"]\n'
 TARGET_AGREE = 0.80
@@ -245,26 +246,12 @@ def judge(contributor: ClassInfo, fixed: dict[str, ClassInfo], unfixed: dict[str
     return Row(contributor.name, member, shown, "left", f"{', '.join(homes)}: {'; '.join(reasons)}", places)
 
 
-def load_oracle(oracle: Path, scratch: Path) -> ModuleType:
-    """TEST_LINTER imported from a copy placed as tools/linter/adapters/
-    under `scratch` (its REPO_ROOT is three folders up), its allowlist empty."""
-    adapters = scratch / "tools" / "linter" / "adapters"
-    adapters.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(oracle, adapters / "test_linter.py")
-    spec = importlib.util.spec_from_file_location("pairs_test_linter", adapters / "test_linter.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    module._allowlist = set()  # type: ignore[attr-defined]
-    return module
-
-
 def rejected_classes(oracle: ModuleType, scratch: Path, repo_path: str, after: str) -> dict[str, list[str]]:
-    """TEST_LINTER's messages on `after` (placed at `repo_path`: it lints
-    test files by name), by the class each names first (`'TestFoo'` or
-    `'TestFoo.test_x'`)."""
-    target = scratch / repo_path
+    """TEST_LINTER's messages on `after` (placed at `repo_path` under the
+    oracle's root, as bench_parity.load_oracle laid it out in `scratch`: it
+    lints test files by name), by the class each names first (`'TestFoo'`
+    or `'TestFoo.test_x'`)."""
+    target = scratch / "oracle-root" / repo_path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(after, encoding="utf-8")
     found: dict[str, list[str]] = {}
