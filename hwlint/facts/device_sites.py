@@ -378,11 +378,11 @@ class _ClassWalk:
         self.distributed: dict[tuple[int, int], Site] = {}
         # Device strings no other site accounts for (`test(x, "xpu")`).
         self.strings: dict[tuple[int, int], Site] = {}
-        # The probes whose answer leaves a test running on a CPU-only runner
-        # (SiteFinder._questions, _guarded), and the strings that are keys,
-        # messages or docstrings, not devices (by `id`).
-        self.questions: set[int] = set()
-        self.plain: set[int] = set()
+        # The nodes (by `id`) of the probes whose answer leaves a test running
+        # on a CPU-only runner (SiteFinder._questions, _guarded), and of the
+        # strings that are keys, messages or docstrings, not devices.
+        self.question_ids: set[int] = set()
+        self.plain_ids: set[int] = set()
         self.helpers: dict[str, list[str]] | None = None  # the class's own methods' parameters, when asked
         self.visits: dict[type, Callable[[Any], None]] = {
             ast.Call: self.call,
@@ -421,12 +421,12 @@ class _ClassWalk:
     def call(self, call: ast.Call) -> None:
         finder = self.finder
         if call.args or call.keywords:
-            self.questions.update(finder._questions(call))
-            self.plain.update(_not_devices(call))
+            self.question_ids.update(finder._questions(call))
+            self.plain_ids.update(_not_devices(call))
         probe = finder.accelerator_call(call)
         if probe is not None:
             where = (call.lineno, call.col_offset, call.end_lineno or 0, call.end_col_offset or 0)
-            (self.asked if id(call) in self.questions else self.probes)[where] = probe
+            (self.asked if id(call) in self.question_ids else self.probes)[where] = probe
         site = finder.device_use(call)
         if site is None and call.args and _on_self(call.func):
             if self.helpers is None:
@@ -440,7 +440,7 @@ class _ClassWalk:
         line, col = named.lineno, named.col_offset
         if name in self.vocabulary.flags:
             flag = Site(line, self.column(line, col), name, "flag")
-            (self.asked if id(named) in self.questions else self.probes)[(line, col, line, col)] = flag
+            (self.asked if id(named) in self.question_ids else self.probes)[(line, col, line, col)] = flag
         elif name in ANY_GPU_NAMES:
             # `device=GPU_TYPE`, `device = GPU_TYPE`: whichever GPU the machine has.
             self.devices[(line, col)] = Site(line, self.column(line, col), name, "any-gpu", name)
@@ -457,28 +457,28 @@ class _ClassWalk:
             return
         if "CCL_" in value and BACKEND_ENV.match(value):
             self._feature(self.finder.backend_feature(constant, value))
-        elif id(constant) not in self.plain and self.vocabulary.device_string.match(value):
+        elif id(constant) not in self.plain_ids and self.vocabulary.device_string.match(value):
             line = constant.lineno
             self.strings[(line, constant.col_offset)] = Site(
                 line, self.column(line, constant.col_offset), f'"{value}"', "string", value
             )
 
     def subscript(self, node: ast.Subscript) -> None:
-        self.plain.add(id(node.slice))  # `results["xla"]`: a key, not a device
+        self.plain_ids.add(id(node.slice))  # `results["xla"]`: a key, not a device
 
     def dict(self, node: ast.Dict) -> None:
-        self.plain.update(id(key) for key in node.keys if key is not None)
+        self.plain_ids.update(id(key) for key in node.keys if key is not None)
 
     def expr(self, node: ast.Expr) -> None:
-        self.plain.add(id(node.value))  # a docstring
+        self.plain_ids.add(id(node.value))  # a docstring
 
     def arguments(self, node: ast.arguments) -> None:
         # A parameter's default (`device="cuda"`): the device the test would
         # take, which HWC102 and the migrations weigh apart.
-        self.plain.update(id(d) for d in (*node.defaults, *node.kw_defaults) if d is not None)
+        self.plain_ids.update(id(d) for d in (*node.defaults, *node.kw_defaults) if d is not None)
 
     def branch(self, node: "ast.If | ast.IfExp") -> None:
-        self.questions.update(self.finder._guarded(node))
+        self.question_ids.update(self.finder._guarded(node))
 
     def assign(self, assign: ast.Assign) -> None:
         # `device = "musa"` in a test: the device its tensors then go to.
@@ -521,15 +521,18 @@ def _on_self(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
 
 
-def _parameters(node: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> dict[str, list[str]]:
+def _parameters(
+    node: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: frozenset[str] = frozenset()
+) -> dict[str, list[str]]:
     """The positional parameters of each method the class defines in its
     own body or a base of the same module does (a split's mixin: `self`
     first), by name; a static method's are shifted so that its first
     argument is where a bound call's first one goes."""
     found: dict[str, list[str]] = {}
+    seen = seen | {node.name}  # a base named as the class (`class TestA(TestA)`) is another one
     for base in reversed(node.bases):
-        if isinstance(base, ast.Name) and base.id in classes and base.id != node.name:
-            found.update(_parameters(classes[base.id], {k: v for k, v in classes.items() if k != base.id}))
+        if isinstance(base, ast.Name) and base.id in classes and base.id not in seen:
+            found.update(_parameters(classes[base.id], classes, seen))
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             arguments = statement.args

@@ -20,6 +20,8 @@ from hwlint.core.diagnostics import NotFixable, Rewrite
 from hwlint.facts import ClassFacts, Site
 from hwlint.fix.blocker import Blocker
 
+# Why a device string blocks: what a string names, no rewrite reaches.
+NAMES_IN_A_STRING = "names a device in a string, which no rewrite changes"
 # No release is this new: asked with it, a rule says what the newest torch offers.
 NEWEST_TORCH = "99.0"
 # A site longer than this is shown cut, as the facts show calls.
@@ -146,7 +148,7 @@ class ClassSource:
                     return Blocker(
                         line,
                         _shown(self._segment(node)),
-                        "names a device in a string, which no rewrite changes",
+                        NAMES_IN_A_STRING,
                         "device-string",
                     )
                 if isinstance(node, (ast.Name, ast.Attribute)) and (

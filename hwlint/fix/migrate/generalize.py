@@ -18,7 +18,7 @@ from hwlint.facts.devices import framework_type, instantiable
 from hwlint.fix.blocker import Blocker
 from hwlint.fix.kinds import rewrite_kind
 from hwlint.fix.migrate.accelerator_need import accelerator_need
-from hwlint.fix.migrate.blockers import NEWEST_TORCH, ClassSource, equivalent_blocker
+from hwlint.fix.migrate.blockers import NAMES_IN_A_STRING, NEWEST_TORCH, ClassSource, equivalent_blocker
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
 from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
@@ -315,9 +315,7 @@ def _site_rewrites(
     for site in sorted((*info.devices, *info.distributed), key=lambda s: (s.line, s.column)):
         code = source.code(site)
         if site.kind == "string":
-            return out, Blocker(
-                site.line, code, "names a device in a string, which no rewrite changes", "device-string"
-            )
+            return out, Blocker(site.line, code, NAMES_IN_A_STRING, "device-string")
         if site.kind == "backend-feature":
             why = "belongs to one collective backend: it is a test of that backend"
             return out, Blocker(site.line, code, why, "backend-only")
