@@ -123,6 +123,28 @@ def test_a_test_of_cpu_only_code_may_stay_when_a_gpu_skip_keeps_it_off_cpu(tmp_p
 
 # -- what it refuses -----------------------------------------------------------
 
+def test_gpu_type_in_a_skips_reason_at_module_level_blocks_nothing(tmp_path: Path) -> None:
+    # PyTorch's test_move_constructors_to_gpu.py: GPU_TYPE only in the message.
+    skip = (
+        "\nrequires_multigpu = functools.partial(\n"
+        '    unittest.skipIf, not HAS_GPU, f"requires multiple {GPU_TYPE} devices"\n)\n'
+        'requires_two = unittest.skipIf(not HAS_GPU, reason=f"two {GPU_TYPE}s")\n'
+    )
+    source = "import functools, unittest\n" + HEAD + skip + (
+        "\n\nclass TestA(TestCase):\n    @requires_multigpu()\n    @requires_two\n"
+        "    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n"
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert report.migrated == {"any-gpu": 1}, report.unfixed
+    assert "    def test_a(self, device):\n        torch.ones(2, device=device)\n" in text
+    # GPU_TYPE in a skip's condition still refuses.
+    placed = source.replace("skipIf(not HAS_GPU, reason", 'skipIf(GPU_TYPE == "xpu", reason')
+    assert refusals(migrate(tmp_path / "b", placed + GATED)[1]) == [
+        "TestA uses requires_two, which uses GPU_TYPE at module level (requires_two): "
+        "give it the test's `device`, then migrate"
+    ]
+
+
 REFUSED = [
     (
         "\n\ndef make():\n    return torch.ones(2, device=GPU_TYPE)\n\n\n"
@@ -176,10 +198,73 @@ def test_refused_with_the_reason(tmp_path: Path, body: str, reason: str) -> None
     assert "GPU_TYPE" in text and "instantiate_device_type_tests" not in text
 
 
-def test_a_test_that_would_no_longer_run_on_cpu_runners_is_refused(tmp_path: Path) -> None:
+def test_a_class_with_device_free_tests_is_split_the_contributors_way(tmp_path: Path) -> None:
+    # PyTorch's contributors split such a class (test_move_constructors_to_gpu.py,
+    # test_smoke.py): the device-free tests keep running on CPU runners.
     source = HEAD + (
         "\n\nclass TestA(TestCase):\n    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n"
         "    def test_gpu(self):\n        torch.ones(2, device=GPU_TYPE)\n"
+    )
+    main = '\n\nif __name__ == "__main__":\n    run_tests()\n'
+    text, report = migrate(tmp_path, source + main)
+    assert text == AFTER_HEAD + (
+        "\n\nclass TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n\n"
+        "class TestAAccelerator(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_gpu(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + main
+    )
+    assert report.migrated == {"split": 2} and refusals(report) == []
+
+
+def test_the_split_of_a_gpu_type_class_rewrites_its_device_tests_the_any_gpu_way(tmp_path: Path) -> None:
+    # `device = GPU_TYPE` goes, a helper only the device tests use moves with
+    # them (its uses become `self.device_type`), Triton's name and a skip
+    # bound over several lines to whichever GPU the machine has block nothing.
+    head = HEAD + (
+        "import functools, unittest\n"
+        "from torch.testing._internal.inductor_utils import HAS_MULTIGPU\n"
+    )
+    skip = (
+        "\nrequires_multigpu = functools.partial(\n"
+        '    unittest.skipIf, not HAS_MULTIGPU, f"requires multiple {GPU_TYPE} devices"\n)\n'
+    )
+    source = head + skip + (
+        "\n\nclass TestA(TestCase):\n    device = GPU_TYPE\n\n"
+        "    def _compiled(self, fn, x):\n        return torch.compile(fn)(x.to(self.device))\n\n"
+        "    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+        "    @requires_multigpu()\n"
+        "    def test_gpu(self):\n        out = self._compiled(torch.sin, torch.ones(2))\n"
+        '        FileCheck().check("triton.jit").run(str(out))\n'
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert text == (
+        head.replace("run_tests\n", "run_tests, HardwareClassification\n", 1)
+        + "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        + skip
+        + "\n\nclass TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n\n"
+        "class TestAAccelerator(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def _compiled(self, fn, x):\n        return torch.compile(fn)(x.to(self.device_type))\n\n"
+        "    @requires_multigpu()\n"
+        "    def test_gpu(self, device):\n        out = self._compiled(torch.sin, torch.ones(2))\n"
+        '        FileCheck().check("triton.jit").run(str(out))\n\n\n'
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + GATED
+    )
+    assert report.migrated == {"split": 2}
+    # A member both classes would keep that reads `self.device`: no split;
+    # the class is made ACCELERATOR whole (run_tests() is gated on a GPU).
+    shared = source.replace("        self.assertEqual(1 + 1, 2)\n", "        self.assertEqual(self._compiled(abs, 1), 1)\n")
+    text, report = migrate(tmp_path / "b", shared + GATED)
+    assert report.migrated == {"any-gpu": 1}
+    assert "\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n" in text
+
+
+def test_a_test_that_would_no_longer_run_on_cpu_runners_is_refused(tmp_path: Path) -> None:
+    # The split is refused (a test names another), so the class stays whole.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+        "    def test_gpu(self):\n        torch.ones(2, device=GPU_TYPE)\n        self.test_math()\n"
     )
     text, report = migrate(tmp_path, source + '\n\nif __name__ == "__main__":\n    run_tests()\n')
     assert refusals(report) == [

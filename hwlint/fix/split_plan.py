@@ -18,7 +18,7 @@ from hwlint.rules.missing_classification import MissingClassification
 # The kinds of evidence (hwlint.rules.infer.REASONS) of the classes a
 # split by test is tried for (hwlint.fix.migrate.split), when their tests
 # divide: one classification does not fit them all.
-SPLIT_KINDS = frozenset({"mixed-accelerator-use", "some-tests-need-accelerator", "one-device", "instantiated"})
+SPLIT_KINDS = frozenset({"any-gpu", "mixed-accelerator-use", "some-tests-need-accelerator", "one-device", "instantiated"})
 
 
 def plan_splits(

@@ -78,7 +78,7 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
     tests: list[cst.FunctionDef] = []
     for i, stmt in enumerate(body):
         if isinstance(stmt, cst.FunctionDef):
-            body[i], uses, test = _method_migrated(stmt, attributes)
+            body[i], uses, test = method_migrated(stmt, attributes)
             rewritten += uses
             using[stmt.name.value] = uses > 0
             if test:
@@ -228,7 +228,7 @@ def _reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str
     reaching = {
         name: f"def {name}" if isinstance(node, cst.FunctionDef) else name
         for name, node in defs.items()
-        if any(node_uses(node, g) for g in ANY_GPU_NAMES)
+        if _uses_outside_messages(node)
     }
     grew = True
     while grew:
@@ -238,6 +238,48 @@ def _reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str
                 reaching[name] = f"through {next(r for r in reaching if node_uses(node, r))}"
                 grew = True
     return reaching
+
+
+# Calls whose arguments after the condition are a message, by their last name.
+_CONDITIONAL_SKIPS = frozenset({"skipIf", "skipUnless", "skipif"})
+
+
+class _OutsideMessages(cst.CSTVisitor):
+    """Whether a node names GPU_TYPE other than in a skip's reason or a
+    message (`skipIf(not HAS_MULTIGPU, f"requires multiple {GPU_TYPE} devices")`,
+    `functools.partial(unittest.skipIf, ..., f"...{GPU_TYPE}...")`): a
+    message places nothing on a device."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        name = dotted(node.func).rsplit(".", 1)[-1]
+        positional = [a for a in node.args if a.keyword is None and a.star == ""]
+        first = 0
+        if name in _CONDITIONAL_SKIPS:
+            first = 1
+        elif name == "partial" and positional and dotted(positional[0].value).rsplit(".", 1)[-1] in _CONDITIONAL_SKIPS:
+            first = 2
+        node.func.visit(self)
+        for arg in node.args:
+            message = (arg.keyword is not None and arg.keyword.value in ("msg", "reason", "message")) or (
+                first and arg in positional[first:]
+            )
+            if not message:
+                arg.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in ANY_GPU_NAMES:
+            self.found = True
+
+
+def _uses_outside_messages(node: cst.CSTNode) -> bool:
+    visitor = _OutsideMessages()
+    node.visit(visitor)
+    return visitor.found
 
 
 def _kept_decorators(cls: cst.ClassDef) -> list[cst.Decorator]:
@@ -271,7 +313,7 @@ def _without_attributes(
     found: list[str] = []
     carried: list[cst.EmptyLine] = []
     for stmt in stmts:
-        attribute = _gpu_attribute(stmt)
+        attribute = gpu_attribute(stmt)
         if attribute is not None:
             assert isinstance(stmt, cst.SimpleStatementLine)
             found.append(attribute)
@@ -299,7 +341,7 @@ def _without_attributes(
     return body, tuple(found)
 
 
-def _gpu_attribute(stmt: cst.BaseStatement) -> str | None:
+def gpu_attribute(stmt: cst.BaseStatement) -> str | None:
     """`device` or `device_type` when `stmt` is `device = GPU_TYPE` (or `device_type: str = GPU_TYPE`)."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
@@ -315,7 +357,7 @@ def _gpu_attribute(stmt: cst.BaseStatement) -> str | None:
     return None
 
 
-def _method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> tuple[cst.FunctionDef, int, bool]:
+def method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> tuple[cst.FunctionDef, int, bool]:
     """The method with its uses of GPU_TYPE (and of the attributes the
     class set to it) rewritten, and, a test, given `device`; how many uses
     were rewritten and whether it is a test. Refusal, with why, when a use

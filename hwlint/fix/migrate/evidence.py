@@ -5,6 +5,8 @@ one is a test of that device, not device-generic."""
 
 from __future__ import annotations
 
+import ast
+import copy
 import re
 from typing import Sequence
 
@@ -15,10 +17,12 @@ from hwlint.facts import DEFAULT_ACCELERATORS
 from hwlint.fix.edits import is_docstring
 
 
-def device_words(config: Config) -> re.Pattern[str]:
+def device_words(config: Config, *, triton: bool = True) -> re.Pattern[str]:
     """A device, backend or vendor library named in code: `"cuda"`,
     `torch.cuda`, `TEST_CUDA`, `dtypesIfCUDA`, `TestSDPACudaOnly`, `"nccl"`,
-    `cudnn`... (a lower-case name stands alone: `dumps` names no MPS)."""
+    `cudnn`... (a lower-case name stands alone: `dumps` names no MPS).
+    Without `triton`, Triton is no such name: inductor's code generator for
+    every GPU it has (GPU_TYPE), not one device's."""
     names = dict.fromkeys(
         (
             *DEFAULT_ACCELERATORS.devices,
@@ -33,7 +37,7 @@ def device_words(config: Config) -> re.Pattern[str]:
             "cublas",
             "mkldnn",
             "onednn",
-            "triton",
+            *(("triton",) if triton else ()),
         )
     )
     parts = []
@@ -71,14 +75,68 @@ def names_a_device(cls: cst.ClassDef, words: re.Pattern[str], attribute: str, *,
     return ""
 
 
-def device_constants(data: bytes, lines: Sequence[int]) -> set[str]:
-    """Names the module binds at its top level on a line that mentions an
-    accelerator (`device = torch.device("xpu")`, `TEST_XPU = ...`)."""
-    text = data.decode("utf-8", "replace").splitlines()
-    names = set()
+def device_constants(data: bytes, lines: Sequence[int], naming: re.Pattern[str] | None = None) -> set[str]:
+    """Names the module binds at its top level in a statement that mentions
+    an accelerator on one of `lines` (`device = torch.device("xpu")`,
+    `TEST_XPU = ...`, `requires_xpu = functools.partial(` over several
+    lines); with `naming`, only those whose statement's code names one of
+    its words (`HAS_MULTIGPU`, whichever GPU the machine has, names no device)."""
+    found = bound_at(data, lines, with_code=naming is not None)
+    return {
+        name
+        for names, code in found.values()
+        if naming is None or naming.search(code)
+        for name in names
+    }
+
+
+def bound_at(data: bytes, lines: Sequence[int], *, with_code: bool = False) -> dict[int, tuple[tuple[str, ...], str]]:
+    """Each of `lines` -> the names bound by the module-level assignment
+    whose statement spans it (inside a module-level `if`/`try`/`with` too),
+    () for a line in any other statement (a function's body, a call run at
+    import) or in none; and, `with_code`, that statement's code (its
+    strings aside), else "". """
+    try:
+        text = data.decode("utf-8")
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {n: ((), "") for n in lines}
+    found: dict[int, tuple[tuple[str, ...], str]] = {}
     for n in lines:
-        if 0 < n <= len(text):
-            found = re.match(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]", text[n - 1])
-            if found:
-                names.add(found.group(1))
-    return names
+        stmt = _innermost(tree.body, n)
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets = [stmt.target]
+        names = tuple(t.id for t in targets if isinstance(t, ast.Name))
+        code = _code_without_strings(stmt) if with_code and stmt is not None else ""
+        found[n] = (names if len(names) == len(targets) else (), code)
+    return found
+
+
+def _code_without_strings(stmt: ast.stmt) -> str:
+    """The statement's code with its strings (a skip's reason) emptied."""
+
+    class _Empty(ast.NodeTransformer):
+        def visit_Constant(self, node: ast.Constant) -> ast.AST:
+            return ast.Constant("") if isinstance(node.value, str) else node
+
+    return ast.unparse(_Empty().visit(copy.deepcopy(stmt)))
+
+
+def _innermost(body: Sequence[ast.stmt], line: int) -> ast.stmt | None:
+    """The statement of `body` spanning `line`, or the one inside it when it
+    is a block that runs at import (`if`, `try`, `with`)."""
+    for stmt in body:
+        if not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            continue
+        if isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            blocks = [stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])]
+            blocks += [h.body for h in getattr(stmt, "handlers", [])]
+            for block in blocks:
+                inner = _innermost(block, line)
+                if inner is not None:
+                    return inner
+        return stmt
+    return None

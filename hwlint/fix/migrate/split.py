@@ -26,10 +26,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, ModuleFacts
-from hwlint.facts.devices import DEVICE_TEST_DECORATORS, framework_type, instantiable
+from hwlint.facts.devices import ANY_GPU_NAMES, DEVICE_TEST_DECORATORS, framework_type, instantiable
 from hwlint.fix.edits import declaration_statement, dotted, ensure_import
+from hwlint.fix.migrate.accelerator_tests import drop_unused_import
+from hwlint.fix.migrate.any_gpu import gpu_attribute, method_migrated
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names, write_class_level
-from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
+from hwlint.fix.migrate.evidence import bound_at, device_constants, device_words, names_a_device
 from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.generalize import class_devices_rewritten
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
@@ -67,6 +69,7 @@ class _Sorted(NamedTuple):
     device: list[int]
     needs: bool
     moved: list[int]
+    any_gpu: bool  # its tests use GPU_TYPE: hwlint.fix.migrate.any_gpu's rewrites, not HWC201's
 
 
 def split(
@@ -107,7 +110,7 @@ def split(
     accelerator = m._replace(class_name=names.accelerator, occurrence=0)
     fixed, rewritten = class_devices_rewritten(fixed, accelerator, config, facts_of)
     rewritten += chosen
-    _refuse_still_bound(fixed, names, config, facts_of)
+    _refuse_still_bound(fixed, names, config, facts_of, triton=not sorted_tests.any_gpu)
     generic = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.generic)
     device = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.device)
     assert isinstance(cls.body, cst.IndentedBlock)
@@ -222,12 +225,16 @@ def sort_tests(
     if not generic:
         raise Refusal(_ONE_KIND.format("every"))
     uses = _member_uses(module, cls, tests, (sites, spans), words, bound, config)
+    any_gpu = any(s.kind == "any-gpu" for s in info.devices)
+    if any_gpu:
+        # `device = GPU_TYPE` goes: the tests' `device` takes its place (`_gpu_type_rewritten`).
+        uses = {i: use for i, use in uses.items() if gpu_attribute(cls.body.body[i]) is None}
     names = {i: _member_name(stmt) for i, stmt in enumerate(cls.body.body)}
     # (With no device test, a test that reaches a member's device use is why.)
     moved = placed(list(cls.body.body), cls.name.value, (generic, device), uses, names)
     if not device:
         raise Refusal(_ONE_KIND.format("no"))
-    return _Sorted(generic, device, needs, moved)
+    return _Sorted(generic, device, needs, moved, any_gpu)
 
 
 _ONE_KIND = "not split: {} test uses a device: one classification fits them all"
@@ -242,9 +249,8 @@ def _refuse_unnamed_mentions(data: bytes, reached: list[int]) -> None:
     """Refusal when the class reaches a module-level mention of an
     accelerator that binds no name a test could be seen to use (a
     function's body, a statement run at import)."""
-    lines = data.decode("utf-8", "replace").splitlines()
-    for n in reached:
-        if 0 < n <= len(lines) and not re.match(r"([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]", lines[n - 1]):
+    for n, (names, _) in sorted(bound_at(data, reached).items()):
+        if not names:
             raise Refusal(
                 f"not split: the class reaches the module's mention of an accelerator at line {n}, "
                 "which no test is seen to use"
@@ -363,10 +369,13 @@ def _written(
     ]
     # The device tests, and the members only they may use, in the order of the class.
     chosen = _ChosenDevice()
-    device_tests = [
-        _device_chosen(_given_device(stmts[i]), chosen) if i in sorted_tests.device else stmts[i]
-        for i in sorted({*sorted_tests.device, *moved})
-    ]
+    if sorted_tests.any_gpu:
+        members, device_tests = _gpu_type_rewritten(stmts, members, sorted_tests, chosen)
+    else:
+        device_tests = [
+            _device_chosen(_given_device(stmts[i]), chosen) if i in sorted_tests.device else stmts[i]
+            for i in sorted({*sorted_tests.device, *moved})
+        ]
     attr = config.attribute
     made = [
         _new_class(
@@ -409,7 +418,49 @@ def _written(
         more = NEEDS_ACCELERATOR if sorted_tests.needs else ASKS
         state.instantiate.append((where + len(made) - 1, names.accelerator, more))
         runs = tuple(d for d in instantiable(False, True) if not (sorted_tests.needs and d == "cpu"))
-    return write_class_level(state).bytes, runs, chosen.count
+    written = write_class_level(state)
+    if sorted_tests.any_gpu:
+        for name in ANY_GPU_NAMES:
+            written = drop_unused_import(written, name)
+    return written.bytes, runs, chosen.count
+
+
+def _gpu_type_rewritten(
+    stmts: Sequence[cst.BaseStatement], members: list[cst.BaseStatement], sorted_tests: _Sorted, chosen: _ChosenDevice
+) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement]]:
+    """A GPU_TYPE class's split (`sorted_tests.any_gpu`): the mixin's
+    members without `device = GPU_TYPE` / `device_type = GPU_TYPE`, and
+    the ACCELERATOR class's members (its tests given `device`) with their
+    uses of GPU_TYPE and of those attributes rewritten as
+    hwlint.fix.migrate.any_gpu rewrites them (`device` where a test places
+    a tensor, `self.device_type` elsewhere). Refusal when a member both
+    classes share, or a device-free test, uses GPU_TYPE or the attribute."""
+    attributes = tuple(a for a in (gpu_attribute(s) for s in stmts) if a is not None)
+    shared = [s for s in members if gpu_attribute(s) is None]
+    for stmt in [*shared, *(stmts[i] for i in sorted_tests.generic)]:
+        text = code_without_prose(stmt)
+        named = next((g for g in ANY_GPU_NAMES if node_uses(stmt, g)), None) or next(
+            (f"self.{a}" for a in attributes if re.search(rf"\bself\.{a}\b", text)), None
+        )
+        if named is not None:
+            raise Refusal(
+                f"not split: {_member_name(stmt)} uses {named} and stays with the device-free tests: migrate by hand"
+            )
+    device_tests = []
+    for i in sorted({*sorted_tests.device, *sorted_tests.moved}):
+        stmt = stmts[i]
+        if gpu_attribute(stmt) is not None:
+            continue  # `device = GPU_TYPE`: the device framework's `device` takes its place
+        if isinstance(stmt, cst.FunctionDef):
+            try:
+                stmt, uses, _ = method_migrated(stmt, attributes)
+            except Refusal as refusal:
+                raise Refusal(f"not split: {refusal.reason}") from None
+            chosen.count += uses
+        elif any(node_uses(stmt, g) for g in ANY_GPU_NAMES):
+            raise Refusal(f"not split: {_member_name(stmt)} uses GPU_TYPE when the class is defined: migrate by hand")
+        device_tests.append(stmt)
+    return shared, device_tests
 
 
 def _runs(call: cst.Call) -> tuple[str, ...]:
@@ -514,12 +565,18 @@ def _new_class(
 
 
 def _refuse_still_bound(
-    fixed: bytes, names: SplitNames, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+    fixed: bytes,
+    names: SplitNames,
+    config: Config,
+    facts_of: Callable[[bytes], ModuleFacts],
+    *,
+    triton: bool,
 ) -> None:
     """Refusal when, after the rewrites, a test of the ACCELERATOR class
     still names a device (but in its `@only*` decorators, which the
     ACCELERATOR tests' migration replaces or moves next) or uses a
-    module-level name bound to one: it is a test of that device."""
+    module-level name bound to one: it is a test of that device. Without
+    `triton`, a GPU_TYPE class's split, naming Triton is no device's."""
     body = parse_module(fixed, MigrateError).body
     cls = body[find_class(body, names.accelerator, 0)]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
@@ -531,10 +588,13 @@ def _refuse_still_bound(
     ]
     # What a comment or a docstring says runs on no device.
     bare = without_prose(cls.with_changes(body=cls.body.with_changes(body=stmts)))
-    named = names_a_device(bare, device_words(config), config.attribute)
+    words = device_words(config, triton=triton)
+    named = names_a_device(bare, words, config.attribute)
     if named:
         raise Refusal(f"not split: after the rewrites, a device test still names {named}: it is a test of that device")
-    bound = device_constants(fixed, facts_of(fixed).accelerator_lines)
+    # A GPU_TYPE class's: a name bound to whichever GPU the machine has
+    # (`requires_multigpu = skipIf(not HAS_MULTIGPU, ...)`) is no device's.
+    bound = device_constants(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
     used = sorted(name for name in bound if node_uses(bare, name))
     if used:
         raise Refusal(f"not split: a device test uses {used[0]}, which the module binds to a device")

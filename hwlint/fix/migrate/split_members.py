@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.outcome import Refusal
 
 # Any member: `self` passed on, or `getattr(self, name)` with a computed name.
@@ -44,7 +45,25 @@ class Use(NamedTuple):
 
 
 class _Prose(cst.CSTTransformer):
-    """Comments and string statements (docstrings) removed."""
+    """Comments and string statements (docstrings) removed, and the
+    messages of skips and assertions emptied (`self.skipTest("CUDA is
+    available")`, `skipIf(cond, "needs XPU")`, `msg=...`): prose too."""
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        name = dotted(updated_node.func).rsplit(".", 1)[-1]
+        # Where the messages start among the positional arguments (None: none are).
+        first = 1 if name in ("skipIf", "skipUnless") else 0 if name in ("skip", "skipTest") else None
+        args = []
+        positional = 0
+        for arg in updated_node.args:
+            message = arg.keyword is not None and arg.keyword.value in ("msg", "reason", "message")
+            if arg.keyword is None and not arg.star:
+                message = first is not None and positional >= first
+                positional += 1
+            if message and isinstance(arg.value, _STRINGS):
+                arg = arg.with_changes(value=cst.SimpleString('""'))
+            args.append(arg)
+        return updated_node.with_changes(args=args)
 
     def leave_EmptyLine(self, original_node: cst.EmptyLine, updated_node: cst.EmptyLine) -> cst.EmptyLine:
         return updated_node.with_changes(comment=None)
