@@ -123,6 +123,7 @@ def test_a_test_of_cpu_only_code_may_stay_when_a_gpu_skip_keeps_it_off_cpu(tmp_p
 
 # -- what it refuses -----------------------------------------------------------
 
+
 def test_gpu_type_in_a_skips_reason_at_module_level_blocks_nothing(tmp_path: Path) -> None:
     # PyTorch's test_move_constructors_to_gpu.py: GPU_TYPE only in the message.
     skip = (
@@ -130,9 +131,14 @@ def test_gpu_type_in_a_skips_reason_at_module_level_blocks_nothing(tmp_path: Pat
         '    unittest.skipIf, not HAS_GPU, f"requires multiple {GPU_TYPE} devices"\n)\n'
         'requires_two = unittest.skipIf(not HAS_GPU, reason=f"two {GPU_TYPE}s")\n'
     )
-    source = "import functools, unittest\n" + HEAD + skip + (
-        "\n\nclass TestA(TestCase):\n    @requires_multigpu()\n    @requires_two\n"
-        "    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n"
+    source = (
+        "import functools, unittest\n"
+        + HEAD
+        + skip
+        + (
+            "\n\nclass TestA(TestCase):\n    @requires_multigpu()\n    @requires_two\n"
+            "    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n"
+        )
     )
     text, report = migrate(tmp_path, source + GATED)
     assert report.migrated == {"any-gpu": 1}, report.unfixed
@@ -221,21 +227,22 @@ def test_the_split_of_a_gpu_type_class_rewrites_its_device_tests_the_any_gpu_way
     # `device = GPU_TYPE` goes, a helper only the device tests use moves with
     # them (its uses become `self.device_type`), Triton's name and a skip
     # bound over several lines to whichever GPU the machine has block nothing.
-    head = HEAD + (
-        "import functools, unittest\n"
-        "from torch.testing._internal.inductor_utils import HAS_MULTIGPU\n"
-    )
+    head = HEAD + ("import functools, unittest\nfrom torch.testing._internal.inductor_utils import HAS_MULTIGPU\n")
     skip = (
         "\nrequires_multigpu = functools.partial(\n"
         '    unittest.skipIf, not HAS_MULTIGPU, f"requires multiple {GPU_TYPE} devices"\n)\n'
     )
-    source = head + skip + (
-        "\n\nclass TestA(TestCase):\n    device = GPU_TYPE\n\n"
-        "    def _compiled(self, fn, x):\n        return torch.compile(fn)(x.to(self.device))\n\n"
-        "    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n"
-        "    @requires_multigpu()\n"
-        "    def test_gpu(self):\n        out = self._compiled(torch.sin, torch.ones(2))\n"
-        '        FileCheck().check("triton.jit").run(str(out))\n'
+    source = (
+        head
+        + skip
+        + (
+            "\n\nclass TestA(TestCase):\n    device = GPU_TYPE\n\n"
+            "    def _compiled(self, fn, x):\n        return torch.compile(fn)(x.to(self.device))\n\n"
+            "    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n"
+            "    @requires_multigpu()\n"
+            "    def test_gpu(self):\n        out = self._compiled(torch.sin, torch.ones(2))\n"
+            '        FileCheck().check("triton.jit").run(str(out))\n'
+        )
     )
     text, report = migrate(tmp_path, source + GATED)
     assert text == (
@@ -254,7 +261,9 @@ def test_the_split_of_a_gpu_type_class_rewrites_its_device_tests_the_any_gpu_way
     assert report.migrated == {"split": 2}
     # A member both classes would keep that reads `self.device`: no split;
     # the class is made ACCELERATOR whole (run_tests() is gated on a GPU).
-    shared = source.replace("        self.assertEqual(1 + 1, 2)\n", "        self.assertEqual(self._compiled(abs, 1), 1)\n")
+    shared = source.replace(
+        "        self.assertEqual(1 + 1, 2)\n", "        self.assertEqual(self._compiled(abs, 1), 1)\n"
+    )
     text, report = migrate(tmp_path / "b", shared + GATED)
     assert report.migrated == {"any-gpu": 1}
     assert "\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n" in text

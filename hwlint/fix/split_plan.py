@@ -18,7 +18,9 @@ from hwlint.rules.missing_classification import MissingClassification
 # The kinds of evidence (hwlint.rules.infer.REASONS) of the classes a
 # split by test is tried for (hwlint.fix.migrate.split), when their tests
 # divide: one classification does not fit them all.
-SPLIT_KINDS = frozenset({"any-gpu", "mixed-accelerator-use", "some-tests-need-accelerator", "one-device", "instantiated"})
+SPLIT_KINDS = frozenset(
+    {"any-gpu", "mixed-accelerator-use", "some-tests-need-accelerator", "one-device", "instantiated"}
+)
 
 
 def plan_splits(
@@ -81,8 +83,14 @@ def _divides(cls: ClassFacts, instantiated: bool) -> bool:
     lines and text (hwlint.fix.migrate.split), and says why it does not apply."""
     lines = [m.line for m in cls.methods]
     # A test's requirement is on its own decorators: the next test's line.
-    needed = {next((n for n in lines if n > s.line), 0) for s in cls.requires if s.kind == "test"}
-    sites = [s.line for s in (*cls.probes, *cls.devices, *cls.distributed, *cls.requires) if s.kind != "test"]
+    guards = {s.line for s in cls.requires if s.kind == "test"}
+    needed = {next((n for n in lines if n > line), 0) for line in guards}
+    # A probe on a test's guard (`@skipIf(not TEST_CUDA, ...)`) is that test's, not the one before's.
+    sites = [
+        s.line
+        for s in (*cls.probes, *cls.devices, *cls.distributed, *cls.requires)
+        if s.kind != "test" and s.line not in guards
+    ]
     free = device = 0
     for at, method in enumerate(cls.methods):
         # From its `def` to the next test's: its body, or a member that is no

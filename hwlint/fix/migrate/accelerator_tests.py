@@ -6,6 +6,7 @@ tests bound to a device are moved (hwlint.fix.migrate.move_tests)."""
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Sequence
 
 import libcst as cst
@@ -15,9 +16,11 @@ from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.fix.edits import dotted, ensure_import
 from hwlint.fix.migrate.evidence import device_words
 from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE, ONLY_ACCELERATOR
+from hwlint.fix.migrate.local_names import masked_local_names
 from hwlint.fix.migrate.move_tests import MovingTest, move_target, move_tests
 from hwlint.fix.migrate.outcome import Done, Refusal, Refused
 from hwlint.fix.migrate.parameters import with_device
+from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.tree import class_facts, decorator_name, device_parameter, find_class, test_methods
 from hwlint.fix.plan import REPLACEABLE, Migration, not_replaceable
 from hwlint.fix.rewrite import dotted_expr
@@ -47,6 +50,9 @@ def accelerator_tests(
         module, local = ensure_import(module, DEVICE_TYPE_MODULE, ONLY_ACCELERATOR)
         if local != ONLY_ACCELERATOR:
             module = module.visit(_Rename(ONLY_ACCELERATOR, local))
+        # The decorators @onlyAccelerator replaced, once nothing names them (flake8's F401).
+        for name in sorted(REPLACEABLE):
+            module = drop_unused_import(module, name)
     if any(d.kind == "move-tests" and d.member == "ACCELERATOR" for d in done):
         # The decorators an ACCELERATOR subclass's except_for stands for.
         for name in ("onlyNativeDeviceTypes", "onlyOn"):
@@ -83,11 +89,20 @@ class _TestsMigrated:
         except Refusal as refusal:
             self.refused.append(refusal.of(m))
             return
-        moving = self._class_tests(body, where, cls, info, m)
+        # Its local variables' and device-free helpers' names hidden (only
+        # names: hwlint.fix.migrate.local_names), line for line.
+        masked = masked_local_names(module.bytes, info.line, self.words).decode("utf-8", "replace").splitlines()
+        moving = self._class_tests(body, where, cls, info, m, masked)
         self._moved(module, body, where, cls, m, moving)
 
     def _class_tests(
-        self, body: list[cst.BaseStatement], where: int, cls: cst.ClassDef, info: ClassFacts, m: Migration
+        self,
+        body: list[cst.BaseStatement],
+        where: int,
+        cls: cst.ClassDef,
+        info: ClassFacts,
+        m: Migration,
+        masked: list[str],
     ) -> _Moving:
         """The class's tests given `@onlyAccelerator` and `device` where
         they can be (in `body`); those bound to a device, by where they go."""
@@ -106,7 +121,7 @@ class _TestsMigrated:
             if line is None:
                 self.refused.append(Refused(m, f"{fn.name.value} is not among the facts' tests of {m.class_name}"))
                 continue
-            generic, why = self._generic(fn, specific, line, sites)
+            generic, why = self._generic(fn, specific, line, sites, masked)
             names = [decorator_name(d) for d in specific]
             bad = [n for n in names if n not in REPLACEABLE]
             # A device decorator stays: `device` is then not all that is missing.
@@ -132,16 +147,23 @@ class _TestsMigrated:
         return moving
 
     def _generic(
-        self, fn: cst.FunctionDef, specific: list[cst.Decorator], line: int, sites: list[int]
+        self, fn: cst.FunctionDef, specific: list[cst.Decorator], line: int, sites: list[int], masked: list[str]
     ) -> tuple[bool, str]:
         """Whether the test, as it would read without its @only* decorators,
         names no device and uses none (the facts' sites); and what it does
-        name or use, for the refusals."""
-        text = cst.Module(
-            body=[fn.with_changes(decorators=[d for d in fn.decorators if d not in specific], leading_lines=[])]
-        ).code
-        named = self.words.search(text)
-        end = line + cst.Module(body=[fn.with_changes(decorators=[], leading_lines=[])]).code.count("\n")
+        name or use, for the refusals. `masked`: the module's lines with
+        the names that are only names hidden (its own name is one too)."""
+        bare = fn.with_changes(decorators=[d for d in fn.decorators if d not in specific], leading_lines=[])
+        end = line + cst.Module(body=[bare.with_changes(decorators=[])]).code.count("\n")
+        own = textwrap.dedent("\n".join(masked[line - 1 : end]) + "\n")
+        try:
+            hidden = cst.parse_statement(re.sub(rf"\bdef\s+{re.escape(fn.name.value)}\b", "def test", own, count=1))
+        except cst.ParserSyntaxError:
+            hidden = None
+        if isinstance(hidden, cst.FunctionDef):
+            bare = hidden.with_changes(decorators=bare.decorators)
+        # Comments, docstrings and messages are prose: they name no device to run on.
+        named = self.words.search(code_without_prose(bare))
         used = next((s for s in sites if line <= s < end), None)
         why = f"names {named.group(0)!r}" if named is not None else f"uses a device at line {used}"
         return named is None and used is None, why

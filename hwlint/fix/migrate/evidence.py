@@ -42,9 +42,12 @@ def device_words(config: Config, *, triton: bool = True) -> re.Pattern[str]:
     )
     parts = []
     for name in names:
-        parts.append(re.escape(name.upper()))
-        parts.append(rf"(?<![a-z]){re.escape(name[0])}(?i:{re.escape(name[1:])})(?![a-z])")
-        parts.append(rf"(?<![a-z]){re.escape(name[0].upper())}{re.escape(name[1:])}(?![a-z])")
+        # `has_triton()`, `HAS_TRITON`: a question of capability, which a
+        # device-generic test asks on every device (torch.utils._triton).
+        asked = r"(?<!has_)(?<!HAS_)" if name == "triton" else ""
+        parts.append(asked + re.escape(name.upper()))
+        parts.append(rf"{asked}(?<![a-z]){re.escape(name[0])}(?i:{re.escape(name[1:])})(?![a-z])")
+        parts.append(rf"{asked}(?<![a-z]){re.escape(name[0].upper())}{re.escape(name[1:])}(?![a-z])")
     return re.compile("|".join(parts))
 
 
@@ -82,12 +85,7 @@ def device_constants(data: bytes, lines: Sequence[int], naming: re.Pattern[str] 
     lines); with `naming`, only those whose statement's code names one of
     its words (`HAS_MULTIGPU`, whichever GPU the machine has, names no device)."""
     found = bound_at(data, lines, with_code=naming is not None)
-    return {
-        name
-        for names, code in found.values()
-        if naming is None or naming.search(code)
-        for name in names
-    }
+    return {name for names, code in found.values() if naming is None or naming.search(code) for name in names}
 
 
 def bound_at(data: bytes, lines: Sequence[int], *, with_code: bool = False) -> dict[int, tuple[tuple[str, ...], str]]:
@@ -95,7 +93,7 @@ def bound_at(data: bytes, lines: Sequence[int], *, with_code: bool = False) -> d
     whose statement spans it (inside a module-level `if`/`try`/`with` too),
     () for a line in any other statement (a function's body, a call run at
     import) or in none; and, `with_code`, that statement's code (its
-    strings aside), else "". """
+    strings aside), else ""."""
     try:
         text = data.decode("utf-8")
         tree = ast.parse(text)
@@ -140,3 +138,50 @@ def _innermost(body: Sequence[ast.stmt], line: int) -> ast.stmt | None:
                     return inner
         return stmt
     return None
+
+
+# Calls whose arguments from this position on are a message, by their last name.
+_MESSAGES_FROM = {"skipIf": 1, "skipUnless": 1, "skip": 0, "skipTest": 0}
+_MESSAGE_KEYWORDS = frozenset({"msg", "reason", "message"})
+
+
+def masked_messages(data: bytes, class_line: int) -> bytes:
+    """`data` with the messages of the skips and assertions in the class
+    defined on `class_line` (`skipIf(cond, "needs CUDA")`,
+    `self.skipTest(...)`, `msg=...`: prose, that runs on no device) blanked
+    inside their quotes, byte for byte (lines and columns stay); `data`
+    itself when there are none or it does not parse."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return data
+    cls = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.lineno == class_line), None)
+    if cls is None:
+        return data
+    spans = []
+    for node in ast.walk(cls):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        first = _MESSAGES_FROM.get(name)
+        messages = node.args[first:] if first is not None else []
+        messages += [k.value for k in node.keywords if k.arg in _MESSAGE_KEYWORDS]
+        spans += [m for m in messages if isinstance(m, (ast.Constant, ast.JoinedStr)) and _is_text(m)]
+    if not spans:
+        return data
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    out = bytearray(data)
+    for m in spans:
+        begin = starts[m.lineno - 1] + m.col_offset
+        end = starts[(m.end_lineno or m.lineno) - 1] + (m.end_col_offset or 0)
+        for i in range(begin + 1, end - 1):
+            if out[i] not in b"\r\n\"'":
+                out[i] = ord(" ")
+    return bytes(out)
+
+
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or isinstance(getattr(node, "value", None), str)

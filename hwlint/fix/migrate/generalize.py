@@ -6,6 +6,7 @@ refused generalization says what blocked it (hwlint.fix.blocker)."""
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Callable
 
@@ -20,13 +21,15 @@ from hwlint.fix.kinds import rewrite_kind
 from hwlint.fix.migrate.accelerator_need import accelerator_need
 from hwlint.fix.migrate.blockers import NAMES_IN_A_STRING, NEWEST_TORCH, ClassSource, equivalent_blocker
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
-from hwlint.fix.migrate.evidence import device_constants, device_words, names_a_device
+from hwlint.fix.migrate.evidence import device_constants, device_words, masked_messages, names_a_device
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
+from hwlint.fix.migrate.guards import guards_applied
 from hwlint.fix.migrate.local_names import masked_local_names
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import given_device
+from hwlint.fix.migrate.split_members import without_prose
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
-from hwlint.fix.plan import Migration, SiteRewrite
+from hwlint.fix.plan import REPLACEABLE, Migration, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source
 from hwlint.fix.transform import decorator_names, import_decorators
@@ -73,6 +76,11 @@ def _generalize(
         raise Refusal.blocked(
             Blocker(info.line, f"@{info.decorators[0]}", "decorates the class: generalize by hand", "class")
         )
+    # (0) the tests' guards of the device as `@onlyCUDA` (hwlint.fix.migrate.guards).
+    data, guards, renamed = guards_applied(data, m.class_name, m.occurrence, facts_of)
+    if guards:
+        facts = facts_of(data)
+        info = class_to_instantiate(facts, m)
     words = device_words(config)
     source = ClassSource(data, info)
     _refuse_unrewritten_names(source, m, config, facts, words)
@@ -102,11 +110,19 @@ def _generalize(
     fixed = write_class_level(state).bytes
     detail = (
         f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
-        f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, instantiated{flags}"
+        f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, "
+        + (f"{guards} guard{'s' if guards != 1 else ''} of the device made generic, " if guards else "")
+        + f"instantiated{flags}"
         + (f" (its tests need an accelerator: {need})" if need else "")
     )
     return fixed, Done(
-        "generalize", m.class_name, m.line, "ACCELERATOR", detail, instantiated_names(m.class_name, runs)
+        "generalize",
+        m.class_name,
+        m.line,
+        "ACCELERATOR",
+        detail,
+        instantiated_names(m.class_name, runs),
+        guards=renamed,
     )
 
 
@@ -121,9 +137,10 @@ def _refuse_unrewritten_names(
     info = source.info
     early, blocker = _site_rewrites(info, facts, config, source)
     rewritten = {s.line for s in early}
-    skipped = {t.line for t in info.methods} | rewritten | source.docstring_lines
+    skipped = {t.line for t in info.methods} | rewritten | source.docstring_lines | _only_lines(source, m)
     # A local variable named after a device (`x_xpu`) is only a name (hwlint.fix.migrate.local_names).
-    masked = masked_local_names(source.data, info.line, words)
+    # A skip's or an assertion's message is prose (hwlint.fix.migrate.evidence).
+    masked = masked_messages(masked_local_names(source.data, info.line, words), info.line)
     lines = source.lines if masked is source.data else ClassSource(masked, info).lines
     for n in range(info.body_line or info.line + 1, min(info.end_line, len(lines)) + 1):
         if blocker is not None and n >= blocker.line:
@@ -136,6 +153,43 @@ def _refuse_unrewritten_names(
             break
     if blocker is not None:
         raise Refusal.blocked(blocker)
+
+
+def _only_lines(source: ClassSource, m: Migration) -> set[int]:
+    """The lines of the tests' `@onlyCUDA`-style decorators of the class's
+    own device: the ACCELERATOR tests' migration (hwlint.fix.migrate.accelerator_tests)
+    makes them `@onlyAccelerator` once the test names no device."""
+    cls = source.node
+    if cls is None:
+        return set()
+    own = {d for d in REPLACEABLE if d[len("only") :].lower() == m.member.lower()}
+    return {
+        n
+        for stmt in cls.body
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for d in stmt.decorator_list
+        if _decorator_name(d) in own
+        for n in range(d.lineno, (d.end_lineno or d.lineno) + 1)
+    }
+
+
+def _without_decorators(cls: cst.ClassDef, names: set[str]) -> cst.ClassDef:
+    """The class with its methods' decorators of `names` left out."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return cls
+    stmts = [
+        s.with_changes(decorators=[d for d in s.decorators if decorator_name(d) not in names])
+        if isinstance(s, cst.FunctionDef)
+        else s
+        for s in cls.body.body
+    ]
+    return cls.with_changes(body=cls.body.with_changes(body=stmts))
+
+
+def _decorator_name(node: ast.expr) -> str:
+    """`onlyCUDA` for `@onlyCUDA`, `@common.onlyCUDA` or `@onlyCUDA(...)`."""
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 def _undecorated_class(
@@ -216,7 +270,8 @@ def _refuse_still_bound(
     if masked is not step_b:
         # The same class with its local variables' device words hidden (only names).
         cls = _undecorated_class(masked, m, "generalize")[3]
-    named = names_a_device(cls, words, config.attribute, docstrings=False)
+    own = {d for d in REPLACEABLE if d[len("only") :].lower() == m.member.lower()}
+    named = names_a_device(without_prose(_without_decorators(cls, own)), words, config.attribute, docstrings=False)
     if named:
         raise Refusal.blocked(
             Blocker(

@@ -8,7 +8,8 @@ class to that device once the device it holds comes from `device`
 `x_cpu` in test_torch.py's ported tests runs on every device type). What a
 name means beyond the function is not hidden: a module-level name, an
 attribute (`self.use_cuda`, `torch.cuda`, `tensor.is_cuda`; but
-`self.npu_op_exec`, a helper the class defines, is a name of its own), a keyword
+`self.npu_op_exec`, a helper the class defines, is a name of its own, and so
+is a module-level function whose code names no device), a keyword
 argument (`allow_xpu=True` is the callee's), an imported name; nor any
 string (`"xpu"`, a device string, still names the device). The
 generalize migration (hwlint.fix.migrate.generalize) looks for device
@@ -46,7 +47,8 @@ def masked_local_names(data: bytes, class_line: int, words: re.Pattern[str]) -> 
         return data
     lines = data.splitlines(keepends=True)
     changed = False
-    for line, column, name in _local_uses(cls, lines):
+    uses = [*_local_uses(cls, lines), *_device_free_function_uses(tree, cls, words)]
+    for line, column, name in uses:
         hidden = words.sub(lambda m: "_" * len(m.group(0)), name)
         if hidden == name:
             continue
@@ -70,6 +72,42 @@ def _local_uses(cls: ast.ClassDef, lines: list[bytes]) -> Iterator[tuple[int, in
             yield from _own_method_calls(stmt, methods)
             if not stmt.name.startswith("test"):
                 yield from _def_name(stmt, lines)
+
+
+def _device_free_function_uses(
+    tree: ast.Module, cls: ast.ClassDef, words: re.Pattern[str]
+) -> Iterator[tuple[int, int, str]]:
+    """Where the class names a module-level function (defined once) whose
+    own code, its docstring aside, names no device: `matmul_cuda`, whose
+    body adds two tensors wherever they are, is only a name too."""
+    defined: dict[str, int] = {}
+    free: set[str] = set()
+    for stmt in tree.body:
+        for target in _module_targets(stmt):
+            defined[target] = defined.get(target, 0) + 1
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = stmt.body[1:] if ast.get_docstring(stmt) is not None else stmt.body
+            code = "\n".join(ast.unparse(n) for n in [*stmt.decorator_list, stmt.args, *body])
+            if words.search(code) is None:
+                free.add(stmt.name)
+    names = {name for name in free if defined.get(name) == 1 and words.search(name)}
+    if not names:
+        return
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            yield node.lineno, node.col_offset, node.id
+
+
+def _module_targets(stmt: ast.stmt) -> Iterator[str]:
+    """The names a module-level statement binds (a def, a class, an assignment, an import)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield stmt.name
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        yield from ((a.asname or a.name).split(".", 1)[0] for a in stmt.names)
+    else:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                yield node.id
 
 
 def _own_method_calls(

@@ -93,6 +93,9 @@ class Done(NamedTuple):
     collected: tuple[str, ...] = ()
     method: str = ""
     to_class: str = ""  # "move-tests": the class the test is now in; "split": the class made
+    # The tests whose guards were rewritten (hwlint.fix.migrate.guards): the
+    # test, its decorators' names before and after, for the verification.
+    guards: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def to_dict(self, path: str) -> dict[str, object]:
         """The record in the fix report's JSON form, with the file's `path`."""

@@ -1,0 +1,212 @@
+"""A device test's guards, in the form a device-generic class keeps, as
+PyTorch's contributors write them when they make a class device-generic:
+
+- a skip that only says the test's device is there (`@skipIf(not
+  TEST_CUDA, ...)`, `@skipUnless(torch.cuda.is_available(), ...)`, or
+  `@requires_cuda` bound at module level to one) becomes the device
+  framework's `@onlyCUDA`. In an instantiated class it runs the test
+  where it ran, on that device; the ACCELERATOR tests' migration
+  (hwlint.fix.migrate.accelerator_tests) then makes it
+  `@onlyAccelerator` once the test names no device.
+- a skip on CUDA's compute capability below 7.0 whose reason is Triton
+  (`@skipIf(torch.cuda.get_device_capability() < (7, 0), "Triton does not
+  support ...")`) becomes `@skipUnless(has_triton(), ...)`:
+  `torch.utils._triton.has_triton()` is that check on CUDA, and on every
+  other device Triton runs on.
+
+A skip with any other condition (`not TEST_CUDA or IS_WINDOWS`, a count of
+devices, `TEST_CUDNN`) stays: the generalization still sees its device
+and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+import libcst as cst
+
+from hwlint.facts import ModuleFacts
+from hwlint.fix.edits import dotted, ensure_import
+from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE
+from hwlint.fix.migrate.outcome import MigrateError
+from hwlint.fix.migrate.tree import class_facts, find_class, test_methods
+from hwlint.fix.rewrite import parse_module
+
+# Each test whose guards were rewritten: its name, its decorators' names
+# before and after (what the verification expects of it: hwlint.fix.verify).
+Rewritten = tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
+
+# The flags and modules that say one device is there, and its decorator.
+_ONLY = {"cuda": "onlyCUDA", "xpu": "onlyXPU", "mps": "onlyMPS", "privateuse1": "onlyPRIVATEUSE1"}
+_FLAG = re.compile(r"^(?:TEST|HAS)_(CUDA|XPU|MPS|PRIVATEUSE1)$")
+_SKIPS = ("skipIf", "skipUnless")
+TRITON_MODULE = "torch.utils._triton"
+HAS_TRITON = "has_triton"
+
+
+def guards_applied(
+    data: bytes, class_name: str, occurrence: int, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, int, Rewritten]:
+    """`data` with the class's guards rewritten (`guards_rewritten`), how
+    many, and the tests whose decorators changed; `data` itself when none is."""
+    guarded, count = guards_rewritten(parse_module(data, MigrateError), class_name, occurrence)
+    if not count:
+        return data, 0, ()
+    was = class_facts(facts_of(data), class_name, occurrence)
+    now = class_facts(facts_of(guarded.bytes), class_name, occurrence)
+    assert was is not None and now is not None
+    changed = tuple(
+        (a.name, a.decorators, b.decorators) for a, b in zip(was.methods, now.methods) if a.decorators != b.decorators
+    )
+    return guarded.bytes, count, changed
+
+
+def guards_rewritten(module: cst.Module, class_name: str, occurrence: int) -> tuple[cst.Module, int]:
+    """The module with the guards of the class's tests rewritten (see the
+    module's docstring), and how many; `module` itself when none is."""
+    bound = _bound_skips(module.body)
+    needed = {
+        new[1]: new[2]
+        for _, stmt in _tests(module, class_name, occurrence)
+        for d in stmt.decorators
+        if (new := _rewritten(d, bound, {})) is not None
+    }
+    if not needed:
+        return module, 0
+    local: dict[str, str] = {}
+    for name, source in needed.items():
+        module, local[name] = ensure_import(module, source, name)
+    body = list(module.body)
+    where = find_class(body, class_name, occurrence)
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
+    stmts = list(cls.body.body)
+    count = 0
+    for i, stmt in _tests(module, class_name, occurrence):
+        decorators = []
+        for d in stmt.decorators:
+            new = _rewritten(d, bound, local)
+            count += new is not None
+            decorators.append(d if new is None else new[0])
+        stmts[i] = stmt.with_changes(decorators=decorators)
+    body[where] = cls.with_changes(body=cls.body.with_changes(body=stmts))
+    return module.with_changes(body=body), count
+
+
+def _tests(module: cst.Module, class_name: str, occurrence: int) -> list[tuple[int, cst.FunctionDef]]:
+    """The class's test methods, by their index in its body."""
+    cls = module.body[find_class(module.body, class_name, occurrence)]
+    assert isinstance(cls, cst.ClassDef)
+    return test_methods(cls)
+
+
+def _rewritten(d: cst.Decorator, bound: dict[str, str], local: dict[str, str]) -> tuple[cst.Decorator, str, str] | None:
+    """The decorator in its device-generic form, the name it uses and that
+    name's module; None when it is no guard of those forms. `local`: the
+    name each is imported as in the module (itself when not listed)."""
+    expr = d.decorator
+    if isinstance(expr, cst.Name) and expr.value in bound:
+        only = _ONLY[bound[expr.value]]
+        return d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE
+    if not isinstance(expr, cst.Call) or dotted(expr.func).rsplit(".", 1)[-1] not in _SKIPS:
+        return None
+    device = _one_device(expr)
+    if device is not None:
+        only = _ONLY[device]
+        return d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE
+    if _triton_capability(expr):
+        condition = cst.Call(cst.Name(local.get(HAS_TRITON, HAS_TRITON)))
+        func = expr.func
+        unless = (
+            func.with_changes(attr=cst.Name("skipUnless"))
+            if isinstance(func, cst.Attribute)
+            else cst.Name("skipUnless")
+            if isinstance(func, cst.Name) and func.value == "skipIf"
+            else None
+        )
+        if unless is None:
+            return None
+        call = expr.with_changes(func=unless, args=[expr.args[0].with_changes(value=condition), *expr.args[1:]])
+        return d.with_changes(decorator=call), HAS_TRITON, TRITON_MODULE
+    return None
+
+
+def _one_device(call: cst.Call) -> str | None:
+    """The device a `skipIf(not FLAG, ...)` / `skipUnless(FLAG, ...)` only
+    says is there (`TEST_CUDA`, `torch.cuda.is_available()`), or None."""
+    if not call.args or call.args[0].keyword is not None:
+        return None
+    cond = call.args[0].value
+    skip_if = dotted(call.func).rsplit(".", 1)[-1] == "skipIf"
+    if skip_if:
+        if not (isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, cst.Not)):
+            return None
+        cond = cond.expression
+    return _present(cond)
+
+
+def _present(cond: cst.BaseExpression) -> str | None:
+    """`TEST_CUDA` / `HAS_XPU` / `torch.cuda.is_available()`: that device."""
+    if isinstance(cond, cst.Name):
+        match = _FLAG.match(cond.value)
+        return match.group(1).lower() if match else None
+    if isinstance(cond, cst.Call) and not cond.args:
+        parts = dotted(cond.func).split(".")
+        if len(parts) == 3 and parts[0] == "torch" and parts[2] == "is_available" and parts[1] in _ONLY:
+            return parts[1]
+    return None
+
+
+def _triton_capability(call: cst.Call) -> bool:
+    """`skipIf([torch.cuda.is_available() and] torch.cuda.get_device_capability()
+    < (7, 0), "... Triton ...")`: a skip of what Triton does not support."""
+    if dotted(call.func).rsplit(".", 1)[-1] != "skipIf" or len(call.args) < 2:
+        return False
+    reason = call.args[1].value
+    if not (isinstance(reason, cst.SimpleString) and "triton" in str(reason.evaluated_value).lower()):
+        return False
+    cond = call.args[0].value
+    if isinstance(cond, cst.BooleanOperation) and isinstance(cond.operator, cst.And):
+        if _present(cond.left) != "cuda":
+            return False
+        cond = cond.right
+    if not (isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1):
+        return False
+    target = cond.comparisons[0]
+    left = cond.left
+    return (
+        isinstance(target.operator, cst.LessThan)
+        and isinstance(left, cst.Call)
+        and dotted(left.func) == "torch.cuda.get_device_capability"
+        and not left.args
+        and cst.Module(body=[]).code_for_node(target.comparator).replace(" ", "") == "(7,0)"
+    )
+
+
+def _bound_skips(body: Sequence[cst.BaseStatement]) -> dict[str, str]:
+    """Module-level names bound to a skip that only says one device is
+    there (`requires_cuda = unittest.skipUnless(TEST_CUDA, "...")`), by
+    name: that device. A name bound more than once is left out."""
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                continue
+            target = small.targets[0].target
+            if not isinstance(target, cst.Name):
+                continue
+            name = target.value
+            value = small.value
+            device = None
+            if isinstance(value, cst.Call) and dotted(value.func).rsplit(".", 1)[-1] in _SKIPS:
+                device = _one_device(value)
+            if name in seen:
+                found.pop(name, None)
+            elif device is not None:
+                found[name] = device
+            seen.add(name)
+    return found
