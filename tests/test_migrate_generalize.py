@@ -593,3 +593,30 @@ def test_a_device_in_a_decorator_is_not_given_the_tests_device(tmp_path: Path) -
             "rewrite-refused",
         )
     ]
+
+
+def test_messages_and_a_device_free_helper_named_after_a_device_block_nothing(tmp_path: Path) -> None:
+    # `add_cuda` adds wherever its tensors are; a message and a skip's reason are prose.
+    helper = "\n\ndef add_cuda(a, b):\n    return a + b\n"
+    tests = (
+        "\n\nclass TestA(TestCase):\n"
+        '    def test_a(self):\n        a = torch.ones(2, device="cuda")\n'
+        '        self.assertEqual(add_cuda(a, a).sum().item(), 4, msg="wrong on CUDA")\n\n'
+        "    def test_b(self):\n        b = torch.ones(2).cuda()\n"
+        '        if b.sum() < 0:\n            self.skipTest("CUDA is odd")\n'
+    )
+    text, report = migrate(tmp_path, HEAD + helper + tests + MAIN)
+    assert text == DECLARED + helper + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        a = torch.ones(2, device=device)\n"
+        '        self.assertEqual(add_cuda(a, a).sum().item(), 4, msg="wrong on CUDA")\n\n'
+        "    def test_b(self, device):\n        b = torch.ones(2).to(device)\n"
+        '        if b.sum() < 0:\n            self.skipTest("CUDA is odd")\n\n\n'
+        'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert report.migrated == {"generalize": 1}
+    # A helper that does use the device is the device's: it still blocks.
+    used = helper.replace("return a + b", 'return (a + b).to("cuda")')
+    text, report = migrate(tmp_path / "b", HEAD + used + tests + MAIN)
+    assert "hw_classification = HardwareClassification.CUDA\n" in text
+    assert [b["site"] for b in blocked(report)] == ["add_cuda(a, a).sum().item"]
