@@ -114,3 +114,40 @@ def test_a_name_bound_twice_is_no_guard() -> None:
     )
     module, count = guards_rewritten(cst.parse_module(source), "TestOps", 0)
     assert (module.code, count) == (source, 0)
+
+
+def test_pytorchs_own_device_skips_are_rewritten_and_their_imports_go(tmp_path: Path) -> None:
+    # common_utils' requires_cuda is skipUnless(torch.cuda.is_available());
+    # triton_utils' requires_cuda_and_triton asks for Triton too, which every
+    # device that has it offers: `@requires_triton()`.
+    head = (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, requires_cuda, run_tests\n"
+        "from torch.testing._internal.triton_utils import requires_cuda_and_triton\n"
+    )
+    source = head + (
+        "\n\nclass TestOps(TestCase):\n    @requires_cuda\n    def test_add(self):\n" + _add('"cuda"') + "\n"
+        "    @requires_cuda_and_triton\n    def test_compiled(self):\n"
+        "        torch.compile(torch.sin)(torch.ones(2).cuda())\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyAccelerator\n"
+        "from torch.testing._internal.inductor_utils import requires_triton\n"
+        "\n\nclass TestOps(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @onlyAccelerator\n    def test_add(self, device):\n" + _add("device") + "\n"
+        "    @onlyAccelerator\n    @requires_triton()\n    def test_compiled(self, device):\n"
+        "        torch.compile(torch.sin)(torch.ones(2).to(device))\n\n\n"
+        'instantiate_device_type_tests(TestOps, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert report.files[0].migrated[0].guards == (
+        ("test_add", ("requires_cuda",), ("onlyCUDA",)),
+        ("test_compiled", ("requires_cuda_and_triton",), ("onlyCUDA", "requires_triton")),
+    )
+    # The same name from a module of the project's own is no known skip: it blocks.
+    own = source.replace("torch.testing._internal.triton_utils", "helpers")
+    text, report = migrate(tmp_path / "own", own + MAIN)
+    assert "    @requires_cuda_and_triton\n    def test_compiled(self, device):\n" in text
+    assert "hw_classification = HardwareClassification.CUDA\n" in text

@@ -42,9 +42,10 @@ def device_words(config: Config, *, triton: bool = True) -> re.Pattern[str]:
     )
     parts = []
     for name in names:
-        # `has_triton()`, `HAS_TRITON`: a question of capability, which a
-        # device-generic test asks on every device (torch.utils._triton).
-        asked = r"(?<!has_)(?<!HAS_)" if name == "triton" else ""
+        # `has_triton()`, `HAS_TRITON`, `@requires_triton()`: a question of
+        # capability, which a device-generic test asks on every device
+        # (torch.utils._triton, hwlint.fix.migrate.guards).
+        asked = r"(?<!has_)(?<!HAS_)(?<!requires_)" if name == "triton" else ""
         parts.append(asked + re.escape(name.upper()))
         parts.append(rf"{asked}(?<![a-z]){re.escape(name[0])}(?i:{re.escape(name[1:])})(?![a-z])")
         parts.append(rf"{asked}(?<![a-z]){re.escape(name[0].upper())}{re.escape(name[1:])}(?![a-z])")

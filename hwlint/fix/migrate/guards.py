@@ -8,6 +8,11 @@ PyTorch's contributors write them when they make a class device-generic:
   where it ran, on that device; the ACCELERATOR tests' migration
   (hwlint.fix.migrate.accelerator_tests) then makes it
   `@onlyAccelerator` once the test names no device.
+- PyTorch's own such skips, imported: `requires_cuda`
+  (torch.testing._internal.common_utils) is `@onlyCUDA`;
+  `requires_cuda_and_triton` (triton_utils, inductor_utils) is `@onlyCUDA`
+  and inductor_utils' `@requires_triton()`: Triton is a capability every
+  device that has it offers, not a device.
 - a skip on CUDA's compute capability below 7.0 whose reason is Triton
   (`@skipIf(torch.cuda.get_device_capability() < (7, 0), "Triton does not
   support ...")`) becomes `@skipUnless(has_triton(), ...)`:
@@ -28,6 +33,7 @@ import libcst as cst
 
 from hwlint.facts import ModuleFacts
 from hwlint.fix.edits import dotted, ensure_import
+from hwlint.fix.migrate.accelerator_tests import drop_unused_import
 from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE
 from hwlint.fix.migrate.outcome import MigrateError
 from hwlint.fix.migrate.tree import class_facts, find_class, test_methods
@@ -43,6 +49,15 @@ _FLAG = re.compile(r"^(?:TEST|HAS)_(CUDA|XPU|MPS|PRIVATEUSE1)$")
 _SKIPS = ("skipIf", "skipUnless")
 TRITON_MODULE = "torch.utils._triton"
 HAS_TRITON = "has_triton"
+INDUCTOR_UTILS = "torch.testing._internal.inductor_utils"
+REQUIRES_TRITON = "requires_triton"
+# PyTorch's skips of one device, by the modules that define them: the
+# device, and whether they ask for Triton too.
+_IMPORTED = {
+    ("torch.testing._internal.common_utils", "requires_cuda"): ("cuda", False),
+    ("torch.testing._internal.triton_utils", "requires_cuda_and_triton"): ("cuda", True),
+    (INDUCTOR_UTILS, "requires_cuda_and_triton"): ("cuda", True),
+}
 
 
 def guards_applied(
@@ -65,12 +80,12 @@ def guards_applied(
 def guards_rewritten(module: cst.Module, class_name: str, occurrence: int) -> tuple[cst.Module, int]:
     """The module with the guards of the class's tests rewritten (see the
     module's docstring), and how many; `module` itself when none is."""
-    bound = _bound_skips(module.body)
+    bound = {**_imported_skips(module.body), **_bound_skips(module.body)}
     needed = {
-        new[1]: new[2]
+        name: source
         for _, stmt in _tests(module, class_name, occurrence)
         for d in stmt.decorators
-        if (new := _rewritten(d, bound, {})) is not None
+        for _, name, source in _rewritten(d, bound, {}) or ()
     }
     if not needed:
         return module, 0
@@ -84,14 +99,18 @@ def guards_rewritten(module: cst.Module, class_name: str, occurrence: int) -> tu
     stmts = list(cls.body.body)
     count = 0
     for i, stmt in _tests(module, class_name, occurrence):
-        decorators = []
+        decorators: list[cst.Decorator] = []
         for d in stmt.decorators:
             new = _rewritten(d, bound, local)
             count += new is not None
-            decorators.append(d if new is None else new[0])
+            decorators.extend([d] if new is None else [n[0] for n in new])
         stmts[i] = stmt.with_changes(decorators=decorators)
     body[where] = cls.with_changes(body=cls.body.with_changes(body=stmts))
-    return module.with_changes(body=body), count
+    module = module.with_changes(body=body)
+    # PyTorch's skips no test names any more (flake8's F401 would report them).
+    for name in _imported_skips(module.body):
+        module = _without_unused_import(drop_unused_import(module, name), name)
+    return module, count
 
 
 def _tests(module: cst.Module, class_name: str, occurrence: int) -> list[tuple[int, cst.FunctionDef]]:
@@ -101,20 +120,29 @@ def _tests(module: cst.Module, class_name: str, occurrence: int) -> list[tuple[i
     return test_methods(cls)
 
 
-def _rewritten(d: cst.Decorator, bound: dict[str, str], local: dict[str, str]) -> tuple[cst.Decorator, str, str] | None:
-    """The decorator in its device-generic form, the name it uses and that
-    name's module; None when it is no guard of those forms. `local`: the
-    name each is imported as in the module (itself when not listed)."""
+def _rewritten(
+    d: cst.Decorator, bound: dict[str, tuple[str, bool]], local: dict[str, str]
+) -> list[tuple[cst.Decorator, str, str]] | None:
+    """The decorator in its device-generic form (one decorator or two),
+    with the name each uses and that name's module; None when it is no
+    guard of those forms. `bound`: the names bound or imported as a skip
+    of one device (`_bound_skips`, `_imported_skips`). `local`: the name
+    each is imported as in the module (itself when not listed)."""
     expr = d.decorator
     if isinstance(expr, cst.Name) and expr.value in bound:
-        only = _ONLY[bound[expr.value]]
-        return d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE
+        named, triton = bound[expr.value]
+        only = _ONLY[named]
+        made = [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
+        if triton:
+            asked = cst.Call(cst.Name(local.get(REQUIRES_TRITON, REQUIRES_TRITON)))
+            made.append((cst.Decorator(asked), REQUIRES_TRITON, INDUCTOR_UTILS))
+        return made
     if not isinstance(expr, cst.Call) or dotted(expr.func).rsplit(".", 1)[-1] not in _SKIPS:
         return None
     device = _one_device(expr)
     if device is not None:
         only = _ONLY[device]
-        return d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE
+        return [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
     if _triton_capability(expr):
         condition = cst.Call(cst.Name(local.get(HAS_TRITON, HAS_TRITON)))
         func = expr.func
@@ -128,7 +156,7 @@ def _rewritten(d: cst.Decorator, bound: dict[str, str], local: dict[str, str]) -
         if unless is None:
             return None
         call = expr.with_changes(func=unless, args=[expr.args[0].with_changes(value=condition), *expr.args[1:]])
-        return d.with_changes(decorator=call), HAS_TRITON, TRITON_MODULE
+        return [(d.with_changes(decorator=call), HAS_TRITON, TRITON_MODULE)]
     return None
 
 
@@ -184,11 +212,52 @@ def _triton_capability(call: cst.Call) -> bool:
     )
 
 
-def _bound_skips(body: Sequence[cst.BaseStatement]) -> dict[str, str]:
+def _imported_skips(body: Sequence[cst.BaseStatement]) -> dict[str, tuple[str, bool]]:
+    """PyTorch's skips of one device the module imports (`_IMPORTED`), by
+    the name it imports them as: the device, and whether Triton too."""
+    found = {}
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.ImportFrom) or small.module is None or isinstance(small.names, cst.ImportStar):
+                continue
+            source = dotted(small.module)
+            for alias in small.names:
+                known = _IMPORTED.get((source, dotted(alias.name)))
+                if known is not None:
+                    asname = alias.asname.name if alias.asname is not None else alias.name
+                    found[dotted(asname)] = known
+    return found
+
+
+def _without_unused_import(module: cst.Module, name: str) -> cst.Module:
+    """`module` without a `from ... import name` of that name alone, when
+    nothing else names it and no comment is on or above it."""
+    if len(re.findall(rf"\b{re.escape(name)}\b", module.code)) != 1:
+        return module
+    body = [
+        stmt
+        for stmt in module.body
+        if not (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.ImportFrom)
+            and not isinstance(stmt.body[0].names, cst.ImportStar)
+            and [dotted(a.name) for a in stmt.body[0].names] == [name]
+            and stmt.body[0].names[0].asname is None
+            and stmt.trailing_whitespace.comment is None
+            and all(line.comment is None for line in stmt.leading_lines)
+        )
+    ]
+    return module.with_changes(body=body)
+
+
+def _bound_skips(body: Sequence[cst.BaseStatement]) -> dict[str, tuple[str, bool]]:
     """Module-level names bound to a skip that only says one device is
     there (`requires_cuda = unittest.skipUnless(TEST_CUDA, "...")`), by
     name: that device. A name bound more than once is left out."""
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, bool]] = {}
     seen: set[str] = set()
     for stmt in body:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -207,6 +276,6 @@ def _bound_skips(body: Sequence[cst.BaseStatement]) -> dict[str, str]:
             if name in seen:
                 found.pop(name, None)
             elif device is not None:
-                found[name] = device
+                found[name] = (device, False)
             seen.add(name)
     return found
