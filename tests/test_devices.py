@@ -47,6 +47,9 @@ def fix_of(tmp_path: Path, source: str, settings: dict[str, Any] | None = None) 
         ("torch.mlu.synchronize()\n", "mlu", "torch.mlu.synchronize()"),
         ("import torch_mlu\nt.mlu()\n", "mlu", "import torch_mlu"),
         ("from torch_musa import testing\ntorch.musa.foo.bar()\n", "musa", "from torch_musa"),
+        # DeepLink's DIPU tests: the package, and its name as a device string or its device module.
+        ('import torch_dipu\nx = check(t, "dipu")\n', "dipu", "import torch_dipu"),
+        ("import torch_dipu\nd = torch.device(torch_dipu.dipu.diputype)\n", "dipu", "import torch_dipu"),
     ],
 )
 def test_each_form_finds_the_device(source: str, name: str, text: str) -> None:
@@ -63,6 +66,7 @@ def test_each_form_finds_the_device(source: str, name: str, text: str) -> None:
         'x.to("cuda:0")\n',  # known
         'model(device_map="auto")\nx = dict(device="auto")\n',  # transformers' placement, no device
         "import torch_geometric\n",  # a package named torch_*, never used as a device
+        "import torch_geometric\nconv = torch_geometric.nn.GCNConv(2, 2)\n",  # used, but as no device
         "torch.distributed.is_available()\ntorch.backends.cudnn.is_available()\n",  # torch submodules
         'torch.device("vulkan")\n',  # c10 has it, no runner runs it
         "self.assertRaises(RuntimeError, lambda: torch.device('other'))\n",
@@ -115,6 +119,29 @@ def test_a_class_using_a_device_found_gets_no_safe_generic(tmp_path: Path, body:
         "not-configured",
         "MLU",
     )
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [None, {"classifications": ["GENERIC", "ACCELERATOR", "DIPU"], "extend-devices": ["dipu"]}],
+    ids=["found", "configured"],
+)
+def test_a_class_calling_its_backends_package_is_that_devices(tmp_path: Path, settings: dict | None) -> None:
+    # DeepLink's tests: `torch_dipu.<op>(...)` runs on DIPU, as `torch.dipu.<op>(...)` would;
+    # the device is named elsewhere in the module ("dipu"), or configured.
+    source = (
+        'import torch_dipu\n\nDEVICE = "dipu"\n\n\n'
+        "class TestA(TestCase):\n    def test_a(self):\n        torch_dipu.native_memory_format_cast(x, 2)\n"
+    )
+    fix = fix_of(tmp_path, source, settings)
+    if settings is None:
+        assert isinstance(fix, NotFixable) and (fix.kind, fix.device) == ("not-configured", "DIPU"), fix
+    else:
+        assert fix == Fix("unsafe", "DIPU", "every accelerator use in the class is DIPU", kind="one-device")
+    # A package of that prefix that is no backend is no device.
+    other = source.replace("dipu", "geometric").replace("native_memory_format_cast(x, 2)", "nn.GCNConv(2, 2)")
+    fix = fix_of(tmp_path / "other", other.replace('DEVICE = "geometric"', "DEVICE = None"))
+    assert isinstance(fix, Fix) and (fix.classification, fix.applicability) == ("GENERIC", "safe"), fix
 
 
 def test_a_skip_unless_the_device_found_needs_it(tmp_path: Path) -> None:

@@ -262,9 +262,35 @@ def discover(text: str, known: Iterable[str]) -> tuple[FoundDevice, ...]:
                 start = text.rfind("\n", 0, match.start()) + 1
                 if text[start : match.start()].strip() or _word_before(text, match.start()):
                     continue  # not a statement of its own: `x = import_torch_...`
-                if f"torch.{name}." in text or f".{name}()" in text or f"torch.backends.{name}." in text:
+                if _package_device(text, name):
                     take(name, match.start(), match.end())
     return tuple(sorted(found.values(), key=lambda f: (f.line, f.column)))
+
+
+def _package_device(text: str, name: str) -> bool:
+    """Whether a module that imports `torch_<name>` also uses the name as a
+    device: its device module (`torch.mlu.`, `torch.backends.mlu.`, the
+    package's own `torch_dipu.dipu.`), a tensor method (`.mlu()`), or a
+    device string (`"dipu"`, `'npu:0'`), as an out-of-tree backend's
+    tests do. A package of that prefix that is no backend
+    (`torch_geometric`, `torch_tensorrt`) names no such device."""
+    return (
+        f"torch.{name}." in text
+        or f".{name}()" in text
+        or f"torch.backends.{name}." in text
+        or f"torch_{name}.{name}." in text
+        or any(f"{quote}{name}{end}" in text for quote in "\"'" for end in (quote, ":"))
+    )
+
+
+def backend_packages(text: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The backend packages (`torch_dipu`) of the device `names` that the
+    module imports: their calls (`torch_dipu.native_memory_format_cast(...)`)
+    are that device's, as its `torch.<device>` module's are."""
+    if "torch_" not in text:
+        return ()
+    imported = {m.group(1) for pattern in _PACKAGES for m in pattern.finditer(text)}
+    return tuple(f"torch_{name}" for name in names if name in imported)
 
 
 class Coverage(NamedTuple):

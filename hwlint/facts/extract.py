@@ -9,7 +9,7 @@ import re
 import warnings
 from typing import TYPE_CHECKING, Sequence
 
-from hwlint.facts.devices import discover, flag_of, module_of
+from hwlint.facts.devices import backend_packages, discover, flag_of, module_of
 from hwlint.facts.dynamic import dynamic_sites
 from hwlint.facts.prescan import Lines, is_skipped, noqa_comments
 from hwlint.facts.reach import Statement, bound_names, unreached
@@ -113,10 +113,14 @@ def facts_from_tree(
     # A device the configuration does not name is still a device: the
     # module's facts match the names it uses as it uses them.
     found = discover(source, accelerators.devices)
-    if found:
-        names = [f.name for f in found]
+    names = [f.name for f in found]
+    # A backend package's calls are its device's too (`torch_dipu.x(...)`),
+    # the device configured or found.
+    packages = backend_packages(source, (*accelerators.devices, *names))
+    if names or packages:
         # As the settings that cover them would (hwlint.facts.devices.coverage).
-        accelerators = accelerators.extended([module_of(n) for n in names], [flag_of(n) for n in names], names)
+        modules = [*(module_of(n) for n in names), *packages]
+        accelerators = accelerators.extended(modules, [flag_of(n) for n in names], names)
     # Here, not at the top: a warm run, every module's facts in the cache,
     # imports this module (hwlint.facts names its entry points) but walks no
     # tree, and the walk is six modules (module_walk and what it uses).

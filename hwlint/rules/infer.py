@@ -468,6 +468,7 @@ def probe_device(text: str, devices: tuple[str, ...] = MEMBER_ACCELERATORS) -> s
             f"torch.{device}" in lowered
             or lowered == f"test_{device}"
             or f"backends.{device}" in lowered
+            or f"torch_{device}." in lowered
             or lowered.endswith(f".{device}()")
             or f'"{device}' in lowered
         ):
