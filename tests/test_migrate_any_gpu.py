@@ -83,6 +83,43 @@ def test_parametrized_tests_keep_their_parameters_after_device(tmp_path: Path) -
     )
 
 
+def test_decorators_on_gpu_type_become_the_frameworks(tmp_path: Path) -> None:
+    # A decorator runs when the class is defined: the framework says it of the test's device type.
+    source = (
+        "import unittest\n"
+        + HEAD
+        + (
+            "from torch.testing._internal.common_device_type import largeTensorTest\n"
+            "\n\nclass TestA(TestCase):\n"
+            '    @unittest.skipIf(GPU_TYPE != "cuda", "requires CUDA")\n'
+            "    def test_cuda(self):\n        torch.ones(2, device=GPU_TYPE)\n\n"
+            '    @unittest.skipIf(GPU_TYPE == "mps", "Triton is not available for MPS")\n'
+            '    @largeTensorTest("2GB", device=GPU_TYPE)\n'
+            "    def test_big(self):\n        torch.ones(2, device=GPU_TYPE)\n"
+        )
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    # `unittest` went with the skips that named it.
+    assert text == AFTER_HEAD.replace(
+        "common_device_type import instantiate_device_type_tests\n",
+        "common_device_type import largeTensorTest, instantiate_device_type_tests, skipMPSIf, onlyAccelerator\n",
+    ) + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        # @onlyCUDA first; the ACCELERATOR tests' migration then finds the test device-free.
+        "    @onlyAccelerator\n    def test_cuda(self, device):\n        torch.ones(2, device=device)\n\n"
+        '    @skipMPSIf(True, "Triton is not available for MPS")\n'
+        '    @largeTensorTest("2GB")\n'
+        "    def test_big(self, device):\n        torch.ones(2, device=device)\n"
+        "\n\n" + CALL + GATED
+    )
+    assert report.migrated == {"any-gpu": 1, "only-accelerator": 1}
+    (done, _) = report.files[0].migrated
+    assert done.guards == (
+        ("test_cuda", ("skipIf",), ("onlyCUDA",)),
+        ("test_big", ("skipIf", "largeTensorTest"), ("skipMPSIf", "largeTensorTest")),
+    )
+
+
 def test_uses_that_are_values_get_the_device_type_string(tmp_path: Path) -> None:
     # `device` is "cuda:0"; GPU_TYPE was "cuda", as self.device_type is.
     source = HEAD + (
@@ -159,7 +196,7 @@ REFUSED = [
     ),
     (
         "\n\nclass TestA(TestCase):\n"
-        '    @unittest.skipIf(GPU_TYPE == "xpu", "not on XPU")\n'
+        '    @unittest.skipIf(GPU_TYPE in ("xpu", "mps"), "not on XPU")\n'
         "    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n",
         "a decorator of test_a uses GPU_TYPE, which runs when the class is defined: migrate by hand",
     ),

@@ -81,7 +81,11 @@ def test_a_mixed_class_with_a_guarded_device_test_is_split(tmp_path: Path) -> No
         '    @unittest.skipIf(not TEST_CUDA, "no CUDA")\n    def test_add(self):\n' + _add('"cuda"')
     )
     text, report = migrate(tmp_path, source + MAIN)
-    assert text == DECLARED + (
+    # `unittest` and TEST_CUDA went with the guard, the last to name them.
+    bare = DECLARED.replace("import unittest\n\n", "").replace(
+        "from torch.testing._internal.common_cuda import TEST_CUDA\n", ""
+    )
+    assert text == bare + (
         "\n\nclass TestMixedGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
         "    def test_math(self):\n        self.assertEqual(1 + 1, 2)\n\n\n"
         "class TestMixedAccelerator(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"

@@ -722,3 +722,39 @@ def test_a_device_handed_to_a_helper_the_mixin_keeps_becomes_the_tests(tmp_path:
         'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
     )
     assert report.migrated == {"split": 2}
+
+
+def test_a_gpu_type_class_with_guarded_device_tests_is_split_as_inductors_contributors_do(tmp_path: Path) -> None:
+    # The next test's guards are its own (not the device-free test's before it); a
+    # skip of MPS binds no test to MPS; @instantiate_parametrized_tests stays with
+    # the GENERIC class, the device framework expands the other's @parametrize.
+    source = (
+        "import torch\nfrom unittest import skipIf\n"
+        "from torch.testing._internal.common_utils import (\n"
+        "    TestCase,\n    instantiate_parametrized_tests,\n    parametrize,\n    run_tests,\n)\n"
+        "from torch.testing._internal.inductor_utils import GPU_TYPE, HAS_GPU, requires_gpu\n\n\n"
+        "@instantiate_parametrized_tests\nclass TestA(TestCase):\n"
+        '    @parametrize("n", [1, 2])\n    def test_free(self, n):\n        self.assertGreater(n, 0)\n\n'
+        "    @requires_gpu()\n"
+        '    @skipIf(GPU_TYPE == "mps", "Triton is not available for MPS")\n'
+        "    def test_dev(self):\n        torch.ones(2, device=torch.device(GPU_TYPE))\n"
+    )
+    text, report = migrate(tmp_path, source + '\n\nif __name__ == "__main__":\n    if HAS_GPU:\n        run_tests()\n')
+    assert text == (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import (\n"
+        "    TestCase,\n    instantiate_parametrized_tests,\n    parametrize,\n    run_tests,\n"
+        "    HardwareClassification,\n)\n"
+        "from torch.testing._internal.inductor_utils import HAS_GPU, requires_gpu\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests, skipMPSIf\n\n\n"
+        "@instantiate_parametrized_tests\nclass TestAGeneric(TestCase):\n"
+        "    hw_classification = HardwareClassification.GENERIC\n\n"
+        '    @parametrize("n", [1, 2])\n    def test_free(self, n):\n        self.assertGreater(n, 0)\n\n\n'
+        "class TestAAccelerator(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @requires_gpu()\n"
+        '    @skipMPSIf(True, "Triton is not available for MPS")\n'
+        "    def test_dev(self, device):\n        torch.ones(2, device=torch.device(self.device_type))\n\n\n"
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n'
+        '\n\nif __name__ == "__main__":\n    if HAS_GPU:\n        run_tests()\n'
+    )
+    assert report.migrated == {"split": 2}

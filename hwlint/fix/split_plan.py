@@ -94,10 +94,11 @@ def _divides(cls: ClassFacts, instantiated: bool) -> bool:
     free = device = 0
     for at, method in enumerate(cls.methods):
         # From its `def` to the next test's: its body, or a member that is no
-        # test, or the next test's decorators (a probe in its own decorators
-        # is missed: the split then finds it, and refuses).
+        # test, or the next test's decorators up to its first guard (a probe
+        # in its own decorators is missed: the split then finds it, and refuses).
         low = method.line - 1
         high = lines[at + 1] if at + 1 < len(lines) else cls.end_line + 1
+        high = min((g for g in guards if low < g < high), default=high)
         if (
             method.line in needed
             or {"device", "devices"} & set(method.params)

@@ -13,7 +13,8 @@ import libcst as cst
 
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, ModuleFacts
-from hwlint.fix.edits import dotted, ensure_import
+from hwlint.fix.edits import ensure_import
+from hwlint.fix.migrate.class_level import RenameDecorator
 from hwlint.fix.migrate.evidence import device_words
 from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE, ONLY_ACCELERATOR
 from hwlint.fix.migrate.local_names import masked_local_names
@@ -22,8 +23,8 @@ from hwlint.fix.migrate.outcome import Done, Refusal, Refused
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.tree import class_facts, decorator_name, device_parameter, find_class, test_methods
+from hwlint.fix.migrate.unused_imports import drop_unused_import
 from hwlint.fix.plan import REPLACEABLE, Migration, not_replaceable
-from hwlint.fix.rewrite import dotted_expr
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.device_param import DeviceParam
 
@@ -49,7 +50,7 @@ def accelerator_tests(
     if tests.needs_import:
         module, local = ensure_import(module, DEVICE_TYPE_MODULE, ONLY_ACCELERATOR)
         if local != ONLY_ACCELERATOR:
-            module = module.visit(_Rename(ONLY_ACCELERATOR, local))
+            module = module.visit(RenameDecorator(ONLY_ACCELERATOR, local))
         # The decorators @onlyAccelerator replaced, once nothing names them (flake8's F401).
         for name in sorted(REPLACEABLE):
             module = drop_unused_import(module, name)
@@ -274,40 +275,3 @@ def _instantiated(m: Migration, facts: ModuleFacts) -> ClassFacts:
     if not any(i.class_name == m.class_name for i in facts.instantiations):
         raise Refusal(f"{m.class_name} is not passed to instantiate_device_type_tests: its tests get no `device`")
     return info
-
-
-def drop_unused_import(module: cst.Module, name: str) -> cst.Module:
-    """`module` without `name` in its `from ... import` lists when nothing
-    else names it any more (the moves dropped its last uses): flake8's
-    F401 would report it. An import of it alone, or under another name,
-    stays."""
-    if len(re.findall(rf"\b{re.escape(name)}\b", module.code)) != 1:
-        return module
-
-    class Drop(cst.CSTTransformer):
-        def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
-            if isinstance(updated_node.names, cst.ImportStar) or len(updated_node.names) < 2:
-                return updated_node
-            names = list(updated_node.names)
-            for at, alias in enumerate(names):
-                if alias.asname is None and dotted(alias.name) == name:
-                    names.pop(at)
-                    if at == len(names):  # it was last: the one now last keeps its comma (or none)
-                        names[-1] = names[-1].with_changes(comma=alias.comma)
-                    return updated_node.with_changes(names=names)
-            return updated_node
-
-    return module.visit(Drop())
-
-
-class _Rename(cst.CSTTransformer):
-    """`@onlyAccelerator` under the name the file imports it as."""
-
-    def __init__(self, old: str, new: str) -> None:
-        super().__init__()
-        self.old, self.new = old, new
-
-    def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
-        if isinstance(updated_node.decorator, cst.Name) and updated_node.decorator.value == self.old:
-            return updated_node.with_changes(decorator=dotted_expr(self.new))
-        return updated_node

@@ -29,10 +29,9 @@ import libcst as cst
 from hwlint.facts import ModuleFacts
 from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
 from hwlint.fix.edits import dotted
-from hwlint.fix.migrate.accelerator_tests import drop_unused_import
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
-from hwlint.fix.migrate.framework import instantiated_names
+from hwlint.fix.migrate.framework import PARAMETRIZED, instantiated_names
 from hwlint.fix.migrate.generalize import class_to_instantiate
 from hwlint.fix.migrate.outcome import Done, Refusal
 from hwlint.fix.migrate.tree import (
@@ -42,11 +41,9 @@ from hwlint.fix.migrate.tree import (
     is_main_guard,
     node_uses,
 )
+from hwlint.fix.migrate.unused_imports import drop_unused_import, names_in
 from hwlint.fix.plan import Migration
 
-# The class decorator the device-type framework replaces: it expands
-# `@parametrize` itself.
-PARAMETRIZED = "instantiate_parametrized_tests"
 # What the instantiation adds after `globals()`: every accelerator the
 # framework can instantiate, XPU included, never CPU (GPU_TYPE is never "cpu").
 ARGUMENTS = ', allow_xpu=True, except_for="cpu"'
@@ -74,9 +71,16 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
     rewritten = 0
     using: dict[str, bool] = {}  # each method: whether it used GPU_TYPE
     tests: list[cst.FunctionDef] = []
+    renamed: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []  # tests whose decorators changed
     for i, stmt in enumerate(body):
         if isinstance(stmt, cst.FunctionDef):
-            body[i], uses, test = method_migrated(stmt, attributes)
+            migrated, uses, test, needs = method_migrated(stmt, attributes)
+            body[i] = migrated
+            state.imports.update(needs)
+            names = tuple(decorator_name(d) for d in migrated.decorators)
+            if test and names != tuple(decorator_name(d) for d in stmt.decorators):
+                renamed.append((stmt.name.value, tuple(decorator_name(d) for d in stmt.decorators), names))
+                state.unused |= names_in([d for d in stmt.decorators if d not in migrated.decorators])
             rewritten += uses
             using[stmt.name.value] = uses > 0
             if test:
@@ -99,7 +103,8 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
         f"{', ' + ' and '.join(a + ' = GPU_TYPE' for a in attributes) + ' dropped' if attributes else ''}, "
         f"instantiated{ARGUMENTS}{f' in place of @{PARAMETRIZED}' if dropped else ''}"
     )
-    return Done("any-gpu", m.class_name, m.line, "ACCELERATOR", detail, instantiated_names(m.class_name, DEVICE_TYPES))
+    collected = instantiated_names(m.class_name, DEVICE_TYPES)
+    return Done("any-gpu", m.class_name, m.line, "ACCELERATOR", detail, collected, guards=tuple(renamed))
 
 
 def _refuse_uninstantiable(m: Migration, facts: ModuleFacts, body: Sequence[cst.BaseStatement], index: int) -> None:

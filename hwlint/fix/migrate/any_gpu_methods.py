@@ -6,10 +6,13 @@ tensor and `self.device_type` elsewhere; a test is given `device`."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
 from hwlint.facts.devices import ANY_GPU_NAMES
 from hwlint.fix.edits import dotted
+from hwlint.fix.migrate.any_gpu_decorators import Decorated, decorators_migrated
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.tree import decorator_name, device_parameter, node_uses
@@ -34,16 +37,28 @@ def gpu_attribute(stmt: cst.BaseStatement) -> str | None:
     return None
 
 
-def method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> tuple[cst.FunctionDef, int, bool]:
+class MethodMigrated(NamedTuple):
+    """A method migrated: the method, how many uses of GPU_TYPE were
+    rewritten, whether it is a test, and the device framework's names its
+    decorators now use (hwlint.fix.migrate.any_gpu_decorators)."""
+
+    fn: cst.FunctionDef
+    uses: int
+    test: bool
+    needs: frozenset[str]
+
+
+def method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> MethodMigrated:
     """The method with its uses of GPU_TYPE (and of the attributes the
-    class set to it) rewritten, and, a test, given `device`; how many uses
-    were rewritten and whether it is a test. Refusal, with why, when a use
-    cannot be."""
+    class set to it) rewritten, and, a test, given `device` (see
+    `MethodMigrated`). Refusal, with why, when a use cannot be."""
     name = fn.name.value
     test = name.startswith("test")
     static = next(
         (decorator_name(d) for d in fn.decorators if decorator_name(d) in ("staticmethod", "classmethod")), None
     )
+    decorated = decorators_migrated(fn.decorators) if test else Decorated(tuple(fn.decorators), frozenset(), 0)
+    fn = fn.with_changes(decorators=decorated.decorators)
     if any(node_uses(d, g) for d in fn.decorators for g in ANY_GPU_NAMES):
         raise Refusal(f"a decorator of {name} uses GPU_TYPE, which runs when the class is defined: migrate by hand")
     if any(node_uses(fn.params, g) for g in ANY_GPU_NAMES):
@@ -66,7 +81,7 @@ def method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> tuple[c
         if given is None or static:
             raise Refusal(f"{name} has no `self` to put `device` after")
         new_fn = new_fn.with_changes(params=given)
-    return new_fn, uses.count, test
+    return MethodMigrated(new_fn, uses.count + decorated.rewritten, test, decorated.needs)
 
 
 def _parametrizes_device(fn: cst.FunctionDef) -> bool:

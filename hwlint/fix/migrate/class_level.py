@@ -14,6 +14,8 @@ from hwlint.fix.edits import declaration_statement, declare, dotted, ensure_impo
 from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE, INSTANTIATE
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.tree import instantiation_call, is_main_guard, test_methods
+from hwlint.fix.migrate.unused_imports import drop_unused_name
+from hwlint.fix.rewrite import dotted_expr
 
 
 class ModuleEdits:
@@ -30,6 +32,8 @@ class ModuleEdits:
         self.body: list[cst.BaseStatement] = list(module.body)
         self.declare: dict[int, str] = {}  # index in body -> member
         self.instantiate: list[tuple[int, str, str]] = []  # (index of the class, its name, more arguments)
+        self.imports: set[str] = set()  # names of the device framework the edits wrote
+        self.unused: set[str] = set()  # names whose uses the edits replaced: their imports may go
 
 
 def write_class_level(state: ModuleEdits) -> cst.Module:
@@ -42,6 +46,10 @@ def write_class_level(state: ModuleEdits) -> cst.Module:
     instantiate = INSTANTIATE
     if state.instantiate:
         module, instantiate = ensure_import(module, DEVICE_TYPE_MODULE, INSTANTIATE)
+    for name in sorted(state.imports):
+        module, local = ensure_import(module, DEVICE_TYPE_MODULE, name)
+        if local != name:
+            module = module.visit(RenameDecorator(name, local))
     # Imports may add a statement: indices move by the same amount.
     shift = len(module.body) - len(body)
     body = list(module.body)
@@ -59,7 +67,11 @@ def write_class_level(state: ModuleEdits) -> cst.Module:
         blank = cst.EmptyLine(indent=False)
         line = line.with_changes(leading_lines=[] if grouped else [blank, blank])
         body.insert(at, line)
-    return module.with_changes(body=body)
+    module = module.with_changes(body=body)
+    # Last: dropping an import statement moves every index after it.
+    for name in sorted(state.unused):
+        module = drop_unused_name(module, name)
+    return module
 
 
 def _instantiation_place(body: Sequence[cst.BaseStatement], index: int) -> tuple[int, bool]:
@@ -111,3 +123,20 @@ def redeclare(cls: cst.ClassDef, attribute: str, member: str) -> cst.ClassDef | 
             )
             return cls.with_changes(body=cls.body.with_changes(body=body))
     return None
+
+
+class RenameDecorator(cst.CSTTransformer):
+    """A decorator of the device framework the edits wrote (`@onlyAccelerator`,
+    `@skipCUDAIf(...)`) under the name the file imports it as."""
+
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
+        expr = updated_node.decorator
+        if isinstance(expr, cst.Name) and expr.value == self.old:
+            return updated_node.with_changes(decorator=dotted_expr(self.new))
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == self.old:
+            return updated_node.with_changes(decorator=expr.with_changes(func=dotted_expr(self.new)))
+        return updated_node

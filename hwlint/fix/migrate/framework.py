@@ -14,6 +14,9 @@ from hwlint.facts import devices
 DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
 INSTANTIATE = "instantiate_device_type_tests"
 ONLY_ACCELERATOR = "onlyAccelerator"
+# The class decorator the device-type framework replaces: it expands
+# `@parametrize` itself.
+PARAMETRIZED = "instantiate_parametrized_tests"
 
 # The device a test's decorator keeps it to; "native" for
 # @onlyNativeDeviceTypes, which skips the device types that are not

@@ -31,12 +31,12 @@ from typing import Callable, Sequence
 
 import libcst as cst
 
-from hwlint.facts import ModuleFacts
+from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.fix.edits import dotted, ensure_import
-from hwlint.fix.migrate.accelerator_tests import drop_unused_import
 from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE
 from hwlint.fix.migrate.outcome import MigrateError
 from hwlint.fix.migrate.tree import class_facts, find_class, test_methods
+from hwlint.fix.migrate.unused_imports import drop_unused_name, names_in
 from hwlint.fix.rewrite import parse_module
 
 # Each test whose guards were rewritten: its name, its decorators' names
@@ -71,10 +71,18 @@ def guards_applied(
     was = class_facts(facts_of(data), class_name, occurrence)
     now = class_facts(facts_of(guarded.bytes), class_name, occurrence)
     assert was is not None and now is not None
-    changed = tuple(
-        (a.name, a.decorators, b.decorators) for a, b in zip(was.methods, now.methods) if a.decorators != b.decorators
+    return guarded.bytes, count, decorators_changed(was, now)
+
+
+def decorators_changed(was: ClassFacts, now: ClassFacts) -> Rewritten:
+    """The tests of `now` (a class rewritten from `was`, or made of its
+    tests) whose decorators differ from the same test's in `was`."""
+    before = {m.name: m.decorators for m in was.methods}
+    return tuple(
+        (m.name, before[m.name], m.decorators)
+        for m in now.methods
+        if m.name in before and before[m.name] != m.decorators
     )
-    return guarded.bytes, count, changed
 
 
 def guards_rewritten(module: cst.Module, class_name: str, occurrence: int) -> tuple[cst.Module, int]:
@@ -97,20 +105,21 @@ def guards_rewritten(module: cst.Module, class_name: str, occurrence: int) -> tu
     cls = body[where]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
     stmts = list(cls.body.body)
-    count = 0
+    replaced: list[cst.Decorator] = []
     for i, stmt in _tests(module, class_name, occurrence):
         decorators: list[cst.Decorator] = []
         for d in stmt.decorators:
             new = _rewritten(d, bound, local)
-            count += new is not None
+            if new is not None:
+                replaced.append(d)
             decorators.extend([d] if new is None else [n[0] for n in new])
         stmts[i] = stmt.with_changes(decorators=decorators)
     body[where] = cls.with_changes(body=cls.body.with_changes(body=stmts))
     module = module.with_changes(body=body)
-    # PyTorch's skips no test names any more (flake8's F401 would report them).
-    for name in _imported_skips(module.body):
-        module = _without_unused_import(drop_unused_import(module, name), name)
-    return module, count
+    # What the replaced guards named (`unittest`, `TEST_CUDA`, `requires_cuda`), once nothing else does.
+    for name in sorted(names_in(replaced)):
+        module = drop_unused_name(module, name)
+    return module, len(replaced)
 
 
 def _tests(module: cst.Module, class_name: str, occurrence: int) -> list[tuple[int, cst.FunctionDef]]:
@@ -229,28 +238,6 @@ def _imported_skips(body: Sequence[cst.BaseStatement]) -> dict[str, tuple[str, b
                     asname = alias.asname.name if alias.asname is not None else alias.name
                     found[dotted(asname)] = known
     return found
-
-
-def _without_unused_import(module: cst.Module, name: str) -> cst.Module:
-    """`module` without a `from ... import name` of that name alone, when
-    nothing else names it and no comment is on or above it."""
-    if len(re.findall(rf"\b{re.escape(name)}\b", module.code)) != 1:
-        return module
-    body = [
-        stmt
-        for stmt in module.body
-        if not (
-            isinstance(stmt, cst.SimpleStatementLine)
-            and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.ImportFrom)
-            and not isinstance(stmt.body[0].names, cst.ImportStar)
-            and [dotted(a.name) for a in stmt.body[0].names] == [name]
-            and stmt.body[0].names[0].asname is None
-            and stmt.trailing_whitespace.comment is None
-            and all(line.comment is None for line in stmt.leading_lines)
-        )
-    ]
-    return module.with_changes(body=body)
 
 
 def _bound_skips(body: Sequence[cst.BaseStatement]) -> dict[str, tuple[str, bool]]:

@@ -27,11 +27,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.facts.devices import DEVICE_TEST_DECORATORS
+from hwlint.fix.migrate.any_gpu_decorators import DEVICE_SKIPS
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute
 from hwlint.fix.migrate.evidence import bound_at, device_constants, device_words, names_a_device
 from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.generalize import class_devices_rewritten
-from hwlint.fix.migrate.guards import guards_applied
+from hwlint.fix.migrate.guards import decorators_changed, guards_applied
 from hwlint.fix.migrate.local_names import masked_local_names
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.split_classes import (
@@ -94,7 +95,11 @@ def split(
     refuse_other_uses(module, calls, names, facts)
     fixed, runs, chosen = write_split(module, m, names, sorted_tests, config, calls)
     # The device tests' guards of a device, as a device-generic class has them.
-    fixed, _, renamed = guards_applied(fixed, names.accelerator, 0, facts_of)
+    fixed = guards_applied(fixed, names.accelerator, 0, facts_of)[0]
+    # The device tests whose decorators changed (the guards, GPU_TYPE's), for the verification.
+    now = class_facts(facts_of(fixed), names.accelerator, 0)
+    assert now is not None
+    renamed = decorators_changed(info, now)
     # The device tests' hard-coded devices, as a device-generic class has them.
     accelerator = m._replace(class_name=names.accelerator, occurrence=0)
     fixed, rewritten = class_devices_rewritten(fixed, accelerator, config, facts_of)
@@ -333,7 +338,13 @@ def _refuse_still_bound(
     cls = body[find_class(body, names.accelerator, 0)]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
     stmts = [
-        s.with_changes(decorators=[d for d in s.decorators if not is_device_specific(decorator_name(d))])
+        s.with_changes(
+            decorators=[
+                d
+                for d in s.decorators
+                if not is_device_specific(decorator_name(d)) and decorator_name(d) not in DEVICE_SKIPS
+            ]
+        )
         if isinstance(s, cst.FunctionDef)
         else s
         for s in cls.body.body

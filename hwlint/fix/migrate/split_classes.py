@@ -14,14 +14,15 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.facts.devices import ANY_GPU_NAMES, framework_type, instantiable
 from hwlint.fix.edits import declaration_statement, dotted, ensure_import
-from hwlint.fix.migrate.accelerator_tests import drop_unused_import
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names, write_class_level
+from hwlint.fix.migrate.framework import PARAMETRIZED
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls
 from hwlint.fix.migrate.tree import decorator_name, device_parameter, find_class, instantiation_call, node_uses
+from hwlint.fix.migrate.unused_imports import drop_unused_import, names_in
 from hwlint.fix.plan import Migration
 
 # What a new instantiation of the ACCELERATOR class passes after `globals()`:
@@ -113,6 +114,8 @@ def write_split(
     runs = _instantiations_renamed(body, m.class_name, names, calls[0] + shift if calls else None)
     body[where : where + 1] = made
     state = ModuleEdits(module.with_changes(body=body), config)
+    state.imports.update(chosen.needs)
+    state.unused.update(chosen.unused)
     if runs is None:
         more = NEEDS_ACCELERATOR if sorted_tests.needs else ASKS
         state.instantiate.append((where + len(made) - 1, names.accelerator, more))
@@ -139,7 +142,7 @@ def _mixin(cls: cst.ClassDef, name: str, members: Sequence[cst.BaseStatement]) -
 
 
 def _instantiations_renamed(
-    body: list[cst.BaseStatement], class_name: str, names: SplitNames, at: int | None
+    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement], class_name: str, names: SplitNames, at: int | None
 ) -> tuple[str, ...] | None:
     """In `body`, the class's device-type instantiation (the statement at
     `at`, when there is one) made the ACCELERATOR class's, and its
@@ -193,11 +196,14 @@ def _gpu_type_rewritten(
         if gpu_attribute(stmt) is not None:
             continue  # `device = GPU_TYPE`: the device framework's `device` takes its place
         if isinstance(stmt, cst.FunctionDef):
+            original = stmt
             try:
-                stmt, uses, _ = method_migrated(stmt, attributes)
+                stmt, uses, _, needs = method_migrated(stmt, attributes)
             except Refusal as refusal:
                 raise Refusal(f"not split: {refusal.reason}") from None
             chosen.count += uses
+            chosen.needs.update(needs)
+            chosen.unused |= names_in([d for d in original.decorators if d not in stmt.decorators])
         elif any(node_uses(stmt, g) for g in ANY_GPU_NAMES):
             raise Refusal(f"not split: {member_name(stmt)} uses GPU_TYPE when the class is defined: migrate by hand")
         device_tests.append(stmt)
@@ -230,6 +236,9 @@ class _ChosenDevice(cst.CSTTransformer):
 
     def __init__(self) -> None:
         self.count = 0
+        # The device framework's names the rewritten tests' decorators use.
+        self.needs: set[str] = set()
+        self.unused: set[str] = set()  # what their replaced decorators named
 
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
         body, orelse, test = updated_node.body, updated_node.orelse, updated_node.test
@@ -285,8 +294,11 @@ def _new_class(
 ) -> cst.ClassDef:
     """A class of the split: the original's decorators and bases (after
     the mixin, when there is one), declared (the attribute, the enum's
-    local name, the member), holding `tests`."""
+    local name, the member), holding `tests`. The ACCELERATOR class drops
+    `@instantiate_parametrized_tests`: the device framework expands its
+    `@parametrize` itself."""
     attribute, enum_name, member = declared
+    kept = [d for d in cls.decorators if member != "ACCELERATOR" or decorator_name(d) != PARAMETRIZED]
     assert isinstance(cls.body, cst.IndentedBlock)
     bases = list(cls.bases)
     if members:
@@ -300,6 +312,6 @@ def _new_class(
         lpar=cst.LeftParen() if bases else cls.lpar,
         rpar=cst.RightParen() if bases else cls.rpar,
         leading_lines=[blank, blank],
-        decorators=[d.with_changes(leading_lines=[]) for d in cls.decorators],
+        decorators=[d.with_changes(leading_lines=[]) for d in kept],
         body=cls.body.with_changes(body=[declaration, _first(tests[0], blank=True), *tests[1:]]),
     )
