@@ -7,6 +7,7 @@ changes nothing (tests.test_migrate.migrate)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -155,3 +156,12 @@ def test_pytorchs_own_device_skips_are_rewritten_and_their_imports_go(tmp_path: 
     text, report = migrate(tmp_path / "own", own + MAIN)
     assert "    @requires_cuda_and_triton\n    def test_compiled(self, device):\n" in text
     assert "hw_classification = HardwareClassification.CUDA\n" in text
+
+
+def test_docs_guards_example_is_what_fix_does(tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "fix.md").read_text()
+    blocks = dict(re.findall(r"<!-- migration-example: guards (\w+) -->\n```python\n(.*?)```", text, re.S))
+    assert set(blocks) == {"before", "after"}, "docs/fix.md lost its guards before/after example"
+    fixed, report = migrate(tmp_path, blocks["before"])
+    assert fixed == blocks["after"]
+    assert report.migrated == {"split": 2, "only-accelerator": 3}

@@ -42,10 +42,11 @@ def device_words(config: Config, *, triton: bool = True) -> re.Pattern[str]:
     )
     parts = []
     for name in names:
-        # `has_triton()`, `HAS_TRITON`, `@requires_triton()`: a question of
-        # capability, which a device-generic test asks on every device
-        # (torch.utils._triton, hwlint.fix.migrate.guards).
-        asked = r"(?<!has_)(?<!HAS_)(?<!requires_)" if name == "triton" else ""
+        # `has_triton()`, `HAS_TRITON`, `@requires_triton()`,
+        # `@requires_gpu_and_triton`: a question of capability, which a
+        # device-generic test asks on every device (torch.utils._triton,
+        # triton_utils, hwlint.fix.migrate.guards).
+        asked = r"(?<!has_)(?<!HAS_)(?<!requires_)(?<!gpu_and_)(?<!GPU_AND_)" if name == "triton" else ""
         parts.append(asked + re.escape(name.upper()))
         parts.append(rf"{asked}(?<![a-z]){re.escape(name[0])}(?i:{re.escape(name[1:])})(?![a-z])")
         parts.append(rf"{asked}(?<![a-z]){re.escape(name[0].upper())}{re.escape(name[1:])}(?![a-z])")
