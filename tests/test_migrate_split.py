@@ -758,3 +758,40 @@ def test_a_gpu_type_class_with_guarded_device_tests_is_split_as_inductors_contri
         '\n\nif __name__ == "__main__":\n    if HAS_GPU:\n        run_tests()\n'
     )
     assert report.migrated == {"split": 2}
+
+
+def test_a_module_name_for_the_machines_accelerator_type_becomes_the_tests_device(tmp_path: Path) -> None:
+    # `device_type = acc.type if (acc := current_accelerator()) else "cpu"`, PyTorch's
+    # idiom for "the accelerator here": in a device test, what GPU_TYPE would become.
+    head = (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n"
+        "from torch.testing._internal.triton_utils import requires_gpu_and_triton\n\n"
+        'device_type = acc.type if (acc := torch.accelerator.current_accelerator()) else "cpu"\n'
+    )
+    source = head + (
+        "\n\nclass TestA(TestCase):\n"
+        '    def test_free(self):\n        self.assertEqual(torch.ones(2, device="cpu").sum().item(), 2)\n\n'
+        "    @requires_gpu_and_triton\n    def test_dev(self):\n"
+        "        def make():\n            return torch.ones(2, device=device_type)\n\n"
+        "        self.assertEqual(make().device.type, device_type)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == head.replace("run_tests\n", "run_tests, HardwareClassification\n").replace(
+        "requires_gpu_and_triton\n",
+        "requires_gpu_and_triton\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests\n",
+    ) + (
+        "\n\nclass TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        '    def test_free(self):\n        self.assertEqual(torch.ones(2, device="cpu").sum().item(), 2)\n\n\n'
+        "class TestAAccelerator(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @requires_gpu_and_triton\n    def test_dev(self, device):\n"
+        "        def make():\n            return torch.ones(2, device=device)\n\n"
+        "        self.assertEqual(make().device.type, self.device_type)\n\n\n"
+        'instantiate_device_type_tests(TestAAccelerator, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert report.migrated == {"split": 2}
+    # A test that binds the name itself: refused, with why.
+    local = source.replace("        def make():", "        device_type = 'cuda'\n        def make():")
+    _, report = migrate(tmp_path / "local", local + MAIN)
+    assert [r.reason for f in report.files for r in f.refused if r.migration.kind == "split"] == [
+        "not split: test_dev binds device_type itself: migrate by hand"
+    ]

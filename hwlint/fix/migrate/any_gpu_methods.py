@@ -84,6 +84,29 @@ def method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> MethodM
     return MethodMigrated(new_fn, uses.count + decorated.rewritten, test, decorated.needs)
 
 
+def accelerator_type_rewritten(fn: cst.FunctionDef, names: frozenset[str]) -> tuple[cst.FunctionDef, int]:
+    """A method of a device-generic class with its uses of `names`,
+    module-level names bound to the machine's accelerator type
+    (`device_type = acc.type if (acc := torch.accelerator.current_accelerator())
+    else "cpu"`), rewritten as GPU_TYPE's are: `device` where a test places
+    a tensor, `self.device_type` elsewhere (what the name was on the machine
+    that ran the test); how many. Refusal, with why, when a use cannot be."""
+    if not any(node_uses(fn, n) for n in names):
+        return fn, 0
+    if any(node_uses(d, n) for d in fn.decorators for n in names) or any(node_uses(fn.params, n) for n in names):
+        raise Refusal(f"{fn.name.value} uses {sorted(names)[0]} when the class is defined: migrate by hand")
+    static = any(decorator_name(d) == "staticmethod" for d in fn.decorators)
+    params = [*fn.params.posonly_params, *fn.params.params]
+    me = params[0].name.value if params and not static else ""
+    test = fn.name.value.startswith("test") and device_parameter(fn) is not None
+    uses = _Uses(fn.name.value, me, test, (), _bound_in(fn.body), names)
+    new_body = fn.body.visit(uses)
+    if uses.refusal:
+        raise Refusal(uses.refusal)
+    assert isinstance(new_body, cst.BaseSuite)
+    return fn.with_changes(body=new_body), uses.count
+
+
 def _parametrizes_device(fn: cst.FunctionDef) -> bool:
     """Whether a `@parametrize("device, ...", ...)`-style decorator names `device`."""
     for d in fn.decorators:
@@ -103,9 +126,18 @@ class _Uses(cst.CSTTransformer):
     nested in the method that rebind `device` or `self` are followed; where
     a use cannot be rewritten, `refusal` says why."""
 
-    def __init__(self, method: str, me: str, test: bool, attributes: tuple[str, ...], local: set[str]) -> None:
+    def __init__(
+        self,
+        method: str,
+        me: str,
+        test: bool,
+        attributes: tuple[str, ...],
+        local: set[str],
+        names: frozenset[str] = ANY_GPU_NAMES,
+    ) -> None:
         super().__init__()
         self.method, self.me, self.test, self.attributes = method, me, test, attributes
+        self.names = names  # GPU_TYPE, or the module's own name for the machine's accelerator type
         self.local = local  # the names the method's own scope binds
         self.scopes: list[set[str]] = []  # names bound by each nested scope the walk is in
         self.placing: set[int] = set()  # ids of the expressions that place a tensor
@@ -157,17 +189,20 @@ class _Uses(cst.CSTTransformer):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.skip.add(id(node.attr))
-        if node.attr.value in ANY_GPU_NAMES:
+        if node.attr.value in self.names:
             self._refuse(f"{self.method} reads {dotted(node) or node.attr.value}: migrate by hand")
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if dotted(node.name).rsplit(".", 1)[-1] in ANY_GPU_NAMES:
-            self._refuse(f"{self.method} imports GPU_TYPE itself: migrate by hand")
+        if dotted(node.name).rsplit(".", 1)[-1] in self.names:
+            self._refuse(f"{self.method} imports {dotted(node.name)} itself: migrate by hand")
 
     # -- the rewrites ------------------------------------------------------
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        if original_node.value not in ANY_GPU_NAMES or id(original_node) in self.skip:
+        if original_node.value not in self.names or id(original_node) in self.skip:
+            return updated_node
+        if original_node.value in self.local or original_node.value in self._shadowed():
+            self._refuse(f"{self.method} binds {original_node.value} itself: migrate by hand")
             return updated_node
         return self._replacement(original_node, updated_node)
 
@@ -214,7 +249,8 @@ class _Uses(cst.CSTTransformer):
             return cst.Name("device")
         if not self.me or self.me in shadowed:
             where = "a static method" if not self.me else f"a nested scope that rebinds `{self.me}`"
-            self._refuse(f"{self.method} uses GPU_TYPE in {where}: nothing there says the device type")
+            used = "GPU_TYPE" if self.names == ANY_GPU_NAMES else "the machine's accelerator type"
+            self._refuse(f"{self.method} uses {used} in {where}: nothing there says the device type")
             return updated
         self.count += 1
         return cst.Attribute(value=cst.Name(self.me), attr=cst.Name("device_type"))

@@ -90,6 +90,31 @@ def device_constants(data: bytes, lines: Sequence[int], naming: re.Pattern[str] 
     return {name for names, code in found.values() if naming is None or naming.search(code) for name in names}
 
 
+def accelerator_type_names(data: bytes) -> frozenset[str]:
+    """Names the module binds once, at its top level, to the type of the
+    machine's accelerator (`device_type = acc.type if (acc :=
+    torch.accelerator.current_accelerator()) else "cpu"`,
+    `DEVICE = torch.accelerator.current_accelerator().type`): what
+    `self.device_type` is in a device-generic class, as GPU_TYPE is."""
+    if b"current_accelerator" not in data:
+        return frozenset()
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    bound: dict[str, int] = {}
+    typed: set[str] = set()
+    for stmt in tree.body:
+        for node in ast.walk(stmt) if not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) else ():
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound[node.id] = bound.get(node.id, 0) + 1
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            code = ast.unparse(stmt.value)
+            if "current_accelerator(" in code and ".type" in code:
+                typed.add(stmt.targets[0].id)
+    return frozenset(name for name in typed if bound.get(name) == 1)
+
+
 def bound_at(data: bytes, lines: Sequence[int], *, with_code: bool = False) -> dict[int, tuple[tuple[str, ...], str]]:
     """Each of `lines` -> the names bound by the module-level assignment
     whose statement spans it (inside a module-level `if`/`try`/`with` too),

@@ -357,6 +357,6 @@ def _refuse_still_bound(
     # A GPU_TYPE class's: a name bound to whichever GPU the machine has
     # (`requires_multigpu = skipIf(not HAS_MULTIGPU, ...)`) is no device's.
     bound = device_constants(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
-    used = sorted(name for name in bound if node_uses(bare, name))
+    used = sorted(name for name in bound if node_uses(bare, name, attributes=False))
     if used:
         raise Refusal(f"not split: a device test uses {used[0]}, which the module binds to a device")

@@ -14,8 +14,9 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.facts.devices import ANY_GPU_NAMES, framework_type, instantiable
 from hwlint.fix.edits import declaration_statement, dotted, ensure_import
-from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
+from hwlint.fix.migrate.any_gpu_methods import accelerator_type_rewritten, gpu_attribute, method_migrated
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names, write_class_level
+from hwlint.fix.migrate.evidence import accelerator_type_names
 from hwlint.fix.migrate.framework import PARAMETRIZED
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.parameters import with_device
@@ -95,8 +96,11 @@ def write_split(
     if sorted_tests.any_gpu:
         members, device_tests = _gpu_type_rewritten(stmts, members, sorted_tests, chosen)
     else:
+        typed = accelerator_type_names(module.code.encode("utf-8"))
         device_tests = [
-            _device_chosen(_given_device(stmts[i]), chosen) if i in sorted_tests.device else stmts[i]
+            _typed(
+                _device_chosen(_given_device(stmts[i]), chosen) if i in sorted_tests.device else stmts[i], typed, chosen
+            )
             for i in sorted({*sorted_tests.device, *moved})
         ]
     attr = config.attribute
@@ -252,6 +256,21 @@ class _ChosenDevice(cst.CSTTransformer):
         self.count += 1
         device = cst.Call(cst.Attribute(cst.Name("torch"), cst.Name("device")), [cst.Arg(cst.Name("device"))])
         return cst.Attribute(device, cst.Name("type"), lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+
+def _typed(stmt: cst.BaseStatement, typed: frozenset[str], chosen: _ChosenDevice) -> cst.BaseStatement:
+    """A device test (or a member only they use) with its uses of the
+    module's names for the machine's accelerator type (`device_type =
+    acc.type if (acc := torch.accelerator.current_accelerator()) else
+    "cpu"`) made its own device's, as GPU_TYPE's are; counted in `chosen`."""
+    if not typed or not isinstance(stmt, cst.FunctionDef):
+        return stmt
+    try:
+        made, uses = accelerator_type_rewritten(stmt, typed)
+    except Refusal as refusal:
+        raise Refusal(f"not split: {refusal.reason}") from None
+    chosen.count += uses
+    return made
 
 
 def _device_chosen(stmt: cst.BaseStatement, chosen: _ChosenDevice) -> cst.BaseStatement:

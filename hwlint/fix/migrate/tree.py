@@ -173,12 +173,18 @@ def decorator_name(d: cst.Decorator) -> str:
 
 
 class _Uses(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, attributes: bool = True) -> None:
         self.name = name
         self.found = False
+        self.attributes = attributes  # whether `x.name` counts (an attribute of that name)
+        self.skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if not self.attributes:
+            self.skip.add(id(node.attr))
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name:
+        if node.value == self.name and id(node) not in self.skip:
             self.found = True
 
 
@@ -189,9 +195,10 @@ def body_uses(fn: cst.FunctionDef, name: str) -> bool:
     return visitor.found
 
 
-def node_uses(node: cst.CSTNode, name: str) -> bool:
-    """Whether `node` names `name` anywhere in it."""
-    visitor = _Uses(name)
+def node_uses(node: cst.CSTNode, name: str, *, attributes: bool = True) -> bool:
+    """Whether `node` names `name` anywhere in it; without `attributes`,
+    as a variable (`self.name` aside)."""
+    visitor = _Uses(name, attributes=attributes)
     node.visit(visitor)
     return visitor.found
 
