@@ -263,14 +263,14 @@ def test_a_left_class_is_left_with_why_it_was_not_split(tmp_path: Path) -> None:
         '\n\nclass TestA(TestCase):\n    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
         "    def test_free(self):\n        pass\n\n"
         '    def test_xpu(self):\n        torch.ones(2, device="xpu")\n\n'
-        "    def test_probe(self):\n        if torch.cuda.is_available():\n            pass\n"
+        "    def test_capability(self):\n        torch.cuda.get_device_capability()\n"
     )
     text, report = migrate(tmp_path, source)
     assert text == source
     (left,) = report.unfixed
     assert left.kind == "mixed-accelerator-use"
     assert left.reason.endswith(
-        "; not split: after the rewrites, a device test still names 'cuda': it is a test of that device"
+        "(line 23) has no device-generic equivalent: the compute capability is specific to one device's architecture"
     )
 
 
@@ -795,3 +795,22 @@ def test_a_module_name_for_the_machines_accelerator_type_becomes_the_tests_devic
     assert [r.reason for f in report.files for r in f.refused if r.migration.kind == "split"] == [
         "not split: test_dev binds device_type itself: migrate by hand"
     ]
+
+
+def test_a_test_that_names_a_device_only_where_nothing_runs_on_it_is_device_free(tmp_path: Path) -> None:
+    # Its name, its docstring, a skip's message and a question it takes either
+    # way name CUDA; nothing in it runs there (the contributors' GENERIC test).
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        '    def test_cuda_absent(self):\n        """Without CUDA, this fails."""\n'
+        '        if torch.cuda.is_available():\n            self.skipTest("CUDA is available")\n'
+        "        self.assertEqual(1, 1)\n\n"
+        '    def test_dev(self):\n        torch.ones(2, device="cuda")\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"split": 2}
+    assert (
+        "class TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        '    def test_cuda_absent(self):\n        """Without CUDA, this fails."""\n'
+    ) in text
+    assert "    def test_dev(self, device):\n        torch.ones(2, device=device)\n" in text

@@ -19,6 +19,7 @@ new name is taken; a class with one kind of test is not split.
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Callable, Sequence
 
 import libcst as cst
@@ -29,7 +30,7 @@ from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.facts.devices import DEVICE_TEST_DECORATORS
 from hwlint.fix.migrate.any_gpu_decorators import DEVICE_SKIPS
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute
-from hwlint.fix.migrate.evidence import bound_at, device_constants, device_words, names_a_device
+from hwlint.fix.migrate.evidence import bound_at, device_constants, device_words, masked_messages, names_a_device
 from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.generalize import class_devices_rewritten
 from hwlint.fix.migrate.guards import decorators_changed, guards_applied
@@ -189,6 +190,8 @@ def sort_tests(
         raise Refusal(_ONE_KIND.format("every"))
     _refuse_unnamed_mentions(data, reached)
     spans = _spans(cls, info.line)
+    for i in _naming_nothing_that_runs(data, info, words, bound, {i: spans[i] for i in tests if named[i][:1] == "'"}):
+        named[i] = ""
     sites = [
         (s.line, s.text, s in info.requires) for s in (*info.probes, *info.devices, *info.distributed, *info.requires)
     ]
@@ -310,6 +313,38 @@ def _named_use(
         return repr(found.group(0))
     used = _bound_used(fn, text, bound)
     return used[0] if used else ""
+
+
+def _naming_nothing_that_runs(
+    data: bytes, info: ClassFacts, words: re.Pattern[str], bound: set[str], spans: dict[int, tuple[int, int]]
+) -> list[int]:
+    """Of the tests at `spans` (a device named in their code), those that
+    name one only where nothing runs on it: their own name, a comment, a
+    docstring, a skip's or an assertion's message, a local variable's
+    name, or a question whose answer they take either way (`if
+    torch.cuda.is_available(): self.skipTest(...)`, the facts' questions,
+    which a GENERIC test may ask)."""
+    if not spans:
+        return []
+    masked = masked_messages(masked_local_names(data, info.line, words), info.line)
+    lines = masked.decode("utf-8", "replace").splitlines()
+    for q in info.questions:
+        if 0 < q.line <= len(lines):
+            # A name of the same length: the line still parses, and names nothing.
+            lines[q.line - 1] = lines[q.line - 1].replace(q.text, "_" * len(q.text), 1)
+    quiet = []
+    for i, (start, end) in spans.items():
+        own = textwrap.dedent("\n".join(lines[start - 1 : end]) + "\n")
+        try:
+            fn = cst.parse_statement(own)
+        except cst.ParserSyntaxError:
+            continue
+        if not isinstance(fn, cst.FunctionDef):
+            continue
+        text = code_without_prose(fn.with_changes(name=cst.Name("test")))
+        if words.search(text) is None and DEVICE_TYPE.search(text) is None and not _bound_used(fn, text, bound):
+            quiet.append(i)
+    return quiet
 
 
 def _bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
