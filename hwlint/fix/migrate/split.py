@@ -78,8 +78,10 @@ def split(
     names = SplitNames.of(m.class_name)
     # A first look with ast: libcst's parse costs some fifty times more.
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
+    words = device_words(config)
+    # What runs on no device hidden, as the split sorts the tests (`_naming_nothing_that_runs`).
     if every_test_uses_a_device(
-        data, info.line, device_words(config), device_constants(data, reached), instantiated=False
+        masked_for_tests(data, info, words), info.line, words, device_constants(data, reached), instantiated=False
     ):
         raise Refusal(_ONE_KIND.format("every"))
     module = parse_module(data, MigrateError)
@@ -186,12 +188,15 @@ def sort_tests(
     # device test (most of the splits the plan tries and the facts cannot
     # rule out), the lines of the class are not laid out.
     named = {i: _named_use(module, fn, words, bound, instantiated) for i, fn in tests.items()}
-    if named and all(named.values()):
+    # (A test that only asks about a device may still be device-free: below.)
+    if named and all(named.values()) and not info.questions:
         raise Refusal(_ONE_KIND.format("every"))
     _refuse_unnamed_mentions(data, reached)
     spans = _spans(cls, info.line)
     for i in _naming_nothing_that_runs(data, info, words, bound, {i: spans[i] for i in tests if named[i][:1] == "'"}):
         named[i] = ""
+    if named and all(named.values()):
+        raise Refusal(_ONE_KIND.format("every"))
     sites = [
         (s.line, s.text, s in info.requires) for s in (*info.probes, *info.devices, *info.distributed, *info.requires)
     ]
@@ -307,12 +312,30 @@ def _named_use(
             return f"@{name}"
         if instantiated and name.startswith("parametrize"):
             return f"@{name} (expanded by the device framework)"
-    text = module.code_for_node(fn.with_changes(leading_lines=[]))
+    # Its name and its prose run on no device.
+    text = code_without_prose(fn.with_changes(name=cst.Name("test"), leading_lines=[]))
     found = words.search(text) or DEVICE_TYPE.search(text)
     if found is not None:
         return repr(found.group(0))
     used = _bound_used(fn, text, bound)
     return used[0] if used else ""
+
+
+def masked_for_tests(data: bytes, info: ClassFacts, words: re.Pattern[str]) -> bytes:
+    """`data` with what in the class runs on no device hidden, line for
+    line: its local variables' names (hwlint.fix.migrate.local_names), its
+    skips' and assertions' messages, and the questions about an
+    accelerator whose answer a test takes either way (the facts')."""
+    masked = masked_messages(masked_local_names(data, info.line, words), info.line)
+    if not info.questions:
+        return masked
+    lines = masked.split(b"\n")
+    for q in info.questions:
+        text = q.text.encode("utf-8")
+        if 0 < q.line <= len(lines):
+            # A name of the same length: the line still parses, and names nothing.
+            lines[q.line - 1] = lines[q.line - 1].replace(text, b"_" * len(text), 1)
+    return b"\n".join(lines)
 
 
 def _naming_nothing_that_runs(
@@ -326,12 +349,7 @@ def _naming_nothing_that_runs(
     which a GENERIC test may ask)."""
     if not spans:
         return []
-    masked = masked_messages(masked_local_names(data, info.line, words), info.line)
-    lines = masked.decode("utf-8", "replace").splitlines()
-    for q in info.questions:
-        if 0 < q.line <= len(lines):
-            # A name of the same length: the line still parses, and names nothing.
-            lines[q.line - 1] = lines[q.line - 1].replace(q.text, "_" * len(q.text), 1)
+    lines = masked_for_tests(data, info, words).decode("utf-8", "replace").splitlines()
     quiet = []
     for i, (start, end) in spans.items():
         own = textwrap.dedent("\n".join(lines[start - 1 : end]) + "\n")
