@@ -23,7 +23,9 @@ class UnconfiguredDevice(Rule):
     does not name: a device string where a device goes (`.to("mlu")`,
     `device="mlu:0"`, `torch.device("mlu")`, `f"mlu:{rank}"`), a call into
     its device module (`torch.mlu.synchronize()`), or its backend package
-    imported and used (`import torch_mlu` with `.mlu()`). `cpu` and `meta`
+    imported and the name used as a device (`import torch_mlu` with
+    `.mlu()`, `"mlu"` or `torch_mlu.mlu.`); the package's own calls
+    (`torch_mlu.some_op(...)`) are then that device's use. `cpu` and `meta`
     are no accelerators, and a backend a test module registers itself
     (`rename_privateuse1_backend("foo")`, as PyTorch's tests of the
     mechanism do, on the CPU) is not reported. Reported once per file and
