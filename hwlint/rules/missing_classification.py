@@ -213,18 +213,19 @@ class MissingClassification(Rule):
             messages=(
                 "add `hw_classification = HardwareClassification.CUDA` (every accelerator use in the class is CUDA)",
             ),
-            # `fix --unsafe` also instantiates it for CUDA, its test given `device` (hwlint.fix.migrate).
+            # `fix --unsafe` makes it device-generic: its test names no device but in
+            # its @onlyCUDA, which becomes @onlyAccelerator (hwlint.fix.migrate).
             unsafe_fixed=snippet("""\
                 from torch.testing._internal.common_utils import HardwareClassification
-                from torch.testing._internal.common_device_type import instantiate_device_type_tests
+                from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyAccelerator
                 class TestA(TestCase):
-                    hw_classification = HardwareClassification.CUDA
+                    hw_classification = HardwareClassification.ACCELERATOR
 
-                    @onlyCUDA
+                    @onlyAccelerator
                     def test_a(self, device): pass
 
 
-                instantiate_device_type_tests(TestA, globals(), only_for="cuda")
+                instantiate_device_type_tests(TestA, globals(), allow_xpu=True)
                 """),
         ),
         Example(
