@@ -187,13 +187,15 @@ def sort_tests(
     # What each test's own code says, first: when it makes every test a
     # device test (most of the splits the plan tries and the facts cannot
     # rule out), the lines of the class are not laid out.
-    named = {i: _named_use(module, fn, words, bound, instantiated) for i, fn in tests.items()}
+    uses_of = {i: _named_use(module, fn, words, bound, instantiated) for i, fn in tests.items()}
+    named = {i: why for i, (why, _) in uses_of.items()}
     # (A test that only asks about a device may still be device-free: below.)
     if named and all(named.values()) and not info.questions:
         raise Refusal(_ONE_KIND.format("every"))
     _refuse_unnamed_mentions(data, reached)
     spans = _spans(cls, info.line)
-    for i in _naming_nothing_that_runs(data, info, words, bound, {i: spans[i] for i in tests if named[i][:1] == "'"}):
+    worded = {i: spans[i] for i, (_, by_word) in uses_of.items() if by_word}
+    for i in _naming_nothing_that_runs(data, info, words, bound, worded):
         named[i] = ""
     if named and all(named.values()):
         raise Refusal(_ONE_KIND.format("every"))
@@ -300,25 +302,27 @@ def _member_uses(
 
 def _named_use(
     module: cst.Module, fn: cst.FunctionDef, words: re.Pattern[str], bound: set[str], instantiated: bool
-) -> str:
+) -> tuple[str, bool]:
     """What in `fn`'s own code makes it a device test, or "": it takes
     `device`, a device-type decorator, a device or `device_type` named, a
-    module-level name bound to a device used (the facts' sites aside)."""
+    module-level name bound to a device used (the facts' sites aside); and
+    whether that is a device or a name written in its code (which a
+    message or a question may be: `_naming_nothing_that_runs`)."""
     if device_parameter(fn) is not None:
-        return "takes `device`"
+        return "takes `device`", False
     for d in fn.decorators:
         name = decorator_name(d)
         if name in DEVICE_TEST_DECORATORS or is_device_specific(name):
-            return f"@{name}"
+            return f"@{name}", False
         if instantiated and name.startswith("parametrize"):
-            return f"@{name} (expanded by the device framework)"
+            return f"@{name} (expanded by the device framework)", False
     # Its name and its prose run on no device.
     text = code_without_prose(fn.with_changes(name=cst.Name("test"), leading_lines=[]))
     found = words.search(text) or DEVICE_TYPE.search(text)
     if found is not None:
-        return repr(found.group(0))
+        return repr(found.group(0)), True
     used = _bound_used(fn, text, bound)
-    return used[0] if used else ""
+    return (used[0], True) if used else ("", False)
 
 
 def masked_for_tests(data: bytes, info: ClassFacts, words: re.Pattern[str]) -> bytes:
