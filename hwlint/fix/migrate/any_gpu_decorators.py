@@ -22,9 +22,9 @@ import libcst as cst
 
 from hwlint.facts.devices import ANY_GPU_NAMES
 from hwlint.fix.edits import dotted
+from hwlint.fix.migrate.framework import ONLY_ON
 
 # The framework's decorators of one device type (torch.testing._internal.common_device_type).
-_ONLY = {"cuda": "onlyCUDA", "xpu": "onlyXPU", "mps": "onlyMPS", "hpu": "onlyHPU"}
 _SKIP_ON = {"cuda": "skipCUDAIf", "xpu": "skipXPUIf", "mps": "skipMPSIf", "hpu": "skipHPUIf"}
 # The framework's skips of one device type: they name a device to leave
 # it out, never to bind a test to it.
@@ -78,7 +78,7 @@ def _migrated(d: cst.Decorator) -> tuple[cst.Decorator, str]:
         reasons = list(expr.args[1:]) or [cst.Arg(cst.SimpleString(f'"not on {device}"'))]
         return d.with_changes(decorator=cst.Call(cst.Name(name), [first, *reasons])), name
     # Run on that device only.
-    name = _ONLY.get(device)
+    name = ONLY_ON.get(device)
     if name is None:
         return d, ""
     return d.with_changes(decorator=cst.Name(name)), name

@@ -14,6 +14,8 @@ from hwlint.facts import devices
 DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
 INSTANTIATE = "instantiate_device_type_tests"
 ONLY_ACCELERATOR = "onlyAccelerator"
+# The framework's decorator that keeps a test on one device type, by the type.
+ONLY_ON = {"cuda": "onlyCUDA", "xpu": "onlyXPU", "mps": "onlyMPS", "hpu": "onlyHPU", "privateuse1": "onlyPRIVATEUSE1"}
 # The class decorator the device-type framework replaces: it expands
 # `@parametrize` itself.
 PARAMETRIZED = "instantiate_parametrized_tests"

@@ -33,7 +33,7 @@ import libcst as cst
 
 from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.fix.edits import dotted, ensure_import
-from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE
+from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE, ONLY_ON
 from hwlint.fix.migrate.outcome import MigrateError
 from hwlint.fix.migrate.tree import class_facts, find_class, test_methods
 from hwlint.fix.migrate.unused_imports import drop_unused_name, names_in
@@ -43,8 +43,7 @@ from hwlint.fix.rewrite import parse_module
 # before and after (what the verification expects of it: hwlint.fix.verify).
 Rewritten = tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
 
-# The flags and modules that say one device is there, and its decorator.
-_ONLY = {"cuda": "onlyCUDA", "xpu": "onlyXPU", "mps": "onlyMPS", "privateuse1": "onlyPRIVATEUSE1"}
+# The flags that say one device is there.
 _FLAG = re.compile(r"^(?:TEST|HAS)_(CUDA|XPU|MPS|PRIVATEUSE1)$")
 _SKIPS = ("skipIf", "skipUnless")
 TRITON_MODULE = "torch.utils._triton"
@@ -140,7 +139,7 @@ def _rewritten(
     expr = d.decorator
     if isinstance(expr, cst.Name) and expr.value in bound:
         named, triton = bound[expr.value]
-        only = _ONLY[named]
+        only = ONLY_ON[named]
         made = [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
         if triton:
             asked = cst.Call(cst.Name(local.get(REQUIRES_TRITON, REQUIRES_TRITON)))
@@ -150,7 +149,7 @@ def _rewritten(
         return None
     device = _one_device(expr)
     if device is not None:
-        only = _ONLY[device]
+        only = ONLY_ON[device]
         return [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
     if _triton_capability(expr):
         condition = cst.Call(cst.Name(local.get(HAS_TRITON, HAS_TRITON)))
@@ -190,7 +189,7 @@ def _present(cond: cst.BaseExpression) -> str | None:
         return match.group(1).lower() if match else None
     if isinstance(cond, cst.Call) and not cond.args:
         parts = dotted(cond.func).split(".")
-        if len(parts) == 3 and parts[0] == "torch" and parts[2] == "is_available" and parts[1] in _ONLY:
+        if len(parts) == 3 and parts[0] == "torch" and parts[2] == "is_available" and parts[1] in ONLY_ON:
             return parts[1]
     return None
 
