@@ -28,6 +28,7 @@ from hwlint.fix.migrate.local_names import masked_local_names
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import given_device
 from hwlint.fix.migrate.split_members import without_prose
+from hwlint.fix.migrate.split_one_kind import decorator_last_name
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
 from hwlint.fix.plan import REPLACEABLE, Migration, SiteRewrite
 from hwlint.fix.result import FixError
@@ -162,15 +163,20 @@ def _only_lines(source: ClassSource, m: Migration) -> set[int]:
     cls = source.node
     if cls is None:
         return set()
-    own = {d for d in REPLACEABLE if d[len("only") :].lower() == m.member.lower()}
+    own = _own_only(m.member)
     return {
         n
         for stmt in cls.body
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
         for d in stmt.decorator_list
-        if _decorator_name(d) in own
+        if decorator_last_name(d) in own
         for n in range(d.lineno, (d.end_lineno or d.lineno) + 1)
     }
+
+
+def _own_only(member: str) -> set[str]:
+    """The `@only*` decorators of the class's own device (`onlyCUDA` for CUDA) that become `@onlyAccelerator`."""
+    return {d for d in REPLACEABLE if d[len("only") :].lower() == member.lower()}
 
 
 def _without_decorators(cls: cst.ClassDef, names: set[str]) -> cst.ClassDef:
@@ -184,12 +190,6 @@ def _without_decorators(cls: cst.ClassDef, names: set[str]) -> cst.ClassDef:
         for s in cls.body.body
     ]
     return cls.with_changes(body=cls.body.with_changes(body=stmts))
-
-
-def _decorator_name(node: ast.expr) -> str:
-    """`onlyCUDA` for `@onlyCUDA`, `@common.onlyCUDA` or `@onlyCUDA(...)`."""
-    node = node.func if isinstance(node, ast.Call) else node
-    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 def _undecorated_class(
@@ -270,8 +270,9 @@ def _refuse_still_bound(
     if masked is not step_b:
         # The same class with its local variables' device words hidden (only names).
         cls = _undecorated_class(masked, m, "generalize")[3]
-    own = {d for d in REPLACEABLE if d[len("only") :].lower() == m.member.lower()}
-    named = names_a_device(without_prose(_without_decorators(cls, own)), words, config.attribute, docstrings=False)
+    named = names_a_device(
+        without_prose(_without_decorators(cls, _own_only(m.member))), words, config.attribute, docstrings=False
+    )
     if named:
         raise Refusal.blocked(
             Blocker(

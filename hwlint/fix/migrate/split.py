@@ -80,9 +80,8 @@ def split(
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
     words = device_words(config)
     # What runs on no device hidden, as the split sorts the tests (`_naming_nothing_that_runs`).
-    if every_test_uses_a_device(
-        masked_for_tests(data, info, words), info.line, words, device_constants(data, reached), instantiated=False
-    ):
+    masked = masked_for_tests(data, info, words)
+    if every_test_uses_a_device(masked, info.line, words, device_constants(data, reached), instantiated=False):
         raise Refusal(_ONE_KIND.format("every"))
     module = parse_module(data, MigrateError)
     where = find_class(module.body, m.class_name, m.occurrence)
@@ -94,7 +93,7 @@ def split(
     # The tests sorted first: a class whose tests are all of one kind (most
     # of the splits the plan tries and the facts cannot rule out) is refused
     # before the module is read whole.
-    sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls))
+    sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls), masked=masked)
     refuse_other_uses(module, calls, names, facts)
     fixed, runs, chosen = write_split(module, m, names, sorted_tests, config, calls)
     # The device tests' guards of a device, as a device-generic class has them.
@@ -170,6 +169,7 @@ def sort_tests(
     config: Config,
     *,
     instantiated: bool,
+    masked: bytes | None = None,
 ) -> SortedTests:
     """The class's tests sorted into device-free ones and device ones: a
     device test takes `device`, has an accelerator site of the facts (a
@@ -195,7 +195,7 @@ def sort_tests(
     _refuse_unnamed_mentions(data, reached)
     spans = _spans(cls, info.line)
     worded = {i: spans[i] for i, (_, by_word) in uses_of.items() if by_word}
-    for i in _naming_nothing_that_runs(data, info, words, bound, worded):
+    for i in _naming_nothing_that_runs(masked or masked_for_tests(data, info, words), words, bound, worded):
         named[i] = ""
     if named and all(named.values()):
         raise Refusal(_ONE_KIND.format("every"))
@@ -343,17 +343,18 @@ def masked_for_tests(data: bytes, info: ClassFacts, words: re.Pattern[str]) -> b
 
 
 def _naming_nothing_that_runs(
-    data: bytes, info: ClassFacts, words: re.Pattern[str], bound: set[str], spans: dict[int, tuple[int, int]]
+    masked: bytes, words: re.Pattern[str], bound: set[str], spans: dict[int, tuple[int, int]]
 ) -> list[int]:
     """Of the tests at `spans` (a device named in their code), those that
     name one only where nothing runs on it: their own name, a comment, a
     docstring, a skip's or an assertion's message, a local variable's
     name, or a question whose answer they take either way (`if
     torch.cuda.is_available(): self.skipTest(...)`, the facts' questions,
-    which a GENERIC test may ask)."""
+    which a GENERIC test may ask). `masked`: the module with those hidden
+    (`masked_for_tests`)."""
     if not spans:
         return []
-    lines = masked_for_tests(data, info, words).decode("utf-8", "replace").splitlines()
+    lines = masked.decode("utf-8", "replace").splitlines()
     quiet = []
     for i, (start, end) in spans.items():
         own = textwrap.dedent("\n".join(lines[start - 1 : end]) + "\n")

@@ -57,7 +57,7 @@ def _uses_a_device(
     if any(a.arg in ("device", "devices") for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)):
         return True
     for d in fn.decorator_list:
-        name = _last_name(d.func if isinstance(d, ast.Call) else d)
+        name = decorator_last_name(d)
         if name and (name in DEVICE_TEST_DECORATORS or is_device_specific(name)):
             return True
         if instantiated and name.startswith("parametrize"):
@@ -74,6 +74,13 @@ def _uses_a_device(
     if words.search(code) or DEVICE_TYPE.search(code):
         return True
     return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(fn))
+
+
+def decorator_last_name(decorator: ast.expr) -> str:
+    """`onlyCUDA` for `@onlyCUDA`, `@common.onlyCUDA` or `@onlyCUDA(...)`,
+    as hwlint.fix.migrate.tree.decorator_name has it with libcst; "" for
+    anything else."""
+    return _last_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
 
 
 def _last_name(node: ast.expr) -> str:
