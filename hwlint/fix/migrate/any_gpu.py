@@ -77,9 +77,9 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
             migrated, uses, test, needs = method_migrated(stmt, attributes)
             body[i] = migrated
             state.imports.update(needs)
-            names = tuple(decorator_name(d) for d in migrated.decorators)
-            if test and names != tuple(decorator_name(d) for d in stmt.decorators):
-                renamed.append((stmt.name.value, tuple(decorator_name(d) for d in stmt.decorators), names))
+            was, now = (tuple(decorator_name(d) for d in fn.decorators) for fn in (stmt, migrated))
+            if test and was != now:
+                renamed.append((stmt.name.value, was, now))
                 state.unused |= names_in([d for d in stmt.decorators if d not in migrated.decorators])
             rewritten += uses
             using[stmt.name.value] = uses > 0
