@@ -814,3 +814,48 @@ def test_a_test_that_names_a_device_only_where_nothing_runs_on_it_is_device_free
         '    def test_cuda_absent(self):\n        """Without CUDA, this fails."""\n'
     ) in text
     assert "    def test_dev(self, device):\n        torch.ones(2, device=device)\n" in text
+
+
+def test_an_answer_inside_a_condition_and_a_dict_key_named_after_a_device_run_on_no_device(tmp_path: Path) -> None:
+    # PyTorch's checkpoint staging tests, before their split: a test that
+    # branches on `options.async and torch.accelerator.is_available()` ran
+    # on CPU too; a key "cuda_tensor" the test puts in its own dict is a
+    # name, and the `.cuda()` beside it becomes the test's device.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_options(self):\n"
+        "        for use_async in (False, True):\n"
+        "            if use_async and torch.accelerator.is_available():\n"
+        "                self.assertTrue(use_async)\n\n"
+        "    @requires_gpu\n"
+        "    def test_tensors(self):\n"
+        '        staged = {"cuda_tensor": torch.ones(2).cuda(), "cpu_tensor": torch.ones(2)}\n'
+        '        self.assertIn("cuda_tensor", staged)\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"split": 2}
+    assert (
+        "class TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_options(self):\n"
+    ) in text
+    assert (
+        "    def test_tensors(self, device):\n"
+        '        staged = {"cuda_tensor": torch.ones(2).to(device), "cpu_tensor": torch.ones(2)}\n'
+        '        self.assertIn("cuda_tensor", staged)\n'
+    ) in text
+
+
+def test_a_key_that_is_a_device_string_still_names_the_device(tmp_path: Path) -> None:
+    # {"cuda": ...} is a table by device: the test is that device's.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_free(self):\n        self.assertEqual(1, 1)\n\n"
+        "    @requires_gpu\n"
+        "    def test_table(self):\n"
+        '        expected = {"cuda": 1, "cpu": 2}\n'
+        "        torch.ones(2).cuda()\n"
+        '        self.assertEqual(expected["cuda"], 1)\n'
+    )
+    _, report = migrate(tmp_path, source + MAIN)
+    assert "split" not in report.migrated
+    assert any("still names 'cuda'" in why for why in not_split(report)), not_split(report)

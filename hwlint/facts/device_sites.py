@@ -107,8 +107,12 @@ class SiteFinder:
         if isinstance(answer, ast.UnaryOp) and negated:
             answer = answer.operand
         elif isinstance(answer, ast.BoolOp) and isinstance(answer.op, ast.And):
-            rest = answer.values[1:]
-            answer = answer.values[0]
+            # `options.use_async and torch.accelerator.is_available()`: the
+            # answer may be any of the terms; those after it run only where
+            # there is an accelerator.
+            at = next((k for k, value in enumerate(answer.values) if self._is_answer(value)), 0)
+            rest = answer.values[at + 1 :]
+            answer = answer.values[at]
         if not self._is_answer(answer):
             return
         body = branch.body if isinstance(branch, ast.If) else [branch.body]

@@ -70,6 +70,7 @@ def _local_uses(cls: ast.ClassDef, lines: list[bytes]) -> Iterator[tuple[int, in
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield from _uses(stmt, ())
             yield from _own_method_calls(stmt, methods)
+            yield from _own_keys(stmt, lines)
             if not stmt.name.startswith("test"):
                 yield from _def_name(stmt, lines)
 
@@ -126,6 +127,32 @@ def _own_method_calls(
             and node.end_col_offset is not None
         ):
             yield node.lineno, node.end_col_offset - len(node.attr.encode("utf-8")), node.attr
+
+
+def _own_keys(method: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[bytes]) -> Iterator[tuple[int, int, str]]:
+    """The keys a method puts in a dict literal of its own that are names
+    rather than devices (`"cuda_tensor"`, not `"cuda"` or `"cuda:0"`), and
+    the same strings where it reads them back (`assertIn("cuda_tensor",
+    staged)`): a key is the test's own name for a value, as a local
+    variable's is."""
+    keys = {
+        key.value
+        for node in ast.walk(method)
+        if isinstance(node, ast.Dict)
+        for key in node.keys
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and _NAME_KEY.fullmatch(key.value)
+    }
+    if not keys:
+        return
+    for node in ast.walk(method):
+        if isinstance(node, ast.Constant) and node.value in keys and node.lineno == node.end_lineno:
+            raw = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else b""
+            if raw[node.col_offset : node.col_offset + 1] in (b'"', b"'"):
+                yield node.lineno, node.col_offset + 1, node.value
+
+
+# A key that is a snake_case name of several words, not a device string.
+_NAME_KEY = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 
 
 def _def_name(method: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[bytes]) -> Iterator[tuple[int, int, str]]:
