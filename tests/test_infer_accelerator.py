@@ -337,3 +337,16 @@ def test_the_privateuse1_backend_name_is_a_question_about_the_device(tmp_path: P
         "    def test_a(self):\n        torch.ones(2, device=self.device)\n",
     )
     assert isinstance(fix, NotFixable) and fix.kind == "mixed-accelerator-use"
+
+
+@pytest.mark.parametrize(
+    ("body", "member"),
+    [
+        ('dist.init_process_group(backend="nccl")', "CUDA"),
+        ('dist.init_process_group(backend="xccl")', "XPU"),
+        ('x = torch.ones(2, device=f"cuda:{self.rank}")', "CUDA"),
+    ],
+)
+def test_a_collective_backend_or_a_computed_device_names_the_member(tmp_path: Path, body: str, member: str) -> None:
+    fix, _ = one(tmp_path, f"class TestA(TestCase):\n    @skip_if_lt_x_gpu(2)\n    def test_a(self):\n        {body}\n")
+    assert fix == Fix("unsafe", member, f"every accelerator use in the class is {member}", kind="one-device")

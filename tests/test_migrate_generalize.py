@@ -620,3 +620,84 @@ def test_messages_and_a_device_free_helper_named_after_a_device_block_nothing(tm
     text, report = migrate(tmp_path / "b", HEAD + used + tests + MAIN)
     assert "hw_classification = HardwareClassification.CUDA\n" in text
     assert [b["site"] for b in blocked(report)] == ["add_cuda(a, a).sum().item"]
+
+
+# -- a class whose tests need an accelerator but name none ---------------------
+
+
+def test_a_class_whose_tests_need_an_accelerator_but_name_none_becomes_accelerator(tmp_path: Path) -> None:
+    # PyTorch's sharded-tensor init tests, before their migration: the device
+    # type is the machine's accelerator's, the backend requirement names
+    # every accelerator's; only `@skip_if_lt_x_gpu` says they need one.
+    head = (
+        "import torch\n"
+        "from torch.testing._internal.common_distributed import requires_accelerator_dist_backend, skip_if_lt_x_gpu\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n"
+        'device_type = acc.type if (acc := torch.accelerator.current_accelerator(True)) else "cpu"\n'
+    )
+    source = head + (
+        "\n\nclass TestInit(TestCase):\n"
+        "    @skip_if_lt_x_gpu(4)\n"
+        '    @requires_accelerator_dist_backend(["nccl", "xccl"])\n'
+        "    def test_init(self):\n"
+        '        placements = [f"rank:{i}/{device_type}:{i}" for i in range(4)]\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"generalize": 1}
+    assert (
+        "class TestInit(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @skip_if_lt_x_gpu(4)\n"
+        '    @requires_accelerator_dist_backend(["nccl", "xccl"])\n'
+        "    def test_init(self, device):\n"
+    ) in text
+    assert text.endswith(
+        'instantiate_device_type_tests(TestInit, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert generalized(report) == [
+        "class whose tests need an accelerator made device-generic: 1 test given `device`, 0 hard-coded devices "
+        'rewritten, instantiated, except_for="cpu", allow_xpu=True (its tests need an accelerator: every test uses it)'
+    ]
+
+
+def test_a_class_whose_tests_need_an_accelerator_and_name_one_backend_is_left(tmp_path: Path) -> None:
+    source = (
+        "from torch.testing._internal.common_distributed import skip_if_lt_x_gpu\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n"
+        "\n\nclass TestInit(TestCase):\n"
+        "    @skip_if_lt_x_gpu(2)\n"
+        "    def test_init(self):\n"
+        '        self.assertEqual(self.backend_name, "nccl")\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {}
+    assert "hw_classification" not in text
+    (left,) = report.unfixed
+    assert left.kind == "needs-accelerator"
+    assert left.reason.endswith(
+        'not generalized: `"nccl"` (line 8) names a device in a string, which no rewrite changes'
+    )
+
+
+def test_a_collective_backend_and_a_computed_device_bind_the_class_to_their_device(tmp_path: Path) -> None:
+    # PyTorch's collective autotuning tests, before their migration: no
+    # requirement names CUDA, but the backend and the device string do; a
+    # function the test defines is only named after NCCL.
+    source = DIST_HEAD + (
+        "\n\nclass TestAutotune(MultiProcessTestCase):\n"
+        "    @skip_if_lt_x_gpu(2)\n"
+        "    def test_allreduce(self):\n"
+        '        dist.init_process_group(backend="nccl", rank=self.rank, world_size=self.world_size)\n'
+        '        device = f"cuda:{self.rank}"\n\n'
+        "        def nccl_allreduce_direct(x):\n"
+        "            return x.clone()\n\n"
+        "        nccl_allreduce_direct(torch.ones(2, device=device))\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN, NEWER)
+    assert report.migrated == {"generalize": 1}
+    assert (
+        "    def test_allreduce(self, device):\n"
+        "        dist.init_process_group(backend=dist.get_default_backend_for_device(device), "
+        "rank=self.rank, world_size=self.world_size)\n"
+        '        device = f"{self.device_type}:{self.rank}"\n\n'
+        "        def nccl_allreduce_direct(x):\n"
+    ) in text

@@ -26,6 +26,7 @@ from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.facts import ModuleFacts
 from hwlint.facts.read import ReadError, decode
+from hwlint.fix.kinds import UnfixedKind
 from hwlint.fix.migrate.driver import migrate_source
 from hwlint.fix.migrate.outcome import MigrateError, Refused
 from hwlint.fix.plan import FilePlan, SiteRewrite, Unfixed, plan_fixes
@@ -380,9 +381,13 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
     listed = {(u.path, u.line, u.class_name, u.reason) for u in report.unfixed if u.path == plan.path}
     for r in outcome.refused:
         left = refused_unfixed(plan.path, r)
-        if r.migration.kind == "generalize" and r.migration.member not in config.classifications:
-            # No classification was written for it (its device is no configured member): it is left.
-            left = left._replace(reason=f"{r.migration.evidence}; not generalized: {r.reason}", kind="not-configured")
+        if r.migration.kind == "generalize" and (
+            r.migration.member not in config.classifications or r.migration.member == "ACCELERATOR"
+        ):
+            # No classification was written for it (its device is no configured
+            # member, or its tests need an accelerator they do not name): it is left.
+            kind: UnfixedKind = "needs-accelerator" if r.migration.member == "ACCELERATOR" else "not-configured"
+            left = left._replace(reason=f"{r.migration.evidence}; not generalized: {r.reason}", kind=kind)
         elif r.migration.kind == "generalize":
             continue
         elif r.migration.kind == "split":

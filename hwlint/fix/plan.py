@@ -307,17 +307,15 @@ class _Planner:
         assert diag.class_name is not None
         unsafe = self.unsafe and diag.code == MissingClassification.code
         migration = _MIGRATIONS.get(fix.kind) if unsafe else None
-        if (
-            fix.kind == "not-configured"
-            and fix.device
-            and unsafe
-            and "ACCELERATOR" in self.result.config.classifications
-            and not self.has_ancestors(diag)
-        ):
-            # A class of a device that is no configured member: only
-            # device-generic (ACCELERATOR) can classify it.
+        device = (
+            fix.device if fix.kind == "not-configured" else "ACCELERATOR" if fix.kind == "needs-accelerator" else ""
+        )
+        if device and unsafe and "ACCELERATOR" in self.result.config.classifications and not self.has_ancestors(diag):
+            # A class of a device that is no configured member, or one whose
+            # tests need an accelerator but name none: only device-generic
+            # (ACCELERATOR, instantiated) can classify it.
             self.plan(diag.path).migrations.append(
-                Migration("generalize", diag.class_name, self.occurrence(diag), diag.line, fix.reason, fix.device)
+                Migration("generalize", diag.class_name, self.occurrence(diag), diag.line, fix.reason, device)
             )
             return
         if migration is not None:
@@ -455,7 +453,8 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
             for m in migrations:
                 if (path, m.class_name) in subclassed:
                     plans[path].migrations.remove(m)
-                    if m.kind == "generalize" and m.member in result.config.classifications:
+                    needs = m.kind == "generalize" and m.member == "ACCELERATOR"
+                    if m.kind == "generalize" and m.member in result.config.classifications and not needs:
                         continue  # the one-device classification is planned
                     left.append(
                         Unfixed(
@@ -464,7 +463,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                             m.class_name,
                             f"{m.evidence}; a class in another file subclasses it, so instantiating it "
                             "(which removes it from its module) would break that file: migrate by hand",
-                            INSTANTIATING[m.kind],
+                            "needs-accelerator" if needs else INSTANTIATING[m.kind],
                             code=MissingClassification.code,
                         )
                     )

@@ -13,7 +13,7 @@ from typing import Literal, NamedTuple
 
 from hwlint.core.diagnostics import Fix
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, Site
-from hwlint.facts.devices import MEMBER_ACCELERATORS, ONLY_DECORATORS
+from hwlint.facts.devices import BACKENDS, MEMBER_ACCELERATORS, ONLY_DECORATORS
 from hwlint.facts.resolve import ClassInfo, ModuleContext
 
 _DEVICE_DECORATORS = {decorator: device.upper() for decorator, device in ONLY_DECORATORS.items()}
@@ -111,11 +111,11 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
     # file) run on: a base that hard-codes `torch.device("npu")` makes every
     # test of the class an NPU test, whatever its own body says.
     needs = _Needs(ctx, info, devices)
-    hints = device_decorators | probe_devices | needs.devices
+    hints = device_decorators | probe_devices | needs.devices | _distributed_devices(cls, devices)
     if len(hints) == 1:
         (member,) = hints
         assert member is not None
-        own = member in device_decorators or member in probe_devices
+        own = member in device_decorators or member in probe_devices or member in _distributed_devices(cls, devices)
         evidence = (None if own else needs.evidence(member)) or f"every accelerator use in the class is {member}"
         return _one_device(member, evidence, members)
     any_gpu = [s for s in cls.devices if s.kind == "any-gpu"]
@@ -296,6 +296,18 @@ def _from_mentions(ctx: ModuleContext, cls: ClassFacts, members: tuple[str, ...]
         members,
         "unreached-mentions",
     )
+
+
+def _distributed_devices(cls: ClassFacts, devices: tuple[str, ...]) -> set[str]:
+    """The members the class's collective backends and computed device
+    strings name: `backend="nccl"` is CUDA's, `f"xpu:{rank}"` XPU's."""
+    found = set()
+    for site in cls.distributed:
+        if site.kind in ("backend", "fstring"):
+            device = BACKENDS.get(site.name, site.name)
+            if device in devices:
+                found.add(device.upper())
+    return found
 
 
 def _lines(lines: "tuple[int, ...] | list[int]") -> str:

@@ -21,7 +21,13 @@ from hwlint.fix.kinds import rewrite_kind
 from hwlint.fix.migrate.accelerator_need import accelerator_need
 from hwlint.fix.migrate.blockers import NAMES_IN_A_STRING, NEWEST_TORCH, ClassSource, equivalent_blocker
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
-from hwlint.fix.migrate.evidence import device_constants, device_words, masked_messages, names_a_device
+from hwlint.fix.migrate.evidence import (
+    accelerator_type_names,
+    device_constants,
+    device_words,
+    masked_messages,
+    names_a_device,
+)
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
 from hwlint.fix.migrate.guards import guards_applied
 from hwlint.fix.migrate.local_names import masked_local_names
@@ -110,7 +116,8 @@ def _generalize(
     state.instantiate.append((where, m.class_name, flags))
     fixed = write_class_level(state).bytes
     detail = (
-        f"{m.member} class made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
+        ("class whose tests need an accelerator" if m.member == "ACCELERATOR" else f"{m.member} class")
+        + f" made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
         f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, "
         + (f"{guards} guard{'s' if guards != 1 else ''} of the device made generic, " if guards else "")
         + f"instantiated{flags}"
@@ -158,12 +165,13 @@ def _refuse_unrewritten_names(
 
 def _only_lines(source: ClassSource, m: Migration) -> set[int]:
     """The lines of the tests' `@onlyCUDA`-style decorators of the class's
-    own device: the ACCELERATOR tests' migration (hwlint.fix.migrate.accelerator_tests)
-    makes them `@onlyAccelerator` once the test names no device."""
+    own device (the ACCELERATOR tests' migration, hwlint.fix.migrate.accelerator_tests,
+    makes them `@onlyAccelerator` once the test names no device) and of
+    their device-generic requirements."""
     cls = source.node
     if cls is None:
         return set()
-    own = _own_only(m.member)
+    own = _own_only(m.member) | _GENERIC_REQUIREMENTS
     return {
         n
         for stmt in cls.body
@@ -172,6 +180,12 @@ def _only_lines(source: ClassSource, m: Migration) -> set[int]:
         if decorator_last_name(d) in own
         for n in range(d.lineno, (d.end_lineno or d.lineno) + 1)
     }
+
+
+# Requirements that name the backends of several devices and keep a test
+# wherever one of them is (`@requires_accelerator_dist_backend(["nccl",
+# "xccl"])`): what `@requires_nccl()` is rewritten to, device-generic already.
+_GENERIC_REQUIREMENTS = frozenset({"requires_accelerator_dist_backend"})
 
 
 def _own_only(member: str) -> set[str]:
@@ -271,7 +285,10 @@ def _refuse_still_bound(
         # The same class with its local variables' device words hidden (only names).
         cls = _undecorated_class(masked, m, "generalize")[3]
     named = names_a_device(
-        without_prose(_without_decorators(cls, _own_only(m.member))), words, config.attribute, docstrings=False
+        without_prose(_without_decorators(cls, _own_only(m.member) | _GENERIC_REQUIREMENTS)),
+        words,
+        config.attribute,
+        docstrings=False,
     )
     if named:
         raise Refusal.blocked(
@@ -283,7 +300,10 @@ def _refuse_still_bound(
             )
         )
     bound = {b.name: b for b in facts_b.device_bindings}
-    names = device_constants(step_b, facts_b.accelerator_lines)
+    # The machine's accelerator type (`device_type = acc.type if (acc :=
+    # torch.accelerator.current_accelerator()) else "cpu"`) is the type of
+    # the device each instantiated test is given: no one device's.
+    names = device_constants(step_b, facts_b.accelerator_lines) - accelerator_type_names(step_b)
     used = sorted(name for name in names if node_uses(cls, name))
     if used:
         line = bound[used[0]].line if used[0] in bound else 0

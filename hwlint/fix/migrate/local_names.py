@@ -71,6 +71,10 @@ def _local_uses(cls: ast.ClassDef, lines: list[bytes]) -> Iterator[tuple[int, in
             yield from _uses(stmt, ())
             yield from _own_method_calls(stmt, methods)
             yield from _own_keys(stmt, lines)
+            for inner in ast.walk(stmt):
+                # A function defined in a method is one of its locals: its `def` line too.
+                if inner is not stmt and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield from _def_name(inner, lines)
             if not stmt.name.startswith("test"):
                 yield from _def_name(stmt, lines)
 

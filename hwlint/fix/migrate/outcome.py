@@ -38,7 +38,7 @@ KINDS: dict[str, str] = {
     "default-device": "every `device=` default names one device -> that device, instantiated only_for it",
     "only-accelerator": "@only<Device> -> @onlyAccelerator",
     "add-device": "`device` parameter added",
-    "generalize": "one-device class -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
+    "generalize": "one-device class, or one whose tests need an accelerator, -> instantiated ACCELERATOR class (tests take `device`, uses rewritten)",
     "device-class": "one-device class that cannot be made device-generic -> instantiated for its device "
     "(tests take `device`, only_for)",
     "move-tests": "one-device test of an ACCELERATOR class -> a class of that device (a subclass; the class "
