@@ -701,3 +701,34 @@ def test_a_collective_backend_and_a_computed_device_bind_the_class_to_their_devi
         '        device = f"{self.device_type}:{self.rank}"\n\n'
         "        def nccl_allreduce_direct(x):\n"
     ) in text
+
+
+def test_a_flag_of_triton_on_cuda_asks_for_triton_in_the_accelerator_class(tmp_path: Path) -> None:
+    # PyTorch's graph transform observer test, before its migration: an
+    # early return unless CUDA and Triton are there.
+    source = (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n"
+        "from torch.testing._internal.inductor_utils import HAS_CUDA_AND_TRITON\n"
+        "\n\nclass TestObserver(TestCase):\n"
+        "    def test_rewriter(self):\n"
+        "        if not (HAS_CUDA_AND_TRITON and HAS_DOT):\n"
+        "            return\n"
+        '        q = torch.randn(4, device="cuda")\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"generalize": 1}
+    assert text == (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests, HardwareClassification\n"
+        "from torch.testing._internal.inductor_utils import HAS_TRITON\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        "\n\nclass TestObserver(TestCase):\n"
+        "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_rewriter(self, device):\n"
+        "        if not (HAS_TRITON and HAS_DOT):\n"
+        "            return\n"
+        "        q = torch.randn(4, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestObserver, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert "1 flag of Triton on the device made HAS_TRITON" in generalized(report)[0]

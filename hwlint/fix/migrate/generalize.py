@@ -36,6 +36,7 @@ from hwlint.fix.migrate.parameters import given_device
 from hwlint.fix.migrate.split_members import without_prose
 from hwlint.fix.migrate.split_one_kind import decorator_last_name
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
+from hwlint.fix.migrate.triton_flags import triton_flags_applied
 from hwlint.fix.plan import REPLACEABLE, Migration, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source
@@ -85,13 +86,16 @@ def _generalize(
         )
     # (0) the tests' guards of the device as `@onlyCUDA` (hwlint.fix.migrate.guards).
     data, guards, renamed = guards_applied(data, m.class_name, m.occurrence, facts_of)
-    if guards:
+    # (0') its flags of Triton on the device as `HAS_TRITON` (hwlint.fix.migrate.triton_flags).
+    data, triton = triton_flags_applied(data, m.class_name, m.occurrence)
+    if guards or triton:
         facts = facts_of(data)
         info = class_to_instantiate(facts, m)
     words = device_words(config)
     source = ClassSource(data, info)
     _refuse_unrewritten_names(source, m, config, facts, words)
-    need = accelerator_need(source, bindings(facts))
+    # A test that asked for Triton on the device asks for Triton: on an accelerator.
+    need = accelerator_need(source, bindings(facts)) or ("it asked for Triton on the device" if triton else "")
     # (a) every test takes `device`.
     step_a, where, added = _tests_given_device(data, m, device, facts)
     # (b) the hard-coded devices rewritten, each with its device-generic equivalent.
@@ -120,6 +124,7 @@ def _generalize(
         + f" made device-generic: {added} test{'s' if added != 1 else ''} given `device`, "
         f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, "
         + (f"{guards} guard{'s' if guards != 1 else ''} of the device made generic, " if guards else "")
+        + (f"{triton} flag{'s' if triton != 1 else ''} of Triton on the device made HAS_TRITON, " if triton else "")
         + f"instantiated{flags}"
         + (f" (its tests need an accelerator: {need})" if need else "")
     )
