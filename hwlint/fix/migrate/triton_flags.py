@@ -13,6 +13,8 @@ hwlint.fix.migrate.guards'.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from hwlint.fix.edits import dotted, ensure_import
@@ -47,7 +49,10 @@ def triton_flags_applied(data: bytes, class_name: str, occurrence: int) -> tuple
     body = list(module.body)
     where = find_class(body, class_name, occurrence)
     renamed = _Renamed(imported, local)
-    body[where] = body[where].visit(renamed)
+    cls = body[where]
+    assert isinstance(cls, cst.ClassDef)
+    # (A ClassDef stays one: only names change.)
+    body[where] = cast(cst.ClassDef, cls.visit(renamed))
     module = module.with_changes(body=body)
     for name in sorted(imported):
         module = drop_unused_name(module, name)
