@@ -9,8 +9,10 @@ after it (`after.py`), and `meta.json` (`repo_path`, the file's path in
 pytorch/pytorch, `pr`, `title`, `before_commit`, `after_commit`, `area`;
 `approximate` when a version is not the pull request's own). For each pair:
 
-1. a temporary project: `pyproject.toml` with `[tool.hwlint]` including
-   `test/**/*.py`, and `before.py` at its `repo_path`;
+1. a temporary project laid out as PyTorch's tree: `pyproject.toml` with
+   `[tool.hwlint]` including `test/**/*.py`, `torch/__init__.py` and
+   `version.txt` (so that `oldest-torch` is the release PyTorch built, as
+   in its checkout), and `before.py` at its `repo_path`;
 2. `hwlint fix --unsafe --format json --show-unfixed --no-cache` there (the
    `hwlint` on PATH, or `--hwlint CMD`); what it leaves unclassified, by
    class, from its JSON;
@@ -78,6 +80,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_parity import load_oracle  # noqa: E402  (TEST_LINTER imported as bench_parity does)
 
 SETTINGS = '[tool.hwlint]\ninclude = ["test/**/*.py"]\n'
+# The project is laid out as PyTorch's own tree: its tests run on the torch
+# it builds, whose release hwlint reads from version.txt (`oldest-torch`'s
+# default there). PyTorch's main built 2.11 or later when these pull
+# requests (2026, numbers 192,000 and up) were written; of the
+# equivalents hwlint has, none asks for more than 2.9.
+PYTORCH_TREE = {"torch/__init__.py": "", "version.txt": "2.11.0a0\n"}
 TARGET_AGREE = 0.80
 TARGET_DIFFER = 0.05
 
@@ -281,6 +289,9 @@ def run_pair(folder: Path, command: Sequence[str], oracle: tuple[ModuleType, Pat
     with tempfile.TemporaryDirectory(prefix="hwlint-pair-") as temp:
         project = Path(temp)
         (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+        for name, text in PYTORCH_TREE.items():
+            (project / name).parent.mkdir(parents=True, exist_ok=True)
+            (project / name).write_text(text, encoding="utf-8")
         target = project / meta["repo_path"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(before, encoding="utf-8")

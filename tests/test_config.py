@@ -546,3 +546,27 @@ def test_a_backend_extends_what_counts_as_accelerator_use(tmp_path: Path) -> Non
         (10, 34, "HWC201"),
         (11, 11, "HWC201"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("files", "settings", "oldest"),
+    [
+        # PyTorch's own tree: its tests run on the release it builds.
+        ({"torch/__init__.py": "", "version.txt": "2.12.0a0\n"}, "", "2.12"),
+        ({"torch/__init__.py": "", "version.txt": "2.12.0a0\n"}, '[tool.hwlint]\ninclude = ["test/**/*.py"]\n', "2.12"),
+        # What the project says wins.
+        ({"torch/__init__.py": "", "version.txt": "2.12.0a0\n"}, '[tool.hwlint]\noldest-torch = "2.8"\n', "2.8"),
+        # Any other tree: a version.txt of its own says nothing of torch.
+        ({"version.txt": "3.1.0\n"}, "", "2.7"),
+        ({"torch/__init__.py": "", "version.txt": "unknown\n"}, "", "2.7"),
+    ],
+)
+def test_oldest_torch_is_the_release_pytorchs_own_tree_builds(
+    tmp_path: Path, files: dict[str, str], settings: str, oldest: str
+) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    for name, text in {**files, **({"pyproject.toml": settings} if settings else {})}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert load_config(start=root).oldest_torch == oldest
