@@ -627,7 +627,18 @@ def test_a_class_reaching_a_module_level_device_through_a_helper_stays_that_devi
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
 
 
-@pytest.mark.parametrize("name", ["only-for", "device-param", "accelerator-tests", "generalize", "device-class"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "only-for",
+        "device-param",
+        "accelerator-tests",
+        "generalize",
+        "device-class",
+        "needs-accelerator",
+        "triton-flags",
+    ],
+)
 def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) -> None:
     import re
 
