@@ -105,3 +105,22 @@ def test_a_missing_oracle_is_one_line(tmp_path: Path) -> None:
     done = _run(_pairs(tmp_path / "pairs"), "--oracle", tmp_path / "nowhere.py")
     assert done.returncode == 2
     assert done.stderr.strip() == f"--oracle {tmp_path / 'nowhere.py'}: no such file"
+
+
+def test_a_test_two_classes_bind_is_judged_in_the_class_named_as_the_contributors() -> None:
+    # PyTorch's export opinfo tests: `test_fake_export` is a CPU class's and
+    # the fake-CUDA class's; the contributor renamed the latter `...Device`.
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import bench_pairs
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    info = bench_pairs.ClassInfo
+    fixed = {
+        "TestExportOpInfo": info("TestExportOpInfo", 1, "CPU", ["TestCase"], ["test_fake_export"]),
+        "TestExportOnFakeCuda": info("TestExportOnFakeCuda", 9, None, ["TestCase"], ["test_fake_export"]),
+    }
+    contributor = info("TestExportOnFakeDevice", 9, "ACCELERATOR", ["TestCase"], ["test_fake_export"])
+    row = bench_pairs.judge(contributor, fixed, {"TestExportOnFakeCuda": "only-for-several"})
+    assert (row.hwlint, row.verdict) == ("-", "left")
+    assert row.places[0].classes == ["TestExportOnFakeCuda"]
