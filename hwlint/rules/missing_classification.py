@@ -282,6 +282,19 @@ class MissingClassification(Rule):
                 """),
             expect=((1, 1),),
             messages=("its tests run only with an accelerator (@skip_if_lt_x_gpu(2), line 2)",),
+            # `fix --unsafe`: ACCELERATOR, kept off CPU, where its tests never ran (hwlint.fix.migrate.generalize).
+            unsafe_fixed=snippet("""\
+                from torch.testing._internal.common_utils import HardwareClassification
+                from torch.testing._internal.common_device_type import instantiate_device_type_tests
+                class TestFSDP(FSDPTest):
+                    hw_classification = HardwareClassification.ACCELERATOR
+
+                    @skip_if_lt_x_gpu(2)
+                    def test_a(self, device): pass
+
+
+                instantiate_device_type_tests(TestFSDP, globals(), except_for="cpu", allow_xpu=True)
+                """),
         ),
         Example(
             snippet("""\
