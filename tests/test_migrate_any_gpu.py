@@ -431,3 +431,65 @@ def test_the_runtime_check_maps_a_class_that_set_its_own_device_type() -> None:
     )
     check = compare("t.py", before, after)
     assert check.lost == () and check.per_device == ("TestACUDA.test_a_cuda", "TestAXPU.test_a_xpu")
+
+
+# -- a class skip of common_utils; which GPU it is, asked --------------------------
+
+SKIPPED = HEAD.replace(
+    "from torch.testing._internal.common_utils import TestCase, run_tests\n",
+    "from torch.testing._internal.common_utils import TestCase, run_tests, skipIfXpu\n",
+) + (
+    '\n\n@skipIfXpu(msg="ccl does not work on XPU")\nclass TestA(TestCase):\n'
+    "    def test_a(self):\n        x = torch.randn(2, device=GPU_TYPE)\n        self.assertEqual(x.sum(), x.sum())\n"
+)
+
+
+def test_a_class_skip_of_common_utils_stays_where_it_marks_the_class_skipped(tmp_path: Path) -> None:
+    # Since torch 2.13 (`lazy_skip_if`), @skipIfXpu on a class sets its
+    # `__unittest_skip__`, which the device classes the framework makes keep.
+    text, report = migrate(tmp_path, SKIPPED + GATED, {"oldest-torch": "2.13"})
+    assert report.migrated == {"any-gpu": 1}
+    assert (
+        '@skipIfXpu(msg="ccl does not work on XPU")\nclass TestA(TestCase):\n'
+        "    hw_classification = HardwareClassification.ACCELERATOR\n"
+    ) in text
+    assert report.unfixed == []
+
+
+def test_a_class_skip_of_common_utils_is_refused_where_it_replaced_the_class(tmp_path: Path) -> None:
+    # Before, it made the class a function: instantiating it would fail at import.
+    _, report = migrate(tmp_path, SKIPPED + GATED)
+    assert report.migrated == {}
+    assert refusals(report) == [
+        "TestA has a class decorator (@skipIfXpu) that marks a class skipped only since torch 2.13 "
+        "(oldest-torch 2.7): migrate by hand"
+    ]
+
+
+def test_asking_whether_the_gpu_is_the_privateuse1_backend_is_no_device(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n"
+        '        if GPU_TYPE in ("cuda", torch._C._get_privateuse1_backend_name()):\n'
+        "            x = torch.randn(2, device=GPU_TYPE)\n"
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert report.migrated == {"any-gpu": 1}
+    assert (
+        "    def test_a(self, device):\n"
+        '        if self.device_type in ("cuda", torch._C._get_privateuse1_backend_name()):\n'
+        "            x = torch.randn(2, device=device)\n"
+    ) in text
+
+
+def test_a_class_not_split_but_migrated_whole_is_not_left(tmp_path: Path) -> None:
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n        x = torch.randn(2, device=GPU_TYPE)\n\n"
+        "    def test_b(self):\n        self.test_a()\n\n"
+        "    def test_c(self):\n        self.assertEqual(1, 1)\n"
+    )
+    _, report = migrate(tmp_path, source + GATED)
+    assert report.migrated == {"any-gpu": 1}
+    assert report.unfixed == []
+    assert [r["reason"] for r in report.to_dict()["not_split"]] == ["not split: test_a is named elsewhere in the class"]

@@ -732,3 +732,44 @@ def test_a_flag_of_triton_on_cuda_asks_for_triton_in_the_accelerator_class(tmp_p
         'instantiate_device_type_tests(TestObserver, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
     )
     assert "1 flag of Triton on the device made HAS_TRITON" in generalized(report)[0]
+
+
+def test_a_guard_of_several_devices_over_accelerator_generic_tests_becomes_only_accelerator(tmp_path: Path) -> None:
+    # PyTorch's SAC estimator tests, before their migration: "CUDA or XPU",
+    # and the device from torch.accelerator.
+    source = (
+        "import unittest\n\nimport torch\n"
+        "from torch.testing._internal.common_cuda import TEST_CUDA\n"
+        "from torch.testing._internal.common_utils import run_tests, TEST_XPU, TestCase\n"
+        "\n\nclass TestSAC(TestCase):\n"
+        '    @unittest.skipIf(not TEST_CUDA and not TEST_XPU, "CUDA/XPU not available")\n'
+        "    def test_estimate(self):\n"
+        "        dev = torch.accelerator.current_device_index()\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"generalize": 1}
+    assert text == (
+        "import torch\n"
+        "from torch.testing._internal.common_utils import run_tests, TestCase, HardwareClassification\n"
+        "from torch.testing._internal.common_device_type import onlyAccelerator, instantiate_device_type_tests\n"
+        "\n\nclass TestSAC(TestCase):\n"
+        "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @onlyAccelerator\n"
+        "    def test_estimate(self, device):\n"
+        "        dev = torch.accelerator.current_device_index()\n\n\n"
+        'instantiate_device_type_tests(TestSAC, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+
+
+def test_a_guard_of_several_devices_over_a_test_of_one_is_that_devices(tmp_path: Path) -> None:
+    source = (
+        "import unittest\n\nimport torch\n"
+        "from torch.testing._internal.common_utils import run_tests, TEST_CUDA, TEST_XPU, TestCase\n"
+        "\n\nclass TestSAC(TestCase):\n"
+        '    @unittest.skipIf(not TEST_CUDA and not TEST_XPU, "CUDA/XPU not available")\n'
+        "    def test_estimate(self):\n"
+        "        torch.cuda.synchronize()\n"
+    )
+    _, report = migrate(tmp_path, source + MAIN)
+    (left,) = report.unfixed
+    assert left.kind == "mixed-accelerator-use"

@@ -379,6 +379,7 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
     # for it: classified, not left (`--format json` lists why, "not_generalized").
     # A test the plan already left (a decorator known not to be replaceable) is listed once.
     listed = {(u.path, u.line, u.class_name, u.reason) for u in report.unfixed if u.path == plan.path}
+    migrated = {d.class_name for d in outcome.migrated}
     for r in outcome.refused:
         left = refused_unfixed(plan.path, r)
         if r.migration.kind == "generalize" and (
@@ -391,8 +392,10 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
         elif r.migration.kind == "generalize":
             continue
         elif r.migration.kind == "split":
-            if r.migration.member:
-                continue  # classified whole as before (`--format json` lists why: "not_split")
+            if r.migration.member or r.migration.class_name in migrated:
+                # Classified whole as before, or by the class's next migration
+                # (`--format json` lists why it was not split: "not_split").
+                continue
             left = left._replace(reason=f"{r.migration.evidence}; not split: {r.reason.removeprefix('not split: ')}")
         if (left.path, left.line, left.class_name, left.reason) not in listed:
             report.unfixed.append(left)

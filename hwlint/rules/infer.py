@@ -119,7 +119,9 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
         evidence = (None if own else needs.evidence(member)) or f"every accelerator use in the class is {member}"
         return _one_device(member, evidence, members)
     any_gpu = [s for s in cls.devices if s.kind == "any-gpu"]
-    if any_gpu and not cls.probes and not device_decorators and not hints and len(any_gpu) == len(cls.devices):
+    # `GPU_TYPE in ("cuda", torch._C._get_privateuse1_backend_name())`: which GPU it is, asked.
+    probes = [p for p in cls.probes if not p.text.startswith(_PRIVATEUSE1_NAME)]
+    if any_gpu and not probes and not device_decorators and not hints and len(any_gpu) == len(cls.devices):
         return Inference(
             None,
             None,
@@ -127,6 +129,16 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             f"{any_gpu[0].line}): make it ACCELERATOR, its tests taking `device` in place of "
             f'{any_gpu[0].text}, instantiated with except_for="cpu", allow_xpu=True',
             "any-gpu",
+        )
+    if not device_decorators and _guarded_by_several(cls, devices):
+        guard = _several_guards(cls)
+        return Inference(
+            None,
+            None,
+            f"its tests run only with one of several accelerators ({guard.text}, line {guard.line}) and use "
+            "none of them but through torch.accelerator: make the class ACCELERATOR (instantiated per "
+            'device, except_for="cpu")',
+            "needs-accelerator",
         )
     if cls.probes or cls.devices or device_decorators or len(hints) > 1:
         return Inference(
@@ -296,6 +308,33 @@ def _from_mentions(ctx: ModuleContext, cls: ClassFacts, members: tuple[str, ...]
         members,
         "unreached-mentions",
     )
+
+
+_PRIVATEUSE1_NAME = "torch._C._get_privateuse1_backend_name("
+
+
+def _several_guards(cls: ClassFacts) -> Site:
+    """The class's first test guard (a requirement on a test)."""
+    return min((s for s in cls.requires if s.kind == "test"), key=lambda s: s.line)
+
+
+def _guarded_by_several(cls: ClassFacts, devices: tuple[str, ...]) -> bool:
+    """Whether every probe or use of the class that names a device sits in a
+    test's guard that names several (`@skipIf(not TEST_CUDA and not
+    TEST_XPU, ...)`: one of them is enough), and all it uses besides is
+    torch.accelerator's: its tests need an accelerator, no one device."""
+    guards = {s.line for s in cls.requires if s.kind == "test"}
+    named: dict[int, set[str]] = {}
+    for site in (*cls.probes, *cls.devices, *cls.distributed):
+        device = probe_device(site.text, devices)
+        if device is None:
+            if not site.text.startswith("torch.accelerator."):
+                return False
+        elif site.line not in guards:
+            return False
+        else:
+            named.setdefault(site.line, set()).add(device)
+    return bool(named) and all(len(found) > 1 for found in named.values())
 
 
 def _distributed_devices(cls: ClassFacts, devices: tuple[str, ...]) -> set[str]:

@@ -26,6 +26,7 @@ from typing import Sequence
 
 import libcst as cst
 
+from hwlint.core.config import Config, torch_version
 from hwlint.facts import ModuleFacts
 from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
 from hwlint.fix.edits import dotted
@@ -50,6 +51,24 @@ ARGUMENTS = ', allow_xpu=True, except_for="cpu"'
 DEVICE_TYPES = tuple(d for d in instantiable(False, True) if d != "cpu")
 # Class decorators that stay: unittest's skips, inherited by each device class.
 _KEPT_DECORATORS = ("skip", "skipIf", "skipUnless")
+# common_utils' skips that mark a class skipped (its `__unittest_skip__`,
+# which the device classes inherit) rather than replace it with a function,
+# since pytorch/pytorch#182295 (`lazy_skip_if`, May 2026): the release
+# after it is the first sure to have it.
+CLASS_SAFE_SKIPS = frozenset(
+    {
+        "skipIfCrossRef",
+        "skipIfRocm",
+        "skipIfXpu",
+        "skipIfHpu",
+        "skipIfWindows",
+        "skipIfNoXNNPACK",
+        "skipIfNoLapack",
+        "skipIfNoSciPy",
+        "skipIfNoXPU",
+    }
+)
+CLASS_SAFE_SKIPS_SINCE = "2.13"
 # The bases known not to read `self.device` (a project base may: the
 # attribute then stays needed).
 _PLAIN_BASES = frozenset({"TestCase", "InductorTestCase", "object"})
@@ -66,7 +85,7 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
     _refuse_uninstantiable(m, facts, state.body, index)
-    decorators = _kept_decorators(cls)
+    decorators = _kept_decorators(cls, state.config)
     body, attributes = _without_attributes(cls, cls.body.body)
     rewritten = 0
     using: dict[str, bool] = {}  # each method: whether it used GPU_TYPE
@@ -285,15 +304,21 @@ def _uses_outside_messages(node: cst.CSTNode) -> bool:
     return visitor.found
 
 
-def _kept_decorators(cls: cst.ClassDef) -> list[cst.Decorator]:
+def _kept_decorators(cls: cst.ClassDef, config: Config) -> list[cst.Decorator]:
     """The class's decorators without `@instantiate_parametrized_tests`;
     Refusal for one whose effect on the device classes is not known."""
     kept = []
+    class_skips = torch_version(config.oldest_torch) >= torch_version(CLASS_SAFE_SKIPS_SINCE)
     for d in cls.decorators:
         name = decorator_name(d)
         if name == PARAMETRIZED:
             continue
-        if name not in _KEPT_DECORATORS and not name.startswith("requires_"):
+        if name in CLASS_SAFE_SKIPS and not class_skips:
+            raise Refusal(
+                f"{cls.name.value} has a class decorator (@{name}) that marks a class skipped only since torch "
+                f"{CLASS_SAFE_SKIPS_SINCE} (oldest-torch {config.oldest_torch}): migrate by hand"
+            )
+        if name not in _KEPT_DECORATORS and name not in CLASS_SAFE_SKIPS and not name.startswith("requires_"):
             raise Refusal(f"{cls.name.value} has a class decorator (@{name}): migrate by hand")
         if any(node_uses(d, g) for g in ANY_GPU_NAMES):
             raise Refusal(f"{cls.name.value}'s class decorator @{name} uses GPU_TYPE: migrate by hand")

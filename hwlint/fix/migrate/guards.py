@@ -19,6 +19,10 @@ PyTorch's contributors write them when they make a class device-generic:
   `torch.utils._triton.has_triton()` is that check on CUDA, and on every
   other device Triton runs on.
 
+- a skip that only says one of several devices is there (`@skipIf(not
+  TEST_CUDA and not TEST_XPU, ...)`) becomes `@onlyAccelerator`: its test
+  runs on every accelerator then.
+
 A skip with any other condition (`not TEST_CUDA or IS_WINDOWS`, a count of
 devices, `TEST_CUDNN`) stays: the generalization still sees its device
 and says so.
@@ -27,13 +31,13 @@ and says so.
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 import libcst as cst
 
 from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.fix.edits import dotted, ensure_import
-from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE, ONLY_ON
+from hwlint.fix.migrate.framework import DEVICE_TYPE_MODULE, ONLY_ACCELERATOR, ONLY_ON
 from hwlint.fix.migrate.outcome import MigrateError
 from hwlint.fix.migrate.tree import class_facts, find_class, test_methods
 from hwlint.fix.migrate.unused_imports import drop_unused_name, names_in
@@ -163,6 +167,9 @@ def _rewritten(
     if device is not None:
         only = ONLY_ON[device]
         return [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
+    if _one_of_several(expr):
+        only = ONLY_ACCELERATOR
+        return [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
     if _triton_capability(expr):
         condition = cst.Call(cst.Name(local.get(HAS_TRITON, HAS_TRITON)))
         func = expr.func
@@ -192,6 +199,31 @@ def _one_device(call: cst.Call) -> str | None:
             return None
         cond = cond.expression
     return _present(cond)
+
+
+def _one_of_several(call: cst.Call) -> bool:
+    """`skipIf(not TEST_CUDA and not TEST_XPU, ...)` / `skipUnless(TEST_CUDA
+    or TEST_XPU, ...)`: a skip that only says one of several devices is
+    there, which `@onlyAccelerator` says of every accelerator."""
+    if not call.args or call.args[0].keyword is not None:
+        return False
+    cond = call.args[0].value
+    skip_if = dotted(call.func).rsplit(".", 1)[-1] == "skipIf"
+    parts = _terms(cond, cst.And if skip_if else cst.Or)
+    if len(parts) < 2:
+        return False
+    if skip_if:
+        if not all(isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not) for p in parts):
+            return False
+        parts = [cast(cst.UnaryOperation, p).expression for p in parts]
+    return all(_present(p) is not None for p in parts)
+
+
+def _terms(cond: cst.BaseExpression, operator: type[cst.BaseBooleanOp]) -> list[cst.BaseExpression]:
+    """The terms of `a and b and c` (with `operator` cst.And), parentheses aside."""
+    if isinstance(cond, cst.BooleanOperation) and isinstance(cond.operator, operator):
+        return [*_terms(cond.left, operator), *_terms(cond.right, operator)]
+    return [cond]
 
 
 def _present(cond: cst.BaseExpression) -> str | None:
