@@ -415,3 +415,26 @@ def test_devices_write_that_cannot_write_is_one_line_and_leaves_the_file(
         write_settings(target, {"extend-devices": ["mlu"]})
     assert str(caught.value) == f"{target}: cannot write: Permission denied: the file is left as it was"
     assert target.read_text() == "[tool.hwlint]\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "device"),
+    [
+        # Cambricon's tests: the MLU backend's settings, which only torch_mlu makes.
+        (
+            "import torch_mlu\n\n\nclass TestA(TestCase):\n    def test_a(self):\n"
+            "        torch.backends.mlu.matmul.allow_tf32 = True\n        x = torch.backends.mlu.custom.allow_tf32\n",
+            "MLU",
+        ),
+        ("class TestA(TestCase):\n    def test_a(self):\n        torch.backends.npu.matmul.allow_hf32 = True\n", "NPU"),
+    ],
+)
+def test_an_out_of_tree_backends_settings_are_its_devices(tmp_path: Path, source: str, device: str) -> None:
+    fix = fix_of(tmp_path, source)
+    assert isinstance(fix, NotFixable) and (fix.kind, fix.device) == ("not-configured", device), fix
+
+
+def test_pytorchs_own_backends_settings_are_no_device(tmp_path: Path) -> None:
+    source = "class TestA(TestCase):\n    def test_a(self):\n        torch.backends.cuda.matmul.allow_tf32 = True\n"
+    fix = fix_of(tmp_path, source)
+    assert isinstance(fix, Fix) and (fix.classification, fix.applicability) == ("GENERIC", "safe"), fix

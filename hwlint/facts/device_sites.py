@@ -454,6 +454,20 @@ class _ClassWalk:
     def attribute(self, attribute: ast.Attribute) -> None:
         if attribute.attr in BACKEND_CLASSES:
             self._feature(self.finder.backend_feature(attribute, attribute.attr))
+        elif attribute.attr in self.vocabulary.backends:
+            parent = attribute.value
+            if (
+                isinstance(parent, ast.Attribute)
+                and parent.attr == "backends"
+                and isinstance(parent.value, ast.Name)
+                and parent.value.id == "torch"
+            ):
+                # `torch.backends.mlu.matmul.allow_tf32 = True`: an out-of-tree
+                # backend's settings, which only its package makes.
+                line = attribute.lineno
+                where = (line, attribute.col_offset, attribute.end_lineno or 0, attribute.end_col_offset or 0)
+                text = f"torch.backends.{attribute.attr}"
+                self.probes[where] = Site(line, self.column(line, attribute.col_offset), text, "use", text)
 
     def constant(self, constant: ast.Constant) -> None:
         value = constant.value

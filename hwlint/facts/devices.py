@@ -27,6 +27,9 @@ NOT_DEVICES = frozenset({"auto", "balanced", "sequential", "disk", "default", "g
 # tensor methods that move to one (`.cuda()`), the modules whose calls use
 # one (`torch.cuda.synchronize()`), and the flags that say one is there.
 DEVICES: tuple[str, ...] = ("cuda", "xpu", "mps", "npu", "hpu", "xla", "mtia")
+# The devices whose `torch.backends.<device>` PyTorch has itself (or none):
+# any other's comes with its backend package.
+IN_TREE_BACKENDS = frozenset({"cuda", "xpu", "mps", "hpu", "xla", "mtia", "cpu", "meta"})
 METHODS: tuple[str, ...] = ("cuda", "xpu", "npu")
 DEVICE_MODULES: tuple[str, ...] = ("torch.cuda", "torch.xpu", "torch.mps", "torch.npu")
 FLAGS: tuple[str, ...] = (

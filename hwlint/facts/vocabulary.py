@@ -93,6 +93,10 @@ class Vocabulary:
         self.methods = frozenset(acc.methods)
         names = "|".join(re.escape(d) for d in acc.devices)
         self.device_string = LazyPattern(rf"^(?:{names})(?::\d+)?$")
+        # An out-of-tree backend's `torch.backends.<device>` (`torch.backends.mlu`,
+        # `torch.backends.npu`): there only where its package is, set or read.
+        self.backends = frozenset(d for d in acc.devices if d not in known.IN_TREE_BACKENDS)
+        backends = "|".join(re.escape(d) for d in sorted(self.backends)) or "(?!)"
         # Cheap text test run before walking a class body for probes and
         # devices: most classes mention no accelerator at all, and a regex
         # over the text costs far less than a walk of the tree. A call into
@@ -105,6 +109,7 @@ class Vocabulary:
             rf"|\.(?:{'|'.join(re.escape(m) for m in acc.methods)})\("
             rf"|[\"'](?:{names})(?::\d+)?[\"']"
             r"|\b_get_privateuse1_backend_name\b"
+            rf"|\btorch\.backends\.(?:{backends})\b"
         )
         # Every match of `text` contains one of these substrings, and no
         # match spans lines: `str.find` for them (fast C) picks the candidate
@@ -121,6 +126,7 @@ class Vocabulary:
             "'npu",
             "_get_privateuse1_backend_name",
             *known.ANY_GPU_NAMES,
+            *(f"backends.{d}" for d in sorted(self.backends)),
         ]
         default = DEFAULT_ACCELERATORS
         tokens += [m for m in acc.device_modules if m not in default.device_modules]
