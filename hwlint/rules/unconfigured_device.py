@@ -25,7 +25,9 @@ class UnconfiguredDevice(Rule):
     its device module (`torch.mlu.synchronize()`), or its backend package
     imported and the name used as a device (`import torch_mlu` with
     `.mlu()`, `"mlu"` or `torch_mlu.mlu.`); the package's own calls
-    (`torch_mlu.some_op(...)`) are then that device's use. `cpu` and `meta`
+    (`torch_mlu.some_op(...)`) are then that device's use, and so are its
+    backend's settings (`torch.backends.mlu.matmul.allow_tf32`), which
+    only its package makes. `cpu` and `meta`
     are no accelerators, and a backend a test module registers itself
     (`rename_privateuse1_backend("foo")`, as PyTorch's tests of the
     mechanism do, on the CPU) is not reported. Reported once per file and
