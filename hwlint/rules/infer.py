@@ -111,11 +111,12 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
     # file) run on: a base that hard-codes `torch.device("npu")` makes every
     # test of the class an NPU test, whatever its own body says.
     needs = _Needs(ctx, info, devices)
-    hints = device_decorators | probe_devices | needs.devices | _distributed_devices(cls, devices)
+    distributed = _distributed_devices(cls, devices)
+    hints = device_decorators | probe_devices | needs.devices | distributed
     if len(hints) == 1:
         (member,) = hints
         assert member is not None
-        own = member in device_decorators or member in probe_devices or member in _distributed_devices(cls, devices)
+        own = member in device_decorators or member in probe_devices or member in distributed
         evidence = (None if own else needs.evidence(member)) or f"every accelerator use in the class is {member}"
         return _one_device(member, evidence, members)
     any_gpu = [s for s in cls.devices if s.kind == "any-gpu"]
@@ -130,8 +131,8 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             f'{any_gpu[0].text}, instantiated with except_for="cpu", allow_xpu=True',
             "any-gpu",
         )
-    if not device_decorators and _guarded_by_several(cls, devices):
-        guard = _several_guards(cls)
+    guard = None if device_decorators else _guard_of_several(cls, devices)
+    if guard is not None:
         return Inference(
             None,
             None,
@@ -313,28 +314,26 @@ def _from_mentions(ctx: ModuleContext, cls: ClassFacts, members: tuple[str, ...]
 _PRIVATEUSE1_NAME = "torch._C._get_privateuse1_backend_name("
 
 
-def _several_guards(cls: ClassFacts) -> Site:
-    """The class's first test guard (a requirement on a test)."""
-    return min((s for s in cls.requires if s.kind == "test"), key=lambda s: s.line)
-
-
-def _guarded_by_several(cls: ClassFacts, devices: tuple[str, ...]) -> bool:
-    """Whether every probe or use of the class that names a device sits in a
-    test's guard that names several (`@skipIf(not TEST_CUDA and not
-    TEST_XPU, ...)`: one of them is enough), and all it uses besides is
-    torch.accelerator's: its tests need an accelerator, no one device."""
-    guards = {s.line for s in cls.requires if s.kind == "test"}
+def _guard_of_several(cls: ClassFacts, devices: tuple[str, ...]) -> Site | None:
+    """The first of the class's test guards that name several devices
+    (`@skipIf(not TEST_CUDA and not TEST_XPU, ...)`: one of them is
+    enough), when every probe or use of the class that names a device sits
+    in one, and all it uses besides is torch.accelerator's: its tests need
+    an accelerator, no one device. None otherwise."""
+    guards = {s.line: s for s in cls.requires if s.kind == "test"}
     named: dict[int, set[str]] = {}
     for site in (*cls.probes, *cls.devices, *cls.distributed):
         device = probe_device(site.text, devices)
         if device is None:
             if not site.text.startswith("torch.accelerator."):
-                return False
+                return None
         elif site.line not in guards:
-            return False
+            return None
         else:
             named.setdefault(site.line, set()).add(device)
-    return bool(named) and all(len(found) > 1 for found in named.values())
+    if not named or any(len(found) < 2 for found in named.values()):
+        return None
+    return guards[min(named)]
 
 
 def _distributed_devices(cls: ClassFacts, devices: tuple[str, ...]) -> set[str]:
