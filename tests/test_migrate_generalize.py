@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hwlint.core.config import Config
 from hwlint.fix.blocker import Blocker, BlockerKind
 from hwlint.fix.migrate.outcome import Refused
 from hwlint.fix.plan import Migration
@@ -773,3 +774,19 @@ def test_a_guard_of_several_devices_over_a_test_of_one_is_that_devices(tmp_path:
     _, report = migrate(tmp_path, source + MAIN)
     (left,) = report.unfixed
     assert left.kind == "mixed-accelerator-use"
+
+
+def test_a_key_of_a_dict_the_test_keeps_is_a_name_and_one_of_options_is_not() -> None:
+    from hwlint.fix.migrate.evidence import device_words
+    from hwlint.fix.migrate.local_names import masked_local_names
+
+    source = (
+        b"class TestA:\n    def test_a(self):\n"
+        b'        staged = {"cuda_tensor": 1}\n'
+        b'        self.assertIn("cuda_tensor", staged)\n'
+        b'        run(**{"use_cuda": True})\n'
+    )
+    words = device_words(Config(root=Path(".")))
+    masked = masked_local_names(source, 1, words).decode()
+    assert masked.count('"_____tensor"') == 2 and "cuda_tensor" not in masked
+    assert '"use_cuda"' in masked

@@ -134,16 +134,18 @@ def _own_method_calls(
 
 
 def _own_keys(method: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[bytes]) -> Iterator[tuple[int, int, str]]:
-    """The keys a method puts in a dict literal of its own that are names
+    """The keys a method puts in a dict literal it keeps that are names
     rather than devices (`"cuda_tensor"`, not `"cuda"` or `"cuda:0"`), and
     the same strings where it reads them back (`assertIn("cuda_tensor",
     staged)`): a key is the test's own name for a value, as a local
     variable's is."""
+    # A dict the test keeps as its data (`staged = {"cuda_tensor": ...}`),
+    # not one it hands on as options (`profile(**{"use_cuda": True})`).
     keys = {
         key.value
         for node in ast.walk(method)
-        if isinstance(node, ast.Dict)
-        for key in node.keys
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
+        for key in node.value.keys
         if isinstance(key, ast.Constant) and isinstance(key.value, str) and _NAME_KEY.fullmatch(key.value)
     }
     if not keys:
