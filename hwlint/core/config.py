@@ -99,7 +99,7 @@ class Config(NamedTuple):
     # rewrites use no torch.accelerator API newer than this (hwlint.rules.torch_api).
     # 2.7 is the first release whose torch.accelerator has the device-index
     # functions under their lasting names (current_device_index).
-    oldest_torch: str = "2.7"  # PyTorch's own tree: the release it builds (_own_torch)
+    oldest_torch: str = "2.7"  # PyTorch's own tree: the release it builds (_with_own_torch)
     # Functions that make test classes at run time (hwlint.rules.uncertain): a
     # class they make is seen, not a reason to call its file uncertain.
     generators: Mapping[str, Generator] = {}
@@ -331,22 +331,22 @@ def parse_settings(
         values[name] = _setting(source, key, name, value, is_code)
     _check_together(source, values)
     config = Config(root=root, source=source, **values)
-    own = None if "oldest_torch" in values else _own_torch(root)
-    return config if own is None else config._replace(oldest_torch=own)
+    return config if "oldest_torch" in values else _with_own_torch(config)
 
 
-def _own_torch(root: Path) -> str | None:
-    """The default `oldest-torch` of PyTorch's own tree (a root holding
-    `torch/__init__.py` and `version.txt`): the release it builds, which its
-    tests always run on ("2.12.0a0" gives "2.12"); None for any other tree."""
+def _with_own_torch(config: Config) -> Config:
+    """`config` with the default `oldest-torch` of PyTorch's own tree (a root
+    holding `torch/__init__.py` and `version.txt`): the release it builds,
+    which its tests always run on ("2.12.0a0" gives "2.12"); `config`
+    itself for any other tree."""
     try:
-        if not (root / "torch" / "__init__.py").is_file():
-            return None
-        text = (root / "version.txt").read_text(encoding="utf-8", errors="replace")
+        if not (config.root / "torch" / "__init__.py").is_file():
+            return config
+        text = (config.root / "version.txt").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return None
+        return config
     found = re.match(r"\s*(\d+)\.(\d+)", text)
-    return f"{found.group(1)}.{found.group(2)}" if found else None
+    return config._replace(oldest_torch=f"{found.group(1)}.{found.group(2)}") if found else config
 
 
 def _setting(source: Path, key: str, name: str, value: Any, is_code: Callable[[str], bool] | None) -> Any:
@@ -535,6 +535,4 @@ def load_config(
                 found = read(candidate)
                 if found is not None:
                     return parse_settings(found, directory, candidate, is_code=is_code)
-    root = find_git_root(start) or start
-    own = _own_torch(root)
-    return Config(root=root) if own is None else Config(root=root, oldest_torch=own)
+    return _with_own_torch(Config(root=find_git_root(start) or start))

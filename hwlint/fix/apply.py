@@ -26,7 +26,7 @@ from hwlint.core.diagnostics import Diagnostic, UserError
 from hwlint.engine.api import CheckResult, run_resolver
 from hwlint.facts import ModuleFacts
 from hwlint.facts.read import ReadError, decode
-from hwlint.fix.kinds import UnfixedKind
+from hwlint.fix.kinds import left_unclassified
 from hwlint.fix.migrate.driver import migrate_source
 from hwlint.fix.migrate.outcome import MigrateError, Refused
 from hwlint.fix.plan import FilePlan, SiteRewrite, Unfixed, plan_fixes
@@ -382,15 +382,13 @@ def _record(config: Config, plan: FilePlan, outcome: FileResult, report: FixRepo
     migrated = {d.class_name for d in outcome.migrated}
     for r in outcome.refused:
         left = refused_unfixed(plan.path, r)
-        if r.migration.kind == "generalize" and (
-            r.migration.member not in config.classifications or r.migration.member == "ACCELERATOR"
-        ):
+        if r.migration.kind == "generalize":
+            kind = left_unclassified(r.migration.member, config.classifications)
+            if kind is None:
+                continue
             # No classification was written for it (its device is no configured
             # member, or its tests need an accelerator they do not name): it is left.
-            kind: UnfixedKind = "needs-accelerator" if r.migration.member == "ACCELERATOR" else "not-configured"
             left = left._replace(reason=f"{r.migration.evidence}; not generalized: {r.reason}", kind=kind)
-        elif r.migration.kind == "generalize":
-            continue
         elif r.migration.kind == "split":
             if r.migration.member or r.migration.class_name in migrated:
                 # Classified whole as before, or by the class's next migration

@@ -7,7 +7,7 @@ and `reason_kind` say, at that one boundary, which kinds they are.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Container, Literal, cast
 
 from hwlint.rules.infer import ReasonKind
 
@@ -63,6 +63,17 @@ INSTANTIATING: dict[MigrationKind, UnfixedKind] = {
     "generalize": "not-configured",
     "any-gpu": "any-gpu",
 }
+
+
+def left_unclassified(member: str, classifications: Container[str]) -> UnfixedKind | None:
+    """What a "generalize" migration of a class bound to `member` leaves
+    the class as when it is refused (or not tried): "not-configured" when
+    the device is no configured member, "needs-accelerator" for
+    "ACCELERATOR" (tests that need an accelerator but name none); None when
+    the class keeps the one-device classification planned for it."""
+    if member == "ACCELERATOR":
+        return "needs-accelerator"
+    return None if member in classifications else "not-configured"
 
 
 def rewrite_kind(kind: str) -> RewriteKind:

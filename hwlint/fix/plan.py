@@ -16,7 +16,15 @@ from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
 from hwlint.fix.blocker import Blocker
 from hwlint.fix.equivalents import rewrite_equivalent
-from hwlint.fix.kinds import INSTANTIATING, MigrationKind, RewriteKind, UnfixedKind, reason_kind, rewrite_kind
+from hwlint.fix.kinds import (
+    INSTANTIATING,
+    MigrationKind,
+    RewriteKind,
+    UnfixedKind,
+    left_unclassified,
+    reason_kind,
+    rewrite_kind,
+)
 from hwlint.fix.trial import Declare, Surfaced, Trial
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.device_param import DeviceParam
@@ -156,7 +164,7 @@ class Migration(NamedTuple):
     occurrence: int  # among module-level classes of this name, in source order
     line: int  # of the class, in the file as read
     evidence: str = ""
-    member: str = ""  # "generalize": the one device the class is bound to
+    member: str = ""  # "generalize": its one device ("ACCELERATOR": tests that need one, none named)
 
 
 class FilePlan:
@@ -453,8 +461,9 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
             for m in migrations:
                 if (path, m.class_name) in subclassed:
                     plans[path].migrations.remove(m)
-                    needs = m.kind == "generalize" and m.member == "ACCELERATOR"
-                    if m.kind == "generalize" and m.member in result.config.classifications and not needs:
+                    generalize, members = m.kind == "generalize", result.config.classifications
+                    left_as = left_unclassified(m.member, members) if generalize else INSTANTIATING[m.kind]
+                    if left_as is None:
                         continue  # the one-device classification is planned
                     left.append(
                         Unfixed(
@@ -463,7 +472,7 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                             m.class_name,
                             f"{m.evidence}; a class in another file subclasses it, so instantiating it "
                             "(which removes it from its module) would break that file: migrate by hand",
-                            "needs-accelerator" if needs else INSTANTIATING[m.kind],
+                            left_as,
                             code=MissingClassification.code,
                         )
                     )

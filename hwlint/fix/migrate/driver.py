@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 
 from hwlint.core.config import Config
 from hwlint.facts import ModuleFacts
-from hwlint.fix.kinds import MigrationKind
+from hwlint.fix.kinds import MigrationKind, left_unclassified
 from hwlint.fix.migrate.accelerator_tests import accelerator_tests
 from hwlint.fix.migrate.any_gpu import any_gpu
 from hwlint.fix.migrate.class_level import ModuleEdits, write_class_level
@@ -83,10 +83,8 @@ def _generalized(progress: _Progress, m: Migration) -> None:
         # The one-device classification hwlint.fix.apply wrote stays,
         # as a class instantiated for that device when it can be.
         progress.refused.append(refusal.of(m))
-        if m.member not in progress.config.classifications or m.member == "ACCELERATOR":
-            # Not configured, or no one device (tests that need an accelerator
-            # but name none): the class stays unclassified, with why.
-            return
+        if left_unclassified(m.member, progress.config.classifications) is not None:
+            return  # not configured, or no one device: the class stays unclassified, with why
         try:
             progress.data, instantiated = device_class(progress.data, m, progress.config, progress.facts_of)
         except Refusal:

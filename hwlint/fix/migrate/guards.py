@@ -163,12 +163,9 @@ def _rewritten(
         return made
     if not isinstance(expr, cst.Call) or dotted(expr.func).rsplit(".", 1)[-1] not in _SKIPS:
         return None
-    device = _one_device(expr)
-    if device is not None:
-        only = ONLY_ON[device]
-        return [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
-    if _one_of_several(expr):
-        only = ONLY_ACCELERATOR
+    devices = _devices_present(expr)
+    if devices is not None:
+        only = ONLY_ON[devices[0]] if len(devices) == 1 else ONLY_ACCELERATOR
         return [(d.with_changes(decorator=cst.Name(local.get(only, only))), only, DEVICE_TYPE_MODULE)]
     if _triton_capability(expr):
         condition = cst.Call(cst.Name(local.get(HAS_TRITON, HAS_TRITON)))
@@ -190,33 +187,27 @@ def _rewritten(
 def _one_device(call: cst.Call) -> str | None:
     """The device a `skipIf(not FLAG, ...)` / `skipUnless(FLAG, ...)` only
     says is there (`TEST_CUDA`, `torch.cuda.is_available()`), or None."""
+    devices = _devices_present(call)
+    return devices[0] if devices is not None and len(devices) == 1 else None
+
+
+def _devices_present(call: cst.Call) -> list[str] | None:
+    """The devices a skip only says are there, one per term: `skipIf(not
+    TEST_CUDA, ...)` says CUDA is; `skipIf(not TEST_CUDA and not TEST_XPU,
+    ...)` / `skipUnless(TEST_CUDA or TEST_XPU, ...)` that one of several
+    is, which `@onlyAccelerator` says of every accelerator. None when a
+    term says anything else."""
     if not call.args or call.args[0].keyword is not None:
         return None
     cond = call.args[0].value
     skip_if = dotted(call.func).rsplit(".", 1)[-1] == "skipIf"
-    if skip_if:
-        if not (isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, cst.Not)):
-            return None
-        cond = cond.expression
-    return _present(cond)
-
-
-def _one_of_several(call: cst.Call) -> bool:
-    """`skipIf(not TEST_CUDA and not TEST_XPU, ...)` / `skipUnless(TEST_CUDA
-    or TEST_XPU, ...)`: a skip that only says one of several devices is
-    there, which `@onlyAccelerator` says of every accelerator."""
-    if not call.args or call.args[0].keyword is not None:
-        return False
-    cond = call.args[0].value
-    skip_if = dotted(call.func).rsplit(".", 1)[-1] == "skipIf"
     parts = _terms(cond, cst.And if skip_if else cst.Or)
-    if len(parts) < 2:
-        return False
     if skip_if:
         if not all(isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not) for p in parts):
-            return False
+            return None
         parts = [cast(cst.UnaryOperation, p).expression for p in parts]
-    return all(_present(p) is not None for p in parts)
+    devices = [_present(p) for p in parts]
+    return None if None in devices else cast("list[str]", devices)
 
 
 def _terms(cond: cst.BaseExpression, operator: type[cst.BaseBooleanOp]) -> list[cst.BaseExpression]:
