@@ -230,6 +230,13 @@ REFUSED = [
         "\n\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2, device=GPU_TYPE)\n\n\nALIAS = TestA\n",
         "the module names TestA outside it, which instantiating it deletes from the module: migrate by hand",
     ),
+    (
+        # Never a GENERIC class: its tests place tensors on the GPU through
+        # a name the module binds to GPU_TYPE (in a branch, as inductor's do).
+        '\n\nif HAS_GPU:\n    DEVICE = GPU_TYPE\nelse:\n    DEVICE = "cpu"\n\n\nclass TestA(TestCase):\n'
+        "    def test_a(self):\n        torch.ones(2, device=DEVICE)\n",
+        "TestA uses DEVICE, which uses GPU_TYPE at module level (DEVICE): give it the test's `device`, then migrate",
+    ),
 ]
 
 

@@ -39,7 +39,8 @@ from hwlint.facts.records import ModuleFacts
 # module-level mentions each class reaches (ClassFacts.unreached). 5:
 # module-level names bound to a device (ModuleFacts.device_bindings). 6:
 # devices found in the code (ModuleFacts.devices_found), matched as devices.
-FACTS_VERSION = 6
+# 7: module-level names bound to GPU_TYPE (ModuleFacts.gpu_bindings).
+FACTS_VERSION = 7
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

@@ -146,6 +146,7 @@ def facts_from_tree(
         accelerator_lines=tuple(sorted(set(extractor.module_mentions))),
         dynamic=dynamic_sites(tree, source, extractor.column, attribute, {c.name for c in extractor.classes}),
         device_bindings=_bound_once(extractor.device_bindings, extractor.statements, extractor.imports, source),
+        gpu_bindings=tuple(extractor.gpu_bindings),
         devices_found=found,
     )
 

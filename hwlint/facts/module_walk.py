@@ -10,6 +10,7 @@ from typing import Iterable, cast
 
 from hwlint.facts.classes import ClassReader, declared_value
 from hwlint.facts.device_sites import device_string
+from hwlint.facts.devices import ANY_GPU_NAMES
 from hwlint.facts.module_text import ModuleText
 from hwlint.facts.reach import Statement, is_main_guard
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation
@@ -48,6 +49,7 @@ class ModuleWalk:
         self.imports: list[Import] = []
         self.module_declarations: list[tuple[str, Declaration]] = []
         self.device_bindings: list[DeviceBinding] = []
+        self.gpu_bindings: list[DeviceBinding] = []
 
     def note_module_mention(self, first: int, last: int) -> int:
         """The first line from `first` to `last` that mentions an
@@ -151,6 +153,11 @@ class ModuleWalk:
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             return
         value = stmt.value
+        if isinstance(value, ast.Name) and value.id in ANY_GPU_NAMES:
+            # `TRITON_DEVICE_TYPE = GPU_TYPE`, in any branch: whichever GPU
+            # the machine has, never one device's; bound once or not.
+            self.gpu_bindings.append(DeviceBinding(line, stmt.targets[0].id, value.id))
+            return
         if (
             isinstance(value, ast.Call)
             and value.args

@@ -248,6 +248,9 @@ class ModuleFacts(NamedTuple):
     accelerator_lines: tuple[int, ...] = ()
     dynamic: tuple[Dynamic, ...] = ()
     device_bindings: tuple[DeviceBinding, ...] = ()
+    # Module-level names bound to GPU_TYPE (`DEVICE = GPU_TYPE`, in any
+    # branch): a class that uses one runs on the machine's GPU, not GENERIC.
+    gpu_bindings: tuple[DeviceBinding, ...] = ()
     # Accelerator device names the module uses that the configuration does
     # not name (`.to("mlu")` in an out-of-tree backend's tests): matched as
     # devices in this module's facts all the same (hwlint.facts.devices.discover).

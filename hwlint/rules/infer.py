@@ -270,6 +270,18 @@ def _from_mentions(ctx: ModuleContext, cls: ClassFacts, members: tuple[str, ...]
             "generic",
         )
     reached = _reached(cls, mentions)
+    gpu = [b for b in ctx.facts.gpu_bindings if b.line in reached]
+    if gpu:
+        # `device=TRITON_DEVICE_TYPE` where the module set it to GPU_TYPE:
+        # its tests run on the machine's GPU, whatever its own lines name.
+        return Inference(
+            None,
+            None,
+            f"its tests use {gpu[0].name}, which the module binds to {gpu[0].device} (line {gpu[0].line}): "
+            "they run on whichever GPU the machine has; make it ACCELERATOR, its tests taking `device` in "
+            f"place of {gpu[0].name}",
+            "any-gpu",
+        )
     bindings = ctx.facts.bindings_reached(cls)
     bound = {b.device for b in bindings}
     if len(bound) == 1 and {b.line for b in bindings} == set(reached):

@@ -22,7 +22,7 @@ HAS_GPU: run_tests()`) stay: they are still right on each device class.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -228,38 +228,57 @@ def _needs_gpu(test: cst.BaseExpression) -> bool:
 def _reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str, str]:
     """The module-level functions, classes and names (other than the class
     at `index`) whose definition uses GPU_TYPE, directly or through another
-    of them: name -> what it is."""
-    defs: dict[str, cst.CSTNode] = {}
+    of them: name -> what it is. A name bound in a branch (`if HAS_GPU:
+    DEVICE = GPU_TYPE` / `else: DEVICE = "cpu"`) counts with each binding."""
+    defs: dict[str, list[cst.CSTNode]] = {}
     for i, stmt in enumerate(body):
-        if i == index:
-            continue
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            defs[stmt.name.value] = stmt
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                targets = (
-                    [t.target for t in small.targets]
-                    if isinstance(small, cst.Assign)
-                    else [small.target]
-                    if isinstance(small, cst.AnnAssign) and small.value is not None
-                    else []
-                )
-                for target in targets:
-                    if isinstance(target, cst.Name):
-                        defs[target.value] = small
+        if i != index:
+            for name, node in _bindings(stmt):
+                defs.setdefault(name, []).append(node)
     reaching = {
-        name: f"def {name}" if isinstance(node, cst.FunctionDef) else name
-        for name, node in defs.items()
-        if _uses_outside_messages(node)
+        name: f"def {name}" if isinstance(nodes[0], cst.FunctionDef) else name
+        for name, nodes in defs.items()
+        if any(_uses_outside_messages(node) for node in nodes)
     }
     grew = True
     while grew:
         grew = False
-        for name, node in defs.items():
-            if name not in reaching and any(node_uses(node, r) for r in reaching):
-                reaching[name] = f"through {next(r for r in reaching if node_uses(node, r))}"
+        for name, nodes in defs.items():
+            through = next((r for r in reaching for node in nodes if node_uses(node, r)), None)
+            if name not in reaching and through is not None:
+                reaching[name] = f"through {through}"
                 grew = True
     return reaching
+
+
+def _bindings(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
+    """The names a module-level statement binds, each with what binds it,
+    into the arms of its `if`, `try` and `with` blocks."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        yield stmt.name.value, stmt
+    elif isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target]
+                if isinstance(small, cst.AnnAssign) and small.value is not None
+                else []
+            )
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    yield target.value, small
+    elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.Else, cst.ExceptHandler, cst.Finally)):
+        inner = stmt.body
+        for child in inner.body if isinstance(inner, cst.IndentedBlock) else ():
+            yield from _bindings(child)
+        for arm in (
+            getattr(stmt, "orelse", None),
+            *getattr(stmt, "handlers", ()),
+            getattr(stmt, "finalbody", None),
+        ):
+            if arm is not None:
+                yield from _bindings(arm)
 
 
 # Calls whose arguments after the condition are a message, by their last name.
