@@ -1039,3 +1039,44 @@ def test_the_trials_take_an_unchanged_modules_diagnostics_from_the_run(tmp_path:
         # A changed module, or other rules: linted afresh.
         assert result.as_linted(facts._replace(lines=facts.lines + 1), result.enabled) is None
         assert result.as_linted(facts, enabled_codes(("HWC001",), ())) is None
+
+
+# -- a misspelt device (HWC003's "did you mean") ------------------------------
+
+MISSPELT = (
+    "import torch\n"
+    "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+    + HEADER
+    + "\nclass TestA(TestCase):\n"
+    "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+    "    def test_a(self, device):\n"
+    '        t = torch.ones(2, device="privatuse1")\n'
+    '        u = torch.ones(2).to(f"privatuse1:{0}")\n'
+    '        self.assertEqual(t, u, msg="privatuse1 differs")\n'
+    "        self.assertEqual(t.device.type, 'privatuse1')\n\n\n"
+    'instantiate_device_type_tests(TestA, globals(), except_for="cpu")\n'
+)
+
+
+def test_a_misspelt_device_is_respelt_with_unsafe_in_every_string_that_names_it(tmp_path: Path) -> None:
+    text, err, code = fixed(tmp_path, MISSPELT, "--unsafe")
+    assert text == (
+        MISSPELT.replace('device="privatuse1"', 'device="privateuse1"')
+        .replace('f"privatuse1:{0}"', 'f"privateuse1:{0}"')
+        .replace("'privatuse1'", "'privateuse1'")
+    )
+    assert '"privatuse1 differs"' in text  # a message that mentions it is prose
+    assert 'test/test_x.py:10: "privatuse1" -> "privateuse1"' in err
+    assert code == 0  # check passes after it
+
+
+def test_a_misspelt_device_is_left_without_unsafe_and_listed_in_json(tmp_path: Path) -> None:
+    text, err, code = fixed(tmp_path, MISSPELT)
+    assert text == MISSPELT and code == 1
+    assert 'did you mean "privateuse1"? `hwlint fix --unsafe` respells it' in err
+    root = tmp_path / "proj"
+    proc = run_cli("fix", "--unsafe", "--diff", "--format", "json", cwd=root)
+    assert json.loads(proc.stdout)["respelt"] == [
+        {"path": "test/test_x.py", "line": 10, "wrong": "privatuse1", "right": "privateuse1"}
+    ]
+    assert (root / "test/test_x.py").read_text() == MISSPELT  # --diff writes nothing

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from hwlint.core.diagnostics import Fix, is_safe_fix
 from hwlint.fix.apply import fix_file
-from hwlint.fix.plan import FilePlan, plan_fixes
+from hwlint.fix.plan import plan_fixes
+from hwlint.fix.plan_records import FilePlan
 from tests.conftest import lint, write_project
 
 IMPORTS = [

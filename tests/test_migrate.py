@@ -12,7 +12,7 @@ import pytest
 from hwlint.core.config import load_config
 from hwlint.facts.devices import complement, instantiable
 from hwlint.fix.apply import apply_fixes
-from hwlint.fix.plan import ClassMove
+from hwlint.fix.plan_records import ClassMove
 from hwlint.fix.result import FixReport
 from tests.conftest import lint, run_cli, write_project
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hwlint.core.config import Config
 from hwlint.fix.blocker import Blocker, BlockerKind
 from hwlint.fix.migrate.outcome import Refused
-from hwlint.fix.plan import Migration
+from hwlint.fix.plan_records import Migration
 from hwlint.fix.result import FixReport
 from hwlint.fix.summary import not_generalized_lines
 from tests.conftest import run_cli, write_project

@@ -21,7 +21,8 @@ from hwlint.fix.migrate.evidence import device_constants, device_words
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.split_one_kind import every_test_uses_a_device
 from hwlint.fix.migrate.tree import find_class
-from hwlint.fix.plan import ClassMove, plan_fixes
+from hwlint.fix.plan import plan_fixes
+from hwlint.fix.plan_records import ClassMove
 from hwlint.fix.result import FixReport
 from hwlint.fix.split_plan import plan_splits
 from hwlint.fix.verify_runtime import compare

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hwlint.fix.plan import ClassMove
+from hwlint.fix.plan_records import ClassMove
 from hwlint.fix.result import FileResult
 from hwlint.fix.verify_runtime import compare, verify_runtime
 from hwlint.infra.runtime import RuntimeClass, RuntimeModule, collect_module
@@ -282,7 +282,7 @@ def test_fix_verify_runtime_command(tmp_path: Path, torch_python: str) -> None:
 
 
 def test_a_file_whose_fix_loses_tests_is_withheld() -> None:
-    from hwlint.fix.plan import ClassFix
+    from hwlint.fix.plan_records import ClassFix
     from hwlint.fix.result import FixReport
     from hwlint.fix.verify_runtime import ModuleCheck, RuntimeCheck, withhold
 

@@ -91,11 +91,31 @@ class Configure(NamedTuple):
         }
 
 
-FixInfo = Union[Fix, Rewrite, NotFixable, Configure, None]
+class Respell(NamedTuple):
+    """A misspelt device (HWC003's "did you mean"): `wrong` spelt `right`
+    in the file's strings, always "unsafe": torch.device() refused it, so
+    the test never ran as written (hwlint.fix.respell)."""
+
+    applicability: str
+    wrong: str
+    right: str
+    evidence: str = "torch.device() refuses the misspelt device: the test never ran as written"
+
+    def to_dict(self) -> dict[str, str]:
+        """The `fix` object of JSON output."""
+        return {
+            "applicability": self.applicability,
+            "respell": self.wrong,
+            "with": self.right,
+            "evidence": self.evidence,
+        }
+
+
+FixInfo = Union[Fix, Rewrite, NotFixable, Configure, Respell, None]
 
 # marshal (the whole-tree memo) refuses tuple subclasses: fixes travel as
 # plain tuples led by the type's name.
-_BY_NAME: dict[str, Callable[..., FixInfo]] = {t.__name__: t for t in (Fix, Rewrite, NotFixable, Configure)}
+_BY_NAME: dict[str, Callable[..., FixInfo]] = {t.__name__: t for t in (Fix, Rewrite, NotFixable, Configure, Respell)}
 
 
 def fix_to_plain(fix: FixInfo) -> tuple[str | None, ...] | None:
@@ -209,7 +229,7 @@ class Diagnostic:
             "severity": self.severity,
             "message": self.message,
             "class_name": self.class_name,
-            "fix": self.fix.to_dict() if isinstance(self.fix, (Fix, Rewrite, Configure)) else None,
+            "fix": self.fix.to_dict() if isinstance(self.fix, (Fix, Rewrite, Configure, Respell)) else None,
         }
 
 

@@ -29,7 +29,9 @@ from hwlint.facts.read import ReadError, decode
 from hwlint.fix.kinds import left_unclassified
 from hwlint.fix.migrate.driver import migrate_source
 from hwlint.fix.migrate.outcome import MigrateError, Refused
-from hwlint.fix.plan import FilePlan, SiteRewrite, Unfixed, plan_fixes
+from hwlint.fix.plan import plan_fixes
+from hwlint.fix.plan_records import FilePlan, SiteRewrite, Unfixed
+from hwlint.fix.respell import respelt
 from hwlint.fix.result import FileResult, FixError, FixReport
 from hwlint.fix.rewrite import RewriteError, rewrite_source
 from hwlint.fix.split_plan import plan_splits
@@ -46,8 +48,22 @@ from hwlint.rules.hardcoded_device import HardcodedDevice
 def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) -> FileResult:
     """One file's plan made, nothing written: its rewrites, its fixes (each
     verified against `before`, the facts of the file as read), the backend
-    decorators' import, then its migrations (verified); what could not be
-    made is in the FileResult, the file's bytes as they were."""
+    decorators' import, its migrations (verified), then its misspelt
+    devices respelt; what could not be made is in the FileResult, the
+    file's bytes as they were."""
+    outcome = _made(root, plan, before, config)
+    if not plan.respellings or outcome.fixed is None or outcome.error is not None:
+        return outcome
+    # Last: they find their strings by their text, wherever the edits above moved them.
+    try:
+        outcome.fixed, outcome.respelt = respelt(outcome.fixed, plan.respellings)
+    except MigrateError as exc:
+        outcome.error = f"not respelt: {exc}"
+    return outcome
+
+
+def _made(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) -> FileResult:
+    """The plan made, but for its respellings."""
     path = root / plan.path
     try:
         original = path.read_bytes()
@@ -279,10 +295,14 @@ def _judged(
         shown = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
         refused.extend(Refused(m, f"not migrated: it would surface {shown}") for m in dropping)
         migrations = [m for m in migrations if m not in dropping]
-        outcome = fix_file(config.root, FilePlan(plan.path, plan.fixes, plan.rewrites, migrations), before, config)
+        outcome = fix_file(
+            config.root, FilePlan(plan.path, plan.fixes, plan.rewrites, migrations, plan.respellings), before, config
+        )
     else:
         refused.extend(Refused(m, "not migrated: its migrations kept surfacing findings") for m in migrations)
-        outcome = fix_file(config.root, FilePlan(plan.path, plan.fixes, plan.rewrites, []), before, config)
+        outcome = fix_file(
+            config.root, FilePlan(plan.path, plan.fixes, plan.rewrites, [], plan.respellings), before, config
+        )
     if refused:
         outcome.refused = (*outcome.refused, *refused)
     return outcome
@@ -353,7 +373,9 @@ def _within_budget(
         )
         fixes = [f for f in fixes if f.class_name not in culprits]
         migrations = [m for m in migrations if m.class_name not in culprits]
-        outcome = fix_file(config.root, FilePlan(plan.path, fixes, plan.rewrites, migrations), before, config)
+        outcome = fix_file(
+            config.root, FilePlan(plan.path, fixes, plan.rewrites, migrations, plan.respellings), before, config
+        )
     return outcome
 
 

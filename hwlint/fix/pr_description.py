@@ -21,7 +21,7 @@ from typing import Literal, NamedTuple, Sequence, cast
 
 from hwlint.core.diagnostics import UserError
 from hwlint.fix.migrate.outcome import KINDS, Done
-from hwlint.fix.plan import Unfixed
+from hwlint.fix.plan_records import Unfixed
 from hwlint.fix.result import FileResult, FixReport
 from hwlint.fix.summary import done_line
 from hwlint.fix.verify_runtime import ModuleCheck, RuntimeCheck

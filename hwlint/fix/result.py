@@ -14,8 +14,15 @@ from typing import Sequence
 
 from hwlint.core.diagnostics import Diagnostic
 from hwlint.fix.migrate.outcome import Done, Refused
-from hwlint.fix.plan import ClassFix, ClassMove, SiteRewrite, Unfixed
-from hwlint.fix.summary import done_line, migration_lines, not_generalized_lines, not_split_lines, unfixed_lines
+from hwlint.fix.plan_records import ClassFix, ClassMove, Respelling, SiteRewrite, Unfixed
+from hwlint.fix.summary import (
+    done_line,
+    migration_lines,
+    not_generalized_lines,
+    not_split_lines,
+    respelt_lines,
+    unfixed_lines,
+)
 
 
 class FixError(Exception):
@@ -44,6 +51,8 @@ class FileResult:
     # The file as the fixes left it, before the migrations: what they are
     # judged against (they may add no finding).
     premigration: bytes | None = None
+    # Misspelt devices respelt (HWC003, --unsafe), last of all.
+    respelt: tuple[Respelling, ...] = ()
 
     @property
     def declared(self) -> list[ClassFix]:
@@ -134,6 +143,11 @@ class FixReport:
                 for x in r.refused
                 if x.migration.kind == "split"
             ],
+            "respelt": [
+                {"path": r.path, "line": x.line, "wrong": x.wrong, "right": x.right}
+                for r in self.files
+                for x in r.respelt
+            ],
             "unfixed": [u.to_dict() for u in sorted(self.unfixed, key=lambda u: (u.path, u.line))],
             "over_budget": [d.to_dict() for d in over_budget],
         }
@@ -170,5 +184,6 @@ class FixReport:
             if x.migration.kind == "split" and x.migration.member and f.class_name == x.migration.class_name
         ]
         lines.extend(not_split_lines(whole, show_all=show_unfixed))
+        lines.extend(respelt_lines(self.written, [(r.path, x) for r in self.files for x in r.respelt]))
         lines.extend(unfixed_lines(self.unfixed, show_unfixed=show_unfixed))
         return lines

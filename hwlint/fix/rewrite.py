@@ -37,7 +37,7 @@ from typing import Callable, Literal, NamedTuple, Sequence, TypeVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hwlint.fix.plan import SiteRewrite
+from hwlint.fix.plan_records import SiteRewrite
 
 
 class RewriteError(Exception):

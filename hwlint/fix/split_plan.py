@@ -11,7 +11,7 @@ from hwlint.core.diagnostics import Fix, NotFixable
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ClassFacts
 from hwlint.facts.devices import DEVICE_TEST_DECORATORS
-from hwlint.fix.plan import FilePlan, Migration, Unfixed
+from hwlint.fix.plan_records import FilePlan, Migration, Unfixed
 from hwlint.rules.device_decorator import is_device_specific
 from hwlint.rules.missing_classification import MissingClassification
 

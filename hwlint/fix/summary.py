@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from hwlint.fix.kinds import MigrationKind, UnfixedKind
 from hwlint.fix.migrate.outcome import KINDS, Done, Refused
-from hwlint.fix.plan import ClassMove, Unfixed
+from hwlint.fix.plan_records import ClassMove, Respelling, Unfixed
 from hwlint.rules import PER_FINDING
 from hwlint.rules.missing_classification import MissingClassification
 
@@ -44,6 +44,16 @@ def done_line(written: bool, files: int, replaced: int, classified: Mapping[str,
         )
     breakdown = ", ".join(f"{member} {n}" for member, n in classified.items())
     return f"{done} in {files} file{'s' if files != 1 else ''}" + (f" ({breakdown})" if breakdown else "") + "."
+
+
+def respelt_lines(written: bool, respelt: Sequence[tuple[str, Respelling]]) -> list[str]:
+    """The misspelt devices respelt (HWC003's "did you mean"), each with where it was found."""
+    if not respelt:
+        return []
+    count = f"{len(respelt)} misspelt device{'s' if len(respelt) != 1 else ''}"
+    lines = [f"{'Respelt' if written else 'Would respell'} {count} (unsafe: review the diff):"]
+    lines.extend(f'  {path}:{x.line}: "{x.wrong}" -> "{x.right}"' for path, x in respelt)
+    return lines
 
 
 def unfixed_lines(unfixed: Sequence[Unfixed], *, show_unfixed: bool = False) -> list[str]:

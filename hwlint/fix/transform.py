@@ -20,7 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.core.config import Config
 from hwlint.fix.edits import declaration_statement, declare, ensure_import, only_inserted
-from hwlint.fix.plan import ClassFix, SiteRewrite
+from hwlint.fix.plan_records import ClassFix, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError, generate, parse_module, reproduces
 from hwlint.rules.torch_api import REQUIRES_BACKEND, REQUIRES_BACKEND_MODULE

@@ -18,7 +18,8 @@ from hwlint.facts.read import ReadError, decode
 from hwlint.facts.resolve import canonical_member
 from hwlint.fix.migrate.framework import ONLY_ACCELERATOR
 from hwlint.fix.migrate.outcome import Done
-from hwlint.fix.plan import REPLACEABLE, ClassFix, SiteRewrite
+from hwlint.fix.plan import REPLACEABLE
+from hwlint.fix.plan_records import ClassFix, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError
 from hwlint.rules.device_decorator import is_device_specific

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
 from hwlint.facts.devices import MEMBER_ACCELERATORS
-from hwlint.fix.plan import ClassMove, Unfixed
+from hwlint.fix.plan_records import ClassMove, Unfixed
 from hwlint.fix.result import FileResult, FixReport
 from hwlint.infra.runtime import RuntimeClass, RuntimeModule, collect_served
 from hwlint.rules.hardcoded_device import HardcodedDevice

@@ -8,8 +8,8 @@ from __future__ import annotations
 import difflib
 from typing import Iterator
 
-from hwlint.core.diagnostics import Configure
-from hwlint.facts.devices import DEVICES, NOT_ACCELERATORS, coverage
+from hwlint.core.diagnostics import Configure, Respell
+from hwlint.facts.devices import DEVICES, FRAMEWORK_DEVICES, NOT_ACCELERATORS, coverage
 from hwlint.facts.resolve import ModuleContext
 from hwlint.rules.base import Example, Rule, Violation, snippet
 
@@ -60,6 +60,10 @@ class UnconfiguredDevice(Rule):
     extend-accelerator-flags = ["TEST_MLU"]
     ```
 
+    A device that is a misspelling of a known one (`device="privatuse1"`,
+    which torch.device() refuses) is reported with the spelling it means;
+    `hwlint fix --unsafe` respells every string of the file that names it.
+
     Not counted against an allowlisted file's budget, and never exempted by
     the allowlist: it is about the configuration, not the file.
     """
@@ -68,6 +72,10 @@ class UnconfiguredDevice(Rule):
     name = "unconfigured-device"
     summary = "Test file uses an accelerator device the configuration does not name"
     scope = "file"
+    # A misspelt device is respelt (`fix --unsafe`); the others are
+    # configured (`hwlint devices --write`), which `fix` leaves alone.
+    fixable = True
+    counted_by = "finding"
 
     VALID = (
         Example(
@@ -112,8 +120,13 @@ class UnconfiguredDevice(Rule):
             expect=((3, 19),),
             messages=(
                 'uses device "privatuse1" (`device="privatuse1"`), which no configuration names: did you mean '
-                '"privateuse1"?',
+                '"privateuse1"? `hwlint fix --unsafe` respells it',
             ),
+            unsafe_fixed=snippet("""\
+                import torch
+
+                t = torch.ones(2, device="privateuse1")
+                """),
         ),
         Example(
             snippet("""\
@@ -132,6 +145,11 @@ class UnconfiguredDevice(Rule):
     def check(self, ctx: ModuleContext) -> Iterator[Violation]:
         names = (*DEVICES, *ctx.config.extend_devices, "privateuse1", *NOT_ACCELERATORS)
         for found in ctx.facts.devices_found:
+            if found.name in FRAMEWORK_DEVICES:
+                # "privateuse1": the framework's own name for whichever
+                # out-of-tree backend is there (instantiated as PRIVATEUSE1
+                # by default): a device all the same, nothing to configure.
+                continue
             close = difflib.get_close_matches(found.name, names, n=1, cutoff=0.8)
             if close:
                 # `device="privatuse1"` (Ascend's tests): a misspelt device,
@@ -140,7 +158,8 @@ class UnconfiguredDevice(Rule):
                     found.line,
                     found.column,
                     f'uses device "{found.name}" (`{found.text}`), which no configuration names: did you '
-                    f'mean "{close[0]}"?',
+                    f'mean "{close[0]}"? `hwlint fix --unsafe` respells it',
+                    fix=Respell("unsafe", found.name, close[0]),
                 )
                 continue
             settings = coverage((found.name,), ctx.config).settings()

@@ -24,7 +24,8 @@ from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.tree import class_facts, decorator_name, device_parameter, find_class, test_methods
 from hwlint.fix.migrate.unused_imports import drop_unused_import
-from hwlint.fix.plan import REPLACEABLE, Migration, not_replaceable
+from hwlint.fix.plan import REPLACEABLE, not_replaceable
+from hwlint.fix.plan_records import Migration
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.device_param import DeviceParam
 

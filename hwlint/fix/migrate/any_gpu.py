@@ -43,7 +43,7 @@ from hwlint.fix.migrate.tree import (
     node_uses,
 )
 from hwlint.fix.migrate.unused_imports import drop_unused_import, names_in
-from hwlint.fix.plan import Migration
+from hwlint.fix.plan_records import Migration
 
 # What the instantiation adds after `globals()`: every accelerator the
 # framework can instantiate, XPU included, never CPU (GPU_TYPE is never "cpu").

@@ -26,7 +26,7 @@ from hwlint.fix.migrate.tree import (
     find_class,
     test_methods,
 )
-from hwlint.fix.plan import Migration
+from hwlint.fix.plan_records import Migration
 from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
 

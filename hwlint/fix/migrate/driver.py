@@ -19,7 +19,7 @@ from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
 from hwlint.fix.migrate.split import split
 from hwlint.fix.migrate.tree import bindings, find_class
-from hwlint.fix.plan import ClassMove, Migration
+from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
 
 

@@ -37,7 +37,8 @@ from hwlint.fix.migrate.split_members import without_prose
 from hwlint.fix.migrate.split_one_kind import decorator_last_name
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
 from hwlint.fix.migrate.triton_flags import triton_flags_applied
-from hwlint.fix.plan import REPLACEABLE, Migration, SiteRewrite
+from hwlint.fix.plan import REPLACEABLE
+from hwlint.fix.plan_records import Migration, SiteRewrite
 from hwlint.fix.result import FixError
 from hwlint.fix.rewrite import RewriteError, parse_module, rewrite_source
 from hwlint.fix.transform import decorator_names, import_decorators

@@ -15,7 +15,7 @@ from hwlint.fix.migrate.class_level import ModuleEdits
 from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.outcome import Done, Refusal
 from hwlint.fix.migrate.tree import flag_is_true, instantiation_call, literal_strings, module_constant
-from hwlint.fix.plan import Migration
+from hwlint.fix.plan_records import Migration
 
 
 class _OnlyFor(NamedTuple):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple, get_args
 
 from hwlint.fix.blocker import Blocker
-from hwlint.fix.plan import ClassMove, Migration
+from hwlint.fix.plan_records import ClassMove, Migration
 
 # The migrations made (Done.kind), as the summary, the JSON report and the
 # checks of a migrated file (hwlint.fix.verify) name them.

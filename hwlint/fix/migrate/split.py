@@ -56,7 +56,7 @@ from hwlint.fix.migrate.tree import (
     node_uses,
     test_methods,
 )
-from hwlint.fix.plan import ClassMove, Migration
+from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
 

@@ -24,7 +24,7 @@ from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls
 from hwlint.fix.migrate.tree import decorator_name, device_parameter, find_class, instantiation_call, node_uses
 from hwlint.fix.migrate.unused_imports import drop_unused_import, names_in
-from hwlint.fix.plan import Migration
+from hwlint.fix.plan_records import Migration
 
 # What a new instantiation of the ACCELERATOR class passes after `globals()`:
 # its tests need an accelerator (the contributors' form), or some only ask
