@@ -604,7 +604,7 @@ def test_select_chooses_which_fixes(tmp_path: Path, select: str, expected: str) 
 def test_select_without_fixable_rules(tmp_path: Path) -> None:
     text, err, code = fixed(tmp_path, BOTH, "--select", "HWC1")
     assert text == BOTH and code == 0
-    assert err == "hwlint: nothing to fix for the selected rules (fixes exist for HWC001, HWC002, HWC201)\n"
+    assert err == "hwlint: nothing to fix for the selected rules (fixes exist for HWC001, HWC002, HWC003, HWC201)\n"
 
 
 def test_string_fix_positions_with_tabs_non_ascii_and_crlf(tmp_path: Path) -> None:
