@@ -637,6 +637,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
         "device-class",
         "needs-accelerator",
         "triton-flags",
+        "config-patches",
     ],
 )
 def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) -> None:

@@ -60,6 +60,40 @@ def test_a_gpu_type_class_becomes_an_instantiated_accelerator_class(tmp_path: Pa
     assert "device_type = GPU_TYPE dropped" in done.detail
 
 
+def test_a_config_patch_of_the_class_goes_onto_its_tests(tmp_path: Path) -> None:
+    # As in test_native_matmul.py: on the class, the patch's subclass would be
+    # instantiated with no test of its own.
+    source = HEAD.replace("import torch\n", "import torch\nfrom torch._inductor import config\n") + (
+        '\n\n# why\n@config.patch({"triton.native_matmul": True})\nclass TestA(TestCase):\n'
+        "    def helper(self):\n        return 1\n\n"
+        "    def test_a(self):\n        torch.randn(2, device=GPU_TYPE)\n"
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert text == AFTER_HEAD.replace("import torch\n", "import torch\nfrom torch._inductor import config\n") + (
+        "\n\n# why\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def helper(self):\n        return 1\n\n"
+        '    @config.patch({"triton.native_matmul": True})\n'
+        "    def test_a(self, device):\n        torch.randn(2, device=device)\n"
+        "\n\n" + CALL + GATED
+    )
+    (done,) = report.files[0].migrated
+    assert "its config patch moved onto its tests" in done.detail
+
+
+def test_a_mock_patch_of_the_class_is_no_config_patch(tmp_path: Path) -> None:
+    source = (
+        "import unittest.mock\n"
+        + HEAD
+        + (
+            '\n\n@unittest.mock.patch("os.getpid", return_value=1)\nclass TestA(TestCase):\n'
+            "    def test_a(self, getpid):\n        torch.randn(2, device=GPU_TYPE)\n"
+        )
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert text == source + GATED
+    assert refusals(report) == ["TestA has a class decorator (@patch): migrate by hand"]
+
+
 def test_parametrized_tests_keep_their_parameters_after_device(tmp_path: Path) -> None:
     source = (
         "import torch\n"

@@ -860,3 +860,24 @@ def test_a_key_that_is_a_device_string_still_names_the_device(tmp_path: Path) ->
     _, report = migrate(tmp_path, source + MAIN)
     assert "split" not in report.migrated
     assert any("still names 'cuda'" in why for why in not_split(report)), not_split(report)
+
+
+def test_the_accelerator_class_of_a_split_gets_the_config_patch_on_its_tests(tmp_path: Path) -> None:
+    # The Generic class keeps it on the class (it is not instantiated).
+    head = HEAD.replace("import torch\n", "import torch\nfrom torch._inductor import config\n")
+    source = (
+        "\n\n@config.patch(fallback_random=True)\nclass TestA(TestCase):\n"
+        "    def test_free(self):\n        self.assertEqual(1, 1)\n\n"
+        '    def test_dev(self):\n        torch.ones(2, device="cuda")\n'
+    )
+    text, report = migrate(tmp_path, head + source + MAIN)
+    assert report.migrated == {"split": 2}
+    assert (
+        "\n\n@config.patch(fallback_random=True)\nclass TestAGeneric(TestCase):\n"
+        "    hw_classification = HardwareClassification.GENERIC\n\n"
+        "    def test_free(self):\n        self.assertEqual(1, 1)\n\n\n"
+        "class TestAAccelerator(TestCase):\n"
+        "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @config.patch(fallback_random=True)\n"
+        "    def test_dev(self, device):\n        torch.ones(2, device=device)\n"
+    ) in text

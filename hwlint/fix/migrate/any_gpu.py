@@ -32,6 +32,7 @@ from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
+from hwlint.fix.migrate.config_patches import config_patches_on_tests
 from hwlint.fix.migrate.framework import PARAMETRIZED, instantiated_names
 from hwlint.fix.migrate.generalize import class_to_instantiate
 from hwlint.fix.migrate.outcome import Done, Refusal
@@ -85,6 +86,10 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
     _refuse_uninstantiable(m, facts, state.body, index)
+    # Instantiated, its config patches go onto its tests (hwlint.fix.migrate.config_patches).
+    declared = {s.name.value: _names(s) for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+    cls, patches = config_patches_on_tests(cls)
+    assert isinstance(cls.body, cst.IndentedBlock)
     decorators = _kept_decorators(cls, state.config)
     body, attributes = _without_attributes(cls, cls.body.body)
     rewritten = 0
@@ -96,7 +101,8 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
             migrated, uses, test, needs = method_migrated(stmt, attributes)
             body[i] = migrated
             state.imports.update(needs)
-            was, now = (tuple(decorator_name(d) for d in fn.decorators) for fn in (stmt, migrated))
+            # As the test was written, before its class's config patches came onto it.
+            was, now = declared.get(stmt.name.value, _names(stmt)), _names(migrated)
             if test and was != now:
                 renamed.append((stmt.name.value, was, now))
                 state.unused |= names_in([d for d in stmt.decorators if d not in migrated.decorators])
@@ -121,9 +127,14 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
         f"{rewritten} use{'s' if rewritten != 1 else ''} of GPU_TYPE rewritten"
         f"{', ' + ' and '.join(a + ' = GPU_TYPE' for a in attributes) + ' dropped' if attributes else ''}, "
         f"instantiated{ARGUMENTS}{f' in place of @{PARAMETRIZED}' if dropped else ''}"
+        f"{', its config patch moved onto its tests' if patches else ''}"
     )
     collected = instantiated_names(m.class_name, DEVICE_TYPES)
     return Done("any-gpu", m.class_name, m.line, "ACCELERATOR", detail, collected, guards=tuple(renamed))
+
+
+def _names(fn: cst.FunctionDef) -> tuple[str, ...]:
+    return tuple(decorator_name(d) for d in fn.decorators)
 
 
 def _refuse_uninstantiable(m: Migration, facts: ModuleFacts, body: Sequence[cst.BaseStatement], index: int) -> None:

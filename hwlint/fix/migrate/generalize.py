@@ -21,6 +21,7 @@ from hwlint.fix.kinds import rewrite_kind
 from hwlint.fix.migrate.accelerator_need import accelerator_need
 from hwlint.fix.migrate.blockers import NAMES_IN_A_STRING, NEWEST_TORCH, ClassSource, equivalent_blocker
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
+from hwlint.fix.migrate.config_patches import composed, config_patches_applied
 from hwlint.fix.migrate.evidence import (
     accelerator_type_names,
     device_constants,
@@ -79,14 +80,18 @@ def _generalize(
     device = m.member.lower()
     if device == "cpu" or "ACCELERATOR" not in config.classifications:
         raise Refusal("a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification")
+    class_to_instantiate(facts_of(data), m)
+    # (0) its config patches on its tests, then the tests' guards of the
+    # device as `@onlyCUDA` (hwlint.fix.migrate.config_patches, .guards).
+    data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
     facts = facts_of(data)
     info = class_to_instantiate(facts, m)
     if info.decorators:
         raise Refusal.blocked(
             Blocker(info.line, f"@{info.decorators[0]}", "decorates the class: generalize by hand", "class")
         )
-    # (0) the tests' guards of the device as `@onlyCUDA` (hwlint.fix.migrate.guards).
     data, guards, renamed = guards_applied(data, m.class_name, m.occurrence, facts_of)
+    renamed = composed(patched, renamed)
     # (0') its flags of Triton on the device as `HAS_TRITON` (hwlint.fix.migrate.triton_flags).
     data, triton = triton_flags_applied(data, m.class_name, m.occurrence)
     if guards or triton:
@@ -344,6 +349,7 @@ def device_class(
     if device == "cpu":
         raise Refusal("a CPU class is not instantiated for CPU by this migration")
     class_to_instantiate(facts_of(data), m)
+    data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
     module, body, where, cls = _undecorated_class(data, m, "instantiate it")
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
@@ -360,7 +366,13 @@ def device_class(
         f'only_for="{device}"{flag}'
     )
     return fixed, Done(
-        "device-class", m.class_name, m.line, m.member, detail, instantiated_names(m.class_name, (kind,))
+        "device-class",
+        m.class_name,
+        m.line,
+        m.member,
+        detail,
+        instantiated_names(m.class_name, (kind,)),
+        guards=patched,
     )
 
 

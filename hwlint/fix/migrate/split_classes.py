@@ -16,6 +16,7 @@ from hwlint.facts.devices import ANY_GPU_NAMES, framework_type, instantiable
 from hwlint.fix.edits import declaration_statement, dotted, ensure_import
 from hwlint.fix.migrate.any_gpu_methods import accelerator_type_rewritten, gpu_attribute, method_migrated
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names, write_class_level
+from hwlint.fix.migrate.config_patches import config_patches_on_tests
 from hwlint.fix.migrate.evidence import accelerator_type_names
 from hwlint.fix.migrate.framework import PARAMETRIZED
 from hwlint.fix.migrate.outcome import Refusal
@@ -325,7 +326,7 @@ def _new_class(
         bases.insert(0, cst.Arg(cst.Name(names.mixin), comma=comma or cst.MaybeSentinel.DEFAULT))
     blank = cst.EmptyLine(indent=False)
     declaration = declaration_statement(attribute, enum_name, member)
-    return cls.with_changes(
+    made = cls.with_changes(
         name=cst.Name(name),
         bases=bases,
         lpar=cst.LeftParen() if bases else cls.lpar,
@@ -334,3 +335,5 @@ def _new_class(
         decorators=[d.with_changes(leading_lines=[]) for d in kept],
         body=cls.body.with_changes(body=[declaration, _first(tests[0], blank=True), *tests[1:]]),
     )
+    # An instantiated class's config patches go onto its tests (hwlint.fix.migrate.config_patches).
+    return made if member == "GENERIC" else config_patches_on_tests(made)[0]
