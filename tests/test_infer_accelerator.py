@@ -150,6 +150,22 @@ def test_every_test_needing_an_accelerator_gets_no_fix_and_says_why(tmp_path: Pa
     )
 
 
+def test_the_accelerator_api_in_a_class_whose_tests_need_one_is_no_mixed_use(tmp_path: Path) -> None:
+    # `if torch.accelerator.device_count() < world_size: skip`: no device's API.
+    source = FSDP.replace("import skip_if_lt_x_gpu\n", "import skip_if_lt_x_gpu\nimport torch\n").replace(
+        "class TestFSDPMixedPrecision(FSDPTest):\n",
+        "class TestFSDPMixedPrecision(FSDPTest):\n"
+        "    def setUp(self):\n        super().setUp()\n"
+        "        if torch.accelerator.device_count() < 2:\n            self.skipTest('two devices')\n\n",
+    )
+    fix, message = one(tmp_path, source)
+    assert isinstance(fix, NotFixable) and fix.kind == "needs-accelerator"
+    assert "its tests run only with an accelerator (setUp: if torch.accelerator.device_count() < 2: skip" in message
+    # With a device's API beside it, it is mixed as before.
+    fix, _ = one(tmp_path, source.replace("super().setUp()", "super().setUp()\n        torch.cuda.synchronize()"))
+    assert isinstance(fix, Fix) and fix.classification == "CUDA"
+
+
 def test_requires_nccl_names_cuda(tmp_path: Path) -> None:
     fix, _ = one(
         tmp_path,

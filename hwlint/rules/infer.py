@@ -141,6 +141,19 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             'device, except_for="cpu")',
             "needs-accelerator",
         )
+    if (
+        not device_decorators
+        and not hints
+        and (cls.probes or cls.devices)
+        and all(s.text.startswith(_ACCELERATOR_API) for s in (*cls.probes, *cls.devices, *cls.distributed))
+        and needs.first is not None
+    ):
+        # `if torch.accelerator.device_count() < world_size: skip` in a class
+        # whose tests need an accelerator (`@skip_if_lt_x_gpu(4)`): the
+        # accelerator's generic API, no device's.
+        found = _from_needs(needs, members)
+        assert found is not None
+        return found
     if cls.probes or cls.devices or device_decorators or len(hints) > 1:
         return Inference(
             None,
@@ -324,6 +337,7 @@ def _from_mentions(ctx: ModuleContext, cls: ClassFacts, members: tuple[str, ...]
 
 
 _PRIVATEUSE1_NAME = "torch._C._get_privateuse1_backend_name("
+_ACCELERATOR_API = "torch.accelerator."
 
 
 def _guard_of_several(cls: ClassFacts, devices: tuple[str, ...]) -> Site | None:
@@ -337,7 +351,7 @@ def _guard_of_several(cls: ClassFacts, devices: tuple[str, ...]) -> Site | None:
     for site in (*cls.probes, *cls.devices, *cls.distributed):
         device = probe_device(site.text, devices)
         if device is None:
-            if not site.text.startswith("torch.accelerator."):
+            if not site.text.startswith(_ACCELERATOR_API):
                 return None
         elif site.line not in guards:
             return None
