@@ -790,3 +790,63 @@ def test_a_key_of_a_dict_the_test_keeps_is_a_name_and_one_of_options_is_not() ->
     masked = masked_local_names(source, 1, words).decode()
     assert masked.count('"_____tensor"') == 2 and "cuda_tensor" not in masked
     assert '"use_cuda"' in masked
+
+
+# -- instantiate_parametrized_tests, and a class instantiated for its device ----
+
+PARAMETRIZED_HEAD = (
+    "import torch\nfrom torch.testing._internal.common_utils import (\n"
+    "    TestCase,\n    instantiate_parametrized_tests,\n    parametrize,\n    run_tests,\n)\n"
+)
+PARAMETRIZED_TEST = (
+    '    @parametrize("n", [1, 2])\n'
+    "    def test_a(self, n):\n"
+    '        x = torch.ones(n, device="cuda")\n'
+    "        self.assertEqual(x.sum(), n)\n"
+)
+
+
+@pytest.mark.parametrize("form", ["decorator", "call"])
+def test_instantiate_parametrized_tests_gives_way_to_the_device_framework(tmp_path: Path, form: str) -> None:
+    # It expands @parametrize itself: `device` first, then the parametrized arguments.
+    if form == "decorator":
+        body = "\n\n@instantiate_parametrized_tests\nclass TestA(TestCase):\n" + PARAMETRIZED_TEST
+    else:
+        body = (
+            "\n\nclass TestA(TestCase):\n" + PARAMETRIZED_TEST + "\n\n# expand\ninstantiate_parametrized_tests(TestA)\n"
+        )
+    text, report = migrate(tmp_path, PARAMETRIZED_HEAD + body + MAIN)
+    assert text == (
+        "import torch\nfrom torch.testing._internal.common_utils import (\n"
+        "    TestCase,\n    parametrize,\n    run_tests,\n    HardwareClassification,\n)\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        + PARAMETRIZED_TEST.replace("(self, n)", "(self, device, n)").replace('device="cuda"', "device=device")
+        + "\n\n"
+        + 'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n'
+        # A comment above the call stays, above what followed it.
+        + (MAIN if form == "decorator" else MAIN.replace("\n\nif", "\n\n# expand\nif"))
+    )
+    assert " in place of @instantiate_parametrized_tests" in generalized(report)[0]
+
+
+def test_a_class_instantiated_for_its_device_gets_device_on_each_test(tmp_path: Path) -> None:
+    # The framework passes `device` to every test of a device class (HWC102).
+    source = (
+        HEAD.replace(
+            "import torch\n",
+            "import torch\nfrom torch.testing._internal.common_device_type import "
+            "dtypes, instantiate_device_type_tests\n",
+        )
+        + "\nXPU = torch.device('xpu')\n\n\nclass TestCopy(TestCase):\n"
+        "    @dtypes(torch.float)\n    def test_a(self, dtype):\n        torch.ones(2, dtype=dtype).to(XPU)\n\n"
+        "    def test_b(self):\n        torch.ones(2).to(XPU)\n\n\n"
+        'instantiate_device_type_tests(TestCopy, globals(), only_for="xpu", allow_xpu=True)\n' + MAIN
+    )
+    text, report = migrate(tmp_path, source)
+    assert text == source.replace("TestCase, run_tests\n", "TestCase, run_tests, HardwareClassification\n").replace(
+        "class TestCopy(TestCase):\n",
+        "class TestCopy(TestCase):\n    hw_classification = HardwareClassification.XPU\n\n",
+    ).replace("(self, dtype)", "(self, device, dtype)").replace("test_b(self)", "test_b(self, device)")
+    assert report.migrated == {"device-tests": 1}
+    assert report.classified == {"XPU": 1}

@@ -34,6 +34,7 @@ MigrationKind = Literal[
     "generalize",  # a one-device class made device-generic
     "any-gpu",  # a class on whichever GPU the machine has (GPU_TYPE) made ACCELERATOR
     "split",  # a mixed class split by test into a GENERIC and an ACCELERATOR class
+    "device-tests",  # a class instantiated for its device: its tests take `device`
 ]
 
 # Why the rules say a class needs a human (the kinds of their NotFixable):

@@ -280,6 +280,60 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
     `plans`; and, returned, the device-parameter migrations given up
     because a class in another file subclasses the class (instantiating it
     removes it from its module)."""
+    left = _subclassed_elsewhere(result, plans)
+    allowed = frozenset(result.config.allowed_only_decorators)
+    for ctx in result.contexts:
+        plan = plans.get(ctx.path)
+        planned = {(f.class_name, f.occurrence): f.member for f in plan.fixes} if plan else {}
+        instantiated = {i.class_name for i in ctx.facts.instantiations}
+        seen: dict[str, int] = {}
+        for info in ctx.classes:
+            cls = info.facts
+            occurrence = seen.get(cls.name, 0)
+            seen[cls.name] = occurrence + 1
+            if not info.is_test or (wanted is not None and cls.name not in wanted):
+                continue
+            if cls.name not in instantiated:
+                continue  # without instantiate_device_type_tests a `device` parameter has no value
+            member = info.classification or planned.get((cls.name, occurrence))
+            if member not in (None, "GENERIC", "ACCELERATOR"):
+                # A class instantiated for its device: its tests take the `device` the framework passes.
+                if any(not {"device", "devices"} & set(method.params) for method in cls.methods):
+                    plans.setdefault(ctx.path, FilePlan(ctx.path)).migrations.append(
+                        Migration("device-tests", cls.name, occurrence, cls.line, member=member)
+                    )
+                continue
+            if member != "ACCELERATOR":
+                continue
+            candidates = 0
+            for method in cls.methods:
+                specific = [d for d in method.decorators if is_device_specific(d, allowed)]
+                kept = [d for d in specific if d not in REPLACEABLE and d not in MOVABLE]
+                if kept:
+                    # Known without reading the test: no libcst for it.
+                    left.append(
+                        Unfixed(
+                            ctx.path,
+                            method.line,
+                            cls.name,
+                            not_replaceable(method.name, kept[0]),
+                            "accelerator-tests",
+                            code=DeviceDecorator.code,
+                        )
+                    )
+                elif specific or not {"device", "devices"} & set(method.params):
+                    candidates += 1
+            if candidates:
+                plans.setdefault(ctx.path, FilePlan(ctx.path)).migrations.append(
+                    Migration("accelerator-tests", cls.name, occurrence, cls.line)
+                )
+    return left
+
+
+def _subclassed_elsewhere(result: CheckResult, plans: dict[str, FilePlan]) -> list[Unfixed]:
+    """The instantiating migrations given up (removed from `plans`) because
+    a class in another file subclasses the class: instantiating it removes
+    it from its module."""
     left: list[Unfixed] = []
     instantiating = {
         path: modules
@@ -308,44 +362,6 @@ def _plan_migrations(result: CheckResult, plans: dict[str, FilePlan], wanted: se
                             code=MissingClassification.code,
                         )
                     )
-    allowed = frozenset(result.config.allowed_only_decorators)
-    for ctx in result.contexts:
-        plan = plans.get(ctx.path)
-        accelerator = {(f.class_name, f.occurrence) for f in plan.fixes if f.member == "ACCELERATOR"} if plan else set()
-        instantiated = {i.class_name for i in ctx.facts.instantiations}
-        seen: dict[str, int] = {}
-        for info in ctx.classes:
-            cls = info.facts
-            occurrence = seen.get(cls.name, 0)
-            seen[cls.name] = occurrence + 1
-            if not info.is_test or (wanted is not None and cls.name not in wanted):
-                continue
-            if info.classification != "ACCELERATOR" and (cls.name, occurrence) not in accelerator:
-                continue
-            if cls.name not in instantiated:
-                continue  # without instantiate_device_type_tests a `device` parameter has no value
-            candidates = 0
-            for method in cls.methods:
-                specific = [d for d in method.decorators if is_device_specific(d, allowed)]
-                kept = [d for d in specific if d not in REPLACEABLE and d not in MOVABLE]
-                if kept:
-                    # Known without reading the test: no libcst for it.
-                    left.append(
-                        Unfixed(
-                            ctx.path,
-                            method.line,
-                            cls.name,
-                            not_replaceable(method.name, kept[0]),
-                            "accelerator-tests",
-                            code=DeviceDecorator.code,
-                        )
-                    )
-                elif specific or not {"device", "devices"} & set(method.params):
-                    candidates += 1
-            if candidates:
-                plans.setdefault(ctx.path, FilePlan(ctx.path)).migrations.append(
-                    Migration("accelerator-tests", cls.name, occurrence, cls.line)
-                )
     return left
 
 

@@ -84,7 +84,7 @@ class FixReport:
                 counts[f.member] = counts.get(f.member, 0) + 1
             for d in result.migrated:
                 # A class instantiated for its device keeps the declaration its fix wrote (counted above).
-                if d.member is not None and not d.method and d.kind != "device-class":
+                if d.member is not None and not d.method and d.kind not in ("device-class", "device-tests"):
                     counts[d.member] = counts.get(d.member, 0) + 1
         return dict(sorted(counts.items()))
 

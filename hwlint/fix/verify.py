@@ -124,7 +124,11 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
             want_params, want_decorators = was.params, was.decorators
             if d is not None and d.kind == "drop-device":
                 want_params = tuple(p for p in was.params if p != "device")
-            if d is not None and d.kind in ("generalize", "device-class", "any-gpu") and "device" not in was.params:
+            if (
+                d is not None
+                and d.kind in ("generalize", "device-class", "any-gpu", "device-tests")
+                and "device" not in was.params
+            ):
                 want_params = ("device", *was.params)
             elif d is not None and d.kind == "generalize" and now.params[:1] == ("device",):
                 # Its default gone, `device` moved ahead of the parameters

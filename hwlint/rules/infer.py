@@ -141,19 +141,11 @@ def infer(ctx: ModuleContext, info: ClassInfo) -> Inference:
             'device, except_for="cpu")',
             "needs-accelerator",
         )
-    if (
-        not device_decorators
-        and not hints
-        and (cls.probes or cls.devices)
-        and all(s.text.startswith(_ACCELERATOR_API) for s in (*cls.probes, *cls.devices, *cls.distributed))
-        and needs.first is not None
-    ):
+    if not device_decorators and not hints and _accelerator_api_only(cls) and needs.first is not None:
         # `if torch.accelerator.device_count() < world_size: skip` in a class
         # whose tests need an accelerator (`@skip_if_lt_x_gpu(4)`): the
         # accelerator's generic API, no device's.
-        found = _from_needs(needs, members)
-        assert found is not None
-        return found
+        return _from_needs(needs, members) or _from_mentions(ctx, cls, members)
     if cls.probes or cls.devices or device_decorators or len(hints) > 1:
         return Inference(
             None,
@@ -334,6 +326,12 @@ def _from_mentions(ctx: ModuleContext, cls: ClassFacts, members: tuple[str, ...]
         members,
         "unreached-mentions",
     )
+
+
+def _accelerator_api_only(cls: ClassFacts) -> bool:
+    """Whether the class uses accelerators, and only through torch.accelerator."""
+    sites = (*cls.probes, *cls.devices, *cls.distributed)
+    return bool(cls.probes or cls.devices) and all(s.text.startswith(_ACCELERATOR_API) for s in sites)
 
 
 _PRIVATEUSE1_NAME = "torch._C._get_privateuse1_backend_name("

@@ -230,3 +230,20 @@ def one_default(data: bytes, m: Migration, bound: Mapping[str, str]) -> str | No
         return None
     (device,) = found
     return device if device not in (None, "cpu") else None
+
+
+def device_tests(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) -> Done:
+    """The class at `state.body[index]`, instantiated for its device
+    (`m.member`), with `device` given to each of its tests that lacks it:
+    the framework passes it to every test of a device class (HWC102);
+    the test need not use it. Refusal, with why, when a test cannot take it."""
+    cls = state.body[index]
+    assert isinstance(cls, cst.ClassDef)
+    if not isinstance(cls.body, cst.IndentedBlock):
+        raise Refusal(f"{m.class_name} has a one-line body")
+    new_body, added = given_device(cls, m.member.lower(), drop_defaults=False)
+    if not added:
+        raise Refusal(f"every test of {m.class_name} takes `device` already")
+    state.body[index] = cls.with_changes(body=cls.body.with_changes(body=new_body))
+    detail = f"{m.member} class instantiated for its device: {added} test{'s' if added != 1 else ''} given `device`"
+    return Done("device-tests", m.class_name, m.line, m.member, detail)

@@ -13,7 +13,7 @@ from hwlint.fix.kinds import MigrationKind, left_unclassified
 from hwlint.fix.migrate.accelerator_tests import accelerator_tests
 from hwlint.fix.migrate.any_gpu import any_gpu
 from hwlint.fix.migrate.class_level import ModuleEdits, write_class_level
-from hwlint.fix.migrate.device_param import migrate_device_param, one_default
+from hwlint.fix.migrate.device_param import device_tests, migrate_device_param, one_default
 from hwlint.fix.migrate.generalize import device_class, generalize
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
@@ -124,6 +124,7 @@ _CLASS_LEVEL: dict[MigrationKind, Callable[[ModuleEdits, Migration, int, ModuleF
     "only-for": only_for,
     "device-param": migrate_device_param,
     "any-gpu": any_gpu,
+    "device-tests": device_tests,
 }
 # Kinds the class-level phase leaves alone: the tests' migrations come
 # last, a one-device class is done with after the whole-file phase.
@@ -145,6 +146,7 @@ def migrate_source(
     module = parse_module(progress.data, MigrateError)
     state = ModuleEdits(module, config)
     facts = progress.facts_of(progress.data)
+    edited = False  # a class-level migration made (some only edit a class's tests)
     for m in migrations:
         if m.kind in _NOT_CLASS_LEVEL or m in progress.tried:
             continue
@@ -158,8 +160,9 @@ def migrate_source(
             progress.refused.append(refusal.of(m))
             continue
         progress.made(m, result, accelerator=result.member == "ACCELERATOR")
+        edited = True
     fixed = progress.data
-    if state.declare or state.instantiate:
+    if edited:
         module = write_class_level(state)
         fixed = module.bytes
         facts = progress.facts_of(fixed)

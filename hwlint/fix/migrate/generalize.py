@@ -34,6 +34,7 @@ from hwlint.fix.migrate.guards import guards_applied
 from hwlint.fix.migrate.local_names import masked_local_names
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.parameters import given_device
+from hwlint.fix.migrate.parametrized import parametrized_dropped
 from hwlint.fix.migrate.split_members import without_prose
 from hwlint.fix.migrate.split_one_kind import decorator_last_name
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
@@ -80,9 +81,11 @@ def _generalize(
     device = m.member.lower()
     if device == "cpu" or "ACCELERATOR" not in config.classifications:
         raise Refusal("a CPU class stays CPU" if device == "cpu" else "ACCELERATOR is not a configured classification")
+    # (0) instantiate_parametrized_tests gone (hwlint.fix.migrate.parametrized),
+    # its config patches on its tests, then the tests' guards of the device
+    # as `@onlyCUDA` (hwlint.fix.migrate.config_patches, .guards).
+    data, parametrized = parametrized_dropped(data, m.class_name, m.occurrence)
     class_to_instantiate(facts_of(data), m)
-    # (0) its config patches on its tests, then the tests' guards of the
-    # device as `@onlyCUDA` (hwlint.fix.migrate.config_patches, .guards).
     data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
     facts = facts_of(data)
     info = class_to_instantiate(facts, m)
@@ -132,6 +135,7 @@ def _generalize(
         + (f"{guards} guard{'s' if guards != 1 else ''} of the device made generic, " if guards else "")
         + (f"{triton} flag{'s' if triton != 1 else ''} of Triton on the device made HAS_TRITON, " if triton else "")
         + f"instantiated{flags}"
+        + (" in place of @instantiate_parametrized_tests" if parametrized else "")
         + (f" (its tests need an accelerator: {need})" if need else "")
     )
     return fixed, Done(
@@ -348,6 +352,7 @@ def device_class(
     device = m.member.lower()
     if device == "cpu":
         raise Refusal("a CPU class is not instantiated for CPU by this migration")
+    data, parametrized = parametrized_dropped(data, m.class_name, m.occurrence)
     class_to_instantiate(facts_of(data), m)
     data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
     module, body, where, cls = _undecorated_class(data, m, "instantiate it")
@@ -363,7 +368,7 @@ def device_class(
     fixed = write_class_level(state).bytes
     detail = (
         f"{m.member} class instantiated for {device}: {added} test{'s' if added != 1 else ''} given `device`, "
-        f'only_for="{device}"{flag}'
+        f'only_for="{device}"{flag}' + (" in place of @instantiate_parametrized_tests" if parametrized else "")
     )
     return fixed, Done(
         "device-class",

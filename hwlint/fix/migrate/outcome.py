@@ -25,6 +25,7 @@ DoneKind = Literal[
     "move-tests",  # one-device tests moved to a class of their device
     "any-gpu",  # a class on whichever GPU the machine has (GPU_TYPE) made ACCELERATOR
     "split",  # a class made by splitting a mixed class by test (one record per class made)
+    "device-tests",  # the tests of a class instantiated for its device given `device`
 ]
 
 # What each kind of migration done is called in the summary. Keyed by str:
@@ -47,6 +48,7 @@ KINDS: dict[str, str] = {
     '(tests take `device`, allow_xpu=True, except_for="cpu")',
     "split": "class made by splitting a mixed class by test (<Name>Generic: its device-free tests, GENERIC; "
     "<Name>Accelerator: the others, ACCELERATOR, instantiated; the rest in a mixin)",
+    "device-tests": "class instantiated for its device -> its tests take `device` (the framework passes it)",
 }
 assert tuple(KINDS) == get_args(DoneKind), "KINDS names each DoneKind, in order"
 
