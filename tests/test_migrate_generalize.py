@@ -850,3 +850,48 @@ def test_a_class_instantiated_for_its_device_gets_device_on_each_test(tmp_path: 
     ).replace("(self, dtype)", "(self, device, dtype)").replace("test_b(self)", "test_b(self, device)")
     assert report.migrated == {"device-tests": 1}
     assert report.classified == {"XPU": 1}
+
+
+# -- Triton in a class made device-generic ---------------------------------------
+
+TRITON_HEAD = (
+    "import torch\nfrom torch._inductor import config\nfrom torch.testing._internal.common_utils import TestCase, "
+    "run_tests\n"
+)
+
+
+def test_a_test_that_names_triton_asks_for_it_and_the_class_is_generalized(tmp_path: Path) -> None:
+    # A config key of Triton, inductor's code generator for every GPU: no one device's.
+    source = TRITON_HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        '    @config.patch("triton.unique_kernel_names", True)\n'
+        "    def test_a(self):\n"
+        '        x = torch.ones(2, device="cuda")\n        self.assertEqual(x, x)\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == (
+        "import torch\nfrom torch._inductor import config\nfrom torch.testing._internal.common_utils import TestCase, "
+        "run_tests, HardwareClassification\n"
+        "from torch.testing._internal.inductor_utils import requires_triton\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @requires_triton()\n"
+        '    @config.patch("triton.unique_kernel_names", True)\n'
+        "    def test_a(self, device):\n"
+        "        x = torch.ones(2, device=device)\n        self.assertEqual(x, x)\n"
+        '\n\ninstantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert report.migrated == {"generalize": 1}
+
+
+def test_triton_in_a_member_that_is_no_test_keeps_it_the_devices(tmp_path: Path) -> None:
+    # The tests that reach the helper cannot be told apart: Triton stays CUDA's.
+    source = TRITON_HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def _kernel(self):\n        import triton\n        return triton\n\n"
+        "    def test_a(self):\n"
+        '        x = torch.ones(2, device="cuda")\n        self.assertEqual(self._kernel(), x)\n'
+    )
+    _, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"device-class": 1}
+    assert blocked(report)[0]["why"] == "names 'triton', which no rewrite changes: it is a test of that device"

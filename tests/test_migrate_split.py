@@ -881,3 +881,25 @@ def test_the_accelerator_class_of_a_split_gets_the_config_patch_on_its_tests(tmp
         "    @config.patch(fallback_random=True)\n"
         "    def test_dev(self, device):\n        torch.ones(2, device=device)\n"
     ) in text
+
+
+def test_a_device_test_that_names_triton_asks_for_it_in_the_accelerator_class(tmp_path: Path) -> None:
+    # As test_minifier_isolate.py: a CPU-code test stays generic, the Triton one asks for Triton.
+    head = HEAD.replace("import torch\n", "import torch\nfrom torch._inductor import config\n")
+    source = (
+        "\n\nclass TestA(TestCase):\n"
+        '    @config.patch("cpp.inject_relu_bug_TESTING_ONLY", "runtime_error")\n'
+        "    def test_cpu(self):\n        torch.ones(2)\n\n"
+        '    @config.patch("triton.inject_relu_bug_TESTING_ONLY", "runtime_error")\n'
+        '    def test_dev(self):\n        torch.ones(2, device="cuda")\n'
+    )
+    text, report = migrate(tmp_path, head + source + MAIN)
+    assert report.migrated == {"split": 2}
+    assert (
+        "class TestAAccelerator(TestCase):\n"
+        "    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    @requires_triton()\n"
+        '    @config.patch("triton.inject_relu_bug_TESTING_ONLY", "runtime_error")\n'
+        "    def test_dev(self, device):\n        torch.ones(2, device=device)\n"
+    ) in text
+    assert "from torch.testing._internal.inductor_utils import requires_triton\n" in text

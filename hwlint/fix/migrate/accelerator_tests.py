@@ -23,6 +23,7 @@ from hwlint.fix.migrate.outcome import Done, Refusal, Refused
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.tree import class_facts, decorator_name, device_parameter, find_class, test_methods
+from hwlint.fix.migrate.triton_guard import asks_for_triton
 from hwlint.fix.migrate.unused_imports import drop_unused_import
 from hwlint.fix.plan import REPLACEABLE, not_replaceable
 from hwlint.fix.plan_records import Migration
@@ -74,6 +75,8 @@ class _TestsMigrated:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.words = device_words(config)
+        # A test that asks for Triton names no device by naming it (hwlint.fix.migrate.triton_guard).
+        self.words_asking = device_words(config, triton=False)
         self.allowed = frozenset(config.allowed_only_decorators)
         self.done: list[Done] = []
         self.refused: list[Refused] = []
@@ -170,7 +173,8 @@ class _TestsMigrated:
         if isinstance(hidden, cst.FunctionDef):
             bare = hidden.with_changes(decorators=bare.decorators)
         # Comments, docstrings and messages are prose: they name no device to run on.
-        named = self.words.search(code_without_prose(bare))
+        code = code_without_prose(bare)
+        named = (self.words_asking if asks_for_triton(code) else self.words).search(code)
         used = next((s for s in sites if line <= s < end), None)
         why = f"names {named.group(0)!r}" if named is not None else f"uses a device at line {used}"
         return named is None and used is None, why

@@ -39,6 +39,7 @@ from hwlint.fix.migrate.split_members import without_prose
 from hwlint.fix.migrate.split_one_kind import decorator_last_name
 from hwlint.fix.migrate.tree import base_name, bindings, class_facts, decorator_name, find_class, node_uses
 from hwlint.fix.migrate.triton_flags import triton_flags_applied
+from hwlint.fix.migrate.triton_guard import triton_guarded
 from hwlint.fix.plan import REPLACEABLE
 from hwlint.fix.plan_records import Migration, SiteRewrite
 from hwlint.fix.result import FixError
@@ -95,15 +96,20 @@ def _generalize(
         )
     data, guards, renamed = guards_applied(data, m.class_name, m.occurrence, facts_of)
     renamed = composed(patched, renamed)
-    # (0') its flags of Triton on the device as `HAS_TRITON` (hwlint.fix.migrate.triton_flags).
+    # (0') its flags of Triton on the device as `HAS_TRITON` (hwlint.fix.migrate.triton_flags),
+    # and its tests that name Triton asking for it (hwlint.fix.migrate.triton_guard).
     data, triton = triton_flags_applied(data, m.class_name, m.occurrence)
-    if guards or triton:
+    data, asks_triton, asking = triton_guarded(data, m.class_name, m.occurrence, facts_of)
+    renamed = composed(renamed, asking)
+    if guards or triton or asking:
         facts = facts_of(data)
         info = class_to_instantiate(facts, m)
-    words = device_words(config)
+    # Triton asked for wherever the class names it is no device's.
+    words = device_words(config, triton=not asks_triton)
     source = ClassSource(data, info)
     _refuse_unrewritten_names(source, m, config, facts, words)
     # A test that asked for Triton on the device asks for Triton: on an accelerator.
+    # (A test given `@requires_triton()` is skipped where Triton is not: it needs no accelerator for that.)
     need = accelerator_need(source, bindings(facts)) or ("it asked for Triton on the device" if triton else "")
     # (a) every test takes `device`.
     step_a, where, added = _tests_given_device(data, m, device, facts)

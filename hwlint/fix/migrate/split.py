@@ -56,6 +56,7 @@ from hwlint.fix.migrate.tree import (
     node_uses,
     test_methods,
 )
+from hwlint.fix.migrate.triton_guard import triton_guarded
 from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
@@ -98,6 +99,11 @@ def split(
     fixed, runs, chosen = write_split(module, m, names, sorted_tests, config, calls)
     # The device tests' guards of a device, as a device-generic class has them.
     fixed = guards_applied(fixed, names.accelerator, 0, facts_of)[0]
+    # Its tests that name Triton asking for it (hwlint.fix.migrate.triton_guard); in
+    # a GPU_TYPE class, Triton is the GPU's code generator already.
+    asks_triton = False
+    if not sorted_tests.any_gpu:
+        fixed, asks_triton, _ = triton_guarded(fixed, names.accelerator, 0, facts_of)
     # The device tests whose decorators changed (the guards, GPU_TYPE's), for the verification.
     now = class_facts(facts_of(fixed), names.accelerator, 0)
     assert now is not None
@@ -106,7 +112,7 @@ def split(
     accelerator = m._replace(class_name=names.accelerator, occurrence=0)
     fixed, rewritten = class_devices_rewritten(fixed, accelerator, config, facts_of)
     rewritten += chosen
-    _refuse_still_bound(fixed, names, config, facts_of, triton=not sorted_tests.any_gpu)
+    _refuse_still_bound(fixed, names, config, facts_of, triton=not (sorted_tests.any_gpu or asks_triton))
     generic = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.generic)
     device = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.device)
     assert isinstance(cls.body, cst.IndentedBlock)
