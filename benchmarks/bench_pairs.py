@@ -29,7 +29,11 @@ pytorch/pytorch, `pr`, `title`, `before_commit`, `after_commit`, `area`;
    class hwlint split agrees when its tests land in classes of that member);
    **differ** when some test sits in a class of another member; else
    **left**: hwlint left the class unclassified (its reason is shown), or
-   none of its tests is in hwlint's output.
+   none of its tests is in hwlint's output though the before file has it;
+   **unscored** when there is nothing to judge: the class defines no test
+   of its own (TEST_LINTER asks no classification of it, nor does hwlint),
+   or none of its tests is in the before file (the contributor wrote them).
+   Unscored classes are shown, and left out of the shares.
 
 A contributor's test is found by its name; one the contributor renamed
 after a device (`test_x_cuda_y` -> `test_x_gpu_y`, `*_nccl_*` -> `*_xccl_*`)
@@ -237,8 +241,11 @@ def _class_unnamed(name: str) -> str:
     return _CLASS_WORDS.sub("*", name)
 
 
-def judge(contributor: ClassInfo, fixed: dict[str, ClassInfo], unfixed: dict[str, str]) -> Row:
-    """The verdict for one of the contributor's classes (see the module's docstring)."""
+def judge(
+    contributor: ClassInfo, fixed: dict[str, ClassInfo], unfixed: dict[str, str], before: frozenset[str] = frozenset()
+) -> Row:
+    """The verdict for one of the contributor's classes (see the module's
+    docstring); `before`: the tests of the before file."""
     member = contributor.declared or "?"
     places: list[TestPlace] = []
     every = {test for info in fixed.values() for test in info.tests}
@@ -264,8 +271,12 @@ def judge(contributor: ClassInfo, fixed: dict[str, ClassInfo], unfixed: dict[str
     members = sorted({m for place in found for m in place.members if m is not None})
     shown = "+".join(members) if members else "-"
     if not found:
-        why = "no test of it in hwlint's output" if contributor.tests else "it defines no test of its own"
-        return Row(contributor.name, member, shown, "left", why, places)
+        if not contributor.tests:
+            return Row(contributor.name, member, shown, "unscored", "it defines no test of its own", places)
+        earlier = {_unnamed(test) for test in before}
+        if not any(test in before or _unnamed(test) in earlier for test in contributor.tests):
+            return Row(contributor.name, member, shown, "unscored", "none of its tests is in the before file", places)
+        return Row(contributor.name, member, shown, "left", "no test of it in hwlint's output", places)
     if any(m is not None and m != member for place in found for m in place.members):
         return Row(contributor.name, member, shown, "differ", "", places)
     if all(place.members and all(m == member for m in place.members) for place in found):
@@ -324,7 +335,8 @@ def run_pair(folder: Path, command: Sequence[str], oracle: tuple[ModuleType, Pat
     except SyntaxError as error:
         result.error = result.error or f"hwlint's output does not parse: {error}"
         fixed = {}
-    result.rows = [judge(info, fixed, unfixed) for info in wanted]
+    tests_before = frozenset(test for info in classes_of(before).values() for test in info.tests)
+    result.rows = [judge(info, fixed, unfixed, tests_before) for info in wanted]
     if oracle is not None:
         rejected = rejected_classes(*oracle, meta["repo_path"], after)
         for row in result.rows:
@@ -356,12 +368,13 @@ def print_pair(result: PairResult, show: bool) -> None:
 
 def totals(results: Sequence[PairResult], *, scored_only: bool = True) -> dict[str, Any]:
     """The verdicts counted, over the classes TEST_LINTER does not reject
-    (`scored_only`) or over all."""
+    and that there is something to judge of (`scored_only`), or over all
+    (an unscored class counted as left)."""
     rows = [
-        (result.meta.get("area", "?"), row.verdict)
+        (result.meta.get("area", "?"), "left" if row.verdict == "unscored" else row.verdict)
         for result in results
         for row in result.rows
-        if not (scored_only and row.rejected)
+        if not (scored_only and (row.rejected or row.verdict == "unscored"))
     ]
     counts = collections.Counter(verdict for _, verdict in rows)
     n = len(rows)
@@ -385,7 +398,9 @@ def totals(results: Sequence[PairResult], *, scored_only: bool = True) -> dict[s
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pairs", type=Path, help="the folder of pairs (<nn>-<name>/before.py, after.py, meta.json)")
+    parser.add_argument(
+        "pairs", type=Path, nargs="+", help="folders of pairs (<nn>-<name>/before.py, after.py, meta.json)"
+    )
     parser.add_argument("--json", type=Path, help="write every pair's rows and the totals here")
     parser.add_argument("--show", action="store_true", help="each test of a class that does not agree")
     parser.add_argument("--hwlint", default="hwlint", help="the command that runs hwlint (default: hwlint)")
@@ -393,9 +408,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--oracle", type=Path, help="TEST_LINTER (test_linter.py): the contributor classes it reports are not scored"
     )
     args = parser.parse_args(argv)
-    folders = sorted(p for p in args.pairs.iterdir() if (p / "meta.json").is_file() and (p / "before.py").is_file())
+    folders = [
+        p
+        for root in args.pairs
+        for p in sorted(root.iterdir() if root.is_dir() else ())
+        if (p / "meta.json").is_file() and (p / "before.py").is_file()
+    ]
     if not folders:
-        print(f"no pairs under {args.pairs}", file=sys.stderr)
+        print(f"no pairs under {' '.join(map(str, args.pairs))}", file=sys.stderr)
         return 2
     if args.oracle is not None and not args.oracle.is_file():
         print(f"--oracle {args.oracle}: no such file", file=sys.stderr)
@@ -417,15 +437,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = totals(results)
     everything = totals(results, scored_only=False)
     n = summary["classes"]
-    rejected = everything["classes"] - n
+    unscored = sum(row.verdict == "unscored" and not row.rejected for result in results for row in result.rows)
+    rejected = everything["classes"] - n - unscored
     print(
         f"\n{summary['pairs']} pairs, {n} contributor classes scored"
         + (f" ({rejected} more rejected by TEST_LINTER)" if args.oracle is not None else "")
+        + (
+            f" ({unscored} more with nothing to judge: no test of their own, or none in the before file)"
+            if unscored
+            else ""
+        )
         + f": agree {summary['agree']} ({summary['agree_share']:.1%}; target >= {TARGET_AGREE:.0%}), "
         f"differ {summary['differ']} ({summary['differ_share']:.1%}; target <= {TARGET_DIFFER:.0%}), "
         f"left {summary['left']} ({summary['left_share']:.1%})"
     )
-    if rejected:
+    if rejected or unscored:
         print(
             f"  all {everything['classes']} classes: agree {everything['agree']} ({everything['agree_share']:.1%}), "
             f"differ {everything['differ']} ({everything['differ_share']:.1%}), "

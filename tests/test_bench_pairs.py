@@ -124,3 +124,39 @@ def test_a_test_two_classes_bind_is_judged_in_the_class_named_as_the_contributor
     row = bench_pairs.judge(contributor, fixed, {"TestExportOnFakeCuda": "only-for-several"})
     assert (row.hwlint, row.verdict) == ("-", "left")
     assert row.places[0].classes == ["TestExportOnFakeCuda"]
+
+
+def test_a_class_with_nothing_to_judge_is_unscored_and_one_whose_tests_hwlint_lost_is_left(tmp_path: Path) -> None:
+    # Its tests written by the contributor, or no test of its own: no answer to match.
+    # Its tests in the before file yet not in hwlint's output: left.
+    extra = (
+        "\n\nclass TestStagerCUDA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n\n"
+        "    def test_pinned(self, device):\n        pass\n\n\n"
+        "class TestStagerBase(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n"
+    )
+    pairs = _pairs(tmp_path / "pairs")
+    after = pairs / "01-area-test_stager" / "after.py"
+    after.write_text(AFTER.replace('\n\ninstantiate_device_type_tests', extra + "\n\ninstantiate_device_type_tests"))
+    out = tmp_path / "pairs.json"
+    done = _run(pairs, pairs, "--json", out)  # one folder given twice: its pairs counted twice
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(out.read_text())["pairs"][0]["rows"]
+    assert [(r["cls"], r["verdict"], r["why"]) for r in rows][2:] == [
+        ("TestStagerCUDA", "unscored", "none of its tests is in the before file"),
+        ("TestStagerBase", "unscored", "it defines no test of its own"),
+    ]
+    assert (
+        "2 pairs, 4 contributor classes scored (4 more with nothing to judge: no test of their own, "
+        "or none in the before file): agree 4 (100.0%" in done.stdout
+    )
+    assert "all 8 classes: agree 4 (50.0%), differ 0 (0.0%), left 4 (50.0%)" in done.stdout
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import bench_pairs
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    info = bench_pairs.ClassInfo
+    contributor = info("TestA", 1, "GENERIC", ["TestCase"], ["test_a"])
+    row = bench_pairs.judge(contributor, {}, {}, frozenset({"test_a"}))
+    assert (row.verdict, row.why) == ("left", "no test of it in hwlint's output")
