@@ -136,7 +136,7 @@ def test_a_class_with_nothing_to_judge_is_unscored_and_one_whose_tests_hwlint_lo
     )
     pairs = _pairs(tmp_path / "pairs")
     after = pairs / "01-area-test_stager" / "after.py"
-    after.write_text(AFTER.replace('\n\ninstantiate_device_type_tests', extra + "\n\ninstantiate_device_type_tests"))
+    after.write_text(AFTER.replace("\n\ninstantiate_device_type_tests", extra + "\n\ninstantiate_device_type_tests"))
     out = tmp_path / "pairs.json"
     done = _run(pairs, pairs, "--json", out)  # one folder given twice: its pairs counted twice
     assert done.returncode == 0, done.stderr

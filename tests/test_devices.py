@@ -144,6 +144,22 @@ def test_a_class_calling_its_backends_package_is_that_devices(tmp_path: Path, se
     assert isinstance(fix, Fix) and (fix.classification, fix.applicability) == ("GENERIC", "safe"), fix
 
 
+def test_what_the_module_binds_from_a_backend_package_is_its_call(tmp_path: Path) -> None:
+    # torch_musa's tests: `from torch_musa import testing`, then `testing.OpTest(...)`
+    # compares MUSA with the CPU: configured, the class uses an accelerator, never a safe GENERIC.
+    settings = {"classifications": ["GENERIC", "ACCELERATOR", "MUSA"], "extend-devices": ["musa"]}
+    for binding, call in (("from torch_musa import testing", "testing"), ("import torch_musa.testing as mt", "mt")):
+        source = f"{binding}\n\n\nclass TestPad(TestCase):\n    def test_a(self):\n        {call}.OpTest(f, x)\n"
+        fix = fix_of(tmp_path / call, source, settings)
+        assert isinstance(fix, NotFixable) and fix.kind == "mixed-accelerator-use", fix
+    # Another package's name is no backend's.
+    source = (
+        "from torch_geometric import nn\n\n\nclass TestA(TestCase):\n    def test_a(self):\n        nn.GCNConv(2, 2)\n"
+    )
+    fix = fix_of(tmp_path / "other", source, settings)
+    assert isinstance(fix, Fix) and (fix.classification, fix.applicability) == ("GENERIC", "safe"), fix
+
+
 def test_a_skip_unless_the_device_found_needs_it(tmp_path: Path) -> None:
     source = (
         "TEST_MLU = torch.mlu.is_available()\n\n"

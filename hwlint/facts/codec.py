@@ -39,8 +39,9 @@ from hwlint.facts.records import ModuleFacts
 # module-level mentions each class reaches (ClassFacts.unreached). 5:
 # module-level names bound to a device (ModuleFacts.device_bindings). 6:
 # devices found in the code (ModuleFacts.devices_found), matched as devices.
-# 7: module-level names bound to GPU_TYPE (ModuleFacts.gpu_bindings).
-FACTS_VERSION = 7
+# 7: module-level names bound to GPU_TYPE (ModuleFacts.gpu_bindings). 8: what a
+# module binds from a backend package (`from torch_musa import testing`) is that device's.
+FACTS_VERSION = 8
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

@@ -97,6 +97,21 @@ def extract_source(
             gc.enable()
 
 
+def _bound_from(tree: ast.Module, packages: Sequence[str]) -> list[str]:
+    """The names the module's top level binds from the backend `packages`
+    (`from torch_musa import testing`, `import torch_musa.testing as mt`)."""
+    if not packages:
+        return []
+    roots = frozenset(packages)
+    bound: list[str] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and (stmt.module or "").split(".")[0] in roots:
+            bound.extend(alias.asname or alias.name for alias in stmt.names if alias.name != "*")
+        elif isinstance(stmt, ast.Import):
+            bound.extend(a.asname for a in stmt.names if a.asname and a.name.split(".")[0] in roots)
+    return bound
+
+
 def facts_from_tree(
     path: str,
     source: str,
@@ -118,8 +133,10 @@ def facts_from_tree(
     # the device configured or found.
     packages = backend_packages(source, (*accelerators.devices, *names))
     if names or packages:
-        # As the settings that cover them would (hwlint.facts.devices.coverage).
-        modules = [*(module_of(n) for n in names), *packages]
+        # As the settings that cover them would (hwlint.facts.devices.coverage);
+        # and what the module binds from a backend package (`from torch_musa
+        # import testing`: `testing.OpTest(...)` is the package's call).
+        modules = [*(module_of(n) for n in names), *packages, *_bound_from(tree, packages)]
         accelerators = accelerators.extended(modules, [flag_of(n) for n in names], names)
     # Here, not at the top: a warm run, every module's facts in the cache,
     # imports this module (hwlint.facts names its entry points) but walks no
