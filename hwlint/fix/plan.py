@@ -59,7 +59,9 @@ def plan_fixes(
         # that reports one beyond an allowlisted file's budget.
         if isinstance(diag.fix, Respell):
             if unsafe and wanted is None:  # a file's, not a class's
-                planner.plan(diag.path).respellings.append(Respelling(diag.line, diag.column, *diag.fix[1:3]))
+                planner.plan(diag.path).respellings.append(
+                    Respelling(diag.line, diag.column, diag.fix.wrong, diag.fix.right)
+                )
             continue
         if diag.fix is None or diag.class_name is None:
             continue
