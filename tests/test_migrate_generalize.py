@@ -895,3 +895,19 @@ def test_triton_in_a_member_that_is_no_test_keeps_it_the_devices(tmp_path: Path)
     _, report = migrate(tmp_path, source + MAIN)
     assert report.migrated == {"device-class": 1}
     assert blocked(report)[0]["why"] == "names 'triton', which no rewrite changes: it is a test of that device"
+
+
+def test_a_device_class_test_that_cannot_take_device_is_left_saying_so(tmp_path: Path) -> None:
+    source = (
+        HEAD.replace(
+            "import torch\n",
+            "import torch\nfrom torch.testing._internal.common_device_type import instantiate_device_type_tests\n",
+        )
+        + "\n\nclass TestCopy(TestCase):\n"
+        "    @staticmethod\n    def test_a():\n        torch.ones(2).to('xpu')\n\n\n"
+        'instantiate_device_type_tests(TestCopy, globals(), only_for="xpu", allow_xpu=True)\n' + MAIN
+    )
+    text, report = migrate(tmp_path, source)
+    assert report.migrated == {}
+    left = [(u.kind, u.reason) for u in report.unfixed if u.class_name == "TestCopy"]
+    assert left == [("device-tests", "test_a has no `self` to put `device` after")]

@@ -115,6 +115,8 @@ class Unfixed(NamedTuple):
                 f"ACCELERATOR test bound to a device or without `device` ({DeviceParam.code}/{DeviceDecorator.code}), not migrated: "
                 "make it device-generic, or move it to a class of its device"
             )
+        if self.kind == "device-tests":
+            return f"test of a device class without `device` ({DeviceParam.code}), not migrated: give it `device`"
         if self.kind == "unsafe-rewrite":
             return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
         return REASONS.get(self.kind, self.reason)

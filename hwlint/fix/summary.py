@@ -190,6 +190,7 @@ _LEFT: dict[MigrationKind, UnfixedKind] = {
     "generalize": "generalize",  # hwlint.fix.apply says whether the class is left
     "any-gpu": "any-gpu",
     "split": "mixed-accelerator-use",  # hwlint.fix.apply says whether the class is left
+    "device-tests": "device-tests",
 }
 
 
