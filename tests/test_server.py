@@ -276,7 +276,9 @@ async def test_a_changed_base_class_rejudges_its_open_subclasses(tmp_path: Path)
                 [types.TextDocumentContentChangeWholeDocument(text=base)],
             )
         )
-        await until(lambda: uri in client.diagnostics)
+        # Opening the base may republish the subclass as the disk has it (HWC001)
+        # after the pop above: what counts is what the edited buffer makes of it.
+        await until(lambda: list(client.diagnostics.get(uri, [None])) == [])
         assert list(client.diagnostics[uri]) == []
 
 
