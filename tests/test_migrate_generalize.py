@@ -872,10 +872,11 @@ def test_a_test_that_names_triton_asks_for_it_and_the_class_is_generalized(tmp_p
     assert text == (
         "import torch\nfrom torch._inductor import config\nfrom torch.testing._internal.common_utils import TestCase, "
         "run_tests, HardwareClassification\n"
-        "from torch.testing._internal.inductor_utils import requires_triton\n"
+        "from torch.utils._triton import has_triton\n"
+        "from unittest import skipUnless\n"
         "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
         "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
-        "    @requires_triton()\n"
+        '    @skipUnless(has_triton(), "requires Triton")\n'
         '    @config.patch("triton.unique_kernel_names", True)\n'
         "    def test_a(self, device):\n"
         "        x = torch.ones(2, device=device)\n        self.assertEqual(x, x)\n"

@@ -5,8 +5,12 @@ for Triton, as PyTorch's contributors write it (`test_minifier_isolate.py`:
 
 Triton is inductor's code generator for every GPU it has (CUDA, ROCm,
 XPU), no one device's: a test of a CUDA class that names it runs where
-Triton is once it is given inductor_utils' `@requires_triton()`, which
-skips it elsewhere (an HPU, a PrivateUse1 backend). A test that already
+Triton is once it is given `@skipUnless(has_triton(), "requires Triton")`
+(`torch.utils._triton.has_triton`: Triton there, and a device it runs
+on), which skips it elsewhere (an HPU, a PrivateUse1 backend). Not
+inductor_utils' `@requires_triton()`: importing inductor_utils imports
+functorch, which a backend's tree may shadow with a folder of its own
+(torch-xpu-ops' `test/xpu/functorch`), and the module would not import. A test that already
 asks (`@requires_triton()`, `@skipUnless(has_triton(), ...)`,
 `HAS_TRITON`) is left as it is. When a member of the class that is no test
 names Triton (a helper, `setUp`), the tests that reach it cannot be told
@@ -21,8 +25,8 @@ from typing import Callable
 import libcst as cst
 
 from hwlint.facts import ModuleFacts
-from hwlint.fix.edits import ensure_import
-from hwlint.fix.migrate.guards import INDUCTOR_UTILS, REQUIRES_TRITON, Rewritten, decorators_changed
+from hwlint.fix.edits import dotted, ensure_import
+from hwlint.fix.migrate.guards import HAS_TRITON, TRITON_MODULE, Rewritten, decorators_changed
 from hwlint.fix.migrate.outcome import MigrateError
 from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.tree import class_facts, find_class, test_methods
@@ -43,7 +47,7 @@ def asks_for_triton(code: str) -> bool:
 def triton_guarded(
     data: bytes, class_name: str, occurrence: int, facts_of: Callable[[bytes], ModuleFacts]
 ) -> tuple[bytes, bool, Rewritten]:
-    """`data` with `@requires_triton()` on each test of the class that
+    """`data` with `@skipUnless(has_triton(), ...)` on each test of the class that
     names Triton and does not ask for it; whether Triton is then asked for
     wherever the class names it (so that it names no device); and the
     tests whose decorators changed."""
@@ -67,13 +71,23 @@ def triton_guarded(
     unasked = [i for i in naming if not _ASKED.search(code_without_prose(tests[i]))]
     if not unasked:
         return data, True, ()
-    module, local = ensure_import(module, INDUCTOR_UTILS, REQUIRES_TRITON)
+    module, has_triton = ensure_import(module, TRITON_MODULE, HAS_TRITON)
+    if _imports_unittest(module):
+        skip_unless: cst.BaseExpression = cst.Attribute(cst.Name("unittest"), cst.Name("skipUnless"))
+    else:
+        module, name = ensure_import(module, "unittest", "skipUnless")
+        skip_unless = cst.Name(name)
     body = list(module.body)
     where = find_class(body, class_name, occurrence)
     cls = body[where]
     assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
     members = list(cls.body.body)
-    asked = cst.Decorator(cst.Call(cst.Name(local)))
+    asked = cst.Decorator(
+        cst.Call(
+            skip_unless,
+            [cst.Arg(cst.Call(cst.Name(has_triton))), cst.Arg(cst.SimpleString('"requires Triton"'))],
+        )
+    )
     for i in unasked:
         fn = members[i]
         assert isinstance(fn, cst.FunctionDef)
@@ -83,3 +97,14 @@ def triton_guarded(
     was, now = (class_facts(facts_of(x), class_name, occurrence) for x in (data, fixed))
     assert was is not None and now is not None
     return fixed, True, decorators_changed(was, now)
+
+
+def _imports_unittest(module: cst.Module) -> bool:
+    """Whether the module has `import unittest` at its top level."""
+    return any(
+        isinstance(small, cst.Import)
+        and any(dotted(alias.name) == "unittest" and alias.asname is None for alias in small.names)
+        for stmt in module.body
+        if isinstance(stmt, cst.SimpleStatementLine)
+        for small in stmt.body
+    )
