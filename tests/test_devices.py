@@ -146,12 +146,12 @@ def test_a_class_calling_its_backends_package_is_that_devices(tmp_path: Path, se
 
 def test_what_the_module_binds_from_a_backend_package_is_its_call(tmp_path: Path) -> None:
     # torch_musa's tests: `from torch_musa import testing`, then `testing.OpTest(...)`
-    # compares MUSA with the CPU: configured, the class uses an accelerator, never a safe GENERIC.
+    # compares MUSA with the CPU: configured, the class is MUSA's (the call shown as its path).
     settings = {"classifications": ["GENERIC", "ACCELERATOR", "MUSA"], "extend-devices": ["musa"]}
     for binding, call in (("from torch_musa import testing", "testing"), ("import torch_musa.testing as mt", "mt")):
         source = f"{binding}\n\n\nclass TestPad(TestCase):\n    def test_a(self):\n        {call}.OpTest(f, x)\n"
         fix = fix_of(tmp_path / call, source, settings)
-        assert isinstance(fix, NotFixable) and fix.kind == "mixed-accelerator-use", fix
+        assert fix == Fix("unsafe", "MUSA", "every accelerator use in the class is MUSA", kind="one-device"), fix
     # Another package's name is no backend's.
     source = (
         "from torch_geometric import nn\n\n\nclass TestA(TestCase):\n    def test_a(self):\n        nn.GCNConv(2, 2)\n"

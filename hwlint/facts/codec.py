@@ -40,8 +40,9 @@ from hwlint.facts.records import ModuleFacts
 # module-level names bound to a device (ModuleFacts.device_bindings). 6:
 # devices found in the code (ModuleFacts.devices_found), matched as devices.
 # 7: module-level names bound to GPU_TYPE (ModuleFacts.gpu_bindings). 8: what a
-# module binds from a backend package (`from torch_musa import testing`) is that device's.
-FACTS_VERSION = 8
+# module binds from a backend package (`from torch_musa import testing`) is that device's. 9: shown,
+# and matched to its device, as the path it names (Accelerators.aliases).
+FACTS_VERSION = 9
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

@@ -77,6 +77,7 @@ class SiteFinder:
             found = True
         if not found:
             return None
+        text = vocabulary.qualified(prefix, text)
         what: ProbeKind = "probe" if _is_question(func.attr) else "use"
         return Site(call.lineno, self.column(call.lineno, call.col_offset), text, what)
 

@@ -97,18 +97,21 @@ def extract_source(
             gc.enable()
 
 
-def _bound_from(tree: ast.Module, packages: Sequence[str]) -> list[str]:
-    """The names the module's top level binds from the backend `packages`
-    (`from torch_musa import testing`, `import torch_musa.testing as mt`)."""
+def _bound_from(tree: ast.Module, packages: Sequence[str]) -> list[tuple[str, str]]:
+    """The names the module's top level binds from the backend `packages`,
+    each with what it names (`from torch_musa import testing`: `testing`,
+    `torch_musa.testing`; `import torch_musa.testing as mt`)."""
     if not packages:
         return []
     roots = frozenset(packages)
-    bound: list[str] = []
+    bound: list[tuple[str, str]] = []
     for stmt in tree.body:
         if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and (stmt.module or "").split(".")[0] in roots:
-            bound.extend(alias.asname or alias.name for alias in stmt.names if alias.name != "*")
+            bound.extend(
+                (alias.asname or alias.name, f"{stmt.module}.{alias.name}") for alias in stmt.names if alias.name != "*"
+            )
         elif isinstance(stmt, ast.Import):
-            bound.extend(a.asname for a in stmt.names if a.asname and a.name.split(".")[0] in roots)
+            bound.extend((a.asname, a.name) for a in stmt.names if a.asname and a.name.split(".")[0] in roots)
     return bound
 
 
@@ -136,8 +139,8 @@ def facts_from_tree(
         # As the settings that cover them would (hwlint.facts.devices.coverage);
         # and what the module binds from a backend package (`from torch_musa
         # import testing`: `testing.OpTest(...)` is the package's call).
-        modules = [*(module_of(n) for n in names), *packages, *_bound_from(tree, packages)]
-        accelerators = accelerators.extended(modules, [flag_of(n) for n in names], names)
+        modules = [*(module_of(n) for n in names), *packages]
+        accelerators = accelerators.extended(modules, [flag_of(n) for n in names], names, _bound_from(tree, packages))
     # Here, not at the top: a warm run, every module's facts in the cache,
     # imports this module (hwlint.facts names its entry points) but walks no
     # tree, and the walk is six modules (module_walk and what it uses).

@@ -57,9 +57,17 @@ class Accelerators(NamedTuple):
     flags: tuple[str, ...] = known.FLAGS
     devices: tuple[str, ...] = known.DEVICES
     methods: tuple[str, ...] = known.METHODS
+    # Names a module binds from a backend package, with what they name
+    # (`testing` -> `torch_musa.testing`): calls through them are shown,
+    # and matched to their device, as that path.
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def extended(
-        self, modules: Sequence[str] = (), flags: Sequence[str] = (), devices: Sequence[str] = ()
+        self,
+        modules: Sequence[str] = (),
+        flags: Sequence[str] = (),
+        devices: Sequence[str] = (),
+        aliases: Sequence[tuple[str, str]] = (),
     ) -> "Accelerators":
         """These, plus a backend's own (a backend's device name is also a
         tensor method: `generate_methods_for_privateuse1_backend`)."""
@@ -69,10 +77,11 @@ class Accelerators(NamedTuple):
 
         return Accelerators(
             self.segments,
-            add(self.device_modules, modules),
+            add(self.device_modules, [*modules, *(name for name, _ in aliases)]),
             add(self.flags, flags),
             add(self.devices, devices),
             add(self.methods, devices),
+            (*self.aliases, *aliases),
         )
 
 
@@ -88,6 +97,7 @@ class Vocabulary:
 
     def __init__(self, acc: Accelerators) -> None:
         self.device_modules = acc.device_modules
+        self.aliases = dict(acc.aliases)
         self.segments = frozenset(acc.segments)
         self.flags = frozenset(acc.flags)
         self.methods = frozenset(acc.methods)
@@ -153,6 +163,15 @@ class Vocabulary:
                 scanned.append(token)
         self.scanned = tuple(scanned)
         self.anchored = {c: tuple(found) for c, found in anchored.items()}
+
+    def qualified(self, prefix: str, text: str) -> str:
+        """A callee's text, a name bound from a backend package shown as the
+        path it names (`testing.OpTest()`, `testing` from torch_musa:
+        `torch_musa.testing.OpTest()`): matched to its device so."""
+        root = prefix.split(".", 1)[0]
+        if root in self.aliases and text.startswith(root):
+            return self.aliases[root] + text[len(root) :]
+        return text
 
 
 _VOCABULARIES: dict[Accelerators, Vocabulary] = {}
