@@ -40,6 +40,7 @@ from hwlint.fix.migrate.tree import (
     base_name,
     class_facts,
     decorator_name,
+    decorators_left,
     is_main_guard,
     node_uses,
 )
@@ -353,10 +354,7 @@ def _kept_decorators(cls: cst.ClassDef, config: Config) -> list[cst.Decorator]:
         if any(node_uses(d, g) for g in ANY_GPU_NAMES):
             raise Refusal(f"{cls.name.value}'s class decorator @{name} uses GPU_TYPE: migrate by hand")
         kept.append(d)
-    if kept and len(kept) != len(cls.decorators):
-        # The decorator list loses one: the comments above it stay with the class.
-        kept[0] = kept[0].with_changes(leading_lines=cls.decorators[0].leading_lines)
-    return kept
+    return decorators_left(cls, kept)
 
 
 def _without_attributes(

@@ -21,7 +21,7 @@ from hwlint.facts import ModuleFacts
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.guards import Rewritten, decorators_changed
 from hwlint.fix.migrate.outcome import MigrateError
-from hwlint.fix.migrate.tree import class_facts, find_class
+from hwlint.fix.migrate.tree import class_facts, decorators_left, find_class
 from hwlint.fix.rewrite import parse_module
 
 
@@ -50,10 +50,7 @@ def config_patches_on_tests(cls: cst.ClassDef) -> tuple[cst.ClassDef, int]:
         else stmt
         for stmt in cls.body.body
     ]
-    kept = [d for d in cls.decorators if not is_config_patch(d)]
-    if kept and kept[0] is not cls.decorators[0]:
-        # The comments above the first decorator stay with the class.
-        kept[0] = kept[0].with_changes(leading_lines=cls.decorators[0].leading_lines)
+    kept = decorators_left(cls, [d for d in cls.decorators if not is_config_patch(d)])
     return cls.with_changes(decorators=kept, body=cls.body.with_changes(body=body)), len(moving)
 
 

@@ -12,7 +12,7 @@ import libcst as cst
 from hwlint.fix.migrate.framework import PARAMETRIZED
 from hwlint.fix.migrate.outcome import MigrateError
 from hwlint.fix.migrate.split_names import parametrized_calls
-from hwlint.fix.migrate.tree import decorator_name, find_class
+from hwlint.fix.migrate.tree import decorator_name, decorators_left, find_class
 from hwlint.fix.migrate.unused_imports import drop_unused_import
 from hwlint.fix.rewrite import parse_module
 
@@ -32,10 +32,7 @@ def parametrized_dropped(data: bytes, class_name: str, occurrence: int) -> tuple
     calls = parametrized_calls(body, class_name)
     if len(kept) == len(cls.decorators) and not calls:
         return data, False
-    if kept and kept[0] is not cls.decorators[0]:
-        # The comments above the first decorator stay with the class.
-        kept[0] = kept[0].with_changes(leading_lines=cls.decorators[0].leading_lines)
-    body[where] = cls.with_changes(decorators=kept)
+    body[where] = cls.with_changes(decorators=decorators_left(cls, kept))
     for at in reversed(calls):
         comments = [line for line in body[at].leading_lines if line.comment is not None]
         following = body[at + 1] if at + 1 < len(body) else None

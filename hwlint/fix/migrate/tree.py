@@ -217,3 +217,11 @@ def base_name(dotted: str) -> str:
 def bindings(facts: ModuleFacts) -> dict[str, str]:
     """Module-level name -> the device it is bound to."""
     return {b.name: b.device for b in facts.device_bindings}
+
+
+def decorators_left(cls: cst.ClassDef, kept: list[cst.Decorator]) -> list[cst.Decorator]:
+    """`kept`, some of the class's decorators in their order, with the
+    comments above its first decorator still above the first one left."""
+    if kept and kept[0] is not cls.decorators[0]:
+        kept = [kept[0].with_changes(leading_lines=cls.decorators[0].leading_lines), *kept[1:]]
+    return kept
