@@ -393,6 +393,88 @@ def test_a_class_of_an_unconfigured_device_is_left_with_its_blocker(tmp_path: Pa
     }
 
 
+# -- a base hwlint resolves ------------------------------------------------------
+
+BASE_HEAD = "import torch\nfrom testbase import Base\nfrom torch.testing._internal.common_utils import run_tests\n"
+
+
+@pytest.mark.parametrize(
+    ("base_body", "why"),
+    [
+        (
+            '    def helper(self):\n        return torch.ones(2, device="npu")\n',
+            'its base Base (test/testbase.py:5) uses the device (`device="npu"`, line 7): '
+            "make the base device-generic first",
+        ),
+        (
+            "    def test_inherited(self):\n        pass\n",
+            "its base Base (test/testbase.py:5) has tests of its own, which do not take `device`: "
+            "generalize the base first",
+        ),
+    ],
+)
+def test_a_base_that_binds_the_class_refuses_it_saying_so(tmp_path: Path, base_body: str, why: str) -> None:
+    # Only the class's own code is rewritten: a base in another file that uses
+    # the device (or has tests that would be instantiated) keeps it NPU's, and
+    # the reason names the base.
+    base = "import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\nclass Base(TestCase):\n"
+    source = BASE_HEAD + '\n\nclass TestN(Base):\n    def test_n(self):\n        torch.ones(2, device="npu")\n'
+    files = {"test/testbase.py": base + base_body}
+    text, report = migrate(tmp_path, source + MAIN, files=files)
+    assert text == source + MAIN
+    (left,) = [u for u in report.unfixed if u.class_name == "TestN"]
+    assert left.kind == "not-configured"
+    assert left.blocked_by == Blocker(6, "", why, "base")
+    assert left.reason.endswith(f"; not generalized: {why}")
+
+
+def test_a_base_that_binds_no_device_lets_the_class_be_generalized(tmp_path: Path) -> None:
+    base = (
+        "from torch.testing._internal.common_utils import TestCase\n\n\n"
+        "class Base(TestCase):\n    def helper(self):\n        return 1\n"
+    )
+    source = BASE_HEAD + '\n\nclass TestN(Base):\n    def test_n(self):\n        torch.ones(2, device="npu")\n'
+    text, report = migrate(tmp_path, source + MAIN, files={"test/testbase.py": base})
+    assert text == (
+        "import torch\nfrom testbase import Base\n"
+        "from torch.testing._internal.common_utils import run_tests, HardwareClassification\n"
+        "from torch.testing._internal.common_device_type import instantiate_device_type_tests\n"
+        "\n\nclass TestN(Base):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_n(self, device):\n        torch.ones(2, device=device)\n\n\n"
+        'instantiate_device_type_tests(TestN, globals(), except_for="cpu", allow_xpu=True)\n' + MAIN
+    )
+    assert generalized(report)
+
+
+def test_a_one_device_class_bound_by_its_base_says_so_in_the_summary(tmp_path: Path) -> None:
+    base = (
+        "import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
+        "class Base(TestCase):\n    def setUp(self):\n        self.x = torch.ones(2).cuda()\n"
+    )
+    source = BASE_HEAD + "\n\nclass TestC(Base):\n    def test_c(self):\n        torch.cuda.synchronize()\n"
+    root = write_project(tmp_path / "proj", {"test/test_a.py": source + MAIN, "test/testbase.py": base})
+    proc = run_cli("fix", "--unsafe", "--diff", cwd=root)
+    assert (
+        "1 one-device class not made device-generic, by what blocked it:\n"
+        "  test/test_a.py:6: TestC: its base Base (test/testbase.py:5) uses the device (`torch.ones(...).cuda()`, "
+        "line 7): make the base device-generic first\n"
+    ) in proc.stderr
+
+
+def test_a_backend_packages_own_device_module_has_the_generic_equivalents(tmp_path: Path) -> None:
+    # torch_npu installs its `npu` module as torch.npu: torch_npu.npu.synchronize() is torch.npu.synchronize().
+    source = (
+        HEAD
+        + "import torch_npu\n\n\nclass TestN(TestCase):\n    def test_n(self):\n"
+        + '        x = torch.ones(2, device="npu")\n        torch_npu.npu.synchronize()\n'
+        + "        n = torch_npu.npu.device_count()\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert "        torch.accelerator.synchronize()\n        n = torch.accelerator.device_count()\n" in text
+    assert "import torch_npu\n" in text  # it registers the device
+    assert generalized(report)
+
+
 def test_many_classes_not_generalized_are_counted_by_kind() -> None:
     def refused(n: int, kind: BlockerKind) -> tuple[str, Refused]:
         m = Migration("generalize", f"Test{n}", 0, n, "", "CUDA")

@@ -8,7 +8,10 @@ that scripts read without parsing the reason's words.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    from hwlint.facts.resolve import ClassInfo
 
 BlockerKind = Literal[
     "newer-torch",  # the device-generic equivalent is newer than `oldest-torch`
@@ -20,6 +23,7 @@ BlockerKind = Literal[
     "module-device",  # a module-level name bound to the device, used or reached
     "rewrite-refused",  # a site the tree does not let be rewritten (a static method, a second device)
     "class",  # the class itself (decorators, instantiated, subclassed, a name clash...)
+    "base",  # a base hwlint resolves: it uses a device, or has tests of its own
     "other",  # anything else (a migration undone because it surfaced a finding)
 ]
 
@@ -44,3 +48,25 @@ class Blocker(NamedTuple):
     def to_dict(self) -> dict[str, object]:
         """The blocker in `--format json` (`blocked_by`)."""
         return {"line": self.line, "site": self.site, "why": self.why, "kind": self.kind}
+
+
+def base_blocker(info: ClassInfo) -> Blocker | None:
+    """What, in a base hwlint resolves (`class TestAbs(TestUtils)`, TestUtils
+    from the tree's `testutils.py`), keeps the class from being made
+    device-generic: a device the base uses (only the class's own code is
+    rewritten, so the base's `torch.device("npu")` would stay), or tests of
+    its own (instantiating the class would pass `device` to them, which
+    they do not take). None when its bases have neither: they bind it to
+    no device."""
+    for path, base in info.ancestors:
+        where = f"{base.name} ({path}:{base.line})"
+        if base.methods:
+            why = f"its base {where} has tests of its own, which do not take `device`: generalize the base first"
+            return Blocker(info.facts.line, "", why, "base")
+        sites = sorted(
+            (*base.devices, *base.probes, *base.requires, *base.distributed), key=lambda s: (s.line, s.column)
+        )
+        if sites:
+            why = f"its base {where} uses the device (`{sites[0].text}`, line {sites[0].line}): make the base device-generic first"
+            return Blocker(info.facts.line, "", why, "base")
+    return None

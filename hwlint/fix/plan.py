@@ -14,6 +14,7 @@ from typing import Container, Iterable, NamedTuple
 from hwlint.core.diagnostics import Diagnostic, Fix, FixInfo, NotFixable, Respell, Rewrite
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
+from hwlint.fix.blocker import Blocker, base_blocker
 from hwlint.fix.equivalents import rewrite_equivalent
 from hwlint.fix.kinds import (
     INSTANTIATING,
@@ -85,7 +86,8 @@ class _Index(NamedTuple):
     # (path, line, column) of each declaration -> the occurrence of its class
     declarations: dict[tuple[str, int, int], int]
     instantiated: dict[str, set[str | None]]  # the classes each file instantiates per device
-    ancestors: dict[tuple[str, str, int], bool]  # whether hwlint resolves a base of the class
+    # what, in the bases hwlint resolves, binds the class to a device (None: nothing)
+    ancestors: dict[tuple[str, str, int], Blocker | None]
     imports_torch: dict[str, bool]
 
     @classmethod
@@ -109,7 +111,7 @@ class _Index(NamedTuple):
             occurrences,
             declarations,
             {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in contexts},
-            {(ctx.path, c.facts.name, c.facts.line): bool(c.ancestors) for ctx in contexts for c in ctx.classes},
+            {(ctx.path, c.facts.name, c.facts.line): base_blocker(c) for ctx in contexts for c in ctx.classes},
             {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in contexts},
         )
 
@@ -132,8 +134,8 @@ class _Planner:
     def occurrence(self, diag: Diagnostic) -> int:
         return self.index.occurrences.get((diag.path, diag.class_name or "", diag.line), 0)
 
-    def has_ancestors(self, diag: Diagnostic) -> bool:
-        return bool(self.index.ancestors.get((diag.path, diag.class_name or "", diag.line)))
+    def base_blocker(self, diag: Diagnostic) -> Blocker | None:
+        return self.index.ancestors.get((diag.path, diag.class_name or "", diag.line))
 
     def add(self, diag: Diagnostic, fix: FixInfo) -> None:
         """Plan `diag`'s typed fix, or note what it leaves for a human."""
@@ -152,12 +154,21 @@ class _Planner:
         device = (
             fix.device if fix.kind == "not-configured" else "ACCELERATOR" if fix.kind == "needs-accelerator" else ""
         )
-        if device and unsafe and "ACCELERATOR" in self.result.config.classifications and not self.has_ancestors(diag):
+        if device and unsafe and "ACCELERATOR" in self.result.config.classifications:
             # A class of a device that is no configured member, or one whose
             # tests need an accelerator but name none: only device-generic
-            # (ACCELERATOR, instantiated) can classify it.
+            # (ACCELERATOR, instantiated) can classify it. (Refused at once,
+            # with why, when a base binds it: only its own code is rewritten.)
             self.plan(diag.path).migrations.append(
-                Migration("generalize", diag.class_name, self.occurrence(diag), diag.line, fix.reason, device)
+                Migration(
+                    "generalize",
+                    diag.class_name,
+                    self.occurrence(diag),
+                    diag.line,
+                    fix.reason,
+                    device,
+                    self.base_blocker(diag),
+                )
             )
             return
         if migration is not None:
@@ -225,20 +236,19 @@ class _Planner:
                 )
             )
             return
-        if (
-            fix.member is None
-            and self.unsafe
-            and fix.kind == "one-device"
-            and diag.code == MissingClassification.code
-            and not self.has_ancestors(diag)
-        ):
-            # (A class whose bases hwlint resolves may be bound to its device
-            # by them: only its own code is rewritten, so it keeps its device.)
+        if fix.member is None and self.unsafe and fix.kind == "one-device" and diag.code == MissingClassification.code:
             # First try to make the class device-generic (hwlint.fix.migrate);
-            # the one-device classification below stays if that is refused.
+            # the one-device classification below stays if that is refused
+            # (at once, with why, when a base binds it to its device).
             self.plan(diag.path).migrations.append(
                 Migration(
-                    "generalize", diag.class_name, self.occurrence(diag), diag.line, fix.evidence, fix.classification
+                    "generalize",
+                    diag.class_name,
+                    self.occurrence(diag),
+                    diag.line,
+                    fix.evidence,
+                    fix.classification,
+                    self.base_blocker(diag),
                 )
             )
         if fix.member is None:

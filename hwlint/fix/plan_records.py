@@ -151,6 +151,9 @@ class Migration(NamedTuple):
     line: int  # of the class, in the file as read
     evidence: str = ""
     member: str = ""  # "generalize": its one device ("ACCELERATOR": tests that need one, none named)
+    # "generalize": what, outside the class's module or body, refuses it
+    # before it is tried (a base that uses the device: hwlint.fix.blocker.base_blocker)
+    blocked: Blocker | None = None
 
 
 class Respelling(NamedTuple):

@@ -317,7 +317,10 @@ def _fix(site: Site, info: ClassInfo, modules: tuple[str, ...], oldest_torch: st
             equivalent,
         )
 
-        module = max((m for m in modules if site.name.startswith(m + ".")), key=len, default="")
+        # A backend package's own copy of its device module (`torch_npu.npu`,
+        # which it installs as `torch.npu`) is that module.
+        packaged = [f"torch_{m[6:]}.{m[6:]}" for m in modules if m.startswith("torch.") and m.count(".") == 1]
+        module = max((m for m in (*modules, *packaged) if site.name.startswith(m + ".")), key=len, default="")
         found = equivalent(site.name, module, oldest_torch)
         if isinstance(found, NoEquivalent):
             return NotFixable(found.reason)

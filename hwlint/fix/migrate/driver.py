@@ -78,13 +78,17 @@ def _generalized(progress: _Progress, m: Migration) -> None:
     """A one-device class generalized; else, refused with why, instantiated
     for its device when it can be."""
     try:
+        if m.blocked is not None:
+            raise Refusal.blocked(m.blocked)
         progress.data, made = generalize(progress.data, m, progress.config, progress.facts_of)
     except Refusal as refusal:
         # The one-device classification hwlint.fix.apply wrote stays,
         # as a class instantiated for that device when it can be.
         progress.refused.append(refusal.of(m))
-        if left_unclassified(m.member, progress.config.classifications) is not None:
-            return  # not configured, or no one device: the class stays unclassified, with why
+        if left_unclassified(m.member, progress.config.classifications) is not None or m.blocked is not None:
+            # Not configured, or no one device: the class stays unclassified,
+            # with why. Bound by a base: as the base leaves it.
+            return
         try:
             progress.data, instantiated = device_class(progress.data, m, progress.config, progress.facts_of)
         except Refusal:
