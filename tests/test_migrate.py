@@ -561,7 +561,7 @@ def test_device_defaults_of_an_accelerator_are_generalized(tmp_path: Path) -> No
         ),
         (
             ("class TestOps(TestCase):\n", "@skipIfNoXPU\nclass TestOps(TestCase):\n"),
-            "`@skipIfNoXPU` (line 6) decorates the class: generalize by hand",
+            "`@skipIfNoXPU` (line 6) marks a class skipped only since torch 2.13 (oldest-torch 2.7): migrate by hand",
         ),
         (
             ("import torch\n", 'import torch\nDEVICE = torch.device("xpu")\n'),

@@ -393,6 +393,30 @@ def test_a_class_of_an_unconfigured_device_is_left_with_its_blocker(tmp_path: Pa
     }
 
 
+@pytest.mark.parametrize("decorator", ['@unittest.skip("flaky")', "@skipIfTorchDynamo()"])
+def test_a_class_skip_stays_on_the_generalized_class(tmp_path: Path, decorator: str) -> None:
+    # The framework's device classes subclass the class: they inherit the mark of a skip.
+    head = "import unittest\n" + HEAD.replace("run_tests\n", "run_tests, skipIfTorchDynamo\n")
+    source = head + f"\n\n{decorator}\nclass TestA(TestCase):\n    def test_a(self):\n        torch.ones(2).cuda()\n"
+    text, report = migrate(tmp_path, source + MAIN)
+    assert (
+        f"\n\n{decorator}\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        "    def test_a(self, device):\n        torch.ones(2).to(device)\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), except_for="cpu", allow_xpu=True)\n'
+    ) in text
+    assert generalized(report)
+
+
+def test_a_class_decorator_that_is_no_skip_blocks(tmp_path: Path) -> None:
+    source = HEAD + "from mymod import register\n\n\n@register\nclass TestA(TestCase):\n"
+    source += "    def test_a(self):\n        torch.ones(2).cuda()\n"
+    text, report = migrate(tmp_path, source + MAIN)
+    assert "instantiate_device_type_tests" not in text
+    assert blocked(report) == [
+        {"line": 7, "site": "@register", "why": "decorates the class: generalize by hand", "kind": "class"}
+    ]
+
+
 # -- a base hwlint resolves ------------------------------------------------------
 
 BASE_HEAD = "import torch\nfrom testbase import Base\nfrom torch.testing._internal.common_utils import run_tests\n"

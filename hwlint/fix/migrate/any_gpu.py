@@ -26,11 +26,12 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
-from hwlint.core.config import Config, torch_version
+from hwlint.core.config import Config
 from hwlint.facts import ModuleFacts
 from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
+from hwlint.fix.migrate.class_decorators import CLASS_SAFE_SKIPS, refused_decorator
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.config_patches import config_patches_on_tests
 from hwlint.fix.migrate.framework import PARAMETRIZED, instantiated_names
@@ -51,26 +52,6 @@ from hwlint.fix.plan_records import Migration
 # framework can instantiate, XPU included, never CPU (GPU_TYPE is never "cpu").
 ARGUMENTS = ', allow_xpu=True, except_for="cpu"'
 DEVICE_TYPES = tuple(d for d in instantiable(False, True) if d != "cpu")
-# Class decorators that stay: unittest's skips, inherited by each device class.
-_KEPT_DECORATORS = ("skip", "skipIf", "skipUnless")
-# common_utils' skips that mark a class skipped (its `__unittest_skip__`,
-# which the device classes inherit) rather than replace it with a function,
-# since pytorch/pytorch#182295 (`lazy_skip_if`, May 2026): the release
-# after it is the first sure to have it.
-CLASS_SAFE_SKIPS = frozenset(
-    {
-        "skipIfCrossRef",
-        "skipIfRocm",
-        "skipIfXpu",
-        "skipIfHpu",
-        "skipIfWindows",
-        "skipIfNoXNNPACK",
-        "skipIfNoLapack",
-        "skipIfNoSciPy",
-        "skipIfNoXPU",
-    }
-)
-CLASS_SAFE_SKIPS_SINCE = "2.13"
 # The bases known not to read `self.device` (a project base may: the
 # attribute then stays needed).
 _PLAIN_BASES = frozenset({"TestCase", "InductorTestCase", "object"})
@@ -339,17 +320,14 @@ def _kept_decorators(cls: cst.ClassDef, config: Config) -> list[cst.Decorator]:
     """The class's decorators without `@instantiate_parametrized_tests`;
     Refusal for one whose effect on the device classes is not known."""
     kept = []
-    class_skips = torch_version(config.oldest_torch) >= torch_version(CLASS_SAFE_SKIPS_SINCE)
     for d in cls.decorators:
         name = decorator_name(d)
         if name == PARAMETRIZED:
             continue
-        if name in CLASS_SAFE_SKIPS and not class_skips:
-            raise Refusal(
-                f"{cls.name.value} has a class decorator (@{name}) that marks a class skipped only since torch "
-                f"{CLASS_SAFE_SKIPS_SINCE} (oldest-torch {config.oldest_torch}): migrate by hand"
-            )
-        if name not in _KEPT_DECORATORS and name not in CLASS_SAFE_SKIPS and not name.startswith("requires_"):
+        why = refused_decorator(name, config, requires=True)
+        if why is not None and name in CLASS_SAFE_SKIPS:
+            raise Refusal(f"{cls.name.value} has a class decorator (@{name}) that {why}")
+        if why is not None:
             raise Refusal(f"{cls.name.value} has a class decorator (@{name}): migrate by hand")
         if any(node_uses(d, g) for g in ANY_GPU_NAMES):
             raise Refusal(f"{cls.name.value}'s class decorator @{name} uses GPU_TYPE: migrate by hand")

@@ -20,6 +20,7 @@ from hwlint.fix.blocker import Blocker
 from hwlint.fix.kinds import rewrite_kind
 from hwlint.fix.migrate.accelerator_need import accelerator_need
 from hwlint.fix.migrate.blockers import NAMES_IN_A_STRING, NEWEST_TORCH, ClassSource, equivalent_blocker
+from hwlint.fix.migrate.class_decorators import refused_decorator
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, refuse_clashing_names, write_class_level
 from hwlint.fix.migrate.config_patches import composed, config_patches_applied
 from hwlint.fix.migrate.evidence import (
@@ -90,10 +91,10 @@ def _generalize(
     data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
     facts = facts_of(data)
     info = class_to_instantiate(facts, m)
-    if info.decorators:
-        raise Refusal.blocked(
-            Blocker(info.line, f"@{info.decorators[0]}", "decorates the class: generalize by hand", "class")
-        )
+    for name in info.decorators:
+        why = refused_decorator(name, config)
+        if why is not None:
+            raise Refusal.blocked(Blocker(info.line, f"@{name}", why, "class"))
     data, guards, renamed = guards_applied(data, m.class_name, m.occurrence, facts_of)
     renamed = composed(patched, renamed)
     # (0') its flags of Triton on the device as `HAS_TRITON` (hwlint.fix.migrate.triton_flags),
@@ -112,7 +113,7 @@ def _generalize(
     # (A test given `@requires_triton()` is skipped where Triton is not: it needs no accelerator for that.)
     need = accelerator_need(source, bindings(facts)) or ("it asked for Triton on the device" if triton else "")
     # (a) every test takes `device`.
-    step_a, where, added = _tests_given_device(data, m, device, facts)
+    step_a, where, added = _tests_given_device(data, m, device, facts, config)
     # (b) the hard-coded devices rewritten, each with its device-generic equivalent.
     step_b, rewritten = _devices_rewritten(step_a, m, config, facts_of)
     # (c) nothing in the class names a device any more, nor a module-level
@@ -228,26 +229,30 @@ def _without_decorators(cls: cst.ClassDef, names: set[str]) -> cst.ClassDef:
 
 
 def _undecorated_class(
-    data: bytes, m: Migration, doing: str
+    data: bytes, m: Migration, config: Config, doing: str
 ) -> tuple[cst.Module, list[cst.SimpleStatementLine | cst.BaseCompoundStatement], int, cst.ClassDef]:
     """The module, its body, the class's index there and the class, refused
-    when the class has decorators (what they do to it is not known: `doing`
-    by hand)."""
+    when the class has decorators other than skips its device classes
+    inherit (hwlint.fix.migrate.class_decorators: what others do to it is
+    not known, `doing` by hand)."""
     module = parse_module(data, MigrateError)
     body = list(module.body)
     where = find_class(body, m.class_name, m.occurrence)
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)
-    if cls.decorators:
-        raise Refusal(f"{m.class_name} has class decorators ({decorator_name(cls.decorators[0])}): {doing} by hand")
+    for d in cls.decorators:
+        if refused_decorator(decorator_name(d), config) is not None:
+            raise Refusal(f"{m.class_name} has class decorators ({decorator_name(d)}): {doing} by hand")
     return module, body, where, cls
 
 
-def _tests_given_device(data: bytes, m: Migration, device: str, facts: ModuleFacts) -> tuple[bytes, int, int]:
+def _tests_given_device(
+    data: bytes, m: Migration, device: str, facts: ModuleFacts, config: Config
+) -> tuple[bytes, int, int]:
     """The module with `device` given to every test of the class (a default
     naming the device gone), the class's index in its body, and how many
     tests got it."""
-    module, body, where, cls = _undecorated_class(data, m, "generalize")
+    module, body, where, cls = _undecorated_class(data, m, config, "generalize")
     new_body, added = given_device(cls, device, drop_defaults=True, bound=bindings(facts))
     body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     return module.with_changes(body=body).bytes, where, added
@@ -304,7 +309,7 @@ def _refuse_still_bound(
     masked = masked_local_names(step_b, info_b.line, words)
     if masked is not step_b:
         # The same class with its local variables' device words hidden (only names).
-        cls = _undecorated_class(masked, m, "generalize")[3]
+        cls = _undecorated_class(masked, m, config, "generalize")[3]
     named = names_a_device(
         without_prose(_without_decorators(cls, _own_only(m.member) | _GENERIC_REQUIREMENTS)),
         words,
@@ -361,7 +366,7 @@ def device_class(
     data, parametrized = parametrized_dropped(data, m.class_name, m.occurrence)
     class_to_instantiate(facts_of(data), m)
     data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
-    module, body, where, cls = _undecorated_class(data, m, "instantiate it")
+    module, body, where, cls = _undecorated_class(data, m, config, "instantiate it")
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
     new_body, added = given_device(cls, device, drop_defaults=False)
