@@ -10,7 +10,7 @@ from hwlint.facts.backends import BACKEND_DECORATOR
 from hwlint.facts.device_sites import SiteFinder, site_key
 from hwlint.facts.module_text import ModuleText
 from hwlint.facts.records import Branch, ClassFacts, Declaration, Method, RequirementKind, Site, Value
-from hwlint.facts.requirements import guard_device, is_skip, required_device
+from hwlint.facts.requirements import PINNED, guard_device, is_skip, required_device
 from hwlint.facts.vocabulary import dotted_name
 
 
@@ -28,6 +28,8 @@ class ClassReader:
         self._backend_decorators: list[Site] = []
         # The module's classes read so far, by name: a base whose helpers a class calls.
         self._seen: dict[str, ast.ClassDef] = {}
+        # Whether the module pins memory anywhere (most do not: no line is searched).
+        self._pins = any("pin_memory" in line for line in self.lines)
 
     def read(self, node: ast.ClassDef, branch: Branch) -> ClassFacts:
         """The facts of the class `node`, which sits at `branch`."""
@@ -104,8 +106,10 @@ class ClassReader:
                 name = stmt.name
                 if name.startswith("test"):
                     methods.append(self.method(stmt, requires))
+                    self.pinned(stmt, requires, "body")
                 elif name in ("setUp", "setUpClass"):
                     self.setup_skips(stmt.body, requires)
+                    self.pinned(stmt, requires, "setup")
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
                     if isinstance(target, ast.Name) and target.id == self.attribute:
@@ -182,6 +186,23 @@ class ClassReader:
         """`@requires_nccl()`: a hard-coded device (HWC201), named by the decorator."""
         line = decorator.lineno
         return Site(line, self.column(line, decorator.col_offset), _decorator_text(decorator), "decorator", name)
+
+    def pinned(self, node: ast.FunctionDef | ast.AsyncFunctionDef, requires: list[Site], kind: RequirementKind) -> None:
+        """The first line of a test (or setUp) that pins memory, which needs
+        an accelerator whichever it is (requirements.PINNED): the test
+        needs one ("body"), or every test of the class does ("setup")."""
+        if not self._pins:
+            return
+        for line in range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1):
+            text = self.lines[line - 1]
+            if "pin_memory" not in text:
+                continue
+            found = PINNED.search(text.split("#", 1)[0])
+            if found is not None:
+                at = len(text[: found.start()].encode("utf-8"))
+                written = ".pin_memory()" if found.group(0).startswith(".") else "pin_memory=True"
+                requires.append(Site(line, self.column(line, at), written, kind, ""))
+                return
 
     def setup_skips(self, body: Iterable[ast.stmt], requires: list[Site]) -> None:
         """`if not torch.cuda.is_available(): self.skipTest(...)` (or `raise

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         "test",  # a decorator on a test method
         "setup",  # a skip in setUp/setUpClass
         "devtype",  # a device from `get_devtype()`
+        "body",  # what only runs with an accelerator, naming none, in a test's body: `.pin_memory()`
     ]
     SiteKind = Literal[
         ProbeKind,

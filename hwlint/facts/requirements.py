@@ -6,7 +6,14 @@ None when it needs none."""
 import ast
 import re
 
+from hwlint.facts.records import ClassFacts, Site
 from hwlint.facts.vocabulary import LazyPattern, dotted_name
+
+# What runs only with an accelerator, whichever it is: pinning memory
+# (`.pin_memory()`, `torch.empty(..., pin_memory=True)`) pins it for the
+# accelerator, and raises where there is none. (A DataLoader's
+# `pin_memory=True` only warns there.)
+PINNED = re.compile(r"\.pin_memory\(\s*\)|\btorch\.\w+\(.*\bpin_memory\s*=\s*True")
 
 # Names of decorators that skip unless an accelerator is there (PyTorch's
 # common_distributed, common_utils and inductor helpers, torch_npu's and
@@ -153,3 +160,22 @@ def is_skip(stmt: ast.stmt) -> bool:
         exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
         return dotted_name(exc).rsplit(".", 1)[-1] == "SkipTest"
     return False
+
+
+def required_tests(cls: ClassFacts) -> dict[int, list[Site]]:
+    """The tests (by their line) that requirements of their own make need
+    an accelerator, with those requirements: a guard among its decorators
+    (kind "test", above its `def`), or a use in its body that runs only
+    with one (kind "body", below it)."""
+    lines = [m.line for m in cls.methods]
+    required: dict[int, list[Site]] = {}
+    for site in cls.requires:
+        if site.kind == "test":
+            at = min((n for n in lines if n >= site.line), default=0)
+        elif site.kind == "body":
+            at = max((n for n in lines if n <= site.line), default=0)
+        else:
+            continue
+        if at:
+            required.setdefault(at, []).append(site)
+    return required

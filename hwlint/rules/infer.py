@@ -14,6 +14,7 @@ from typing import Literal, NamedTuple
 from hwlint.core.diagnostics import Fix
 from hwlint.facts import DEFAULT_ACCELERATORS, ClassFacts, Site
 from hwlint.facts.devices import BACKENDS, MEMBER_ACCELERATORS, ONLY_DECORATORS
+from hwlint.facts.requirements import required_tests
 from hwlint.facts.resolve import ClassInfo, ModuleContext
 
 _DEVICE_DECORATORS = {decorator: device.upper() for decorator, device in ONLY_DECORATORS.items()}
@@ -236,7 +237,8 @@ def _from_needs(needs: "_Needs", members: tuple[str, ...]) -> "Inference | None"
             None,
             None,
             f"its tests run only with an accelerator ({needs.where(needs.first)}): GENERIC "
-            "would send them to CPU runners, where they skip; make the class ACCELERATOR (instantiated "
+            f"would send them to CPU runners, where they {'fail' if needs.first[2].kind == 'body' else 'skip'}; "
+            "make the class ACCELERATOR (instantiated "
             "per device) or classify it as the device its runners have",
             "needs-accelerator",
         )
@@ -245,7 +247,8 @@ def _from_needs(needs: "_Needs", members: tuple[str, ...]) -> "Inference | None"
             "GENERIC",
             "unsafe",
             f"no accelerator use in the class, but some of its tests run only with "
-            f"an accelerator ({needs.where(needs.partial)}): on CPU runners they skip; move them to an "
+            f"an accelerator ({needs.where(needs.partial)}): on CPU runners they "
+            f"{'fail' if needs.partial[2].kind == 'body' else 'skip'}; move them to an "
             "ACCELERATOR class",
             members,
             "some-tests-need-accelerator",
@@ -447,12 +450,11 @@ class _Needs:
         guarded: dict[str, list[_Found]] = {}
         for path, cls in ((ctx.path, info.facts), *info.ancestors):
             tests.update(m.name for m in cls.methods)
+            by_line = {m.line: m.name for m in cls.methods}
+            for line, sites in required_tests(cls).items():
+                guarded.setdefault(by_line[line], []).extend((path, cls, site) for site in sites)
             for site in cls.requires:
-                if site.kind == "test":
-                    method = next((m for m in cls.methods if m.line >= site.line), None)
-                    if method is not None:
-                        guarded.setdefault(method.name, []).append((path, cls, site))
-                else:
+                if site.kind not in ("test", "body"):
                     self._need((path, cls, site))
             if cls is info.facts:
                 continue

@@ -19,6 +19,7 @@ import ast
 from typing import Mapping
 
 from hwlint.facts import ClassFacts
+from hwlint.facts.requirements import required_tests
 from hwlint.fix.migrate.blockers import ClassSource
 
 # Run before every test: what they do, every test does.
@@ -86,8 +87,7 @@ def accelerator_need(source: ClassSource, bound: Mapping[str, str]) -> str:
             if name not in using and not name.startswith("test") and _calls(fn) & using:
                 using.add(name)
                 changed = True
-    lines = [m.line for m in info.methods]
-    required = {min((n for n in lines if n >= r.line), default=0) for r in info.requires if r.kind == "test"}
+    required = required_tests(info)
     for method in info.methods:
         span = spans.get(method.name)
         if span is None:

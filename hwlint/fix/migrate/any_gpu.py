@@ -29,6 +29,7 @@ import libcst as cst
 from hwlint.core.config import Config
 from hwlint.facts import ModuleFacts
 from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
+from hwlint.facts.requirements import required_tests
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
 from hwlint.fix.migrate.class_decorators import CLASS_SAFE_SKIPS, refused_decorator
@@ -163,7 +164,7 @@ def _refuse_cpu_tests(
     if any(r.kind in ("class", "setup") for r in info.requires) or _main_needs_gpu(body):
         return
     lines = {t.name: t.line for t in info.methods}
-    required = {min((n for n in lines.values() if n >= r.line), default=0) for r in info.requires if r.kind == "test"}
+    required = required_tests(info)
     helpers = [name for name, used in using.items() if used and not name.startswith("test")]
     for fn in tests:
         if using.get(fn.name.value) or lines.get(fn.name.value, -1) in required:
