@@ -454,3 +454,40 @@ def test_pytorchs_own_backends_settings_are_no_device(tmp_path: Path) -> None:
     source = "class TestA(TestCase):\n    def test_a(self):\n        torch.backends.cuda.matmul.allow_tf32 = True\n"
     fix = fix_of(tmp_path, source)
     assert isinstance(fix, Fix) and (fix.classification, fix.applicability) == ("GENERIC", "safe"), fix
+
+
+REGISTERS = (
+    "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+    "class TestBackend(TestCase):\n    def test_rename(self):\n"
+    '        torch.utils.rename_privateuse1_backend("openreg")\n\n'
+    '    def test_tensor(self):\n        x = torch.empty(2).openreg(torch.device("openreg"))\n'
+)
+
+
+@pytest.mark.parametrize("with_backend_suite", [True, False])
+def test_a_name_the_module_registers_is_the_projects_device_when_its_other_modules_use_it(
+    tmp_path: Path, with_backend_suite: bool
+) -> None:
+    # A module that registers the backend's name itself is, alone, a test of the
+    # mechanism (PyTorch's own register a "foo" that runs on the CPU): GENERIC.
+    # Where the project's other modules use that name as their device (OpenReg's
+    # suite: `import torch_openreg`, `device="openreg"`), fix declares no GENERIC.
+    files = {"test/test_misc.py": REGISTERS}
+    if with_backend_suite:
+        files["test/test_ops.py"] = (
+            "import torch\nimport torch_openreg\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
+            'class TestOps(TestCase):\n    def test_add(self):\n        torch.ones(2, device="openreg")\n'
+        )
+    root = write_project(tmp_path / "p", files)
+    data = json.loads(run_cli("fix", "--no-cache", "--diff", "--format", "json", cwd=root).stdout)
+    fixed = {(f["path"], f["class_name"]): f["classification"] for f in data["fixed"]}
+    left = {(u["path"], u["class_name"]): (u["kind"], u["reason"]) for u in data["unfixed"]}
+    if not with_backend_suite:
+        assert fixed == {("test/test_misc.py", "TestBackend"): "GENERIC"}
+        return
+    assert ("test/test_misc.py", "TestBackend") not in fixed
+    assert left[("test/test_misc.py", "TestBackend")] == (
+        "not-configured",
+        'names "openreg", a device other modules of the project use and the configuration does not name: '
+        "GENERIC is not known; configure it (`hwlint devices --write`), then fix",
+    )

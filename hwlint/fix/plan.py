@@ -25,6 +25,7 @@ from hwlint.fix.kinds import (
 )
 from hwlint.fix.plan_records import ClassFix, FilePlan, Migration, Respelling, SiteRewrite, Unfixed
 from hwlint.fix.trial import Declare, Surfaced, Trial
+from hwlint.fix.unnamed import UnnamedDevices
 from hwlint.rules.device_decorator import DeviceDecorator, is_device_specific
 from hwlint.rules.missing_classification import MissingClassification
 from hwlint.rules.torch_api import BY_TARGET, NoEquivalent
@@ -89,6 +90,7 @@ class _Index(NamedTuple):
     # what, in the bases hwlint resolves, binds the class to a device (None: nothing)
     ancestors: dict[tuple[str, str, int], Blocker | None]
     imports_torch: dict[str, bool]
+    unnamed: UnnamedDevices
 
     @classmethod
     def of(cls, result: CheckResult, paths: Container[str] | None = None) -> _Index:
@@ -113,6 +115,7 @@ class _Index(NamedTuple):
             {ctx.path: {i.class_name for i in ctx.facts.instantiations} for ctx in contexts},
             {(ctx.path, c.facts.name, c.facts.line): base_blocker(c) for ctx in contexts for c in ctx.classes},
             {ctx.path: any(i.asname == "torch" for i in ctx.facts.imports) for ctx in contexts},
+            UnnamedDevices.of(result),
         )
 
 
@@ -223,6 +226,16 @@ class _Planner:
         """A declaration added or a string replaced; an unsafe one left
         without `--unsafe`; with it, a one-device class tried as device-generic first."""
         assert diag.class_name is not None
+        named = self.index.unnamed.named_by(self.index.modules[diag.path], diag.class_name, diag.line)
+        if fix.classification == "GENERIC" and fix.member is None and named:
+            # A module that registers the backend itself (`rename_privateuse1_backend("openreg")`)
+            # is no evidence of that device alone: the project's other modules are.
+            why = (
+                f'names "{named}", a device other modules of the project use and the configuration does not '
+                "name: GENERIC is not known; configure it (`hwlint devices --write`), then fix"
+            )
+            self.unfixed.append(Unfixed(diag.path, diag.line, diag.class_name, why, "not-configured", code=diag.code))
+            return
         if fix.applicability == "unsafe" and not self.unsafe:
             self.unfixed.append(
                 Unfixed(
