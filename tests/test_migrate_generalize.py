@@ -417,6 +417,36 @@ def test_a_class_decorator_that_is_no_skip_blocks(tmp_path: Path) -> None:
     ]
 
 
+def test_a_class_whose_name_names_its_device_is_not_generalized(tmp_path: Path) -> None:
+    # Instantiated, it would run as TestSDPACudaOnlyCUDA: its name makes it one device's.
+    source = HEAD + "\n\nclass TestSDPACudaOnly(TestCase):\n    def test_a(self):\n        torch.ones(2).cuda()\n"
+    text, report = migrate(tmp_path, source + MAIN)
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text
+    assert blocked(report) == [
+        {
+            "line": 5,
+            "site": "TestSDPACudaOnly",
+            "why": "names 'cuda': a class of that device by its name; rename it to make it device-generic",
+            "kind": "class",
+        }
+    ]
+
+
+def test_an_unconfigured_device_named_in_an_expected_message_blocks(tmp_path: Path) -> None:
+    # OpenReg's test_autocast.py: the warning the test expects is OpenReg's own.
+    source = HEAD + (
+        "import torch_openreg\n\n\nclass TestAutocast(TestCase):\n    def test_message(self):\n"
+        '        with self.assertWarnsRegex(UserWarning, "In openreg autocast"):\n'
+        '            torch.ones(2, device="openreg")\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert "instantiate_device_type_tests" not in text
+    (left,) = [u for u in report.unfixed if u.class_name == "TestAutocast"]
+    assert left.blocked_by == Blocker(
+        8, '"In openreg autocast"', "names a device in a string, which no rewrite changes", "device-string"
+    )
+
+
 # -- a base hwlint resolves ------------------------------------------------------
 
 BASE_HEAD = "import torch\nfrom testbase import Base\nfrom torch.testing._internal.common_utils import run_tests\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import libcst as cst
 
@@ -17,16 +17,20 @@ from hwlint.facts import DEFAULT_ACCELERATORS
 from hwlint.fix.edits import is_docstring
 
 
-def device_words(config: Config, *, triton: bool = True) -> re.Pattern[str]:
+def device_words(config: Config, *, triton: bool = True, found: Iterable[str] = ()) -> re.Pattern[str]:
     """A device, backend or vendor library named in code: `"cuda"`,
     `torch.cuda`, `TEST_CUDA`, `dtypesIfCUDA`, `TestSDPACudaOnly`, `"nccl"`,
     `cudnn`... (a lower-case name stands alone: `dumps` names no MPS).
     Without `triton`, Triton is no such name: inductor's code generator for
-    every GPU it has (GPU_TYPE), not one device's."""
+    every GPU it has (GPU_TYPE), not one device's. `found`: the devices the
+    module uses that nobody configured (ModuleFacts.devices_found), named
+    as much as the configured ones (`"In openreg autocast"` in a warning a
+    test expects is a test of OpenReg)."""
     names = dict.fromkeys(
         (
             *DEFAULT_ACCELERATORS.devices,
             *config.extend_devices,
+            *found,
             "privateuse1",
             "nccl",
             "xccl",

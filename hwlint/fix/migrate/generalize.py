@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable
+from typing import Callable, Sequence
 
 import libcst as cst
 
@@ -91,10 +91,7 @@ def _generalize(
     data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
     facts = facts_of(data)
     info = class_to_instantiate(facts, m)
-    for name in info.decorators:
-        why = refused_decorator(name, config)
-        if why is not None:
-            raise Refusal.blocked(Blocker(info.line, f"@{name}", why, "class"))
+    _refuse_the_class(info, m, config, facts)
     data, guards, renamed = guards_applied(data, m.class_name, m.occurrence, facts_of)
     renamed = composed(patched, renamed)
     # (0') its flags of Triton on the device as `HAS_TRITON` (hwlint.fix.migrate.triton_flags),
@@ -106,7 +103,7 @@ def _generalize(
         facts = facts_of(data)
         info = class_to_instantiate(facts, m)
     # Triton asked for wherever the class names it is no device's.
-    words = device_words(config, triton=not asks_triton)
+    words = device_words(config, triton=not asks_triton, found=(f.name for f in facts.devices_found))
     source = ClassSource(data, info)
     _refuse_unrewritten_names(source, m, config, facts, words)
     # A test that asked for Triton on the device asks for Triton: on an accelerator.
@@ -390,6 +387,40 @@ def device_class(
         instantiated_names(m.class_name, (kind,)),
         guards=patched,
     )
+
+
+def _refuse_the_class(info: ClassFacts, m: Migration, config: Config, facts: ModuleFacts) -> None:
+    """Refusal when the class itself stands in the way: its name names a
+    device, or a decorator does to it what its device classes would not inherit."""
+    devices = (*DEFAULT_ACCELERATORS.devices, *config.extend_devices, *(f.name for f in facts.devices_found))
+    named = name_names_a_device(m.class_name, (*devices, "privateuse1"))
+    if named:
+        # `TestSDPAPrivateUse1Only`: its author made it one device's; instantiated,
+        # it would run as TestSDPAPrivateUse1OnlyCUDA (PyTorch's reviewers ask
+        # for device-free names on instantiated classes).
+        raise Refusal.blocked(
+            Blocker(
+                info.line,
+                m.class_name,
+                f"names {named!r}: a class of that device by its name; rename it to make it device-generic",
+                "class",
+            )
+        )
+    for name in info.decorators:
+        refused = refused_decorator(name, config)
+        if refused is not None:
+            raise Refusal.blocked(Blocker(info.line, f"@{name}", refused, "class"))
+
+
+def name_names_a_device(name: str, devices: Sequence[str]) -> str:
+    """The device a class's name names, by its CamelCase parts (`Cuda`,
+    `NPU`, `Private`+`Use1`), "" when none: `TestDumps` names no MPS."""
+    parts = [p.lower() for p in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)]
+    for device in devices:
+        for i, part in enumerate(parts):
+            if part == device or part + "".join(parts[i + 1 : i + 2]) == device:
+                return device
+    return ""
 
 
 def class_to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts:

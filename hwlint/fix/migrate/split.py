@@ -79,7 +79,7 @@ def split(
     names = SplitNames.of(m.class_name)
     # A first look with ast: libcst's parse costs some fifty times more.
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
-    words = device_words(config)
+    words = device_words(config, found=(f.name for f in facts.devices_found))
     # What runs on no device hidden, as the split sorts the tests (`_naming_nothing_that_runs`).
     masked = masked_for_tests(data, info, words)
     if every_test_uses_a_device(masked, info.line, words, device_constants(data, reached), instantiated=False):
@@ -186,7 +186,7 @@ def sort_tests(
     member that is no test uses a device, when a test is named by another
     member, or when the tests are all of one kind."""
     assert isinstance(cls.body, cst.IndentedBlock)
-    words = device_words(config)
+    words = device_words(config, found=(f.name for f in facts.devices_found))
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
     bound = device_constants(data, reached)
     tests = {i: fn for i, fn in test_methods(cls)}
@@ -394,8 +394,9 @@ def _refuse_still_bound(
     ACCELERATOR tests' migration replaces or moves next) or uses a
     module-level name bound to one: it is a test of that device. Without
     `triton`, a GPU_TYPE class's split, naming Triton is no device's."""
-    words = device_words(config, triton=triton)
-    info = class_facts(facts_of(fixed), names.accelerator, 0)
+    facts = facts_of(fixed)
+    words = device_words(config, triton=triton, found=(f.name for f in facts.devices_found))
+    info = class_facts(facts, names.accelerator, 0)
     assert info is not None
     # Its local variables' and device-free helpers' names are only names (hwlint.fix.migrate.local_names).
     body = parse_module(masked_local_names(fixed, info.line, words), MigrateError).body
