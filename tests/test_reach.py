@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from hwlint.core.diagnostics import Fix
 from hwlint.facts import extract_source, from_tuple, to_tuple
+from hwlint.facts.records import DeviceBinding
 from tests.conftest import lint, run_cli, write_project
 
 HEADER = "import torch\nfrom torch.testing._internal.common_utils import TestCase, run_tests\n\n"
@@ -136,7 +137,8 @@ def test_names_bound_to_a_device_elsewhere_than_the_module_level_are_not_binding
         HEADER + 'class TestA(TestCase):\n    D = "xpu"\n\n    def test_a(self):\n        d = "xpu"\n\n\n'
         'def helper():\n    d = "xpu"\n\n\nif __name__ == "__main__":\n    D = "xpu"\n'
     )
-    assert extract_source("t.py", source).device_bindings == ()
+    # (The module-level function that writes the device binds itself: calling it runs on XPU.)
+    assert extract_source("t.py", source).device_bindings == (DeviceBinding(12, "helper", "xpu"),)
 
 
 def test_reached_through_module_functions_and_assignments(tmp_path: Path) -> None:
@@ -408,4 +410,35 @@ def test_set_up_module_and_globals_it_sets_reach_the_classes(tmp_path: Path) -> 
         "class TestA(TestCase):\n    def test_a(self):\n        return DEVICE\n"
         "\n\nclass TestB(TestCase):\n    def test_b(self):\n        pass\n"
     )
-    assert fixes(tmp_path, source) == {"TestA": unsafe("9"), "TestB": safe("9")}
+    # (_pick writes only CUDA: what it sets is CUDA's, and TestA, reaching it, is CUDA's.)
+    assert fixes(tmp_path, source) == {
+        "TestA": Fix(
+            "unsafe",
+            "CUDA",
+            "every accelerator use in the class is CUDA: it reaches _pick, bound to cuda at module level (line 9)",
+            kind="one-device",
+        ),
+        "TestB": safe("9"),
+    }
+
+
+def test_a_module_function_that_writes_one_device_binds_the_class_that_calls_it(tmp_path: Path) -> None:
+    # OpenReg's test_ipc.py: the tests run producers that make tensors on the device.
+    source = (
+        'def _producer(queue):\n    t = torch.arange(4.0, device="openreg:0")\n'
+        '    assert t.device.type == "openreg"\n\n\n'
+        "def _asks():\n    return torch.cuda.is_available()\n\n\n"
+        "class TestIpc(TestCase):\n    def test_roundtrip(self):\n        _producer(None)\n\n\n"
+        "class TestAsks(TestCase):\n    def test_asks(self):\n        _asks()\n\n\n"
+        "def _pick():\n    return 'cuda' if 'LTC_TS_CUDA' in os.environ else 'cpu'\n\n\n"
+        "class TestPick(TestCase):\n    def test_pick(self):\n        _pick()\n"
+    )
+    found = fixes(tmp_path, "import torch_openreg\n" + source)
+    assert found["TestIpc"].kind == "not-configured"
+    assert found["TestIpc"].reason.startswith(
+        "`hw_classification = HardwareClassification.<MEMBER>`; every accelerator use in the class is OPENREG: "
+        "it reaches _producer, bound to openreg at module level (line 6)"
+    )
+    # A function that only asks, or falls back to the CPU, binds the class to no device.
+    assert found["TestAsks"] == unsafe("11")
+    assert found["TestPick"] == unsafe("25")

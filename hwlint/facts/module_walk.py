@@ -6,6 +6,8 @@ the statements that mention an accelerator outside classes."""
 
 import ast
 import bisect
+import functools
+import re
 from typing import Iterable, cast
 
 from hwlint.facts.classes import ClassReader, declared_value
@@ -91,6 +93,8 @@ class ModuleWalk:
                 self.assignment(stmt, branch, loops)
                 if line and not self.in_main:
                     self.device_binding(stmt, line)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and line and not self.in_main:
+                self.function_binding(stmt, line)
             elif isinstance(stmt, ast.ImportFrom):
                 for alias in stmt.names:
                     self.imports.append(Import(stmt.module or "", stmt.level, alias.name, alias.asname or alias.name))
@@ -171,6 +175,28 @@ class ModuleWalk:
         if device is not None and device in self.device_names:
             self.device_bindings.append(DeviceBinding(line, stmt.targets[0].id, device))
 
+    def function_binding(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> None:
+        """`def _producer(queue): t = torch.arange(4, device="openreg:0")`: a
+        module-level function each of whose lines that mention an
+        accelerator writes one device where a device goes (a device string,
+        `.cuda()`), the same one: calling it runs on that device as surely
+        as using `DEVICE = "openreg"` does. A line that only asks
+        (`torch.cuda.is_available()`), or a CPU it falls back to, binds it to none. (`line`: where it first
+        mentions the device.)"""
+        hits = self.text.hits()
+        end = stmt.end_lineno or stmt.lineno
+        if any(_writes_device("cpu").search(text) for text in self.text.lines[stmt.lineno - 1 : end]):
+            return  # `return "cuda" if ... else "cpu"`: the device there is, or the CPU
+        named: set[str] = set()
+        for at in hits[bisect.bisect_left(hits, stmt.lineno) : bisect.bisect_right(hits, end)]:
+            text = self.text.lines[at - 1].split("#", 1)[0]
+            found = {d for d in self.device_names if _writes_device(d).search(text)}
+            if not found:
+                return
+            named |= found
+        if len(named) == 1:
+            self.device_bindings.append(DeviceBinding(line, stmt.name, named.pop()))
+
     def maybe_instantiation(self, node: ast.expr, branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
         """`instantiate_device_type_tests(...)`, one Instantiation per class it names."""
         if not isinstance(node, ast.Call):
@@ -243,3 +269,11 @@ def _is_instantiation(stmt: ast.stmt) -> bool:
         return False
     func = value.func
     return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == INSTANTIATE
+
+
+@functools.lru_cache(maxsize=None)
+def _writes_device(device: str) -> re.Pattern[str]:
+    """A device written where a device goes, on a line: `"openreg"`,
+    `'cuda:0'`, `.cuda()`."""
+    name = re.escape(device)
+    return re.compile(rf"[\"']{name}(?::\d+)?[\"']|\.{name}\(")
