@@ -185,7 +185,7 @@ class ModuleWalk:
         mentions the device.)"""
         hits = self.text.hits()
         end = stmt.end_lineno or stmt.lineno
-        if any(_writes_device("cpu").search(text) for text in self.text.lines[stmt.lineno - 1 : end]):
+        if any(_FALLS_BACK.search(text) for text in self.text.lines[stmt.lineno - 1 : end]):
             return  # `return "cuda" if ... else "cpu"`: the device there is, or the CPU
         named: set[str] = set()
         for at in hits[bisect.bisect_left(hits, stmt.lineno) : bisect.bisect_right(hits, end)]:
@@ -269,6 +269,11 @@ def _is_instantiation(stmt: ast.stmt) -> bool:
         return False
     func = value.func
     return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == INSTANTIATE
+
+
+# The CPU chosen as the device (`return "cpu"`, `... else "cpu"`, `device = "cpu"`),
+# not a tensor copied back to it (`.to("cpu")`, `.cpu()`).
+_FALLS_BACK = re.compile(r"""(?:\breturn\s+|\belse\s+|^\s*\w+\s*=\s*)["']cpu["']""")
 
 
 @functools.lru_cache(maxsize=None)
