@@ -426,7 +426,7 @@ def test_a_class_whose_name_names_its_device_is_not_generalized(tmp_path: Path) 
         {
             "line": 5,
             "site": "TestSDPACudaOnly",
-            "why": "names 'cuda': a class of that device by its name; rename it to make it device-generic",
+            "why": "is 'cuda' only, by its name: rename it to make it device-generic",
             "kind": "class",
         }
     ]

@@ -395,14 +395,13 @@ def _refuse_the_class(info: ClassFacts, m: Migration, config: Config, facts: Mod
     devices = (*DEFAULT_ACCELERATORS.devices, *config.extend_devices, *(f.name for f in facts.devices_found))
     named = name_names_a_device(m.class_name, (*devices, "privateuse1"))
     if named:
-        # `TestSDPAPrivateUse1Only`: its author made it one device's; instantiated,
-        # it would run as TestSDPAPrivateUse1OnlyCUDA (PyTorch's reviewers ask
-        # for device-free names on instantiated classes).
+        # `TestSDPAPrivateUse1Only`: its author made it that device's only;
+        # instantiated, it would run as TestSDPAPrivateUse1OnlyCUDA.
         raise Refusal.blocked(
             Blocker(
                 info.line,
                 m.class_name,
-                f"names {named!r}: a class of that device by its name; rename it to make it device-generic",
+                f"is {named!r} only, by its name: rename it to make it device-generic",
                 "class",
             )
         )
@@ -413,14 +412,24 @@ def _refuse_the_class(info: ClassFacts, m: Migration, config: Config, facts: Mod
 
 
 def name_names_a_device(name: str, devices: Sequence[str]) -> str:
-    """The device a class's name names, by its CamelCase parts (`Cuda`,
-    `NPU`, `Private`+`Use1`), "" when none: `TestDumps` names no MPS."""
+    """The device a class's name says it is only for, by its CamelCase
+    parts (`TestSDPACudaOnly`, `TestSDPAPrivateUse1Only`, `TestOnlyNPU`,
+    `TestXPUSpecific`), "" when none: `TestCuda` alone may be a class
+    whose author knew one device, `TestDumps` names no MPS."""
     parts = [p.lower() for p in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)]
     for device in devices:
         for i, part in enumerate(parts):
-            if part == device or part + "".join(parts[i + 1 : i + 2]) == device:
+            width = 1 if part == device else 2 if part + "".join(parts[i + 1 : i + 2]) == device else 0
+            if not width:
+                continue
+            after = parts[i + width] if i + width < len(parts) else ""
+            before = parts[i - 1] if i else ""
+            if after in _ONLY or before == "only":
                 return device
     return ""
+
+
+_ONLY = frozenset({"only", "specific", "exclusive"})
 
 
 def class_to_instantiate(facts: ModuleFacts, m: Migration) -> ClassFacts:
