@@ -10,28 +10,29 @@ that runs on the CPU); the project's other modules say it is their device.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
 
 
-class UnnamedDevices(NamedTuple):
-    """The names (`openreg`), and the project root to read a class's lines from."""
+class UnnamedDevices:
+    """The names (`openreg`), and the project root to read a class's lines
+    from (each file once)."""
 
-    names: tuple[str, ...]
-    pattern: re.Pattern[str] | None
-    root: str
+    def __init__(self, names: tuple[str, ...], root: str) -> None:
+        self.names = names
+        self.root = root
+        words = "|".join(re.escape(n) for n in names)
+        # Where a device goes: a device string, a tensor method, a device module.
+        self.pattern = (
+            re.compile(rf"[\"']({words})(?::\d+)?[\"']|\.({words})\(|\btorch\.({words})\.") if names else None
+        )
+        self._lines: dict[str, list[str]] = {}
 
     @classmethod
     def of(cls, result: CheckResult) -> UnnamedDevices:
         names = tuple(sorted({f.name for ctx in result.contexts for f in ctx.facts.devices_found}))
-        if not names:
-            return cls((), None, str(result.config.root))
-        words = "|".join(re.escape(n) for n in names)
-        # Where a device goes: a device string, a tensor method, a device module.
-        pattern = re.compile(rf"[\"']({words})(?::\d+)?[\"']|\.({words})\(|\btorch\.({words})\.")
-        return cls(names, pattern, str(result.config.root))
+        return cls(names, str(result.config.root))
 
     def named_by(self, facts: ModuleFacts, class_name: str, line: int) -> str:
         """The first of the names the class (`class_name` at `line`) writes
@@ -41,12 +42,15 @@ class UnnamedDevices(NamedTuple):
         cls = next((c for c in facts.classes if c.name == class_name and c.line == line), None)
         if cls is None:
             return ""
-        try:
-            with open(f"{self.root}/{facts.path}", encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()[cls.line - 1 : cls.end_line]
-        except OSError:
-            return ""
-        for text in lines:
+        lines = self._lines.get(facts.path)
+        if lines is None:
+            try:
+                with open(f"{self.root}/{facts.path}", encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:
+                lines = []
+            self._lines[facts.path] = lines
+        for text in lines[cls.line - 1 : cls.end_line]:
             found = self.pattern.search(text.split("#", 1)[0])
             if found is not None:
                 return next(g for g in found.groups() if g)
