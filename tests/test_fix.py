@@ -87,11 +87,16 @@ def test_unsafe_fix_needs_the_flag(tmp_path: Path) -> None:
     assert text == source and code == 1
     assert "unsafe fix to CUDA (every accelerator use in the class is CUDA): apply with --unsafe" in err
     text, err, code = fixed(tmp_path, source, "--unsafe")
-    # Declared, and `hwlint check` still fails: a CUDA class is instantiated
-    # only_for="cuda" and its tests take `device` (HWC101, HWC102), as
-    # TEST_LINTER requires; what made the fix unsafe.
-    assert "    hw_classification = HardwareClassification.CUDA\n" in text and code == 1
-    assert "HWC101 CUDA test class TestA is never passed to instantiate_device_type_tests" in err
+    # Declared CUDA, not made device-generic (its class skip names CUDA, and
+    # every device class would inherit it), and so instantiated only_for="cuda",
+    # its test taking `device`, as TEST_LINTER requires of a CUDA class.
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text and code == 0
+    assert "    def test_a(self, device):\n" in text
+    assert text.endswith('\n\ninstantiate_device_type_tests(TestA, globals(), only_for="cuda")\n')
+    assert (
+        "TestA: `@unittest.skipIf(not TEST_CUDA, 'needs CUDA')` (line 4) names a device, and every device class "
+        "would inherit the skip: a class of that device\n"
+    ) in err
 
 
 # -- placement -------------------------------------------------------------

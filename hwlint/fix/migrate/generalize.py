@@ -110,7 +110,7 @@ def _generalize(
     # (A test given `@requires_triton()` is skipped where Triton is not: it needs no accelerator for that.)
     need = accelerator_need(source, bindings(facts)) or ("it asked for Triton on the device" if triton else "")
     # (a) every test takes `device`.
-    step_a, where, added = _tests_given_device(data, m, device, facts, config)
+    step_a, where, added = _tests_given_device(data, m, device, facts, config, words)
     # (b) the hard-coded devices rewritten, each with its device-generic equivalent.
     step_b, rewritten = _devices_rewritten(step_a, m, config, facts_of)
     # (c) nothing in the class names a device any more, nor a module-level
@@ -226,7 +226,7 @@ def _without_decorators(cls: cst.ClassDef, names: set[str]) -> cst.ClassDef:
 
 
 def _undecorated_class(
-    data: bytes, m: Migration, config: Config, doing: str
+    data: bytes, m: Migration, config: Config, doing: str, words: re.Pattern[str] | None = None
 ) -> tuple[cst.Module, list[cst.SimpleStatementLine | cst.BaseCompoundStatement], int, cst.ClassDef]:
     """The module, its body, the class's index there and the class, refused
     when the class has decorators other than skips its device classes
@@ -240,16 +240,21 @@ def _undecorated_class(
     for d in cls.decorators:
         if refused_decorator(decorator_name(d), config) is not None:
             raise Refusal(f"{m.class_name} has class decorators ({decorator_name(d)}): {doing} by hand")
+        code = module.code_for_node(d.decorator)
+        if words is not None and words.search(code):
+            # `@skipIf(not TEST_CUDA, ...)`: every device class would inherit the skip.
+            why = "names a device, and every device class would inherit the skip: a class of that device"
+            raise Refusal.blocked(Blocker(m.line, f"@{code}", why, "names-device"))
     return module, body, where, cls
 
 
 def _tests_given_device(
-    data: bytes, m: Migration, device: str, facts: ModuleFacts, config: Config
+    data: bytes, m: Migration, device: str, facts: ModuleFacts, config: Config, words: re.Pattern[str]
 ) -> tuple[bytes, int, int]:
     """The module with `device` given to every test of the class (a default
     naming the device gone), the class's index in its body, and how many
-    tests got it."""
-    module, body, where, cls = _undecorated_class(data, m, config, "generalize")
+    tests got it; Refusal when a decorator of the class names a device (`words`)."""
+    module, body, where, cls = _undecorated_class(data, m, config, "generalize", words)
     new_body, added = given_device(cls, device, drop_defaults=True, bound=bindings(facts))
     body[where] = cls.with_changes(body=cls.body.with_changes(body=new_body))
     return module.with_changes(body=body).bytes, where, added
