@@ -226,8 +226,9 @@ class _Planner:
         """A declaration added or a string replaced; an unsafe one left
         without `--unsafe`; with it, a one-device class tried as device-generic first."""
         assert diag.class_name is not None
-        named = self.index.unnamed.named_by(self.index.modules[diag.path], diag.class_name, diag.line)
-        if fix.classification == "GENERIC" and fix.member is None and named:
+        generic = fix.classification == "GENERIC" and fix.member is None
+        named = generic and self.index.unnamed.named_by(self.index.modules[diag.path], diag.class_name, diag.line)
+        if named:
             # A module that registers the backend itself (`rename_privateuse1_backend("openreg")`)
             # is no evidence of that device alone: the project's other modules are.
             why = (
