@@ -14,7 +14,9 @@ that ran it: where it places a tensor in a test (`device=GPU_TYPE`,
 test runs in, which is what GPU_TYPE was (`device` is `"cuda:0"`, not
 `"cuda"`). What cannot get either is refused with why: a use evaluated when
 the class is defined (a decorator, a default, a class attribute), in a
-static method, or in a module-level helper or value the class uses.
+static method, or in a module-level helper or value the class uses
+(the module's own spellings of GPU_TYPE aside: an alias, a helper placing
+on it by default, a base setting `device` to it, hwlint.fix.migrate.any_gpu_spellings).
 Guards (`@requires_gpu()`, `@unittest.skipIf(not HAS_GPU, ...)`, `if
 HAS_GPU: run_tests()`) stay: they are still right on each device class.
 """
@@ -22,7 +24,7 @@ HAS_GPU: run_tests()`) stay: they are still right on each device class.
 from __future__ import annotations
 
 import re
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import libcst as cst
 
@@ -32,6 +34,7 @@ from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
 from hwlint.facts.requirements import required_tests
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
+from hwlint.fix.migrate.any_gpu_spellings import module_bindings, spellings, spelt_as_gpu_type
 from hwlint.fix.migrate.class_decorators import CLASS_SAFE_SKIPS, refused_decorator
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.config_patches import config_patches_on_tests
@@ -68,13 +71,22 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
         raise Refusal("ACCELERATOR is not a configured classification")
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
-    _refuse_uninstantiable(m, facts, state.body, index)
+    # The module's own spellings of GPU_TYPE (`DEVICE = GPU_TYPE`, `def T(..., device=DEVICE)`) as GPU_TYPE.
+    reaching = _reaching_any_gpu(state.body, index)
+    found = spellings(state.body, index, reaching)
+    cls = spelt_as_gpu_type(cls, found)
+    assert isinstance(cls.body, cst.IndentedBlock)
+    _refuse_uninstantiable(
+        m, facts, state.body, index, cls, {k: v for k, v in reaching.items() if k not in found.names}
+    )
     # Instantiated, its config patches go onto its tests (hwlint.fix.migrate.config_patches).
     declared = {s.name.value: _names(s) for s in cls.body.body if isinstance(s, cst.FunctionDef)}
     cls, patches = config_patches_on_tests(cls)
     assert isinstance(cls.body, cst.IndentedBlock)
     decorators = _kept_decorators(cls, state.config)
-    body, attributes = _without_attributes(cls, cls.body.body)
+    body, attributes = _without_attributes(cls, cls.body.body, found.bases)
+    if found.bases and "device" not in attributes:
+        attributes = (*attributes, "device")  # a base's `device = DEVICE`: its reads rewritten as the class's own
     rewritten = 0
     using: dict[str, bool] = {}  # each method: whether it used GPU_TYPE
     tests: list[cst.FunctionDef] = []
@@ -120,7 +132,14 @@ def _names(fn: cst.FunctionDef) -> tuple[str, ...]:
     return tuple(decorator_name(d) for d in fn.decorators)
 
 
-def _refuse_uninstantiable(m: Migration, facts: ModuleFacts, body: Sequence[cst.BaseStatement], index: int) -> None:
+def _refuse_uninstantiable(
+    m: Migration,
+    facts: ModuleFacts,
+    body: Sequence[cst.BaseStatement],
+    index: int,
+    cls: cst.ClassDef,
+    reaching: dict[str, str],
+) -> None:
     """Refusal when instantiating the class would break its module (the
     call deletes it from the module's globals), or it reaches a
     module-level helper or value that uses GPU_TYPE (no rewrite of the
@@ -132,8 +151,7 @@ def _refuse_uninstantiable(m: Migration, facts: ModuleFacts, body: Sequence[cst.
         raise Refusal(
             f"the module names {m.class_name} outside it, which instantiating it deletes from the module: migrate by hand"
         )
-    cls = body[index]
-    for name, line in _reaching_any_gpu(body, index).items():
+    for name, line in reaching.items():
         if node_uses(cls, name):
             raise Refusal(
                 f"{m.class_name} uses {name}, which uses GPU_TYPE at module level ({line}): "
@@ -227,7 +245,7 @@ def _reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str
     defs: dict[str, list[cst.CSTNode]] = {}
     for i, stmt in enumerate(body):
         if i != index:
-            for name, node in _bindings(stmt):
+            for name, node in module_bindings(stmt):
                 defs.setdefault(name, []).append(node)
     reaching = {
         name: f"def {name}" if isinstance(nodes[0], cst.FunctionDef) else name
@@ -243,36 +261,6 @@ def _reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str
                 reaching[name] = f"through {through}"
                 grew = True
     return reaching
-
-
-def _bindings(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
-    """The names a module-level statement binds, each with what binds it,
-    into the arms of its `if`, `try` and `with` blocks."""
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        yield stmt.name.value, stmt
-    elif isinstance(stmt, cst.SimpleStatementLine):
-        for small in stmt.body:
-            targets = (
-                [t.target for t in small.targets]
-                if isinstance(small, cst.Assign)
-                else [small.target]
-                if isinstance(small, cst.AnnAssign) and small.value is not None
-                else []
-            )
-            for target in targets:
-                if isinstance(target, cst.Name):
-                    yield target.value, small
-    elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.Else, cst.ExceptHandler, cst.Finally)):
-        inner = stmt.body
-        for child in inner.body if isinstance(inner, cst.IndentedBlock) else ():
-            yield from _bindings(child)
-        for arm in (
-            getattr(stmt, "orelse", None),
-            *getattr(stmt, "handlers", ()),
-            getattr(stmt, "finalbody", None),
-        ):
-            if arm is not None:
-                yield from _bindings(arm)
 
 
 # Calls whose arguments after the condition are a message, by their last name.
@@ -337,7 +325,7 @@ def _kept_decorators(cls: cst.ClassDef, config: Config) -> list[cst.Decorator]:
 
 
 def _without_attributes(
-    cls: cst.ClassDef, stmts: Sequence[cst.BaseStatement]
+    cls: cst.ClassDef, stmts: Sequence[cst.BaseStatement], plain: frozenset[str] = frozenset()
 ) -> tuple[list[cst.BaseStatement], tuple[str, ...]]:
     """The class body without `device = GPU_TYPE` / `device_type = GPU_TYPE`
     (their comments kept on what follows), and which of the two it set;
@@ -368,9 +356,9 @@ def _without_attributes(
             carried = []
         body.append(stmt)
     bases = {base_name(dotted(b.value)) for b in cls.bases}
-    if "device" in found and not bases <= _PLAIN_BASES:
+    if "device" in found and not bases <= _PLAIN_BASES | plain:
         raise Refusal(
-            f"{cls.name.value} sets `device = GPU_TYPE` and its base {sorted(bases - _PLAIN_BASES)[0]} may read "
+            f"{cls.name.value} sets `device = GPU_TYPE` and its base {sorted(bases - _PLAIN_BASES - plain)[0]} may read "
             "`self.device`: migrate by hand"
         )
     return body, tuple(found)
