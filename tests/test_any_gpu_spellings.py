@@ -42,11 +42,16 @@ def test_an_alias_a_placing_helper_and_a_setting_base_are_taken_as_gpu_type(tmp_
     )
 
 
-def test_a_call_that_says_its_device_keeps_it(tmp_path: Path) -> None:
-    source = HEAD + MODULE + CLASS.replace("T(10, 10)", 'T(10, 10, device="cpu")') + GATED
+def test_a_test_that_places_on_the_cpu_itself_is_split_off(tmp_path: Path) -> None:
+    # `torch.ones(10, 10, device="cpu")` uses no GPU: that test goes to a GENERIC class, the others are migrated.
+    source = HEAD + MODULE + CLASS.replace("T(10, 10)", 'torch.ones(10, 10, device="cpu")') + GATED
     text, report = migrate(tmp_path, source)
-    assert report.migrated == {"any-gpu": 1}, report.unfixed
-    assert 'inp = (T(10, 10, device="cpu"),)' in text
+    assert report.migrated == {"split": 2}, report.unfixed
+    generic = text[text.index("class TestAGeneric(Base):") : text.index("class TestAAccelerator")]
+    assert '    def test_one(self):\n        inp = (torch.ones(10, 10, device="cpu"),)\n' in generic
+    accelerator = text[text.index("class TestAAccelerator(Base):") :]
+    assert "    def test_many(self, device):\n        inp = [\n            T(2, device=device),\n" in accelerator
+    assert "DEVICE" not in generic + accelerator
 
 
 SPELT_REFUSED = [

@@ -48,7 +48,10 @@ def plan_splits(
             continue
         facts, cls = found
         instantiated = any(i.class_name == cls.name for i in facts.instantiations)
-        if not _divides(cls, instantiated) or _used_elsewhere(result, diag.path, cls.name):
+        # A GPU_TYPE class of a module that spells it its own way (`DEVICE =
+        # GPU_TYPE`): which tests use it, the split finds (hwlint.fix.migrate.any_gpu_spellings).
+        spelt = fix.kind == "any-gpu" and bool(facts.gpu_bindings) and len(cls.methods) > 1
+        if not (spelt or _divides(cls, instantiated)) or _used_elsewhere(result, diag.path, cls.name):
             continue
         occurrence = [c for c in facts.classes if c.name == cls.name].index(cls)
         member = fix.classification if isinstance(fix, Fix) else ""

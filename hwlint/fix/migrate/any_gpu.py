@@ -34,7 +34,7 @@ from hwlint.facts.devices import ANY_GPU_NAMES, instantiable
 from hwlint.facts.requirements import required_tests
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute, method_migrated
-from hwlint.fix.migrate.any_gpu_spellings import module_bindings, spellings, spelt_as_gpu_type
+from hwlint.fix.migrate.any_gpu_spellings import reaching_any_gpu, refuse_reaching, spellings, spelt_as_gpu_type
 from hwlint.fix.migrate.class_decorators import CLASS_SAFE_SKIPS, refused_decorator
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.config_patches import config_patches_on_tests
@@ -72,7 +72,7 @@ def any_gpu(state: ModuleEdits, m: Migration, index: int, facts: ModuleFacts) ->
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
     # The module's own spellings of GPU_TYPE (`DEVICE = GPU_TYPE`, `def T(..., device=DEVICE)`) as GPU_TYPE.
-    reaching = _reaching_any_gpu(state.body, index)
+    reaching = reaching_any_gpu(state.body, index)
     found = spellings(state.body, index, reaching)
     cls = spelt_as_gpu_type(cls, found)
     assert isinstance(cls.body, cst.IndentedBlock)
@@ -151,12 +151,7 @@ def _refuse_uninstantiable(
         raise Refusal(
             f"the module names {m.class_name} outside it, which instantiating it deletes from the module: migrate by hand"
         )
-    for name, line in reaching.items():
-        if node_uses(cls, name):
-            raise Refusal(
-                f"{m.class_name} uses {name}, which uses GPU_TYPE at module level ({line}): "
-                f"give it the test's `device`, then migrate"
-            )
+    refuse_reaching(cls, reaching)
 
 
 # Flags that are false on a machine without a GPU (inductor_utils' HAS_GPU,
@@ -235,74 +230,6 @@ def _needs_gpu(test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return _needs_gpu(test.left) or _needs_gpu(test.right)
     return isinstance(test, cst.Name) and bool(_GPU_FLAG.match(test.value))
-
-
-def _reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str, str]:
-    """The module-level functions, classes and names (other than the class
-    at `index`) whose definition uses GPU_TYPE, directly or through another
-    of them: name -> what it is. A name bound in a branch (`if HAS_GPU:
-    DEVICE = GPU_TYPE` / `else: DEVICE = "cpu"`) counts with each binding."""
-    defs: dict[str, list[cst.CSTNode]] = {}
-    for i, stmt in enumerate(body):
-        if i != index:
-            for name, node in module_bindings(stmt):
-                defs.setdefault(name, []).append(node)
-    reaching = {
-        name: f"def {name}" if isinstance(nodes[0], cst.FunctionDef) else name
-        for name, nodes in defs.items()
-        if any(_uses_outside_messages(node) for node in nodes)
-    }
-    grew = True
-    while grew:
-        grew = False
-        for name, nodes in defs.items():
-            through = next((r for r in reaching for node in nodes if node_uses(node, r)), None)
-            if name not in reaching and through is not None:
-                reaching[name] = f"through {through}"
-                grew = True
-    return reaching
-
-
-# Calls whose arguments after the condition are a message, by their last name.
-_CONDITIONAL_SKIPS = frozenset({"skipIf", "skipUnless", "skipif"})
-
-
-class _OutsideMessages(cst.CSTVisitor):
-    """Whether a node names GPU_TYPE other than in a skip's reason or a
-    message (`skipIf(not HAS_MULTIGPU, f"requires multiple {GPU_TYPE} devices")`,
-    `functools.partial(unittest.skipIf, ..., f"...{GPU_TYPE}...")`): a
-    message places nothing on a device."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        name = dotted(node.func).rsplit(".", 1)[-1]
-        positional = [a for a in node.args if a.keyword is None and a.star == ""]
-        first = 0
-        if name in _CONDITIONAL_SKIPS:
-            first = 1
-        elif name == "partial" and positional and dotted(positional[0].value).rsplit(".", 1)[-1] in _CONDITIONAL_SKIPS:
-            first = 2
-        node.func.visit(self)
-        for arg in node.args:
-            message = (arg.keyword is not None and arg.keyword.value in ("msg", "reason", "message")) or (
-                first and arg in positional[first:]
-            )
-            if not message:
-                arg.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in ANY_GPU_NAMES:
-            self.found = True
-
-
-def _uses_outside_messages(node: cst.CSTNode) -> bool:
-    visitor = _OutsideMessages()
-    node.visit(visitor)
-    return visitor.found
 
 
 def _kept_decorators(cls: cst.ClassDef, config: Config) -> list[cst.Decorator]:

@@ -31,10 +31,12 @@ from typing import Iterator, NamedTuple, Sequence
 
 import libcst as cst
 
+from hwlint.facts import ModuleFacts
 from hwlint.facts.devices import ANY_GPU_NAMES
 from hwlint.fix.edits import dotted
-from hwlint.fix.migrate.outcome import Refusal
-from hwlint.fix.migrate.tree import base_name, node_uses
+from hwlint.fix.migrate.outcome import MigrateError, Refusal
+from hwlint.fix.migrate.tree import base_name, find_class, node_uses
+from hwlint.fix.rewrite import parse_module
 
 # The attribute a module base may set to GPU_TYPE and still be taken: not
 # `device_type`, which an instantiated class would inherit ahead of the
@@ -100,6 +102,86 @@ def spelt_as_gpu_type(cls: cst.ClassDef, found: Spellings) -> cst.ClassDef:
         if node_uses(spelt, name, attributes=False) and _uncalled(spelt, name):
             raise Refusal(f"{cls.name.value} uses {name} other than calling it: migrate by hand")
     return spelt
+
+
+def reaching_any_gpu(body: Sequence[cst.BaseStatement], index: int) -> dict[str, str]:
+    """The module-level functions, classes and names (other than the class
+    at `index`) whose definition uses GPU_TYPE, directly or through another
+    of them: name -> what it is. A name bound in a branch (`if HAS_GPU:
+    DEVICE = GPU_TYPE` / `else: DEVICE = "cpu"`) counts with each binding."""
+    defs: dict[str, list[cst.CSTNode]] = {}
+    for i, stmt in enumerate(body):
+        if i != index:
+            for name, node in module_bindings(stmt):
+                defs.setdefault(name, []).append(node)
+    reaching = {
+        name: f"def {name}" if isinstance(nodes[0], cst.FunctionDef) else name
+        for name, nodes in defs.items()
+        if any(_uses_outside_messages(node) for node in nodes)
+    }
+    grew = True
+    while grew:
+        grew = False
+        for name, nodes in defs.items():
+            through = next((r for r in reaching for node in nodes if node_uses(node, r)), None)
+            if name not in reaching and through is not None:
+                reaching[name] = f"through {through}"
+                grew = True
+    return reaching
+
+
+# Calls whose arguments after the condition are a message, by their last name.
+_CONDITIONAL_SKIPS = frozenset({"skipIf", "skipUnless", "skipif"})
+
+
+class _OutsideMessages(cst.CSTVisitor):
+    """Whether a node names GPU_TYPE other than in a skip's reason or a
+    message (`skipIf(not HAS_MULTIGPU, f"requires multiple {GPU_TYPE} devices")`,
+    `functools.partial(unittest.skipIf, ..., f"...{GPU_TYPE}...")`): a
+    message places nothing on a device."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        name = dotted(node.func).rsplit(".", 1)[-1]
+        positional = [a for a in node.args if a.keyword is None and a.star == ""]
+        first = 0
+        if name in _CONDITIONAL_SKIPS:
+            first = 1
+        elif name == "partial" and positional and dotted(positional[0].value).rsplit(".", 1)[-1] in _CONDITIONAL_SKIPS:
+            first = 2
+        node.func.visit(self)
+        for arg in node.args:
+            message = (arg.keyword is not None and arg.keyword.value in ("msg", "reason", "message")) or (
+                first and arg in positional[first:]
+            )
+            if not message:
+                arg.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in ANY_GPU_NAMES:
+            self.found = True
+
+
+def _uses_outside_messages(node: cst.CSTNode) -> bool:
+    visitor = _OutsideMessages()
+    node.visit(visitor)
+    return visitor.found
+
+
+def refuse_reaching(cls: cst.ClassDef, reaching: dict[str, str]) -> None:
+    """Refusal when the class uses a module-level name whose definition
+    uses GPU_TYPE (`reaching`: name -> what it is): no rewrite of the class
+    changes what that one makes."""
+    for name, what in reaching.items():
+        if node_uses(cls, name):
+            raise Refusal(
+                f"{cls.name.value} uses {name}, which uses GPU_TYPE at module level ({what}): "
+                f"give it the test's `device`, then migrate"
+            )
 
 
 def module_bindings(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
@@ -252,3 +334,27 @@ class _Spelt(cst.CSTTransformer):
         elif args:
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return updated_node.with_changes(args=[*args, device])
+
+
+def respelt(data: bytes, class_name: str, occurrence: int, facts: ModuleFacts) -> bytes:
+    """The module with the class (`class_name`, its `occurrence`-th) in
+    GPU_TYPE's own spelling (`spelt_as_gpu_type`), for a split that sorts its
+    tests by what they use; `data` itself when the module binds no alias of
+    GPU_TYPE (the facts say: no parse) or nothing changes. Refusal as
+    `spelt_as_gpu_type`'s."""
+
+    if not facts.gpu_bindings:
+        return data
+    module = parse_module(data, MigrateError)
+    index = find_class(module.body, class_name, occurrence)
+    cls = module.body[index]
+    assert isinstance(cls, cst.ClassDef)
+    reaching = reaching_any_gpu(module.body, index)
+    found = spellings(module.body, index, reaching)
+    spelt = spelt_as_gpu_type(cls, found)
+    refuse_reaching(spelt, {k: v for k, v in reaching.items() if k not in found.names})
+    if spelt is cls:
+        return data
+    body = list(module.body)
+    body[index] = spelt
+    return module.with_changes(body=body).code.encode(module.encoding)

@@ -94,6 +94,39 @@ def device_constants(data: bytes, lines: Sequence[int], naming: re.Pattern[str] 
     return {name for names, code in found.values() if naming is None or naming.search(code) for name in names}
 
 
+def users_of(data: bytes, names: set[str]) -> set[str]:
+    """The module-level functions and values whose definition uses one of
+    `names`, through one another too (`def T(*size, device=DEVICE)` with
+    `DEVICE = "cuda"`: a test calling `T(2)` places on CUDA). A class is
+    left out: a test class using the name is the one being sorted."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    defs: dict[str, list[ast.AST]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(stmt.name, []).append(stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    defs.setdefault(target.id, []).append(stmt.value)
+    uses = {
+        name: {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
+        for name, nodes in defs.items()
+    }
+    found = set(names)
+    grew = True
+    while grew:
+        grew = False
+        for name, used in uses.items():
+            if name not in found and used & found:
+                found.add(name)
+                grew = True
+    return found - names
+
+
 def accelerator_type_names(data: bytes) -> frozenset[str]:
     """Names the module binds once, at its top level, to the type of the
     machine's accelerator (`device_type = acc.type if (acc :=
@@ -145,13 +178,16 @@ def bound_at(data: bytes, lines: Sequence[int], *, with_code: bool = False) -> d
 
 
 def _code_without_strings(stmt: ast.stmt) -> str:
-    """The statement's code with its strings (a skip's reason) emptied."""
+    """The statement's code with its strings (a skip's reason) emptied,
+    but the string an assignment binds (`DEVICE = "cuda"`: the device itself)."""
+    copied = copy.deepcopy(stmt)
+    value = copied.value if isinstance(copied, (ast.Assign, ast.AnnAssign)) else None
 
     class _Empty(ast.NodeTransformer):
         def visit_Constant(self, node: ast.Constant) -> ast.AST:
-            return ast.Constant("") if isinstance(node.value, str) else node
+            return ast.Constant("") if isinstance(node.value, str) and node is not value else node
 
-    return ast.unparse(_Empty().visit(copy.deepcopy(stmt)))
+    return ast.unparse(_Empty().visit(copied))
 
 
 def _innermost(body: Sequence[ast.stmt], line: int) -> ast.stmt | None:

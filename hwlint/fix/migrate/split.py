@@ -30,7 +30,15 @@ from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.facts.devices import DEVICE_TEST_DECORATORS
 from hwlint.fix.migrate.any_gpu_decorators import DEVICE_SKIPS
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute
-from hwlint.fix.migrate.evidence import bound_at, device_constants, device_words, masked_messages, names_a_device
+from hwlint.fix.migrate.any_gpu_spellings import respelt
+from hwlint.fix.migrate.evidence import (
+    bound_at,
+    device_constants,
+    device_words,
+    masked_messages,
+    names_a_device,
+    users_of,
+)
 from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.generalize import class_devices_rewritten
 from hwlint.fix.migrate.guards import decorators_changed, guards_applied
@@ -72,18 +80,16 @@ def split(
     for member in ("GENERIC", "ACCELERATOR"):
         if member not in config.classifications:
             raise Refusal(f"not split: {member} is not a configured classification")
+    # The module's own spellings of GPU_TYPE as GPU_TYPE (`T(10)` placing on
+    # `DEVICE = GPU_TYPE` by default): the tests using them are then seen as GPU_TYPE's are.
+    data = respelt(data, m.class_name, m.occurrence, facts_of(data))
     facts = facts_of(data)
     info = class_facts(facts, m.class_name, m.occurrence)
     if info is None:
         raise Refusal(f"class {m.class_name} not found in the facts")
     names = SplitNames.of(m.class_name)
-    # A first look with ast: libcst's parse costs some fifty times more.
-    reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
     words = device_words(config, found=(f.name for f in facts.devices_found))
-    # What runs on no device hidden, as the split sorts the tests (`_naming_nothing_that_runs`).
-    masked = masked_for_tests(data, info, words)
-    if every_test_uses_a_device(masked, info.line, words, device_constants(data, reached), instantiated=False):
-        raise Refusal(_ONE_KIND.format("every"))
+    masked = _first_look(data, info, facts, words)
     module = parse_module(data, MigrateError)
     where = find_class(module.body, m.class_name, m.occurrence)
     cls = module.body[where]
@@ -144,6 +150,17 @@ def split(
     return fixed, done, moves
 
 
+def _first_look(data: bytes, info: ClassFacts, facts: ModuleFacts, words: re.Pattern[str]) -> bytes:
+    """The module with what runs on no device hidden, as the split sorts the
+    tests (`_naming_nothing_that_runs`); Refusal when every test then uses a
+    device. With ast: libcst's parse costs some fifty times more."""
+    reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
+    masked = masked_for_tests(data, info, words)
+    if every_test_uses_a_device(masked, info.line, words, _bound(data, reached), instantiated=False):
+        raise Refusal(_ONE_KIND.format("every"))
+    return masked
+
+
 def _listed(tests: Sequence[str]) -> str:
     return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
 
@@ -188,7 +205,7 @@ def sort_tests(
     assert isinstance(cls.body, cst.IndentedBlock)
     words = device_words(config, found=(f.name for f in facts.devices_found))
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
-    bound = device_constants(data, reached)
+    bound = _bound(data, reached)
     tests = {i: fn for i, fn in test_methods(cls)}
     # What each test's own code says, first: when it makes every test a
     # device test (most of the splits the plan tries and the facts cannot
@@ -381,6 +398,15 @@ def _bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
     return sorted(name for name in bound if re.search(rf"\b{re.escape(name)}\b", text) and node_uses(node, name))
 
 
+def _bound(data: bytes, lines: Sequence[int], naming: re.Pattern[str] | None = None) -> set[str]:
+    """The module-level names bound to a device on `lines`
+    (hwlint.fix.migrate.evidence.device_constants), and the functions and
+    values that use them (`def T(*size, device=DEVICE)`: a test calling `T(2)`
+    places on that device)."""
+    bound = device_constants(data, lines, naming)
+    return bound | users_of(data, bound) if bound else bound
+
+
 def _refuse_still_bound(
     fixed: bytes,
     names: SplitNames,
@@ -421,7 +447,7 @@ def _refuse_still_bound(
         raise Refusal(f"not split: after the rewrites, a device test still names {named}: it is a test of that device")
     # A GPU_TYPE class's: a name bound to whichever GPU the machine has
     # (`requires_multigpu = skipIf(not HAS_MULTIGPU, ...)`) is no device's.
-    bound = device_constants(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
+    bound = _bound(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
     used = sorted(name for name in bound if node_uses(bare, name, attributes=False))
     if used:
         raise Refusal(f"not split: a device test uses {used[0]}, which the module binds to a device")
