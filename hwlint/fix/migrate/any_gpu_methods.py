@@ -21,8 +21,9 @@ from hwlint.fix.migrate.tree import decorator_name, device_parameter, node_uses
 _ATTRIBUTES = ("device", "device_type")
 
 
-def gpu_attribute(stmt: cst.BaseStatement) -> str | None:
-    """`device` or `device_type` when `stmt` is `device = GPU_TYPE` (or `device_type: str = GPU_TYPE`)."""
+def gpu_attribute(stmt: cst.BaseStatement, names: frozenset[str] = ANY_GPU_NAMES) -> str | None:
+    """`device` or `device_type` when `stmt` is `device = GPU_TYPE` (or
+    `device_type: str = GPU_TYPE`; `names`: GPU_TYPE and what else spells it)."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     small = stmt.body[0]
@@ -32,7 +33,7 @@ def gpu_attribute(stmt: cst.BaseStatement) -> str | None:
         target, value = small.target, small.value
     else:
         return None
-    if isinstance(target, cst.Name) and target.value in _ATTRIBUTES and dotted(value) in ANY_GPU_NAMES:
+    if isinstance(target, cst.Name) and target.value in _ATTRIBUTES and dotted(value) in names:
         return target.value
     return None
 

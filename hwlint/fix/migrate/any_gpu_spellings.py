@@ -34,6 +34,7 @@ import libcst as cst
 from hwlint.facts import ModuleFacts
 from hwlint.facts.devices import ANY_GPU_NAMES
 from hwlint.fix.edits import dotted
+from hwlint.fix.migrate.any_gpu_methods import gpu_attribute
 from hwlint.fix.migrate.outcome import MigrateError, Refusal
 from hwlint.fix.migrate.tree import base_name, find_class, node_uses
 from hwlint.fix.rewrite import parse_module
@@ -242,26 +243,13 @@ def _sets_device_only(node: cst.CSTNode, gpu: frozenset[str], others: frozenset[
         return False
     setting = False
     for stmt in node.body.body:
-        if _device_attribute(stmt, gpu):
+        if gpu_attribute(stmt, gpu) == _BASE_ATTRIBUTE:
             setting = True
         elif any(node_uses(stmt, n) for n in gpu | others):
             return False
         elif isinstance(stmt, cst.FunctionDef) and node_uses(stmt, _BASE_ATTRIBUTE):
             return False  # may read `self.device`
     return setting and not any(node_uses(d, n) for d in node.decorators for n in gpu | others)
-
-
-def _device_attribute(stmt: cst.BaseStatement, gpu: frozenset[str]) -> bool:
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return False
-    small = stmt.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-        target, value = small.targets[0].target, small.value
-    elif isinstance(small, cst.AnnAssign) and small.value is not None:
-        target, value = small.target, small.value
-    else:
-        return False
-    return isinstance(target, cst.Name) and target.value == _BASE_ATTRIBUTE and dotted(value) in gpu
 
 
 def _uncalled(cls: cst.ClassDef, name: str) -> bool:
