@@ -195,19 +195,20 @@ def _split_shape(before: ModuleFacts, after: ModuleFacts, splits: Sequence[Done]
         if targets is None:
             classes.append(old)
             continue
-        generic, accelerator = targets["GENERIC"], targets["ACCELERATOR"]
+        # The device-free tests' class: GENERIC, or CPU when they are the CPU's case (hwlint.fix.migrate.split_cpu).
+        member = "CPU" if "CPU" in targets else "GENERIC"
+        generic, accelerator = targets[member], targets["ACCELERATOR"]
         found = {c.name: c for c in after.classes if c.name in (generic, accelerator)}
         if len(found) != 2 or any(c.name == old.name for c in after.classes):
             raise RewriteError(f"{old.name} is not split into one {generic} and one {accelerator}")
-        if [canonical_member(x, config) for x in found[generic].declarations if x.where == "body"] != ["GENERIC"]:
-            raise RewriteError(f"{generic} does not end up classified GENERIC")
-        calls = {i.class_name for i in after.instantiations}
-        if generic in calls or accelerator not in calls:
-            raise RewriteError(f"{accelerator} (not {generic}) is not instantiated")
+        _verify_made(after, found[generic], member, accelerator, config)
         going = {x.name for x in found[generic].methods}
         mixin = [c for c in after.classes if c.name == f"_{old.name}Mixin"]
         shaped = [old._replace(name=c.name, methods=()) for c in mixin]
-        shaped.append(old._replace(name=generic, methods=tuple(x for x in old.methods if x.name in going)))
+        free = tuple(x for x in old.methods if x.name in going)
+        if member == "CPU":
+            free = tuple(x._replace(params=("device", *x.params)) for x in free)
+        shaped.append(old._replace(name=generic, methods=free))
         # The device tests take `device`; their guards of a device may be rewritten (hwlint.fix.migrate.guards).
         guards = {(t, a): b for d in splits if d.class_name == old.name for t, a, b in d.guards}
         device = tuple(
@@ -220,6 +221,18 @@ def _split_shape(before: ModuleFacts, after: ModuleFacts, splits: Sequence[Done]
         shaped.append(old._replace(name=accelerator, methods=device))
         classes.extend(shaped)
     return before._replace(classes=tuple(classes))
+
+
+def _verify_made(after: ModuleFacts, made: ClassFacts, member: str, accelerator: str, config: Config) -> None:
+    """RewriteError unless the class of a split's device-free tests (`made`)
+    is declared `member`, instantiated for the CPU alone if CPU and not at all
+    if GENERIC, and the ACCELERATOR class is instantiated."""
+    if [canonical_member(x, config) for x in made.declarations if x.where == "body"] != [member]:
+        raise RewriteError(f"{made.name} does not end up classified {member}")
+    calls = {i.class_name for i in after.instantiations}
+    cpu = [i.only_for for i in after.instantiations if i.class_name == made.name]
+    if (cpu != [("cpu",)] if member == "CPU" else made.name in calls) or accelerator not in calls:
+        raise RewriteError(f"{accelerator} (and {made.name} for the CPU only, if CPU) is not instantiated")
 
 
 def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done], config: Config) -> None:

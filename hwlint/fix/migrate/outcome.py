@@ -46,7 +46,8 @@ KINDS: dict[str, str] = {
     "itself when all its tests are; @onlyNativeDeviceTypes: ACCELERATOR with except_for)",
     "any-gpu": "class on whichever GPU the machine has (GPU_TYPE) -> instantiated ACCELERATOR class "
     '(tests take `device`, allow_xpu=True, except_for="cpu")',
-    "split": "class made by splitting a mixed class by test (<Name>Generic: its device-free tests, GENERIC; "
+    "split": "class made by splitting a mixed class by test (<Name>Generic: its device-free tests, GENERIC, "
+    "or <Name>OnlyCPU, CPU, when they are the CPU's case of the device tests; "
     "<Name>Accelerator: the others, ACCELERATOR, instantiated; the rest in a mixin)",
     "device-tests": "class instantiated for its device -> its tests take `device` (the framework passes it)",
 }

@@ -52,8 +52,9 @@ from hwlint.fix.migrate.split_classes import (
     member_name,
     write_split,
 )
+from hwlint.fix.migrate.split_cpu import cpu_tests
 from hwlint.fix.migrate.split_members import Use, code_without_prose, placed, without_prose
-from hwlint.fix.migrate.split_names import SplitNames, refuse_other_uses
+from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls, refuse_other_uses
 from hwlint.fix.migrate.split_one_kind import DEVICE_TYPE, every_test_uses_a_device
 from hwlint.fix.migrate.tree import (
     class_facts,
@@ -101,6 +102,10 @@ def split(
     # of the splits the plan tries and the facts cannot rule out) is refused
     # before the module is read whole.
     sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls), masked=masked)
+    if sorted_tests.cpu and not parametrized_calls(module.body, m.class_name):
+        names = names._replace(generic=f"{m.class_name}OnlyCPU")  # the contributors' name
+    else:
+        sorted_tests = sorted_tests._replace(cpu=False)
     refuse_other_uses(module, calls, names, facts)
     fixed, runs, chosen = write_split(module, m, names, sorted_tests, config, calls)
     # The device tests' guards of a device, as a device-generic class has them.
@@ -124,14 +129,7 @@ def split(
     assert isinstance(cls.body, cst.IndentedBlock)
     helpers = [member_name(cls.body.body[i]) for i in sorted_tests.moved]
     done = [
-        Done(
-            "split",
-            m.class_name,
-            m.line,
-            "GENERIC",
-            f"{_listed(generic)} -> {names.generic} (GENERIC)",
-            to_class=names.generic,
-        ),
+        _device_free_done(m, names.generic, generic, sorted_tests.cpu),
         Done(
             "split",
             m.class_name,
@@ -148,6 +146,15 @@ def split(
     ]
     moves = (ClassMove(m.class_name, names.generic, generic), ClassMove(m.class_name, names.accelerator, device))
     return fixed, done, moves
+
+
+def _device_free_done(m: Migration, name: str, tests: Sequence[str], cpu: bool) -> Done:
+    """The record of the class of the device-free tests: GENERIC, or CPU
+    (instantiated for the CPU) when they are the CPU's case (hwlint.fix.migrate.split_cpu)."""
+    if not cpu:
+        return Done("split", m.class_name, m.line, "GENERIC", f"{_listed(tests)} -> {name} (GENERIC)", to_class=name)
+    detail = f'{_listed(tests)} -> {name} (CPU, given `device`, instantiated, only_for="cpu")'
+    return Done("split", m.class_name, m.line, "CPU", detail, instantiated_names(name, ("cpu",)), to_class=name)
 
 
 def _first_look(data: bytes, info: ClassFacts, facts: ModuleFacts, words: re.Pattern[str]) -> bytes:
@@ -262,7 +269,7 @@ def sort_tests(
     moved = placed(list(cls.body.body), cls.name.value, (generic, device), uses, names)
     if not device:
         raise Refusal(_ONE_KIND.format("no"))
-    return SortedTests(generic, device, needs, moved, any_gpu)
+    return SortedTests(generic, device, needs, moved, any_gpu, not instantiated and cpu_tests(tests, generic, device))
 
 
 _ONE_KIND = "not split: {} test uses a device: one classification fits them all"

@@ -21,6 +21,7 @@ from hwlint.fix.migrate.evidence import accelerator_type_names
 from hwlint.fix.migrate.framework import PARAMETRIZED
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.parameters import with_device
+from hwlint.fix.migrate.split_cpu import ONLY_CPU, as_cpu_test
 from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls
 from hwlint.fix.migrate.tree import decorator_name, device_parameter, find_class, instantiation_call, node_uses
@@ -45,6 +46,7 @@ class SortedTests(NamedTuple):
     needs: bool
     moved: list[int]
     any_gpu: bool  # its tests use GPU_TYPE: hwlint.fix.migrate.any_gpu's rewrites, not HWC201's
+    cpu: bool = False  # its device-free tests are the CPU's case of the device tests (hwlint.fix.migrate.split_cpu)
 
 
 def member_name(stmt: cst.BaseStatement) -> str:
@@ -105,10 +107,10 @@ def write_split(
             for i in sorted({*sorted_tests.device, *moved})
         ]
     attr = config.attribute
+    generic = [as_cpu_test(stmts[i]) if sorted_tests.cpu else stmts[i] for i in sorted_tests.generic]  # type: ignore[arg-type]
+    member = "CPU" if sorted_tests.cpu else "GENERIC"
     made = [
-        _new_class(
-            cls, names.generic, [stmts[i] for i in sorted_tests.generic], (attr, enum_name, "GENERIC"), names, members
-        ),
+        _new_class(cls, names.generic, generic, (attr, enum_name, member), names, members),
         _new_class(cls, names.accelerator, device_tests, (attr, enum_name, "ACCELERATOR"), names, members),
     ]
     refuse_clashing_names(made[1], instantiable(False, True), config.extend_devices)
@@ -121,6 +123,8 @@ def write_split(
     state = ModuleEdits(module.with_changes(body=body), config)
     state.imports.update(chosen.needs)
     state.unused.update(chosen.unused)
+    if sorted_tests.cpu:
+        state.instantiate.append((where + len(made) - 2, names.generic, ONLY_CPU))
     if runs is None:
         more = NEEDS_ACCELERATOR if sorted_tests.needs else ASKS
         state.instantiate.append((where + len(made) - 1, names.accelerator, more))
@@ -314,11 +318,11 @@ def _new_class(
 ) -> cst.ClassDef:
     """A class of the split: the original's decorators and bases (after
     the mixin, when there is one), declared (the attribute, the enum's
-    local name, the member), holding `tests`. The ACCELERATOR class drops
-    `@instantiate_parametrized_tests`: the device framework expands its
-    `@parametrize` itself."""
+    local name, the member), holding `tests`. The ACCELERATOR (or CPU) class
+    drops `@instantiate_parametrized_tests`: the device framework expands
+    its `@parametrize` itself."""
     attribute, enum_name, member = declared
-    kept = [d for d in cls.decorators if member != "ACCELERATOR" or decorator_name(d) != PARAMETRIZED]
+    kept = [d for d in cls.decorators if member == "GENERIC" or decorator_name(d) != PARAMETRIZED]
     assert isinstance(cls.body, cst.IndentedBlock)
     bases = list(cls.bases)
     if members:
