@@ -107,7 +107,7 @@ def write_split(
             for i in sorted({*sorted_tests.device, *moved})
         ]
     attr = config.attribute
-    generic = [as_cpu_test(stmts[i]) if sorted_tests.cpu else stmts[i] for i in sorted_tests.generic]  # type: ignore[arg-type]
+    generic = [as_cpu_test(stmts[i]) if sorted_tests.cpu else stmts[i] for i in sorted_tests.generic]
     member = "CPU" if sorted_tests.cpu else "GENERIC"
     made = [
         _new_class(cls, names.generic, generic, (attr, enum_name, member), names, members),

@@ -51,9 +51,10 @@ def cpu_tests(tests: Mapping[int, cst.FunctionDef], generic: Sequence[int], devi
     )
 
 
-def as_cpu_test(fn: cst.FunctionDef) -> cst.FunctionDef:
+def as_cpu_test(fn: cst.BaseStatement) -> cst.FunctionDef:
     """The test given `device` after `self`, and its `"cpu"` handed to a
     helper of the class made `device`; Refusal when it has no `self`."""
+    assert isinstance(fn, cst.FunctionDef)  # a test of the class's body
     params = with_device(fn.params)
     if params is None:
         raise Refusal(f"not split: {fn.name.value} has no `self` to put `device` after")
