@@ -86,6 +86,15 @@ SPELT_REFUSED = [
         MODULE.replace("self.assertEqual(x, 0.0)", "self.assertEqual(x, torch.zeros((), device=self.device))"),
         "TestA uses Base, which uses GPU_TYPE at module level (through DEVICE): give it the test's `device`, then migrate",
     ),
+    (
+        # A base whose own base reaches GPU_TYPE is not taken for its attribute alone.
+        CLASS,
+        MODULE.replace(
+            "class Base(TestCase):",
+            "Gpu = type(GPU_TYPE, (TestCase,), {})\n\n\nclass Base(Gpu):",
+        ),
+        "TestA uses Base, which uses GPU_TYPE at module level (through DEVICE): give it the test's `device`, then migrate",
+    ),
 ]
 
 

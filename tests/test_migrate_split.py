@@ -278,12 +278,16 @@ def test_a_left_class_is_left_with_why_it_was_not_split(tmp_path: Path) -> None:
 def test_a_test_calling_a_helper_that_places_on_a_bound_device_by_default_is_a_device_test(tmp_path: Path) -> None:
     # `T(2)` places on DEVICE, "cuda": the test is no device-free one, and no
     # rewrite of the class changes where T places (it was made GENERIC).
-    source = HEAD + (
-        '\n\nDEVICE = "cuda"\n\n\ndef T(*size, device=DEVICE):\n    return torch.randn(size, device=device)\n\n\n'
-        "class TestA(TestCase):\n    def test_helper(self):\n        T(2)\n\n"
-        '    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
-        "    def test_free(self):\n        torch.ones(2)\n"
-    ) + MAIN
+    source = (
+        HEAD
+        + (
+            '\n\nDEVICE = "cuda"\n\n\ndef T(*size, device=DEVICE):\n    return torch.randn(size, device=device)\n\n\n'
+            "class TestA(TestCase):\n    def test_helper(self):\n        T(2)\n\n"
+            '    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
+            "    def test_free(self):\n        torch.ones(2)\n"
+        )
+        + MAIN
+    )
     text, report = migrate(tmp_path, source)
     assert not_split(report) == ["not split: a device test uses T, which the module binds to a device"]
     assert "TestAGeneric" not in text and report.migrated == {"device-class": 1}

@@ -249,7 +249,9 @@ def _sets_device_only(node: cst.CSTNode, gpu: frozenset[str], others: frozenset[
             return False
         elif isinstance(stmt, cst.FunctionDef) and node_uses(stmt, _BASE_ATTRIBUTE):
             return False  # may read `self.device`
-    return setting and not any(node_uses(d, n) for d in node.decorators for n in gpu | others)
+    # Its decorators and its own bases may reach GPU_TYPE in no other way.
+    outside: list[cst.CSTNode] = [*node.decorators, *node.bases, *node.keywords]
+    return setting and not any(node_uses(d, n) for d in outside for n in gpu | others)
 
 
 def _uncalled(cls: cst.ClassDef, name: str) -> bool:
