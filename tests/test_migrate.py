@@ -638,6 +638,8 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
         "needs-accelerator",
         "triton-flags",
         "config-patches",
+        "any-gpu-spellings",
+        "split-cpu",
     ],
 )
 def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) -> None:

@@ -55,3 +55,15 @@ def test_the_cpu_handed_to_a_helper_no_device_test_calls_is_no_cpu_case(tmp_path
     text, report = migrate(tmp_path, source + GPU_CASE + MAIN)
     assert report.classified == {"ACCELERATOR": 1, "GENERIC": 1}
     assert "class TestAGeneric(" in text and "OnlyCPU" not in text
+
+
+def test_the_cpu_handed_to_a_testcase_method_or_no_device_parameter_is_no_cpu_case(tmp_path: Path) -> None:
+    # `assertEqual` is no helper of the class; `_check`'s `expected` names no device.
+    free = (
+        '    def test_cpu(self):\n        self.assertEqual(torch.ones(1).device.type, "cpu")\n'
+        '        self._check(torch.device("cpu"), "cpu")\n\n'
+    )
+    gpu = '    @requires_gpu\n    def test_cuda(self):\n        self._check("cuda", 2)\n        self.assertEqual(torch.ones(1).numel(), 1)\n'
+    text, report = migrate(tmp_path, HEAD + "\n\nclass TestA(TestCase):\n" + HELPER + free + gpu + MAIN)
+    assert report.classified == {"ACCELERATOR": 1, "GENERIC": 1}
+    assert 'self.assertEqual(torch.ones(1).device.type, "cpu")' in text and "OnlyCPU" not in text

@@ -52,7 +52,7 @@ from hwlint.fix.migrate.split_classes import (
     member_name,
     write_split,
 )
-from hwlint.fix.migrate.split_cpu import cpu_tests
+from hwlint.fix.migrate.split_cpu import cpu_tests, own_helpers
 from hwlint.fix.migrate.split_members import Use, code_without_prose, placed, without_prose
 from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls, refuse_other_uses
 from hwlint.fix.migrate.split_one_kind import DEVICE_TYPE, every_test_uses_a_device
@@ -204,11 +204,10 @@ def sort_tests(
     """The class's tests sorted into device-free ones and device ones: a
     device test takes `device`, has an accelerator site of the facts (a
     probe, a hard-coded device, a requirement) or a device-type decorator,
-    names a device, `device_type`, or a module-level name bound on a line
-    that mentions an accelerator; in an instantiated class, a
-    `@parametrize` too (the device framework expands it). Refusal when a
-    member that is no test uses a device, when a test is named by another
-    member, or when the tests are all of one kind."""
+    names a device, `device_type`, or a module-level name bound to one (or
+    using one); in an instantiated class, a `@parametrize` too. Refusal when
+    a member that is no test uses a device, a test is named by another
+    member, or the tests are all of one kind."""
     assert isinstance(cls.body, cst.IndentedBlock)
     words = device_words(config, found=(f.name for f in facts.devices_found))
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
@@ -269,7 +268,8 @@ def sort_tests(
     moved = placed(list(cls.body.body), cls.name.value, (generic, device), uses, names)
     if not device:
         raise Refusal(_ONE_KIND.format("no"))
-    return SortedTests(generic, device, needs, moved, any_gpu, not instantiated and cpu_tests(tests, generic, device))
+    cpu = not instantiated and cpu_tests(tests, generic, device, own_helpers(cls))
+    return SortedTests(generic, device, needs, moved, any_gpu, cpu)
 
 
 _ONE_KIND = "not split: {} test uses a device: one classification fits them all"

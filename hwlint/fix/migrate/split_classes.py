@@ -21,7 +21,7 @@ from hwlint.fix.migrate.evidence import accelerator_type_names
 from hwlint.fix.migrate.framework import PARAMETRIZED
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.parameters import with_device
-from hwlint.fix.migrate.split_cpu import ONLY_CPU, as_cpu_test
+from hwlint.fix.migrate.split_cpu import ONLY_CPU, as_cpu_test, own_helpers
 from hwlint.fix.migrate.split_members import code_without_prose
 from hwlint.fix.migrate.split_names import SplitNames, parametrized_calls
 from hwlint.fix.migrate.tree import decorator_name, device_parameter, find_class, instantiation_call, node_uses
@@ -107,7 +107,8 @@ def write_split(
             for i in sorted({*sorted_tests.device, *moved})
         ]
     attr = config.attribute
-    generic = [as_cpu_test(stmts[i]) if sorted_tests.cpu else stmts[i] for i in sorted_tests.generic]
+    helpers = own_helpers(cls)
+    generic = [as_cpu_test(stmts[i], helpers) if sorted_tests.cpu else stmts[i] for i in sorted_tests.generic]
     member = "CPU" if sorted_tests.cpu else "GENERIC"
     made = [
         _new_class(cls, names.generic, generic, (attr, enum_name, member), names, members),

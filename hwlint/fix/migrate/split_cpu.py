@@ -30,35 +30,57 @@ from hwlint.fix.migrate.parameters import with_device
 # What the CPU class's instantiation passes after `globals()`.
 ONLY_CPU = ', only_for="cpu"'
 
-# Where a call hands a helper its device: a positional index or a keyword.
-Slot = int | str
+# Where a call hands a helper its device: the parameter's name.
+Slot = str
 
 
-def cpu_tests(tests: Mapping[int, cst.FunctionDef], generic: Sequence[int], device: Sequence[int]) -> bool:
+def cpu_tests(
+    tests: Mapping[int, cst.FunctionDef],
+    generic: Sequence[int],
+    device: Sequence[int],
+    helpers: Mapping[str, Sequence[str]],
+) -> bool:
     """Whether every device-free test (`generic`, indices of `tests`) hands a
-    helper of the class (`self.<helper>(...)`) the CPU (`"cpu"`) in a slot
+    helper of the class (`helpers`: its own methods and their parameters
+    after `self`) the CPU (`"cpu"`) for a parameter that names a device,
     where a device test hands the same helper something else."""
     if not generic:
         return False
     handed: dict[str, set[Slot]] = {}
     for i in device:
-        for helper, slot, value in _helper_arguments(tests[i]):
+        for helper, slot, value in _helper_arguments(tests[i], helpers):
             if not _is_cpu(value):
                 handed.setdefault(helper, set()).add(slot)
     return all(
-        any(_is_cpu(value) and slot in handed.get(helper, ()) for helper, slot, value in _helper_arguments(tests[i]))
+        any(
+            _is_cpu(value) and slot in handed.get(helper, ())
+            for helper, slot, value in _helper_arguments(tests[i], helpers)
+        )
         for i in generic
     )
 
 
-def as_cpu_test(fn: cst.BaseStatement) -> cst.FunctionDef:
+def own_helpers(cls: cst.ClassDef) -> dict[str, tuple[str, ...]]:
+    """The class's own methods that are no test, and their parameters after
+    `self` (a `unittest.TestCase` method such as `assertEqual` is none of them)."""
+    assert isinstance(cls.body, cst.IndentedBlock)
+    found: dict[str, tuple[str, ...]] = {}
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and not stmt.name.value.startswith("test"):
+            params = [*stmt.params.posonly_params, *stmt.params.params]
+            found[stmt.name.value] = tuple(p.name.value for p in params[1:])
+    return found
+
+
+def as_cpu_test(fn: cst.BaseStatement, helpers: Mapping[str, Sequence[str]]) -> cst.FunctionDef:
     """The test given `device` after `self`, and its `"cpu"` handed to a
-    helper of the class made `device`; Refusal when it has no `self`."""
+    helper of the class (`helpers`, as `own_helpers` says) made `device`;
+    Refusal when it has no `self`."""
     assert isinstance(fn, cst.FunctionDef)  # a test of the class's body
     params = with_device(fn.params)
     if params is None:
         raise Refusal(f"not split: {fn.name.value} has no `self` to put `device` after")
-    body = fn.body.visit(_CpuHanded())
+    body = fn.body.visit(_CpuHanded(helpers))
     assert isinstance(body, cst.BaseSuite)
     return fn.with_changes(params=params, body=body)
 
@@ -67,32 +89,46 @@ def _is_cpu(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.SimpleString) and value.evaluated_value == "cpu"
 
 
-def _helper_arguments(fn: cst.FunctionDef) -> list[tuple[str, Slot, cst.BaseExpression]]:
-    """Each argument of each `self.<helper>(...)` call in the test: the
-    helper, its slot, its value."""
+def _helper_arguments(
+    fn: cst.FunctionDef, helpers: Mapping[str, Sequence[str]]
+) -> list[tuple[str, Slot, cst.BaseExpression]]:
+    """Each argument of each `self.<helper>(...)` call in the test that goes
+    to a parameter of the helper naming a device: the helper, its slot, its value."""
     found: list[tuple[str, Slot, cst.BaseExpression]] = []
 
     class _Calls(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             helper = dotted(node.func)
-            if not helper.startswith("self.") or helper.count(".") != 1:
+            params = helpers.get(helper[len("self.") :]) if helper.startswith("self.") else None
+            if params is None:
                 return
             for at, arg in enumerate(node.args):
                 if arg.star:
                     return
-                slot: Slot = arg.keyword.value if arg.keyword is not None else at
-                found.append((helper, slot, arg.value))
+                name = arg.keyword.value if arg.keyword is not None else params[at] if at < len(params) else ""
+                if "device" in name:
+                    found.append((helper, name, arg.value))
 
     fn.body.visit(_Calls())
     return found
 
 
 class _CpuHanded(cst.CSTTransformer):
-    """`self.<helper>(..., "cpu", ...)` -> `self.<helper>(..., device, ...)`."""
+    """`self.<helper>(..., "cpu", ...)` -> `self.<helper>(..., device, ...)`,
+    for a parameter of a helper of the class that names a device."""
 
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return updated_node.with_changes(value=cst.Name("device")) if _is_cpu(original_node.value) else updated_node
+    def __init__(self, helpers: Mapping[str, Sequence[str]]) -> None:
+        super().__init__()
+        self.helpers = helpers
 
-    def visit_Call(self, node: cst.Call) -> bool:
-        helper = dotted(node.func)
-        return helper.startswith("self.") and helper.count(".") == 1
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        helper = dotted(original_node.func)
+        params = self.helpers.get(helper[len("self.") :]) if helper.startswith("self.") else None
+        if params is None:
+            return updated_node
+        args = list(updated_node.args)
+        for at, arg in enumerate(args):
+            name = arg.keyword.value if arg.keyword is not None else params[at] if at < len(params) else ""
+            if "device" in name and _is_cpu(arg.value):
+                args[at] = arg.with_changes(value=cst.Name("device"))
+        return updated_node.with_changes(args=args)
