@@ -66,9 +66,12 @@ def own_helpers(cls: cst.ClassDef) -> dict[str, tuple[str, ...]]:
     assert isinstance(cls.body, cst.IndentedBlock)
     found: dict[str, tuple[str, ...]] = {}
     for stmt in cls.body.body:
-        if isinstance(stmt, cst.FunctionDef) and not stmt.name.value.startswith("test"):
-            params = [*stmt.params.posonly_params, *stmt.params.params]
-            found[stmt.name.value] = tuple(p.name.value for p in params[1:])
+        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value.startswith("test"):
+            continue
+        if any(dotted(d.decorator) == "staticmethod" for d in stmt.decorators):
+            continue  # no `self` first: its parameters would not line up
+        params = [*stmt.params.posonly_params, *stmt.params.params]
+        found[stmt.name.value] = tuple(p.name.value for p in params[1:])
     return found
 
 
@@ -89,6 +92,22 @@ def _is_cpu(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.SimpleString) and value.evaluated_value == "cpu"
 
 
+def _device_slots(call: cst.Call, helpers: Mapping[str, Sequence[str]]) -> list[tuple[int, str]]:
+    """The arguments of a `self.<helper>(...)` call that go to a parameter of
+    the helper naming a device: their index and the parameter; none for
+    another call, or one with `*` or `**` (where each goes is not known)."""
+    helper = dotted(call.func)
+    params = helpers.get(helper[len("self.") :]) if helper.startswith("self.") else None
+    if params is None or any(arg.star for arg in call.args):
+        return []
+    slots = []
+    for at, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else params[at] if at < len(params) else ""
+        if "device" in name:
+            slots.append((at, name))
+    return slots
+
+
 def _helper_arguments(
     fn: cst.FunctionDef, helpers: Mapping[str, Sequence[str]]
 ) -> list[tuple[str, Slot, cst.BaseExpression]]:
@@ -98,16 +117,7 @@ def _helper_arguments(
 
     class _Calls(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
-            helper = dotted(node.func)
-            params = helpers.get(helper[len("self.") :]) if helper.startswith("self.") else None
-            if params is None:
-                return
-            for at, arg in enumerate(node.args):
-                if arg.star:
-                    return
-                name = arg.keyword.value if arg.keyword is not None else params[at] if at < len(params) else ""
-                if "device" in name:
-                    found.append((helper, name, arg.value))
+            found.extend((dotted(node.func), name, node.args[at].value) for at, name in _device_slots(node, helpers))
 
     fn.body.visit(_Calls())
     return found
@@ -122,13 +132,8 @@ class _CpuHanded(cst.CSTTransformer):
         self.helpers = helpers
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        helper = dotted(original_node.func)
-        params = self.helpers.get(helper[len("self.") :]) if helper.startswith("self.") else None
-        if params is None:
-            return updated_node
         args = list(updated_node.args)
-        for at, arg in enumerate(args):
-            name = arg.keyword.value if arg.keyword is not None else params[at] if at < len(params) else ""
-            if "device" in name and _is_cpu(arg.value):
-                args[at] = arg.with_changes(value=cst.Name("device"))
+        for at, _ in _device_slots(original_node, self.helpers):
+            if _is_cpu(args[at].value):
+                args[at] = args[at].with_changes(value=cst.Name("device"))
         return updated_node.with_changes(args=args)
