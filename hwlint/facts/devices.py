@@ -7,6 +7,7 @@ Every other module reads these; none keeps a set of device names of its own
 (tests/test_devices.py holds them to it).
 """
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
@@ -82,6 +83,24 @@ ANY_GPU_NAMES = frozenset({"GPU_TYPE"})
 # Device types c10 has that no CI runner runs tests on (PyTorch's JIT tests
 # name them to check type propagation): not reported as devices to configure.
 UNRUN = frozenset({"vulkan", "opengl", "opencl", "fpga", "ve", "hip", "maia", "ipu", "privateuseone"})
+
+
+@functools.lru_cache(maxsize=64)
+def device_writes(names: tuple[str, ...], *, modules: bool = False) -> re.Pattern[str]:
+    """Where a line writes one of `names` as a device: a device string
+    (`"openreg"`, `'cuda:0'`), a tensor method (`.cuda()`), with `modules`
+    a device module too (`torch.openreg.`); no question about one
+    (`torch.cuda.is_available()` without `modules`). `written` says which."""
+    if not names:
+        return re.compile("(?!)")  # no name: nothing is written
+    words = "|".join(re.escape(n) for n in names)
+    module = rf"|\btorch\.({words})\." if modules else ""
+    return re.compile(rf"[\"']({words})(?::\d+)?[\"']|\.({words})\(" + module)
+
+
+def written(pattern: re.Pattern[str], text: str) -> set[str]:
+    """The names a `device_writes` pattern finds written as a device in `text`."""
+    return {next(g for g in found.groups() if g) for found in pattern.finditer(text)}
 
 
 def module_of(name: str) -> str:

@@ -6,13 +6,12 @@ the statements that mention an accelerator outside classes."""
 
 import ast
 import bisect
-import functools
 import re
 from typing import Iterable, cast
 
 from hwlint.facts.classes import ClassReader, declared_value
 from hwlint.facts.device_sites import device_string
-from hwlint.facts.devices import ANY_GPU_NAMES
+from hwlint.facts.devices import ANY_GPU_NAMES, device_writes, written
 from hwlint.facts.module_text import ModuleText
 from hwlint.facts.reach import Statement, is_main_guard
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation
@@ -38,6 +37,7 @@ class ModuleWalk:
         self.column = text.column
         self.vocabulary = text.vocabulary
         self.device_names = text.device_names
+        self.writes = device_writes(tuple(sorted(self.device_names)))  # a device written where a device goes
         self.attribute = attribute
         self.reader = ClassReader(text, attribute)
         self.module_mentions: list[int] = []
@@ -190,7 +190,7 @@ class ModuleWalk:
         named: set[str] = set()
         for at in hits[bisect.bisect_left(hits, stmt.lineno) : bisect.bisect_right(hits, end)]:
             text = self.text.lines[at - 1].split("#", 1)[0]
-            found = {d for d in self.device_names if _writes_device(d).search(text)}
+            found = written(self.writes, text)
             if not found:
                 return
             named |= found
@@ -274,11 +274,3 @@ def _is_instantiation(stmt: ast.stmt) -> bool:
 # The CPU chosen as the device (`return "cpu"`, `... else "cpu"`, `device = "cpu"`),
 # not a tensor copied back to it (`.to("cpu")`, `.cpu()`).
 _FALLS_BACK = re.compile(r"""(?:\breturn\s+|\belse\s+|^\s*\w+\s*=\s*)["']cpu["']""")
-
-
-@functools.lru_cache(maxsize=None)
-def _writes_device(device: str) -> re.Pattern[str]:
-    """A device written where a device goes, on a line: `"openreg"`,
-    `'cuda:0'`, `.cuda()`."""
-    name = re.escape(device)
-    return re.compile(rf"[\"']{name}(?::\d+)?[\"']|\.{name}\(")

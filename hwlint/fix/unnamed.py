@@ -9,10 +9,9 @@ that runs on the CPU); the project's other modules say it is their device.
 
 from __future__ import annotations
 
-import re
-
 from hwlint.engine.api import CheckResult
 from hwlint.facts import ModuleFacts
+from hwlint.facts.devices import device_writes
 
 
 class UnnamedDevices:
@@ -22,11 +21,8 @@ class UnnamedDevices:
     def __init__(self, names: tuple[str, ...], root: str) -> None:
         self.names = names
         self.root = root
-        words = "|".join(re.escape(n) for n in names)
         # Where a device goes: a device string, a tensor method, a device module.
-        self.pattern = (
-            re.compile(rf"[\"']({words})(?::\d+)?[\"']|\.({words})\(|\btorch\.({words})\.") if names else None
-        )
+        self.pattern = device_writes(names, modules=True)
         self._lines: dict[str, list[str]] = {}
 
     @classmethod
@@ -37,7 +33,7 @@ class UnnamedDevices:
     def named_by(self, facts: ModuleFacts, class_name: str, line: int) -> str:
         """The first of the names the class (`class_name` at `line`) writes
         where a device goes, "" when none (or none was found anywhere)."""
-        if self.pattern is None:
+        if not self.names:
             return ""
         cls = next((c for c in facts.classes if c.name == class_name and c.line == line), None)
         if cls is None:
