@@ -277,21 +277,46 @@ def test_a_left_class_is_left_with_why_it_was_not_split(tmp_path: Path) -> None:
 
 def test_a_test_calling_a_helper_that_places_on_a_bound_device_by_default_is_a_device_test(tmp_path: Path) -> None:
     # `T(2)` places on DEVICE, "cuda": the test is no device-free one, and no
-    # rewrite of the class changes where T places (it was made GENERIC).
+    # rewrite of the class changes where T places (it was made GENERIC). Its
+    # tests stay CUDA's, in a class of CUDA's (the contributors' `TestSDPACUDA`);
+    # the device-free test keeps running on every runner.
+    module = '\n\nDEVICE = "cuda"\n\n\ndef T(*size, device=DEVICE):\n    return torch.randn(size, device=device)\n\n\n'
     source = (
         HEAD
-        + (
-            '\n\nDEVICE = "cuda"\n\n\ndef T(*size, device=DEVICE):\n    return torch.randn(size, device=device)\n\n\n'
-            "class TestA(TestCase):\n    def test_helper(self):\n        T(2)\n\n"
-            '    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
-            "    def test_free(self):\n        torch.ones(2)\n"
-        )
+        + module
+        + "class TestA(TestCase):\n    def test_helper(self):\n        T(2)\n\n"
+        + '    def test_cuda(self):\n        torch.ones(2, device="cuda")\n\n'
+        + "    def test_free(self):\n        torch.ones(2)\n"
         + MAIN
     )
     text, report = migrate(tmp_path, source)
-    assert not_split(report) == ["not split: a device test uses T, which the module binds to a device"]
-    assert "TestAGeneric" not in text and report.migrated == {"device-class": 1}
-    assert 'instantiate_device_type_tests(TestA, globals(), only_for="cuda")' in text
+    assert text == (
+        DECLARED_HEAD
+        + module
+        + "class TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        + "    def test_free(self):\n        torch.ones(2)\n\n\n"
+        + "class TestACUDA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n\n"
+        + "    def test_helper(self, device):\n        T(2)\n\n"
+        + '    def test_cuda(self, device):\n        torch.ones(2, device="cuda")\n\n\n'
+        + 'instantiate_device_type_tests(TestACUDA, globals(), only_for="cuda")\n'
+        + MAIN
+    )
+    assert report.migrated == {"split": 2} and not_split(report) == []
+    (made,) = [d for f in report.files for d in f.migrated if d.to_class == "TestACUDA"]
+    assert made.member == "CUDA" and made.collected == ("TestACUDACUDA",)
+
+
+def test_a_split_whose_device_tests_stay_one_devices_is_refused_when_the_class_is_no_ones(tmp_path: Path) -> None:
+    # CUDA and XPU tests that each stay their device's: no one class of a device takes them.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_free(self):\n        self.assertEqual(1, 1)\n\n"
+        '    def test_cuda(self):\n        torch.ones(2).cuda()\n        self.assertEqual({"cuda": 1}["cuda"], 1)\n\n'
+        '    def test_xpu(self):\n        torch.ones(2).xpu()\n        self.assertEqual({"xpu": 1}["xpu"], 1)\n'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert "split" not in report.migrated and "TestAGeneric" not in text
+    assert any("still names 'cuda'" in why for why in not_split(report)), not_split(report)
 
 
 def test_a_class_of_one_kind_of_test_is_classified_whole(tmp_path: Path) -> None:
@@ -866,7 +891,7 @@ def test_an_answer_inside_a_condition_and_a_dict_key_named_after_a_device_run_on
 
 
 def test_a_key_that_is_a_device_string_still_names_the_device(tmp_path: Path) -> None:
-    # {"cuda": ...} is a table by device: the test is that device's.
+    # {"cuda": ...} is a table by device: the test is that device's, in a class of CUDA's.
     source = HEAD + (
         "\n\nclass TestA(TestCase):\n"
         "    def test_free(self):\n        self.assertEqual(1, 1)\n\n"
@@ -876,9 +901,11 @@ def test_a_key_that_is_a_device_string_still_names_the_device(tmp_path: Path) ->
         "        torch.ones(2).cuda()\n"
         '        self.assertEqual(expected["cuda"], 1)\n'
     )
-    _, report = migrate(tmp_path, source + MAIN)
-    assert "split" not in report.migrated
-    assert any("still names 'cuda'" in why for why in not_split(report)), not_split(report)
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"split": 2}
+    assert "class TestACUDA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n\n" in text
+    assert "    @requires_gpu\n    def test_table(self, device):\n" in text
+    assert 'instantiate_device_type_tests(TestACUDA, globals(), only_for="cuda")\n' in text
 
 
 def test_the_accelerator_class_of_a_split_gets_the_config_patch_on_its_tests(tmp_path: Path) -> None:

@@ -197,11 +197,14 @@ def _split_shape(before: ModuleFacts, after: ModuleFacts, splits: Sequence[Done]
             continue
         # The device-free tests' class: GENERIC, or CPU when they are the CPU's case (hwlint.fix.migrate.split_cpu).
         member = "CPU" if "CPU" in targets else "GENERIC"
-        generic, accelerator = targets[member], targets["ACCELERATOR"]
+        # The device tests' class: ACCELERATOR, or one device's when they stay its tests.
+        one, accelerator = next((k, v) for k, v in targets.items() if k != member)
+        generic = targets[member]
         found = {c.name: c for c in after.classes if c.name in (generic, accelerator)}
         if len(found) != 2 or any(c.name == old.name for c in after.classes):
             raise RewriteError(f"{old.name} is not split into one {generic} and one {accelerator}")
         _verify_made(after, found[generic], member, accelerator, config)
+        _verify_one_device(after, found[accelerator], one, config)
         going = {x.name for x in found[generic].methods}
         mixin = [c for c in after.classes if c.name == f"_{old.name}Mixin"]
         shaped = [old._replace(name=c.name, methods=()) for c in mixin]
@@ -233,6 +236,16 @@ def _verify_made(after: ModuleFacts, made: ClassFacts, member: str, accelerator:
     cpu = [i.only_for for i in after.instantiations if i.class_name == made.name]
     if (cpu != [("cpu",)] if member == "CPU" else made.name in calls) or accelerator not in calls:
         raise RewriteError(f"{accelerator} (and {made.name} for the CPU only, if CPU) is not instantiated")
+
+
+def _verify_one_device(after: ModuleFacts, made: ClassFacts, member: str, config: Config) -> None:
+    """RewriteError unless the class of a split's device tests is declared
+    `member` and, when that is one device's, instantiated for it alone."""
+    if [canonical_member(x, config) for x in made.declarations if x.where == "body"] != [member]:
+        raise RewriteError(f"{made.name} does not end up classified {member}")
+    calls = [(i.only_for, i.except_for) for i in after.instantiations if i.class_name == made.name]
+    if member != "ACCELERATOR" and calls != [((member.lower(),), None)]:
+        raise RewriteError(f"{made.name} is not instantiated once for {member.lower()}")
 
 
 def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done], config: Config) -> None:

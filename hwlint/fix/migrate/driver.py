@@ -112,7 +112,9 @@ def _split(progress: _Progress, m: Migration) -> None:
     progress.moves.extend(moves)
     generic, accelerator = made
     progress.made(m, generic, accelerator=False)
-    progress.made(m._replace(class_name=accelerator.to_class, occurrence=0), accelerator, accelerator=True)
+    # A class of one device (the device tests stayed its) is not made device-generic next.
+    to = m._replace(class_name=accelerator.to_class, occurrence=0)
+    progress.made(to, accelerator, accelerator=accelerator.member == "ACCELERATOR")
 
 
 # The migrations that rewrite the whole file, by the plan's kind: tried

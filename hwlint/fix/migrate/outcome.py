@@ -48,7 +48,8 @@ KINDS: dict[str, str] = {
     '(tests take `device`, allow_xpu=True, except_for="cpu")',
     "split": "class made by splitting a mixed class by test (<Name>Generic: its device-free tests, GENERIC, "
     "or <Name>OnlyCPU, CPU, when they are the CPU's case of the device tests; "
-    "<Name>Accelerator: the others, ACCELERATOR, instantiated; the rest in a mixin)",
+    "<Name>Accelerator: the others, ACCELERATOR, instantiated, or <Name>CUDA, that device's, instantiated "
+    "for it alone, when they stay its tests; the rest in a mixin)",
     "device-tests": "class instantiated for its device -> its tests take `device` (the framework passes it)",
 }
 assert tuple(KINDS) == get_args(DoneKind), "KINDS names each DoneKind, in order"

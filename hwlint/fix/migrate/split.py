@@ -41,7 +41,7 @@ from hwlint.fix.migrate.evidence import (
 )
 from hwlint.fix.migrate.framework import instantiated_names
 from hwlint.fix.migrate.generalize import class_devices_rewritten
-from hwlint.fix.migrate.guards import decorators_changed, guards_applied
+from hwlint.fix.migrate.guards import Rewritten, decorators_changed, guards_applied
 from hwlint.fix.migrate.local_names import masked_local_names
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
 from hwlint.fix.migrate.split_classes import (
@@ -71,24 +71,53 @@ from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
 
 
+class StaysOneDevice(Refusal):
+    """A split refused because its device tests still name a device, or use
+    a module-level name bound to one, after the rewrites: they are tests of
+    that device (`split` then tries them as a class of it)."""
+
+
 def split(
     data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
 ) -> tuple[bytes, list[Done], tuple[ClassMove, ...]]:
     """The class `m` names split into a mixin, a GENERIC class of its
     device-free tests and an instantiated ACCELERATOR class of the others
     (see the module's docstring); the records of the two classes made and
-    the moves of their tests. Refusal, with why, when it cannot be."""
+    the moves of their tests. When the device tests stay one device's (they
+    name it, or `@requires_cuda`), and the class is that device's by its
+    uses (`m.member`: "CUDA"), the others go to `<Name>CUDA`, instantiated
+    for it alone, as the contributors' `TestSDPACUDA`: the device-free tests
+    keep running on every runner, as they did. Refusal, with why, when it
+    cannot be."""
     for member in ("GENERIC", "ACCELERATOR"):
         if member not in config.classifications:
             raise Refusal(f"not split: {member} is not a configured classification")
     # The module's own spellings of GPU_TYPE as GPU_TYPE (`T(10)` placing on
     # `DEVICE = GPU_TYPE` by default): the tests using them are then seen as GPU_TYPE's are.
     data = respelt(data, m.class_name, m.occurrence, facts_of(data))
+    try:
+        return _split_as(data, m, config, facts_of, "")
+    except StaysOneDevice as refusal:
+        device = m.member or ""
+        if device in ("", "GENERIC", "ACCELERATOR", "CPU") or device not in config.classifications:
+            raise
+        try:
+            return _split_as(data, m, config, facts_of, device)
+        except Refusal as second:
+            raise Refusal(f"{refusal.reason}; as a {device} class: {second.reason}") from None
+
+
+def _split_as(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts], device: str
+) -> tuple[bytes, list[Done], tuple[ClassMove, ...]]:
+    """`split`'s, the device tests' class ACCELERATOR or, with `device`, that device's."""
     facts = facts_of(data)
     info = class_facts(facts, m.class_name, m.occurrence)
     if info is None:
         raise Refusal(f"class {m.class_name} not found in the facts")
     names = SplitNames.of(m.class_name)
+    if device:
+        names = names._replace(accelerator=f"{m.class_name}{device}")  # the contributors' `TestSDPACUDA`
     words = device_words(config, found=(f.name for f in facts.devices_found))
     masked = _first_look(data, info, facts, words)
     module = parse_module(data, MigrateError)
@@ -98,17 +127,68 @@ def split(
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"not split: {m.class_name} has a one-line body")
     calls = [at for at, stmt in enumerate(module.body) if instantiation_call(stmt, m.class_name) is not None]
+    if device and calls:
+        raise Refusal(f"not split: {m.class_name} is instantiated already")
     # The tests sorted first: a class whose tests are all of one kind (most
     # of the splits the plan tries and the facts cannot rule out) is refused
     # before the module is read whole.
     sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls), masked=masked)
+    if device and sorted_tests.any_gpu:
+        raise Refusal("not split: its device tests use GPU_TYPE, whichever GPU the machine has")
     if sorted_tests.cpu and not parametrized_calls(module.body, m.class_name):
         names = names._replace(generic=f"{m.class_name}OnlyCPU")  # the contributors' name
     else:
         sorted_tests = sorted_tests._replace(cpu=False)
     refuse_other_uses(module, calls, names, facts)
-    fixed, runs, chosen = write_split(module, m, names, sorted_tests, config, calls)
-    # The device tests' guards of a device, as a device-generic class has them.
+    fixed, runs, chosen = write_split(module, m, names, sorted_tests, config, calls, device)
+    renamed: Rewritten
+    rewritten, renamed = 0, ()
+    if not device:
+        fixed, rewritten, renamed = _made_device_generic(fixed, m, names, info, sorted_tests, config, facts_of)
+    generic = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.generic)
+    tests = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.device)
+    assert isinstance(cls.body, cst.IndentedBlock)
+    helpers = [member_name(cls.body.body[i]) for i in sorted_tests.moved]
+    instantiated = (
+        "instantiation renamed"
+        if calls
+        else f'instantiated, only_for="{device.lower()}"'
+        if device
+        else "instantiated" + (NEEDS_ACCELERATOR if sorted_tests.needs else ASKS)
+    )
+    made = f"{rewritten + chosen} hard-coded device{'s' if rewritten + chosen != 1 else ''} rewritten, "
+    done = [
+        _device_free_done(m, names.generic, generic, sorted_tests.cpu),
+        Done(
+            "split",
+            m.class_name,
+            m.line,
+            device or "ACCELERATOR",
+            f"{_listed(tests)}{' with ' + _listed(helpers) if helpers else ''} -> {names.accelerator} "
+            f"({device or 'ACCELERATOR'}, given `device`, {'' if device else made}{instantiated})",
+            instantiated_names(names.accelerator, runs),
+            to_class=names.accelerator,
+            guards=renamed,
+        ),
+    ]
+    moves = (ClassMove(m.class_name, names.generic, generic), ClassMove(m.class_name, names.accelerator, tests))
+    return fixed, done, moves
+
+
+def _made_device_generic(
+    fixed: bytes,
+    m: Migration,
+    names: SplitNames,
+    info: ClassFacts,
+    sorted_tests: SortedTests,
+    config: Config,
+    facts_of: Callable[[bytes], ModuleFacts],
+) -> tuple[bytes, int, Rewritten]:
+    """The ACCELERATOR class of a split made device-generic: its guards of a
+    device as a device-generic class has them, its tests naming Triton
+    asking for it, its hard-coded devices rewritten; how many were, and the
+    tests whose decorators changed. StaysOneDevice when a device test
+    still names a device."""
     fixed = guards_applied(fixed, names.accelerator, 0, facts_of)[0]
     # Its tests that name Triton asking for it (hwlint.fix.migrate.triton_guard); in
     # a GPU_TYPE class, Triton is the GPU's code generator already.
@@ -119,33 +199,10 @@ def split(
     now = class_facts(facts_of(fixed), names.accelerator, 0)
     assert now is not None
     renamed = decorators_changed(info, now)
-    # The device tests' hard-coded devices, as a device-generic class has them.
     accelerator = m._replace(class_name=names.accelerator, occurrence=0)
     fixed, rewritten = class_devices_rewritten(fixed, accelerator, config, facts_of)
-    rewritten += chosen
     _refuse_still_bound(fixed, names, config, facts_of, triton=not (sorted_tests.any_gpu or asks_triton))
-    generic = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.generic)
-    device = tuple(fn.name.value for i, fn in test_methods(cls) if i in sorted_tests.device)
-    assert isinstance(cls.body, cst.IndentedBlock)
-    helpers = [member_name(cls.body.body[i]) for i in sorted_tests.moved]
-    done = [
-        _device_free_done(m, names.generic, generic, sorted_tests.cpu),
-        Done(
-            "split",
-            m.class_name,
-            m.line,
-            "ACCELERATOR",
-            f"{_listed(device)}{' with ' + _listed(helpers) if helpers else ''} -> {names.accelerator} "
-            "(ACCELERATOR, given `device`, "
-            f"{rewritten} hard-coded device{'s' if rewritten != 1 else ''} rewritten, "
-            f"{'instantiation renamed' if calls else 'instantiated' + (NEEDS_ACCELERATOR if sorted_tests.needs else ASKS)})",
-            instantiated_names(names.accelerator, runs),
-            to_class=names.accelerator,
-            guards=renamed,
-        ),
-    ]
-    moves = (ClassMove(m.class_name, names.generic, generic), ClassMove(m.class_name, names.accelerator, device))
-    return fixed, done, moves
+    return fixed, rewritten, renamed
 
 
 def _device_free_done(m: Migration, name: str, tests: Sequence[str], cpu: bool) -> Done:
@@ -451,10 +508,12 @@ def _refuse_still_bound(
     bare = without_prose(cls.with_changes(body=cls.body.with_changes(body=stmts)))
     named = names_a_device(bare, words, config.attribute)
     if named:
-        raise Refusal(f"not split: after the rewrites, a device test still names {named}: it is a test of that device")
+        raise StaysOneDevice(
+            f"not split: after the rewrites, a device test still names {named}: it is a test of that device"
+        )
     # A GPU_TYPE class's: a name bound to whichever GPU the machine has
     # (`requires_multigpu = skipIf(not HAS_MULTIGPU, ...)`) is no device's.
     bound = _bound(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
     used = sorted(name for name in bound if node_uses(bare, name, attributes=False))
     if used:
-        raise Refusal(f"not split: a device test uses {used[0]}, which the module binds to a device")
+        raise StaysOneDevice(f"not split: a device test uses {used[0]}, which the module binds to a device")

@@ -18,7 +18,7 @@ from hwlint.fix.migrate.any_gpu_methods import accelerator_type_rewritten, gpu_a
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names, write_class_level
 from hwlint.fix.migrate.config_patches import config_patches_on_tests
 from hwlint.fix.migrate.evidence import accelerator_type_names
-from hwlint.fix.migrate.framework import PARAMETRIZED
+from hwlint.fix.migrate.framework import PARAMETRIZED, opt_in
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.split_cpu import ONLY_CPU, as_cpu_test, own_helpers
@@ -74,13 +74,16 @@ def write_split(
     sorted_tests: SortedTests,
     config: Config,
     calls: list[int],
+    device: str = "",
 ) -> tuple[bytes, tuple[str, ...], int]:
     """The module with the class replaced by the mixin, the GENERIC class
     and the ACCELERATOR class, and the latter instantiated: its old
     instantiation renamed, else a new one (after the class's last
     instantiation, before `if __name__ == "__main__":`); the device
     types the ACCELERATOR class is instantiated for; and how many of its
-    tests' devices chosen by a probe became theirs (`_ChosenDevice`)."""
+    tests' devices chosen by a probe became theirs (`_ChosenDevice`).
+    With `device` (a member: "CUDA"), the device tests' class is that
+    device's, instantiated for it alone (`only_for=`)."""
     had = len(module.body)
     module, enum_name = ensure_import(module, config.import_from, config.enum)
     shift = len(module.body) - had
@@ -112,9 +115,9 @@ def write_split(
     member = "CPU" if sorted_tests.cpu else "GENERIC"
     made = [
         _new_class(cls, names.generic, generic, (attr, enum_name, member), names, members),
-        _new_class(cls, names.accelerator, device_tests, (attr, enum_name, "ACCELERATOR"), names, members),
+        _new_class(cls, names.accelerator, device_tests, (attr, enum_name, device or "ACCELERATOR"), names, members),
     ]
-    refuse_clashing_names(made[1], instantiable(False, True), config.extend_devices)
+    refuse_clashing_names(made[1], (device.lower(),) if device else instantiable(False, True), config.extend_devices)
     if members:
         made.insert(0, _mixin(cls, names.mixin, members))
     else:
@@ -126,7 +129,11 @@ def write_split(
     state.unused.update(chosen.unused)
     if sorted_tests.cpu:
         state.instantiate.append((where + len(made) - 2, names.generic, ONLY_CPU))
-    if runs is None:
+    if runs is None and device:
+        one = device.lower()
+        state.instantiate.append((where + len(made) - 1, names.accelerator, f', only_for="{one}"{opt_in(one)}'))
+        runs = (framework_type(one),)
+    elif runs is None:
         more = NEEDS_ACCELERATOR if sorted_tests.needs else ASKS
         state.instantiate.append((where + len(made) - 1, names.accelerator, more))
         runs = tuple(d for d in instantiable(False, True) if not (sorted_tests.needs and d == "cpu"))
