@@ -44,9 +44,15 @@ def not_split(report: FixReport) -> list[str]:
     """Why each split was refused: a class classified whole keeps its
     classification (the refusal in `refused`), a class left for a human
     is left with why (in `unfixed`)."""
-    refused = [r.reason for f in report.files for r in f.refused if r.migration.kind == "split"]
-    left = [u.reason for u in report.unfixed if "not split" in u.reason]
-    return refused + left
+    refused = [r for f in report.files for r in f.refused if r.migration.kind == "split"]
+    # A class left for a human is listed in both: once.
+    classes = {r.migration.class_name for r in refused}
+    left = [
+        u.reason[u.reason.index("not split") :]
+        for u in report.unfixed
+        if "not split" in u.reason and u.class_name not in classes
+    ]
+    return [r.reason for r in refused] + left
 
 
 # -- made ----------------------------------------------------------------------
@@ -234,6 +240,17 @@ def test_super_with_the_class_name_refuses_the_split(tmp_path: Path) -> None:
         "not split: `super(TestA, self).setUp()` names TestA: a subclass, a reference or `super(TestA, self)` "
         "would not find its tests; split by hand"
     ]
+
+
+def test_a_one_device_mixed_class_whose_split_is_refused_is_left_unclassified(tmp_path: Path) -> None:
+    # CUDA by its uses, but test_free ran on every runner: as a CUDA class
+    # (instantiated only_for="cuda") it would no longer run on CPU runners.
+    source = HEAD + MIXED.replace("super().setUp()", "super(TestA, self).setUp()") + MAIN
+    text, report = migrate(tmp_path, source)
+    assert text == source and report.files == [] and report.migrated == {}
+    (left,) = report.unfixed
+    assert (left.class_name, left.line, left.kind) == ("TestA", 5, "mixed-accelerator-use")
+    assert left.reason.startswith("every accelerator use in the class is CUDA; not split: `super(TestA, self)")
 
 
 def test_a_member_that_is_no_test_using_a_device_refuses_the_split(tmp_path: Path) -> None:
@@ -836,10 +853,11 @@ def test_a_module_name_for_the_machines_accelerator_type_becomes_the_tests_devic
     assert report.migrated == {"split": 2}
     # A test that binds the name itself: refused, with why.
     local = source.replace("        def make():", "        device_type = 'cuda'\n        def make():")
-    _, report = migrate(tmp_path / "local", local + MAIN)
-    assert [r.reason for f in report.files for r in f.refused if r.migration.kind == "split"] == [
-        "not split: test_dev binds device_type itself: migrate by hand"
-    ]
+    text, report = migrate(tmp_path / "local", local + MAIN)
+    # A CUDA class by its uses, of a device-free test and a device test: left
+    # for a human, as no one classification fits it.
+    assert not_split(report) == ["not split: test_dev binds device_type itself: migrate by hand"]
+    assert text == local + MAIN and report.migrated == {}
 
 
 def test_a_test_that_names_a_device_only_where_nothing_runs_on_it_is_device_free(tmp_path: Path) -> None:

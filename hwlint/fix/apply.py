@@ -52,6 +52,18 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
     devices respelt; what could not be made is in the FileResult, the
     file's bytes as they were."""
     outcome = _made(root, plan, before, config)
+    mixed = _left_mixed(plan, outcome)
+    if mixed:
+        # Made again without them: their classification and migrations go.
+        again = FilePlan(
+            plan.path,
+            [f for f in plan.fixes if f.class_name not in mixed],
+            plan.rewrites,
+            [m for m in plan.migrations if m.class_name not in mixed],
+            plan.respellings,
+        )
+        outcome = _made(root, again, before, config)
+        outcome.refused += tuple(mixed.values())
     if not plan.respellings or outcome.fixed is None or outcome.error is not None:
         return outcome
     # Last: they find their strings by their text, wherever the edits above moved them.
@@ -60,6 +72,21 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
     except MigrateError as exc:
         outcome.error = f"not respelt: {exc}"
     return outcome
+
+
+def _left_mixed(plan: FilePlan, outcome: FileResult) -> dict[str, Refused]:
+    """The classes to leave unclassified, by name, each with the refusal of
+    its split, as no classification fits them: a class of device-free
+    tests and device tests that could not be split, for which the plan
+    wrote one device's classification (`--unsafe`). Classified so, it would
+    be instantiated for that device alone (device-class), and its
+    device-free tests would no longer run on the CPU runners they ran on."""
+    devices = {f.class_name for f in plan.fixes if f.member not in ("GENERIC", "ACCELERATOR", "CPU")}
+    return {
+        r.migration.class_name: r._replace(migration=r.migration._replace(member=""))
+        for r in outcome.refused
+        if r.migration.kind == "split" and r.mixed and r.migration.class_name in devices
+    }
 
 
 def _made(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) -> FileResult:

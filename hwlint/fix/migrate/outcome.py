@@ -64,12 +64,15 @@ class Refusal(Exception):
     that finds the reason, caught where the migration was tried, which
     records it as a `Refused`. `line`, `code` and `blocker`: as Refused's."""
 
-    def __init__(self, reason: str, line: int = 0, code: str = "", blocker: Blocker | None = None) -> None:
+    def __init__(
+        self, reason: str, line: int = 0, code: str = "", blocker: Blocker | None = None, *, mixed: bool = False
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.line = line
         self.code = code
         self.blocker = blocker
+        self.mixed = mixed
 
     @classmethod
     def blocked(cls, blocker: Blocker) -> Refusal:
@@ -78,7 +81,7 @@ class Refusal(Exception):
 
     def of(self, migration: Migration) -> Refused:
         """The record of `migration` refused for this reason."""
-        return Refused(migration, self.reason, self.line, self.code, self.blocker)
+        return Refused(migration, self.reason, self.line, self.code, self.blocker, self.mixed)
 
 
 class Done(NamedTuple):
@@ -126,6 +129,9 @@ class Refused(NamedTuple):
     code: str = ""  # the rule the test stays reported by (HWC102, HWC103)
     # "generalize": what blocked it (the site and why), for the summary and `blocked_by`.
     blocker: Blocker | None = None
+    # "split": the class has both device-free tests and device tests, so
+    # that no one device's classification fits it (hwlint.fix.apply then leaves it).
+    mixed: bool = False
 
     @property
     def blocked_by(self) -> Blocker:

@@ -104,7 +104,7 @@ def split(
         try:
             return _split_as(data, m, config, facts_of, device)
         except Refusal as second:
-            raise Refusal(f"{refusal.reason}; as a {device} class: {second.reason}") from None
+            raise Refusal(f"{refusal.reason}; as a {device} class: {second.reason}", mixed=True) from None
 
 
 def _split_as(
@@ -115,9 +115,6 @@ def _split_as(
     info = class_facts(facts, m.class_name, m.occurrence)
     if info is None:
         raise Refusal(f"class {m.class_name} not found in the facts")
-    names = SplitNames.of(m.class_name)
-    if device:
-        names = names._replace(accelerator=f"{m.class_name}{device}")  # the contributors' `TestSDPACUDA`
     words = device_words(config, found=(f.name for f in facts.devices_found))
     masked = _first_look(data, info, facts, words)
     module = parse_module(data, MigrateError)
@@ -133,6 +130,31 @@ def _split_as(
     # of the splits the plan tries and the facts cannot rule out) is refused
     # before the module is read whole.
     sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls), masked=masked)
+    # Its tests are of both kinds from here: a refusal leaves a class no one classification fits.
+    try:
+        return _split_sorted(module, cls, m, info, facts, sorted_tests, calls, config, facts_of, device)
+    except StaysOneDevice:
+        raise
+    except Refusal as refusal:
+        raise Refusal(refusal.reason, refusal.line, refusal.code, refusal.blocker, mixed=True) from None
+
+
+def _split_sorted(
+    module: cst.Module,
+    cls: cst.ClassDef,
+    m: Migration,
+    info: ClassFacts,
+    facts: ModuleFacts,
+    sorted_tests: SortedTests,
+    calls: list[int],
+    config: Config,
+    facts_of: Callable[[bytes], ModuleFacts],
+    device: str,
+) -> tuple[bytes, list[Done], tuple[ClassMove, ...]]:
+    """`_split_as`'s, its tests sorted."""
+    names = SplitNames.of(m.class_name)
+    if device:
+        names = names._replace(accelerator=f"{m.class_name}{device}")  # the contributors' `TestSDPACUDA`
     if device and sorted_tests.any_gpu:
         raise Refusal("not split: its device tests use GPU_TYPE, whichever GPU the machine has")
     if sorted_tests.cpu and not parametrized_calls(module.body, m.class_name):
@@ -509,11 +531,12 @@ def _refuse_still_bound(
     named = names_a_device(bare, words, config.attribute)
     if named:
         raise StaysOneDevice(
-            f"not split: after the rewrites, a device test still names {named}: it is a test of that device"
+            f"not split: after the rewrites, a device test still names {named}: it is a test of that device",
+            mixed=True,
         )
     # A GPU_TYPE class's: a name bound to whichever GPU the machine has
     # (`requires_multigpu = skipIf(not HAS_MULTIGPU, ...)`) is no device's.
     bound = _bound(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
     used = sorted(name for name in bound if node_uses(bare, name, attributes=False))
     if used:
-        raise StaysOneDevice(f"not split: a device test uses {used[0]}, which the module binds to a device")
+        raise StaysOneDevice(f"not split: a device test uses {used[0]}, which the module binds to a device", mixed=True)
