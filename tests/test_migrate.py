@@ -640,6 +640,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "fix.md"
         "config-patches",
         "any-gpu-spellings",
         "split-cpu",
+        "split-one-device",
     ],
 )
 def test_docs_migration_examples_are_what_fix_does(tmp_path: Path, name: str) -> None:
