@@ -15,13 +15,15 @@ from pathlib import Path
 
 from hwlint.fix.plan_records import ClassMove
 from hwlint.fix.result import FileResult
-from hwlint.fix.verify_runtime import compare, verify_runtime
+from hwlint.fix.verify_runtime import RuntimeCheck, compare, verify_runtime
 from hwlint.infra.runtime import RuntimeClass, RuntimeModule, collect_module
 from tests.conftest import run_cli, write_project
 
 
-def _cls(name: str, *tests: str, generic: str | None = None, device: str | None = None) -> RuntimeClass:
-    return RuntimeClass(name, None, True, generic, "test/test_x.py", device, tests)
+def _cls(
+    name: str, *tests: str, generic: str | None = None, device: str | None = None, skipped: tuple[str, ...] = ()
+) -> RuntimeClass:
+    return RuntimeClass(name, None, True, generic, "test/test_x.py", device, tests, skipped)
 
 
 # -- the mapping -------------------------------------------------------------
@@ -307,6 +309,54 @@ def test_a_file_whose_fix_loses_tests_is_withheld() -> None:
         "not written: after the fix the runtime does not collect 1 of its tests: TestOps.test_mul",
     )
     assert left.group == "not written: the runtime collects fewer tests after the fix (--verify-runtime)"
+
+
+def test_a_test_that_ran_on_cpu_runners_and_is_now_only_in_other_devices_classes_is_off_cpu() -> None:
+    # test_cpu ran on CPU runners; test_gpu was skipped there at import.
+    before = RuntimeModule("m", (_cls("TestA", "test_cpu", "test_gpu", skipped=("test_gpu",)),))
+    cuda_only = RuntimeModule(
+        "m", (_cls("TestACUDA", "test_cpu_cuda", "test_gpu_cuda", generic="TestA", device="cuda"),)
+    )
+    check = compare("m", before, cuda_only)
+    assert (check.lost, check.off_cpu, check.renamed) == ((), ("TestA.test_cpu",), 2)
+    # Split: the device-free test stays in a class every runner collects.
+    split = RuntimeModule(
+        "m",
+        (
+            _cls("TestAGeneric", "test_cpu"),
+            _cls("TestACUDACUDA", "test_gpu_cuda", generic="TestACUDA", device="cuda"),
+        ),
+    )
+    moves = (ClassMove("TestA", "TestAGeneric", ("test_cpu",)), ClassMove("TestA", "TestACUDA", ("test_gpu",)))
+    assert compare("m", before, split, moves).off_cpu == ()
+    # Still collected for the CPU too: not off CPU.
+    everywhere = RuntimeModule(
+        "m",
+        (
+            _cls("TestACPU", "test_cpu_cpu", "test_gpu_cpu", generic="TestA", device="cpu"),
+            _cls("TestACUDA", "test_cpu_cuda", "test_gpu_cuda", generic="TestA", device="cuda"),
+        ),
+    )
+    assert compare("m", before, everywhere).off_cpu == ()
+    summary = RuntimeCheck("python", (check,)).summary()
+    assert summary[0].endswith("; 1 no longer collected on CPU runners, where they ran before (no skip at import).")
+    assert summary[1:] == ["  OFF CPU m::TestA.test_cpu"]
+
+
+def test_the_collection_says_which_tests_a_skip_decorator_skips_here(tmp_path: Path) -> None:
+    import sys
+
+    source = (
+        "import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_runs(self):\n        pass\n\n"
+        '    @unittest.skipIf(True, "no GPU")\n    def test_skipped(self):\n        pass\n\n\n'
+        '@unittest.skip("no GPU")\nclass TestB(unittest.TestCase):\n    def test_b(self):\n        pass\n'
+    )
+    root = write_project(tmp_path / "p", {"test/test_s.py": source})
+    module = collect_module(root, "test/test_s.py", python=sys.executable, attribute="hw_classification", timeout=60)
+    assert [(c.name, c.tests, c.skipped) for c in module.classes] == [
+        ("TestA", ("test_runs", "test_skipped"), ("test_skipped",)),
+        ("TestB", ("test_b",), ("test_b",)),
+    ]
 
 
 def test_the_fork_server_survives_what_modules_do(tmp_path: Path) -> None:

@@ -392,7 +392,9 @@ def runtime_section(runtime: RuntimeCheck | None, paths: Sequence[str], unsafe: 
         f"Collected by unittest before and after the fix (`{runtime.python}`; CUDA, XPU and MPS classes collected "
         f"without the devices): {t['checked']} of {_count(t['modules'], 'changed module')}, {t['skipped']} skipped; "
         f"{_count(t['tests_before'], 'test')} before, {t['tests_after']} after: {t['renamed']} renamed, "
-        f"{t['per_device']} newly per-device, {t['added']} new, **{t['lost']} lost**.",
+        f"{t['per_device']} newly per-device, {t['added']} new, **{t['lost']} lost**"
+        + (f"; {t['off_cpu']} no longer collected on CPU runners, where they ran before" if t["off_cpu"] else "")
+        + ".",
         "",
     ]
     checked = [m for m in runtime.modules if m.skipped is None]
@@ -405,6 +407,7 @@ def runtime_section(runtime: RuntimeCheck | None, paths: Sequence[str], unsafe: 
         if m.error:
             lines.append(f"- `{m.path}` after the fix: {_cell(m.error)}")
         lines.extend(f"- LOST `{m.path}::{test}`" for test in m.lost)
+        lines.extend(f"- off CPU runners: `{m.path}::{test}`" for test in m.off_cpu)
     if lines[-1]:
         lines.append("")
     return lines

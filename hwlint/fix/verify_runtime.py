@@ -17,7 +17,11 @@ ids before are mapped through the renames the fix makes:
   maps each device's id onto that one.
 
 A test collected before that maps to nothing after is lost: the command
-exits 1 and that file is not written. A module that does not import before
+exits 1 and that file is not written. A test that a CPU runner collected
+before, and no skip decorator skipped there, whose ids after are all in
+classes of other devices (`only_for="cuda"`, `except_for="cpu"`) is
+listed as off CPU runners: not lost (a skip in its body, which collection
+does not see, may have kept it off CPU before), but for review. A module that does not import before
 the fix (a dependency missing on CPU) is skipped, with the reason.
 """
 
@@ -51,6 +55,9 @@ class ModuleCheck(NamedTuple):
     # ids before of moved one-device tests on other device types, where
     # their @only decorator skipped them: no longer collected there
     narrowed: tuple[str, ...] = ()
+    # ids before, collected on a CPU runner and not skipped there at import,
+    # whose tests after are only in classes of devices other than the CPU
+    off_cpu: tuple[str, ...] = ()
     error: str | None = None  # the module no longer imports after the fix
     # The tests collected per device type ("": classes not made per device),
     # before and after: what each runner collects (`fix --pr-description`).
@@ -83,6 +90,7 @@ class RuntimeCheck(NamedTuple):
             "per_device": sum(len(m.per_device) for m in checked),
             "added": sum(len(m.added) for m in checked),
             "narrowed": sum(len(m.narrowed) for m in checked),
+            "off_cpu": sum(len(m.off_cpu) for m in checked),
             "lost": self.lost,
         }
 
@@ -103,6 +111,7 @@ class RuntimeCheck(NamedTuple):
                     "added": list(m.added),
                     "lost": list(m.lost),
                     "narrowed": list(m.narrowed),
+                    "off_cpu": list(m.off_cpu),
                     "error": m.error,
                 }
                 for m in self.modules
@@ -124,6 +133,11 @@ class RuntimeCheck(NamedTuple):
                 if t["narrowed"]
                 else ""
             )
+            + (
+                f"; {t['off_cpu']} no longer collected on CPU runners, where they ran before (no skip at import)"
+                if t["off_cpu"]
+                else ""
+            )
             + "."
         ]
         for m in self.modules:
@@ -133,7 +147,16 @@ class RuntimeCheck(NamedTuple):
             if m.error:
                 lines.append(f"  {m.path}: after the fix: {m.error}")
             lines.extend(f"  LOST {m.path}::{test}" for test in m.lost)
+        off = [f"{m.path}::{test}" for m in self.modules for test in m.off_cpu]
+        # A test may skip itself on CPU in its body, which collection does not see: listed for review, not lost.
+        lines.extend(f"  OFF CPU {test}" for test in off[:_OFF_CPU_SHOWN])
+        if len(off) > _OFF_CPU_SHOWN:
+            lines.append(f"  ... and {len(off) - _OFF_CPU_SHOWN} more off CPU runners (`--format json`: off_cpu)")
         return lines
+
+
+# The tests off CPU runners the summary names; `--format json` lists them all.
+_OFF_CPU_SHOWN = 10
 
 
 def _names(start: str, moves: Sequence[ClassMove]) -> set[str]:
@@ -212,6 +235,7 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
     renamed = 0
     lost: list[str] = []
     narrowed: list[str] = []
+    off_cpu: list[str] = []
     for cls in before.classes:
         # The names its tests may have now: moved, and the moved device
         # class of a device class (TestFooCUDA → TestBarCUDA).
@@ -243,6 +267,8 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
             if not found:
                 (narrowed if _skipped_there(cls, test, moves) else lost).append(own)
                 continue
+            if _off_cpu(cls, test, found, after_classes):
+                off_cpu.append(own)
             images |= found
             if own not in found:
                 renamed += 1
@@ -256,9 +282,20 @@ def compare(path: str, before: RuntimeModule, after: RuntimeModule, moves: Seque
         added=tuple(sorted(added)),
         lost=tuple(sorted(lost)),
         narrowed=tuple(sorted(narrowed)),
+        off_cpu=tuple(sorted(off_cpu)),
         before_devices=_by_device(before),
         after_devices=_by_device(after),
     )
+
+
+def _off_cpu(cls: RuntimeClass, test: str, found: set[str], after: dict[str, RuntimeClass]) -> bool:
+    """Whether `test` of `cls` ran on CPU runners before (a class of no
+    device, or the CPU's; no skip decorator skipped it here) and its ids
+    `found` after are all in classes of other devices (`only_for="cuda"`,
+    `except_for="cpu"`): CPU runners no longer run it."""
+    if cls.device_type not in (None, "cpu") or test in cls.skipped:
+        return False
+    return all(after[i.split(".", 1)[0]].device_type not in (None, "cpu") for i in found)
 
 
 def _by_device(module: RuntimeModule) -> tuple[tuple[str, int], ...]:

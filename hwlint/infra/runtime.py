@@ -33,6 +33,7 @@ class RuntimeClass(NamedTuple):
     file: str | None  # the root-relative file that defines it; None when outside the root or unknown
     device_type: str | None = None  # instantiate_device_type_tests's device of the class
     tests: tuple[str, ...] = ()  # the test methods unittest collects from it
+    skipped: tuple[str, ...] = ()  # those a skip decorator skips on the machine that collected them
 
 
 class RuntimeModule(NamedTuple):
@@ -143,6 +144,7 @@ def _result(root: Path, path: str, out: str, code: int, stderr: str) -> RuntimeM
                 relative(c["file"]),
                 c.get("device_type"),
                 tuple(c.get("test_names", ())),
+                tuple(c.get("skipped", ())),
             )
             for c in record["classes"]
         )

@@ -176,9 +176,19 @@ def collect(root: str, rel: str, attribute: str, source: "str | None" = None) ->
                 "file": getattr(sys.modules.get(getattr(obj, "__module__", "")), "__file__", None),
                 "tests": len(names),
                 "test_names": list(names),
+                # Skipped on this machine as imported (`@skipIf(not TEST_CUDA, ...)`,
+                # on the test or its class): what a skip in its body says is not seen.
+                "skipped": [n for n in names if _skipped(obj, n)],
             }
         )
     return {"classes": classes, "error": None}
+
+
+def _skipped(cls: type, name: str) -> bool:
+    """Whether unittest skips test `name` of `cls` before it runs (a skip decorator's mark)."""
+    return bool(
+        getattr(cls, "__unittest_skip__", False) or getattr(getattr(cls, name, None), "__unittest_skip__", False)
+    )
 
 
 def _job(root: str, rel: str, out: str, attribute: str, devices: str, source: "str | None") -> None:
