@@ -281,6 +281,24 @@ def test_device_defaults_name_the_device(tmp_path: Path) -> None:
     assert done.collected == ("TestAXPU",)
 
 
+def test_device_defaults_give_device_to_the_tests_without_one(tmp_path: Path) -> None:
+    # torch-xpu-ops' regressions/test_sort.py: one test defaults `device` to
+    # XPU, another uses XPU (with no device-generic equivalent) and takes none. The XPU class's tests all take
+    # `device` (HWC102); the verification refused this before.
+    source = IMPORTS + (
+        '\n\nclass TestA(TestCase):\n    def test_a(self, device=torch.device("xpu")):\n        torch.ones(2, device=device)\n\n'
+        "    def test_b(self):\n        torch.xpu.get_device_properties()\n"
+    )
+    text, report = migrate(tmp_path, source)
+    assert text == DECLARED_IMPORTS + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.XPU\n\n"
+        "    def test_a(self, device):\n        torch.ones(2, device=device)\n\n"
+        "    def test_b(self, device):\n        torch.xpu.get_device_properties()\n\n\n"
+        'instantiate_device_type_tests(TestA, globals(), only_for="xpu", allow_xpu=True)\n'
+    )
+    assert report.migrated == {"default-device": 1} and report.unfixed == []
+
+
 @pytest.mark.parametrize(
     ("body", "reason"),
     [

@@ -126,7 +126,7 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
                 want_params = tuple(p for p in was.params if p != "device")
             if (
                 d is not None
-                and d.kind in ("generalize", "device-class", "any-gpu", "device-tests")
+                and d.kind in ("generalize", "device-class", "any-gpu", "device-tests", "default-device")
                 and "device" not in was.params
             ):
                 want_params = ("device", *was.params)
