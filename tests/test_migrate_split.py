@@ -253,6 +253,48 @@ def test_a_one_device_mixed_class_whose_split_is_refused_is_left_unclassified(tm
     assert left.reason.startswith("every accelerator use in the class is CUDA; not split: `super(TestA, self)")
 
 
+ONE_DEVICE = (
+    "\n\nrequires_cuda = functools.partial(unittest.skipIf, not torch.cuda.is_available(), 'requires cuda')\n\n\n"
+    "class TestA(TestCase):\n"
+    "    def test_free(self):\n        self.assertEqual(torch.ones(2).sum().item(), 2)\n\n"
+    "    @requires_cuda()\n    def test_cuda(self):\n        self.assertEqual(torch.ones(2, device='cuda').sum().item(), 2)\n"
+)
+ONE_DEVICE_HEAD = "import functools\nimport unittest\n\n" + HEAD
+
+
+def test_a_one_device_class_another_file_imports_is_not_instantiated_for_its_device(tmp_path: Path) -> None:
+    # No split (the other file would lose TestA), and as a CUDA class,
+    # instantiated only_for="cuda", test_free would leave the CPU runners it ran on.
+    source = ONE_DEVICE_HEAD + ONE_DEVICE + MAIN
+    text, report = migrate(tmp_path, source, files={"test/test_b.py": "from test_a import TestA\n"})
+    assert text == source and report.migrated == {}
+    (left,) = [u for u in report.unfixed if u.class_name == "TestA"]
+    assert left.kind == "mixed-accelerator-use"
+    assert left.reason.endswith(
+        'not split: test_free uses no device and ran on CPU runners: instantiated only_for="cuda", '
+        "the class would take it off; split it by hand (GENERIC and CUDA)"
+    )
+
+
+def test_a_one_device_split_is_refused_when_a_device_test_names_another_device(tmp_path: Path) -> None:
+    # test_mkldnn names MKL-DNN, a CPU backend: no CUDA test, and it ran on CPU runners.
+    source = (
+        ONE_DEVICE_HEAD
+        + ONE_DEVICE
+        + "\n    def test_mkldnn(self):\n        self.assertTrue(torch.ones(2).to_mkldnn().is_mkldnn)\n"
+        + MAIN
+    )
+    text, report = migrate(tmp_path, source)
+    assert text == source and report.migrated == {}
+    assert not_split(report) == [
+        "not split: after the rewrites, a device test still names 'cuda': it is a test of that device; "
+        "as a CUDA class: not split: test_mkldnn names a device, and none of them is CUDA's"
+    ]
+    # Without it, the CUDA test goes to a class of CUDA's.
+    _, report = migrate(tmp_path / "b", ONE_DEVICE_HEAD + ONE_DEVICE + MAIN)
+    assert report.migrated == {"split": 2}
+
+
 def test_a_member_that_is_no_test_using_a_device_refuses_the_split(tmp_path: Path) -> None:
     source = HEAD + MIXED.replace("self.x = 1", 'self.x = torch.ones(1, device="cuda")')
     _, report = migrate(tmp_path, source)

@@ -107,6 +107,52 @@ def split(
             raise Refusal(f"{refusal.reason}; as a {device} class: {second.reason}", mixed=True) from None
 
 
+def device_free_tests(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[str, ...]:
+    """The tests of the class `m` names that use no device, as the split
+    sorts them, when others do; () when its tests are of one kind, or the
+    split cannot sort them. Such tests ran on CPU runners: a class of one
+    device would take them off (hwlint.fix.migrate.driver)."""
+    facts = facts_of(data)
+    info = class_facts(facts, m.class_name, m.occurrence)
+    if info is None:
+        return ()
+    words = device_words(config, found=(f.name for f in facts.devices_found))
+    try:
+        masked = _first_look(data, info, facts, words)
+        module = parse_module(data, MigrateError)
+        cls = module.body[find_class(module.body, m.class_name, m.occurrence)]
+        assert isinstance(cls, cst.ClassDef)
+        calls = any(instantiation_call(stmt, m.class_name) is not None for stmt in module.body)
+        sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=calls, masked=masked)
+    except (Refusal, MigrateError):
+        return ()
+    device = m.member.lower()
+    return tuple(
+        fn.name.value
+        for i, fn in test_methods(cls)
+        if i in sorted_tests.generic or (i in sorted_tests.device and names_another_device(fn, words, device))
+    )
+
+
+# A device's own backends and libraries, by device type: a test that names
+# only others' (`mkldnn`, a CPU backend, in a CUDA class) is no test of that device.
+_FAMILY = {
+    "cuda": ("cuda", "nccl", "cudnn", "cublas", "rocm", "hip", "triton"),
+    "xpu": ("xpu", "xccl", "onednn", "mkldnn", "triton"),
+    "npu": ("npu", "hccl"),
+}
+
+
+def names_another_device(fn: cst.BaseStatement, words: re.Pattern[str], device: str) -> bool:
+    """Whether what `fn` runs names a device (`words`), and each name is
+    another's than `device`'s (its name, its backends: `_FAMILY`)."""
+    family = _FAMILY.get(device, (device,))
+    found = [w.lower() for w in words.findall(code_without_prose(fn))]
+    return bool(found) and not any(f in w for w in found for f in family)
+
+
 def _split_as(
     data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts], device: str
 ) -> tuple[bytes, list[Done], tuple[ClassMove, ...]]:
@@ -157,6 +203,15 @@ def _split_sorted(
         names = names._replace(accelerator=f"{m.class_name}{device}")  # the contributors' `TestSDPACUDA`
     if device and sorted_tests.any_gpu:
         raise Refusal("not split: its device tests use GPU_TYPE, whichever GPU the machine has")
+    if device:
+        words = device_words(config, found=(f.name for f in facts.devices_found))
+        other = [
+            fn.name.value
+            for i, fn in test_methods(cls)
+            if i in sorted_tests.device and names_another_device(fn, words, device.lower())
+        ]
+        if other:
+            raise Refusal(f"not split: {other[0]} names a device, and none of them is {device}'s")
     if sorted_tests.cpu and not parametrized_calls(module.body, m.class_name):
         names = names._replace(generic=f"{m.class_name}OnlyCPU")  # the contributors' name
     else:
