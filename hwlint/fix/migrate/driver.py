@@ -17,7 +17,7 @@ from hwlint.fix.migrate.device_param import device_tests, migrate_device_param, 
 from hwlint.fix.migrate.generalize import device_class, generalize
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
-from hwlint.fix.migrate.split import device_free_tests, split
+from hwlint.fix.migrate.split import device_free_tests, listed, split
 from hwlint.fix.migrate.tree import bindings, find_class
 from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
@@ -98,7 +98,7 @@ def _generalized(progress: _Progress, m: Migration) -> None:
             # class whose split is refused is.
             device = m.member.lower()
             why = (
-                f"not split: {_listed(free)} use{'s' if len(free) == 1 else ''} no device and ran on CPU runners: "
+                f"not split: {listed(free)} use{'s' if len(free) == 1 else ''} no device and ran on CPU runners: "
                 f'instantiated only_for="{device}", the class would take {"it" if len(free) == 1 else "them"} '
                 f"off; split it by hand (GENERIC and {m.member})"
             )
@@ -111,10 +111,6 @@ def _generalized(progress: _Progress, m: Migration) -> None:
         progress.made(m, instantiated, accelerator=False)
         return
     progress.made(m, made, accelerator=True)
-
-
-def _listed(tests: Sequence[str]) -> str:
-    return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
 
 
 def _split(progress: _Progress, m: Migration) -> None:

@@ -241,7 +241,7 @@ def _split_sorted(
             m.class_name,
             m.line,
             device or "ACCELERATOR",
-            f"{_listed(tests)}{' with ' + _listed(helpers) if helpers else ''} -> {names.accelerator} "
+            f"{listed(tests)}{' with ' + listed(helpers) if helpers else ''} -> {names.accelerator} "
             f"({device or 'ACCELERATOR'}, given `device`, {'' if device else made}{instantiated})",
             instantiated_names(names.accelerator, runs),
             to_class=names.accelerator,
@@ -286,8 +286,8 @@ def _device_free_done(m: Migration, name: str, tests: Sequence[str], cpu: bool) 
     """The record of the class of the device-free tests: GENERIC, or CPU
     (instantiated for the CPU) when they are the CPU's case (hwlint.fix.migrate.split_cpu)."""
     if not cpu:
-        return Done("split", m.class_name, m.line, "GENERIC", f"{_listed(tests)} -> {name} (GENERIC)", to_class=name)
-    detail = f'{_listed(tests)} -> {name} (CPU, given `device`, instantiated, only_for="cpu")'
+        return Done("split", m.class_name, m.line, "GENERIC", f"{listed(tests)} -> {name} (GENERIC)", to_class=name)
+    detail = f'{listed(tests)} -> {name} (CPU, given `device`, instantiated, only_for="cpu")'
     return Done("split", m.class_name, m.line, "CPU", detail, instantiated_names(name, ("cpu",)), to_class=name)
 
 
@@ -302,7 +302,8 @@ def _first_look(data: bytes, info: ClassFacts, facts: ModuleFacts, words: re.Pat
     return masked
 
 
-def _listed(tests: Sequence[str]) -> str:
+def listed(tests: Sequence[str]) -> str:
+    """The first three tests' names, and how many more."""
     return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
 
 
