@@ -42,6 +42,7 @@ from hwlint.fix.verify import facts_of, verify, verify_migrations, verify_rewrit
 from hwlint.infra.atomic import write_bytes_atomic
 from hwlint.infra.pool import run_in_pool
 from hwlint.rules import COUNTED
+from hwlint.rules.device_specific_instantiation import device_of
 from hwlint.rules.hardcoded_device import HardcodedDevice
 
 
@@ -52,7 +53,7 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
     devices respelt; what could not be made is in the FileResult, the
     file's bytes as they were."""
     outcome = _made(root, plan, before, config)
-    mixed = _left_mixed(plan, outcome)
+    mixed = _left_mixed(plan, outcome, config)
     if mixed:
         # Made again without them: their classification and migrations go.
         again = FilePlan(
@@ -74,14 +75,14 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
     return outcome
 
 
-def _left_mixed(plan: FilePlan, outcome: FileResult) -> dict[str, Refused]:
+def _left_mixed(plan: FilePlan, outcome: FileResult, config: Config) -> dict[str, Refused]:
     """The classes to leave unclassified, by name, each with the refusal of
     its split, as no classification fits them: a class of device-free
     tests and device tests that could not be split, for which the plan
     wrote one device's classification (`--unsafe`). Classified so, it would
     be instantiated for that device alone (device-class), and its
     device-free tests would no longer run on the CPU runners they ran on."""
-    devices = {f.class_name for f in plan.fixes if f.member not in ("GENERIC", "ACCELERATOR", "CPU")}
+    devices = {f.class_name for f in plan.fixes if device_of(f.member, config) not in (None, "cpu")}
     return {
         r.migration.class_name: r._replace(migration=r.migration._replace(member=""))
         for r in outcome.refused

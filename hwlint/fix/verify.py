@@ -109,7 +109,7 @@ def verify_migrations(before: ModuleFacts, after: ModuleFacts, done: Sequence[Do
     for old, new in zip(remaining, staying):
         d = by_class.get(new.name)
         if d is not None and d.member is not None:
-            own = [canonical_member(x, config) for x in new.declarations if x.where == "body"]
+            own = _declared(new, config)
             if own != [d.member]:
                 raise RewriteError(f"{new.name} does not end up classified {d.member}")
         for was, now in zip(old.methods, new.methods):
@@ -230,7 +230,7 @@ def _verify_made(after: ModuleFacts, made: ClassFacts, member: str, accelerator:
     """RewriteError unless the class of a split's device-free tests (`made`)
     is declared `member`, instantiated for the CPU alone if CPU and not at all
     if GENERIC, and the ACCELERATOR class is instantiated."""
-    if [canonical_member(x, config) for x in made.declarations if x.where == "body"] != [member]:
+    if _declared(made, config) != [member]:
         raise RewriteError(f"{made.name} does not end up classified {member}")
     calls = {i.class_name for i in after.instantiations}
     cpu = [i.only_for for i in after.instantiations if i.class_name == made.name]
@@ -238,10 +238,15 @@ def _verify_made(after: ModuleFacts, made: ClassFacts, member: str, accelerator:
         raise RewriteError(f"{accelerator} (and {made.name} for the CPU only, if CPU) is not instantiated")
 
 
+def _declared(cls: ClassFacts, config: Config) -> list[str | None]:
+    """The members the class declares in its own body (aliases resolved)."""
+    return [canonical_member(x, config) for x in cls.declarations if x.where == "body"]
+
+
 def _verify_one_device(after: ModuleFacts, made: ClassFacts, member: str, config: Config) -> None:
     """RewriteError unless the class of a split's device tests is declared
     `member` and, when that is one device's, instantiated for it alone."""
-    if [canonical_member(x, config) for x in made.declarations if x.where == "body"] != [member]:
+    if _declared(made, config) != [member]:
         raise RewriteError(f"{made.name} does not end up classified {member}")
     calls = [(i.only_for, i.except_for) for i in after.instantiations if i.class_name == made.name]
     if member != "ACCELERATOR" and calls != [((member.lower(),), None)]:
@@ -272,7 +277,7 @@ def _verify_moves(before: ModuleFacts, after: ModuleFacts, moved: Sequence[Done]
             cls.bases != (mine[0].class_name,) or [x.name for x in cls.methods] != [d.method for d in mine]
         ):
             raise RewriteError(f"{target} is not a subclass of {mine[0].class_name} with the tests moved")
-        if [canonical_member(x, config) for x in cls.declarations if x.where == "body"] != [mine[0].member]:
+        if _declared(cls, config) != [mine[0].member]:
             raise RewriteError(f"{target} does not end up classified {mine[0].member}")
         calls = [i for i in after.instantiations if i.class_name == target]
         device = (mine[0].member or "").lower() if mine[0].member != "ACCELERATOR" else None

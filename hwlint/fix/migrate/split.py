@@ -27,7 +27,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, ModuleFacts
-from hwlint.facts.devices import DEVICE_TEST_DECORATORS
+from hwlint.facts.devices import BACKENDS, DEVICE_TEST_DECORATORS
 from hwlint.fix.migrate.any_gpu_decorators import DEVICE_SKIPS
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute
 from hwlint.fix.migrate.any_gpu_spellings import respelt
@@ -69,6 +69,7 @@ from hwlint.fix.migrate.triton_guard import triton_guarded
 from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
+from hwlint.rules.device_specific_instantiation import device_of
 
 
 class StaysOneDevice(Refusal):
@@ -98,9 +99,9 @@ def split(
     try:
         return _split_as(data, m, config, facts_of, "")
     except StaysOneDevice as refusal:
-        device = m.member or ""
-        if device in ("", "GENERIC", "ACCELERATOR", "CPU") or device not in config.classifications:
+        if device_of(m.member or None, config) in (None, "cpu"):
             raise
+        device = m.member
         try:
             return _split_as(data, m, config, facts_of, device)
         except Refusal as second:
@@ -136,19 +137,16 @@ def device_free_tests(
     )
 
 
-# A device's own backends and libraries, by device type: a test that names
-# only others' (`mkldnn`, a CPU backend, in a CUDA class) is no test of that device.
-_FAMILY = {
-    "cuda": ("cuda", "nccl", "cudnn", "cublas", "rocm", "hip", "triton"),
-    "xpu": ("xpu", "xccl", "onednn", "mkldnn", "triton"),
-    "npu": ("npu", "hccl"),
-}
+# A device's own libraries, by device type, besides its collective backend
+# (facts.devices.BACKENDS): a test that names only others' (`mkldnn`, a CPU
+# library, in a CUDA class) is no test of that device.
+_LIBRARIES = {"cuda": ("cudnn", "cublas", "rocm", "hip", "triton"), "xpu": ("onednn", "mkldnn", "triton")}
 
 
 def names_another_device(fn: cst.BaseStatement, words: re.Pattern[str], device: str) -> bool:
     """Whether what `fn` runs names a device (`words`), and each name is
-    another's than `device`'s (its name, its backends: `_FAMILY`)."""
-    family = _FAMILY.get(device, (device,))
+    another's than `device`'s (its name, its backend, its libraries)."""
+    family = (device, *(b for b, d in BACKENDS.items() if d == device), *_LIBRARIES.get(device, ()))
     found = [w.lower() for w in words.findall(code_without_prose(fn))]
     return bool(found) and not any(f in w for w in found for f in family)
 
@@ -178,7 +176,7 @@ def _split_as(
     sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=bool(calls), masked=masked)
     # Its tests are of both kinds from here: a refusal leaves a class no one classification fits.
     try:
-        return _split_sorted(module, cls, m, info, facts, sorted_tests, calls, config, facts_of, device)
+        return _split_sorted(module, cls, m, (info, facts, words), sorted_tests, calls, config, facts_of, device)
     except StaysOneDevice:
         raise
     except Refusal as refusal:
@@ -189,22 +187,22 @@ def _split_sorted(
     module: cst.Module,
     cls: cst.ClassDef,
     m: Migration,
-    info: ClassFacts,
-    facts: ModuleFacts,
+    read: tuple[ClassFacts, ModuleFacts, re.Pattern[str]],
     sorted_tests: SortedTests,
     calls: list[int],
     config: Config,
     facts_of: Callable[[bytes], ModuleFacts],
     device: str,
 ) -> tuple[bytes, list[Done], tuple[ClassMove, ...]]:
-    """`_split_as`'s, its tests sorted."""
+    """`_split_as`'s, its tests sorted; `read`: the class's and the module's
+    facts, and the device words `_split_as` read them with."""
+    info, facts, words = read
     names = SplitNames.of(m.class_name)
     if device:
         names = names._replace(accelerator=f"{m.class_name}{device}")  # the contributors' `TestSDPACUDA`
     if device and sorted_tests.any_gpu:
         raise Refusal("not split: its device tests use GPU_TYPE, whichever GPU the machine has")
     if device:
-        words = device_words(config, found=(f.name for f in facts.devices_found))
         other = [
             fn.name.value
             for i, fn in test_methods(cls)
