@@ -547,8 +547,11 @@ def test_a_helper_no_test_reaches_goes_with_the_device_tests(tmp_path: Path) -> 
             "passes `self` on or names a member it computes: it may reach it: split by hand",
         ),
         (
+            # A CUDA class then, no test of which names `self.where`: left
+            # (hwlint.fix.migrate.device_free), test_free ran on CPU runners.
             ("        self.x = 1\n", '        self.x = 1\n        self.where = "cuda"\n'),
-            'not split: "cuda" (line 11) is outside the tests: the tests that stay device-free would share it',
+            'not split: test_free uses no device and ran on CPU runners: instantiated only_for="cuda", '
+            "the class would take it off; split it by hand (GENERIC and CUDA)",
         ),
         (
             # a default is evaluated in the class body: the new class would not find it

@@ -13,11 +13,12 @@ from hwlint.fix.kinds import MigrationKind, left_unclassified
 from hwlint.fix.migrate.accelerator_tests import accelerator_tests
 from hwlint.fix.migrate.any_gpu import any_gpu
 from hwlint.fix.migrate.class_level import ModuleEdits, write_class_level
+from hwlint.fix.migrate.device_free import device_free_tests
 from hwlint.fix.migrate.device_param import device_tests, migrate_device_param, one_default
 from hwlint.fix.migrate.generalize import device_class, generalize
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
-from hwlint.fix.migrate.split import device_free_tests, listed, split
+from hwlint.fix.migrate.split import listed, split
 from hwlint.fix.migrate.tree import bindings, find_class
 from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module

@@ -72,6 +72,11 @@ from hwlint.rules.device_decorator import is_device_specific
 from hwlint.rules.device_specific_instantiation import device_of
 
 
+class OneKind(Refusal):
+    """A split refused because the class's tests are all of one kind: one
+    classification fits them all."""
+
+
 class StaysOneDevice(Refusal):
     """A split refused because its device tests still name a device, or use
     a module-level name bound to one, after the rewrites: they are tests of
@@ -108,35 +113,6 @@ def split(
             raise Refusal(f"{refusal.reason}; as a {device} class: {second.reason}", mixed=True) from None
 
 
-def device_free_tests(
-    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
-) -> tuple[str, ...]:
-    """The tests of the class `m` names that use no device, as the split
-    sorts them, when others do; () when its tests are of one kind, or the
-    split cannot sort them. Such tests ran on CPU runners: a class of one
-    device would take them off (hwlint.fix.migrate.driver)."""
-    facts = facts_of(data)
-    info = class_facts(facts, m.class_name, m.occurrence)
-    if info is None:
-        return ()
-    words = device_words(config, found=(f.name for f in facts.devices_found))
-    try:
-        masked = _first_look(data, info, facts, words)
-        module = parse_module(data, MigrateError)
-        cls = module.body[find_class(module.body, m.class_name, m.occurrence)]
-        assert isinstance(cls, cst.ClassDef)
-        calls = any(instantiation_call(stmt, m.class_name) is not None for stmt in module.body)
-        sorted_tests = sort_tests(module, cls, info, facts, data, config, instantiated=calls, masked=masked)
-    except (Refusal, MigrateError):
-        return ()
-    device = m.member.lower()
-    return tuple(
-        fn.name.value
-        for i, fn in test_methods(cls)
-        if i in sorted_tests.generic or (i in sorted_tests.device and names_another_device(fn, words, device))
-    )
-
-
 # A device's own libraries, by device type, besides its collective backend
 # (facts.devices.BACKENDS): a test that names only others' (`mkldnn`, a CPU
 # library, in a CUDA class) is no test of that device.
@@ -146,9 +122,15 @@ _LIBRARIES = {"cuda": ("cudnn", "cublas", "rocm", "hip", "triton"), "xpu": ("one
 def names_another_device(fn: cst.BaseStatement, words: re.Pattern[str], device: str) -> bool:
     """Whether what `fn` runs names a device (`words`), and each name is
     another's than `device`'s (its name, its backend, its libraries)."""
+    text = code_without_prose(fn)
+    return words.search(text) is not None and not names_device(text, words, device)
+
+
+def names_device(text: str, words: re.Pattern[str], device: str) -> bool:
+    """Whether the code `text` names `device` (by its name, its backend or
+    its libraries) among the devices it names (`words`)."""
     family = (device, *(b for b, d in BACKENDS.items() if d == device), *_LIBRARIES.get(device, ()))
-    found = [w.lower() for w in words.findall(code_without_prose(fn))]
-    return bool(found) and not any(f in w for w in found for f in family)
+    return any(f in w.lower() for w in words.findall(text) for f in family)
 
 
 def _split_as(
@@ -160,7 +142,7 @@ def _split_as(
     if info is None:
         raise Refusal(f"class {m.class_name} not found in the facts")
     words = device_words(config, found=(f.name for f in facts.devices_found))
-    masked = _first_look(data, info, facts, words)
+    masked = first_look(data, info, facts, words)
     module = parse_module(data, MigrateError)
     where = find_class(module.body, m.class_name, m.occurrence)
     cls = module.body[where]
@@ -289,14 +271,14 @@ def _device_free_done(m: Migration, name: str, tests: Sequence[str], cpu: bool) 
     return Done("split", m.class_name, m.line, "CPU", detail, instantiated_names(name, ("cpu",)), to_class=name)
 
 
-def _first_look(data: bytes, info: ClassFacts, facts: ModuleFacts, words: re.Pattern[str]) -> bytes:
+def first_look(data: bytes, info: ClassFacts, facts: ModuleFacts, words: re.Pattern[str]) -> bytes:
     """The module with what runs on no device hidden, as the split sorts the
     tests (`_naming_nothing_that_runs`); Refusal when every test then uses a
     device. With ast: libcst's parse costs some fifty times more."""
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
     masked = masked_for_tests(data, info, words)
-    if every_test_uses_a_device(masked, info.line, words, _bound(data, reached), instantiated=False):
-        raise Refusal(_ONE_KIND.format("every"))
+    if every_test_uses_a_device(masked, info.line, words, bound_names(data, reached), instantiated=False):
+        raise OneKind(_ONE_KIND.format("every"))
     return masked
 
 
@@ -344,23 +326,23 @@ def sort_tests(
     assert isinstance(cls.body, cst.IndentedBlock)
     words = device_words(config, found=(f.name for f in facts.devices_found))
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
-    bound = _bound(data, reached)
+    bound = bound_names(data, reached)
     tests = {i: fn for i, fn in test_methods(cls)}
     # What each test's own code says, first: when it makes every test a
     # device test (most of the splits the plan tries and the facts cannot
     # rule out), the lines of the class are not laid out.
-    uses_of = {i: _named_use(module, fn, words, bound, instantiated) for i, fn in tests.items()}
+    uses_of = {i: named_use(module, fn, words, bound, instantiated) for i, fn in tests.items()}
     named = {i: why for i, (why, _) in uses_of.items()}
     # (A test that only asks about a device may still be device-free: below.)
     if named and all(named.values()) and not info.questions:
-        raise Refusal(_ONE_KIND.format("every"))
-    _refuse_unnamed_mentions(data, reached)
+        raise OneKind(_ONE_KIND.format("every"))
+    refuse_unnamed_mentions(data, reached)
     spans = _spans(cls, info.line)
     worded = {i: spans[i] for i, (_, by_word) in uses_of.items() if by_word}
     for i in _naming_nothing_that_runs(masked or masked_for_tests(data, info, words), words, bound, worded):
         named[i] = ""
     if named and all(named.values()):
-        raise Refusal(_ONE_KIND.format("every"))
+        raise OneKind(_ONE_KIND.format("every"))
     sites = [
         (s.line, s.text, s in info.requires) for s in (*info.probes, *info.devices, *info.distributed, *info.requires)
     ]
@@ -390,7 +372,7 @@ def sort_tests(
             # none (`"cuda" if torch.cuda.is_available() else "cpu"`): it ran on CPU too.
             needs = False
     if not generic:
-        raise Refusal(_ONE_KIND.format("every"))
+        raise OneKind(_ONE_KIND.format("every"))
     uses = _member_uses(module, cls, tests, (sites, spans), words, bound, config)
     any_gpu = any(s.kind == "any-gpu" for s in info.devices)
     if any_gpu:
@@ -400,7 +382,7 @@ def sort_tests(
     # (With no device test, a test that reaches a member's device use is why.)
     moved = placed(list(cls.body.body), cls.name.value, (generic, device), uses, names)
     if not device:
-        raise Refusal(_ONE_KIND.format("no"))
+        raise OneKind(_ONE_KIND.format("no"))
     cpu = not instantiated and cpu_tests(tests, generic, device, own_helpers(cls))
     return SortedTests(generic, device, needs, moved, any_gpu, cpu)
 
@@ -413,7 +395,7 @@ def _is_use(text: str) -> bool:
     return not re.search(r"is_available|device_count|TEST_|HAS_", text)
 
 
-def _refuse_unnamed_mentions(data: bytes, reached: list[int]) -> None:
+def refuse_unnamed_mentions(data: bytes, reached: list[int]) -> None:
     """Refusal when the class reaches a module-level mention of an
     accelerator that binds no name a test could be seen to use (a
     function's body, a statement run at import)."""
@@ -463,7 +445,7 @@ def _member_uses(
     return uses
 
 
-def _named_use(
+def named_use(
     module: cst.Module, fn: cst.FunctionDef, words: re.Pattern[str], bound: set[str], instantiated: bool
 ) -> tuple[str, bool]:
     """What in `fn`'s own code makes it a device test, or "": it takes
@@ -538,7 +520,7 @@ def _bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
     return sorted(name for name in bound if re.search(rf"\b{re.escape(name)}\b", text) and node_uses(node, name))
 
 
-def _bound(data: bytes, lines: Sequence[int], naming: re.Pattern[str] | None = None) -> set[str]:
+def bound_names(data: bytes, lines: Sequence[int], naming: re.Pattern[str] | None = None) -> set[str]:
     """The module-level names bound to a device on `lines`
     (hwlint.fix.migrate.evidence.device_constants), and the functions and
     values that use them (`def T(*size, device=DEVICE)`: a test calling `T(2)`
@@ -590,7 +572,7 @@ def _refuse_still_bound(
         )
     # A GPU_TYPE class's: a name bound to whichever GPU the machine has
     # (`requires_multigpu = skipIf(not HAS_MULTIGPU, ...)`) is no device's.
-    bound = _bound(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
+    bound = bound_names(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
     used = sorted(name for name in bound if node_uses(bare, name, attributes=False))
     if used:
         raise StaysOneDevice(f"not split: a device test uses {used[0]}, which the module binds to a device", mixed=True)

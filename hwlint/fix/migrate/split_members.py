@@ -193,6 +193,14 @@ class _References(cst.CSTVisitor):
             self.bare.add(node.value)
 
 
+def members_named(stmt: cst.CSTNode, class_name: str) -> set[str]:
+    """The members `stmt` names through `self.`, `cls.` or `<Class>.` (ANY
+    when it passes `self` on)."""
+    visitor = _References(class_name, frozenset())
+    stmt.visit(visitor)
+    return visitor.found
+
+
 def _names_in(node: cst.BaseExpression) -> list[cst.Name]:
     """The `self`/`cls` Name nodes of a `self` form (`type(self)`, `self.__class__`)."""
     if isinstance(node, cst.Name):
