@@ -10,8 +10,7 @@ from pathlib import Path
 from tests.test_migrate import migrate
 
 HEAD = (
-    "import unittest\n\nimport torch\n"
-    "from torch.testing._internal.common_utils import TEST_CUDA, TestCase, run_tests\n"
+    "import unittest\n\nimport torch\nfrom torch.testing._internal.common_utils import TEST_CUDA, TestCase, run_tests\n"
 )
 MAIN = '\n\nif __name__ == "__main__":\n    run_tests()\n'
 
@@ -61,7 +60,8 @@ def test_a_test_reaching_a_helper_that_uses_the_device_is_a_device_test(tmp_path
     # a CUDA object: no test is left that uses no device.
     source = HEAD + DEVICES.replace("self._check(self.cpu)", "self._on_cuda()") + MAIN
     source = source.replace(
-        "    def test_cpu(self):", "    def _on_cuda(self):\n        return torch.ones(1).cuda()\n\n    def test_cpu(self):"
+        "    def test_cpu(self):",
+        "    def _on_cuda(self):\n        return torch.ones(1).cuda()\n\n    def test_cpu(self):",
     )
     text, report = migrate(tmp_path, source)
     assert report.unfixed == []
@@ -84,3 +84,24 @@ def test_a_test_naming_only_another_devices_object_uses_no_device_of_the_class(t
         "not split: test_mkldnn uses no device and ran on CPU runners: "
         'instantiated only_for="cuda", the class would take it off; split it by hand (GENERIC and CUDA)'
     )
+
+
+def test_a_class_skipped_without_its_device_has_no_test_that_ran_on_cpu_runners(tmp_path: Path) -> None:
+    # The whole class is skipped without CUDA: test_cpu never ran on a CPU runner.
+    source = HEAD + DEVICES.replace(
+        "class TestA(TestCase):", '@unittest.skipIf(not TEST_CUDA, "no CUDA")\nclass TestA(TestCase):'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.unfixed == []
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text
+
+
+def test_a_class_setting_its_own_device_makes_every_test_a_device_test(tmp_path: Path) -> None:
+    # `device = "cuda"`, as inductor's classes say it to the helpers they call
+    # (`self.common = check_model_gpu`), which may place test_cpu's tensors there.
+    source = (
+        HEAD + DEVICES.replace("class TestA(TestCase):\n", 'class TestA(TestCase):\n    device = "cuda"\n\n') + MAIN
+    )
+    text, report = migrate(tmp_path, source)
+    assert report.unfixed == []
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text

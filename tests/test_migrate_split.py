@@ -365,6 +365,33 @@ def test_a_test_calling_a_helper_that_places_on_a_bound_device_by_default_is_a_d
     assert made.member == "CUDA" and made.collected == ("TestACUDACUDA",)
 
 
+def test_a_device_test_with_no_device_generic_equivalent_goes_to_a_class_of_its_device(tmp_path: Path) -> None:
+    # "cuda:1", a second device, has no device-generic rewrite: the
+    # ACCELERATOR split is blocked, so the device test stays CUDA's, in a
+    # class of CUDA's, and the summary says why; test_free keeps running
+    # on every runner.
+    body = (
+        "\n\nclass TestA(TestCase):\n    def test_free(self):\n        self.assertEqual(torch.ones(2).sum().item(), 2)\n\n"
+        '    @requires_gpu\n    def test_second(self):\n        torch.ones(2, device="cuda:1")\n'
+    )
+    text, report = migrate(tmp_path, HEAD + body + MAIN)
+    assert text == (
+        DECLARED_HEAD
+        + "\n\nclass TestAGeneric(TestCase):\n    hw_classification = HardwareClassification.GENERIC\n\n"
+        + "    def test_free(self):\n        self.assertEqual(torch.ones(2).sum().item(), 2)\n\n\n"
+        + "class TestACUDA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n\n"
+        + '    @requires_gpu\n    def test_second(self, device):\n        torch.ones(2, device="cuda:1")\n\n\n'
+        + 'instantiate_device_type_tests(TestACUDA, globals(), only_for="cuda")\n'
+        + MAIN
+    )
+    (made,) = [d for f in report.files for d in f.migrated if d.to_class == "TestACUDA"]
+    assert made.detail == (
+        'test_second -> TestACUDA (CUDA, given `device`, instantiated, only_for="cuda"); not device-generic: '
+        '`device="cuda:1"` has no device-generic rewrite: "cuda:1" names a second device: such a test takes '
+        "`devices` (several devices)"
+    )
+
+
 def test_a_split_whose_device_tests_stay_one_devices_is_refused_when_the_class_is_no_ones(tmp_path: Path) -> None:
     # CUDA and XPU tests that each stay their device's: no one class of a device takes them.
     source = HEAD + (

@@ -38,12 +38,14 @@ class Blocker(NamedTuple):
     why: str
     kind: BlockerKind = "other"
 
-    def describe(self) -> str:
+    def describe(self, *, line: bool = True) -> str:
         """The blocker in words: "`torch.cuda.set_device(0)` (line 87) has no
-        device-generic equivalent before torch 2.7 (oldest-torch 2.4)"."""
+        device-generic equivalent before torch 2.7 (oldest-torch 2.4)";
+        without `line` when it is a line of a file the user never sees (a
+        migration's step)."""
         if not self.site:
             return self.why
-        return f"`{self.site}` (line {self.line}) {self.why}"
+        return f"`{self.site}`{f' (line {self.line})' if line else ''} {self.why}"
 
     def to_dict(self) -> dict[str, object]:
         """The blocker in `--format json` (`blocked_by`)."""

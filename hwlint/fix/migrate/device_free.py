@@ -14,8 +14,14 @@ what each one reaches (`_by_reach`):
   object, made without the device), when it reaches a helper that names
   the device, or when it passes `self` on;
 - a member that runs for every test (`setUp`, a class attribute) and names
-  the device otherwise (`.cuda()`, `torch.cuda.set_device(0)`) makes every
-  test a device test: none is device-free, and the class is that device's.
+  the device otherwise (`.cuda()`, `torch.cuda.set_device(0)`), or sets the
+  class's own `device` or `device_type` to it (`device = "mps"`, which code
+  the class calls but does not show reads: inductor's `check_model`), makes
+  every test a device test: none is device-free, and the class is that
+  device's.
+
+A class skipped on CPU runners as a whole (a class decorator, a skip in
+`setUp`) has no test that ran there: none is counted.
 
 The tests that are left ran on CPU runners and use no device: the driver
 leaves the class, with why, rather than take them off.
@@ -60,8 +66,8 @@ def device_free_tests(
     (`mkldnn` in a CUDA class) counts as one that uses no device."""
     facts = facts_of(data)
     info = class_facts(facts, m.class_name, m.occurrence)
-    if info is None:
-        return ()
+    if info is None or any(r.kind in _EVERY_TEST for r in info.requires):
+        return ()  # (A skip for every test when there is no accelerator: none ran on CPU runners.)
     words = device_words(config, found=(f.name for f in facts.devices_found))
     try:
         module = parse_module(data, MigrateError)
@@ -89,6 +95,13 @@ def device_free_tests(
         for i, fn in test_methods(cls)
         if i in free or (i in used and names_another_device(fn, words, device))
     )
+
+
+# Where a requirement (ClassFacts.requires) skips every test of the class on a CPU runner.
+_EVERY_TEST = frozenset({"class", "setup"})
+# The attributes through which a class says its device to what it calls
+# (inductor's `device = "mps"`, read by its base's and the module's helpers).
+_THE_DEVICE = frozenset({"device", "device_type"})
 
 
 def _by_reach(
@@ -121,7 +134,8 @@ def _by_reach(
         if i not in tests and runs_for_every_test(stmt) and not is_declaration(stmt, config.attribute)
     ]
     attributes = _device_attributes(shared, cls.name.value, words, device, bound)
-    if attributes is None:
+    if attributes is None or attributes & _THE_DEVICE:
+        # (The class's own device, for what it runs: code it does not show may read it.)
         return None
 
     def names_it(stmt: cst.BaseStatement) -> bool:

@@ -103,14 +103,22 @@ def split(
     data = respelt(data, m.class_name, m.occurrence, facts_of(data))
     try:
         return _split_as(data, m, config, facts_of, "")
-    except StaysOneDevice as refusal:
-        if device_of(m.member or None, config) in (None, "cpu"):
+    except Refusal as refusal:
+        # Its device tests stay one device's: they still name it after the
+        # rewrites, or a use of theirs has no device-generic equivalent (a
+        # blocker: `"cuda:1"`, `torch.xpu.memory_allocated()` before 2.9).
+        stays = isinstance(refusal, StaysOneDevice) or (refusal.mixed and refusal.blocker is not None)
+        if not stays or device_of(m.member or None, config) in (None, "cpu"):
             raise
         device = m.member
         try:
-            return _split_as(data, m, config, facts_of, device)
+            fixed, done, moves = _split_as(data, m, config, facts_of, device)
         except Refusal as second:
-            raise Refusal(f"{refusal.reason}; as a {device} class: {second.reason}", mixed=True) from None
+            why = f"{refusal.reason}; as a {device} class: {second.reason}"
+            raise Refusal(why, refusal.line, refusal.code, refusal.blocker, mixed=True) from None
+        # (The blocker's line is one of the class split, before its tests moved.)
+        because = refusal.blocker.describe(line=False) if refusal.blocker else f"its tests still name {device}"
+        return fixed, [*done[:-1], done[-1]._replace(detail=f"{done[-1].detail}; not device-generic: {because}")], moves
 
 
 # A device's own libraries, by device type, besides its collective backend
