@@ -223,6 +223,26 @@ def test_a_distributed_class_becomes_accelerator_with_the_generic_backend_and_de
     assert generalized(report)[0].endswith("(its tests need an accelerator: every test uses it)")
 
 
+def test_a_backend_a_backend_str_hook_returns_becomes_the_generic_backend(tmp_path: Path) -> None:
+    # MultiProcContinuousTest asks the class (not a test) for its backend: the
+    # accelerator there is stands for the device (a class's own `device_type`
+    # may be a method, as the contributors' test_replicate_with_fsdp.py has).
+    hook = (
+        '    @classmethod\n    def backend_str(cls) -> str:\n        return "nccl"\n\n'
+        "    @skip_if_lt_x_gpu(2)\n    def test_allreduce(self):\n"
+        '        t = torch.ones(4, device=f"cuda:{self.rank}")\n        dist.all_reduce(t)\n'
+    )
+    source = DIST_HEAD + "\n\nclass TestAllReduce(MultiProcessTestCase):\n" + hook + MAIN
+    text, report = migrate(tmp_path, source, NEWER)
+    assert report.migrated == {"generalize": 1}
+    assert (
+        "    @classmethod\n    def backend_str(cls) -> str:\n"
+        "        return dist.get_default_backend_for_device(torch.accelerator.current_accelerator())\n\n"
+        "    @skip_if_lt_x_gpu(2)\n    def test_allreduce(self, device):\n"
+        '        t = torch.ones(4, device=f"{self.device_type}:{self.rank}")\n'
+    ) in text
+
+
 def test_the_decorator_under_the_name_the_file_imports(tmp_path: Path) -> None:
     source = DIST_HEAD.replace(
         "skip_if_lt_x_gpu\n",

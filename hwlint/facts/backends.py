@@ -3,6 +3,8 @@ backend (HWC201 in distributed tests): the backends' names, what only one
 backend has (its process group class, its environment variables, the
 decorators that require it), and where a module's text may hold them."""
 
+import ast
+
 from hwlint.facts.prescan import Places
 from hwlint.facts.records import Site
 from hwlint.facts.vocabulary import LazyPattern
@@ -14,6 +16,30 @@ BACKEND_CLASSES = frozenset({"ProcessGroupNCCL", "ProcessGroupXCCL", "ProcessGro
 BACKEND_ENV = LazyPattern(r"^(?:TORCH_)?(?:NCCL|XCCL|HCCL)_[A-Z0-9_]+$")
 # `@requires_nccl()`, `@skip_if_no_nccl`, `@requires_nccl_version(...)`.
 BACKEND_DECORATOR = LazyPattern(r"^(?:requires_|skip_if_no_)(?:nccl|xccl|hccl)(?:_version)?$")
+
+
+# The members through which the distributed test bases (MultiProcContinuousTest,
+# DTensorTestBase) ask a class for its collective backend.
+BACKEND_HOOKS = frozenset({"backend", "backend_str"})
+
+
+def returned_backends(node: ast.FunctionDef) -> list[tuple[ast.Constant, str]]:
+    """The collective backends a backend hook returns (`def backend_str(cls):
+    return "nccl"`), each with its name: named as plainly as
+    `init_process_group("nccl")`."""
+    if node.name not in BACKEND_HOOKS:
+        return []
+    found: list[tuple[ast.Constant, str]] = []
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # (another function's)
+        value = current.value if isinstance(current, ast.Return) else None
+        if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value in BACKENDS:
+            found.append((value, value.value))
+        stack.extend(ast.iter_child_nodes(current))
+    return found
 
 
 def is_distributed(site: Site) -> bool:

@@ -42,7 +42,8 @@ from hwlint.facts.records import ModuleFacts
 # 7: module-level names bound to GPU_TYPE (ModuleFacts.gpu_bindings). 8: what a
 # module binds from a backend package (`from torch_musa import testing`) is that device's. 9: shown,
 # and matched to its device, as the path it names (Accelerators.aliases).
-FACTS_VERSION = 11
+# 12: a collective backend a `backend_str` hook returns is a "backend" site.
+FACTS_VERSION = 12
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

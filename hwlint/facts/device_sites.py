@@ -7,8 +7,8 @@ the module's text says may hold them."""
 import ast
 from typing import Any, Callable, Iterator
 
-from hwlint.facts.backends import BACKEND_CLASSES, BACKEND_ENV, BACKENDS, is_distributed
-from hwlint.facts.devices import ANY_GPU_NAMES
+from hwlint.facts.backends import BACKEND_CLASSES, BACKEND_ENV, BACKENDS, is_distributed, returned_backends
+from hwlint.facts.devices import ANY_GPU_NAMES, TAKES_DEVICE_TYPE
 from hwlint.facts.module_text import ModuleText
 from hwlint.facts.records import DistributedKind, ProbeKind, Site
 from hwlint.facts.vocabulary import Vocabulary, dotted_name
@@ -248,7 +248,7 @@ class SiteFinder:
                 first = call.args[0]
                 line = first.lineno
                 return Site(line, self.column(line, first.col_offset), f'{name}("{value}")', "argument", value)
-        if name in _TAKES_DEVICE_TYPE and call.args:
+        if name in TAKES_DEVICE_TYPE and call.args:
             value = device_string(call.args[0], vocabulary)
             if value is not None and ":" not in value:
                 first = call.args[0]
@@ -345,24 +345,6 @@ _ASKING = frozenset(
 )
 
 
-# torch's APIs whose first argument is a device type (`torch.autocast("cuda")`,
-# `torch.amp.GradScaler("cuda")`, `init_device_mesh("cuda", (2,))`): a
-# device named as plainly as `device="cuda"`.
-_TAKES_DEVICE_TYPE = frozenset(
-    {
-        "autocast",
-        "GradScaler",
-        "DeviceMesh",
-        "init_device_mesh",
-        "get_autocast_dtype",
-        "set_autocast_dtype",
-        "is_autocast_enabled",
-        "set_autocast_enabled",
-        "get_device_module",
-    }
-)
-
-
 class _ClassWalk:
     """What one walk of a class's lines finds (SiteFinder.accelerator_sites),
     a method per kind of node. A parent is walked before its children, so it
@@ -402,6 +384,7 @@ class _ClassWalk:
             ast.IfExp: self.branch,
             ast.Assign: self.assign,
             ast.JoinedStr: self.fstring,
+            ast.FunctionDef: self.function,
         }
 
     def sites(self) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
@@ -511,6 +494,12 @@ class _ClassWalk:
                 "assign",
                 value,
             )
+
+    def function(self, node: ast.FunctionDef) -> None:
+        for value, name in returned_backends(node):
+            self.plain_ids.add(id(value))
+            line = value.lineno
+            self._place(Site(line, self.column(line, value.col_offset), f'backend "{name}"', "backend", name))
 
     def fstring(self, node: ast.JoinedStr) -> None:
         site = self.finder.device_fstring(node)

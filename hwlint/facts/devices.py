@@ -80,6 +80,22 @@ BACKENDS: dict[str, str] = {"nccl": "cuda", "xccl": "xpu", "hccl": "npu"}
 # `device=GPU_TYPE` is accelerator use whose migration is ACCELERATOR with a
 # `device` parameter, never CUDA.
 ANY_GPU_NAMES = frozenset({"GPU_TYPE"})
+# torch's APIs whose first argument is a device type (`torch.autocast("cuda")`,
+# `torch.amp.GradScaler("cuda")`, `init_device_mesh("cuda", (2,))`): a
+# device named as plainly as `device="cuda"`.
+TAKES_DEVICE_TYPE = frozenset(
+    {
+        "autocast",
+        "GradScaler",
+        "DeviceMesh",
+        "init_device_mesh",
+        "get_autocast_dtype",
+        "set_autocast_dtype",
+        "is_autocast_enabled",
+        "set_autocast_enabled",
+        "get_device_module",
+    }
+)
 # Device types c10 has that no CI runner runs tests on (PyTorch's JIT tests
 # name them to check type propagation): not reported as devices to configure.
 UNRUN = frozenset({"vulkan", "opengl", "opencl", "fpga", "ve", "hip", "maia", "ipu", "privateuseone"})
