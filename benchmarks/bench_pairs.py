@@ -55,13 +55,15 @@ classes it landed in. `--json FILE` writes every pair's rows. Exit status 0;
 figure is printed then, as it would count every class as left.
 Issue 33's target: agree >= 80%, differ <= 5%.
 
-`benchmarks/pairs_manifest.json` says where each of the 53 pairs measured
+`benchmarks/pairs_manifest.json` says where each of the 66 pairs measured
 up to 2026-12-07 came from, without their text: the file's path, the pull
 request, and for each version its repository and commit where known and
 its id in the stored-code index (`read_file(id=...)` of the project's
 search tool reads it back whole, for a session to lay out PAIRS again).
-`held_out` marks the 6 collected on 2026-12-06 and the 9 collected on
-2026-12-07 (501-509) after the work they measure.
+`held_out` marks the pairs collected after the work they measure: 6 on
+2026-12-06, and on 2026-12-07 501-509, 601-606, 701-703 and 801-804 (the
+last four from a fork's "after" versions, measured before any change made
+for them).
 """
 
 from __future__ import annotations
