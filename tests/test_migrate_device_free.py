@@ -105,3 +105,14 @@ def test_a_class_setting_its_own_device_makes_every_test_a_device_test(tmp_path:
     text, report = migrate(tmp_path, source)
     assert report.unfixed == []
     assert "    hw_classification = HardwareClassification.CUDA\n" in text
+
+
+def test_a_test_whose_decorator_requires_an_accelerator_is_a_device_test(tmp_path: Path) -> None:
+    # test_cpu now requires two GPUs (a requirement of the facts; its code
+    # names no device): no test is left that ran on CPU runners.
+    source = HEAD.replace("TEST_CUDA, ", "TEST_CUDA, TEST_MULTIGPU, ") + DEVICES.replace(
+        "    def test_cpu(self):", '    @unittest.skipIf(not TEST_MULTIGPU, "one GPU")\n    def test_cpu(self):'
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.unfixed == []
+    assert "    hw_classification = HardwareClassification.CUDA\n" in text

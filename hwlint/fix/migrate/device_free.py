@@ -9,7 +9,8 @@ the device, and the device-free tests would share it), they are sorted by
 what each one reaches (`_by_reach`):
 
 - a test is a device test when its own code names a device (as the split
-  sees it), when it names an attribute that a member binds to a mention of
+  sees it) or holds a site of the facts (a probe, a device, a requirement
+  among its decorators), when it names an attribute that a member binds to a mention of
   the device (`cls.cuda = torch.device("cuda")` in `setUpClass`: a device
   object, made without the device), when it reaches a helper that names
   the device, or when it passes `self` on;
@@ -44,6 +45,7 @@ from hwlint.fix.migrate.split import (
     OneKind,
     bound_names,
     first_look,
+    member_spans,
     named_use,
     names_another_device,
     names_device,
@@ -148,11 +150,16 @@ def _by_reach(
         )
 
     helpers = {i for i, stmt in enumerate(body) if i not in tests and not runs_for_every_test(stmt) and names_it(stmt)}
+    # The facts' sites in each test's lines, its decorators': a probe, a
+    # device (`device=GPU_TYPE`), a requirement (`@skipIf(not TEST_MULTIGPU, ...)`).
+    spans = member_spans(cls, info.line)
+    sites = [s.line for s in (*info.probes, *info.devices, *info.distributed, *info.requires)]
     free: set[int] = set()
     used: set[int] = set()
     for i, fn in tests.items():
+        start, end = spans[i]
         first, anything = reached(body, cls.name.value, [i])
-        own = named_use(module, fn, words, bound, instantiated)[0]
+        own = named_use(module, fn, words, bound, instantiated)[0] or any(start <= n <= end for n in sites)
         uses = own or anything or names_it(fn) or any(j in helpers for j in first if j != i)
         (used if uses else free).add(i)
     return free, used

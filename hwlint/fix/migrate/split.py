@@ -295,7 +295,7 @@ def listed(tests: Sequence[str]) -> str:
     return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
 
 
-def _spans(cls: cst.ClassDef, line: int) -> dict[int, tuple[int, int]]:
+def member_spans(cls: cst.ClassDef, line: int) -> dict[int, tuple[int, int]]:
     """Each member's lines in the file (a function's from its first
     decorator), by its index in the class body; `line`: the facts' line of
     the class's `class` keyword. (The class alone is laid out, not the
@@ -345,7 +345,7 @@ def sort_tests(
     if named and all(named.values()) and not info.questions:
         raise OneKind(_ONE_KIND.format("every"))
     refuse_unnamed_mentions(data, reached)
-    spans = _spans(cls, info.line)
+    spans = member_spans(cls, info.line)
     worded = {i: spans[i] for i, (_, by_word) in uses_of.items() if by_word}
     for i in _naming_nothing_that_runs(masked or masked_for_tests(data, info, words), words, bound, worded):
         named[i] = ""
