@@ -116,3 +116,17 @@ def test_a_test_whose_decorator_requires_an_accelerator_is_a_device_test(tmp_pat
     text, report = migrate(tmp_path, source + MAIN)
     assert report.unfixed == []
     assert "    hw_classification = HardwareClassification.CUDA\n" in text
+
+
+def test_a_test_reaching_a_helper_that_places_on_gpu_type_is_a_device_test(tmp_path: Path) -> None:
+    # `_on_gpu` names no device, but places on GPU_TYPE (a site of the facts):
+    # test_cpu, which calls it, is no device-free test.
+    head = HEAD + "from torch.testing._internal.inductor_utils import GPU_TYPE\n"
+    source = head + DEVICES.replace("self._check(self.cpu)", "self._on_gpu()") + MAIN
+    source = source.replace(
+        "    def test_cpu(self):",
+        "    def _on_gpu(self):\n        return torch.ones(1, device=GPU_TYPE)\n\n    def test_cpu(self):",
+    )
+    source = source.replace("cls.both = [cls.cpu, cls.cuda]", "cls.both = [cls.cuda]")
+    _, report = migrate(tmp_path, source)
+    assert report.unfixed == [] and report.migrated == {"device-class": 1}

@@ -149,11 +149,17 @@ def _by_reach(
             or bool(members_named(stmt, cls.name.value) & attributes)
         )
 
-    helpers = {i for i, stmt in enumerate(body) if i not in tests and not runs_for_every_test(stmt) and names_it(stmt)}
-    # The facts' sites in each test's lines, its decorators': a probe, a
+    # The facts' sites in each member's lines, its decorators': a probe, a
     # device (`device=GPU_TYPE`), a requirement (`@skipIf(not TEST_MULTIGPU, ...)`).
     spans = member_spans(cls, info.line)
     sites = [s.line for s in (*info.probes, *info.devices, *info.distributed, *info.requires)]
+    helpers = {
+        i
+        for i, stmt in enumerate(body)
+        if i not in tests
+        and not runs_for_every_test(stmt)
+        and (names_it(stmt) or any(spans[i][0] <= n <= spans[i][1] for n in sites))
+    }
     free: set[int] = set()
     used: set[int] = set()
     for i, fn in tests.items():
