@@ -44,6 +44,7 @@ from hwlint.fix.migrate.outcome import MigrateError, Refusal
 from hwlint.fix.migrate.split import (
     OneKind,
     bound_names,
+    bound_used,
     first_look,
     member_spans,
     named_use,
@@ -145,7 +146,7 @@ def _by_reach(
         text = code_without_prose(stmt)
         return (
             names_device(text, words, device)
-            or any(re.search(rf"\b{re.escape(name)}\b", text) for name in bound)
+            or bool(bound_used(stmt, text, bound))
             or bool(members_named(stmt, cls.name.value) & attributes)
         )
 
@@ -186,7 +187,7 @@ def _device_attributes(
         for name, value in bindings.found:
             values.setdefault(name, []).append(value)
         text = code_without_prose(rest)
-        if names_device(text, words, device) or any(re.search(rf"\b{re.escape(n)}\b", text) for n in bound):
+        if names_device(text, words, device) or bound_used(rest, text, bound):
             return None
     attributes: set[str] = set()
     grown = True

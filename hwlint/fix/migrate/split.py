@@ -439,7 +439,7 @@ def _member_uses(
         mine = [s for s in sites if start <= s[0] <= end]
         text = code_without_prose(stmt)
         named = words.search(text) or DEVICE_TYPE.search(text)
-        used = _bound_used(stmt, text, bound)
+        used = bound_used(stmt, text, bound)
         if mine:
             uses[i] = Use(mine[0][1], mine[0][0])
         elif named is not None or used:
@@ -474,7 +474,7 @@ def named_use(
     found = words.search(text) or DEVICE_TYPE.search(text)
     if found is not None:
         return repr(found.group(0)), True
-    used = _bound_used(fn, text, bound)
+    used = bound_used(fn, text, bound)
     return (used[0], True) if used else ("", False)
 
 
@@ -518,12 +518,12 @@ def _naming_nothing_that_runs(
         if not isinstance(fn, cst.FunctionDef):
             continue
         text = code_without_prose(fn.with_changes(name=cst.Name("test")))
-        if words.search(text) is None and DEVICE_TYPE.search(text) is None and not _bound_used(fn, text, bound):
+        if words.search(text) is None and DEVICE_TYPE.search(text) is None and not bound_used(fn, text, bound):
             quiet.append(i)
     return quiet
 
 
-def _bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
+def bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
     """The names of `bound` that `node` (whose code is `text`) uses."""
     return sorted(name for name in bound if re.search(rf"\b{re.escape(name)}\b", text) and node_uses(node, name))
 
