@@ -534,3 +534,74 @@ def test_a_class_not_split_but_migrated_whole_is_not_left(tmp_path: Path) -> Non
     assert report.migrated == {"any-gpu": 1}
     assert report.unfixed == []
     assert [r["reason"] for r in report.to_dict()["not_split"]] == ["not split: test_a is named elsewhere in the class"]
+
+
+# -- a one-device class that also runs on GPU_TYPE ------------------------------
+
+CUDA_AND_GPU_TYPE = HEAD + (
+    "from torch.testing._internal.common_device_type import largeTensorTest\n"
+    "\n\nclass TestA(TestCase):\n"
+    '    @largeTensorTest("2GB", device=GPU_TYPE)\n'
+    "    def check(self, n):\n        x = torch.randn(n, device=GPU_TYPE)\n        torch.cuda.{call}\n        return x\n\n"
+    "    def test_one(self):\n        self.check(1)\n\n"
+    "    def test_two(self):\n        self.assertEqual(self.check(2).shape, (2,))\n"
+)
+
+
+def test_a_cuda_class_on_gpu_type_becomes_device_generic_as_contributors_make_it(tmp_path: Path) -> None:
+    # Inductor's test_auto_chunker.py: `device=GPU_TYPE` beside `torch.cuda.reset_peak_memory_stats()`.
+    # GPU_TYPE becomes the framework's device type (a helper's decorator measuring the
+    # test's own device), and CUDA's uses their device-generic equivalents.
+    source = CUDA_AND_GPU_TYPE.format(call="synchronize()")
+    text, report = migrate(tmp_path, source + GATED)
+    assert text == AFTER_HEAD.replace(
+        "common_device_type import instantiate_device_type_tests\n",
+        "common_device_type import largeTensorTest, instantiate_device_type_tests\n",
+    ) + (
+        "\n\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.ACCELERATOR\n\n"
+        '    @largeTensorTest("2GB")\n'
+        "    def check(self, n):\n        x = torch.randn(n, device=self.device_type)\n"
+        "        torch.accelerator.synchronize()\n        return x\n\n"
+        "    def test_one(self, device):\n        self.check(1)\n\n"
+        "    def test_two(self, device):\n        self.assertEqual(self.check(2).shape, (2,))\n"
+        "\n\n" + CALL + GATED
+    )
+    assert report.migrated == {"generalize": 1}
+    assert report.classified == {"ACCELERATOR": 1}
+    (done,) = report.files[0].migrated
+    assert done.collected == ("TestACUDA", "TestAXPU", "TestAHPU", "TestAPRIVATEUSE1")
+    assert done.detail.endswith("; 1 use of CUDA given device-generic rewrites")
+
+
+def test_a_cuda_use_without_an_equivalent_keeps_the_class_on_cuda(tmp_path: Path) -> None:
+    # torch.accelerator.max_memory_allocated is PyTorch 2.9's; the oldest PyTorch here is 2.7.
+    source = CUDA_AND_GPU_TYPE.format(call="max_memory_allocated()")
+    text, report = migrate(tmp_path, source + GATED, settings={"oldest-torch": "2.7"})
+    assert "hw_classification = HardwareClassification.CUDA\n" in text
+    assert 'instantiate_device_type_tests(TestA, globals(), only_for="cuda")\n' in text
+    assert "device=GPU_TYPE" in text  # GPU_TYPE is CUDA wherever the class now runs
+    assert report.migrated == {"device-class": 1}
+    assert [u.reason for u in report.unfixed] == []
+    # Not the GPU_TYPE, which the any-gpu way rewrites: the use of CUDA that has no equivalent,
+    # at its line in the file as written (its declaration added).
+    refused = {r.migration.kind: r.reason for r in report.files[0].refused}
+    assert refused["generalize"] == (
+        "`torch.cuda.max_memory_allocated()` (line 13) has no device-generic equivalent before torch 2.9 "
+        "(oldest-torch 2.7): torch.accelerator.max_memory_allocated"
+    )
+    assert text.splitlines()[12] == "        torch.cuda.max_memory_allocated()"
+
+
+def test_a_gpu_type_use_the_any_gpu_way_refuses_says_why(tmp_path: Path) -> None:
+    # `GPU_TYPE` in a static method has no `self.device_type` to become.
+    source = CUDA_AND_GPU_TYPE.format(call="synchronize()").replace(
+        "    def test_one(self):",
+        "    @staticmethod\n    def make():\n        return GPU_TYPE\n\n    def test_one(self):",
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert "hw_classification = HardwareClassification.CUDA\n" in text
+    refused = {r.migration.kind: r.reason for r in report.files[0].refused}
+    assert refused["generalize"] == (
+        "`GPU_TYPE` (line 10) has no device-generic rewrite here: "
+        "make uses GPU_TYPE in a static method: nothing there says the device type"
+    )

@@ -9,7 +9,8 @@ device framework says of the test's device type:
   migration, hwlint.fix.migrate.accelerator_tests, goes on from there);
 - `@skipIf(GPU_TYPE == "mps", "why")`: skipped on MPS, `@skipMPSIf(True, "why")`;
 - `@largeTensorTest(size, device=GPU_TYPE)`: `@largeTensorTest(size)`,
-  which measures the test's own device.
+  which measures the test's own device (`self`'s, when it decorates a
+  helper the test calls: the only form a helper's decorators get).
 
 Any other use stays, and the migration says so.
 """
@@ -40,19 +41,20 @@ class Decorated(NamedTuple):
     rewritten: int
 
 
-def decorators_migrated(decorators: Sequence[cst.Decorator]) -> Decorated:
+def decorators_migrated(decorators: Sequence[cst.Decorator], *, helper: bool = False) -> Decorated:
     """`decorators` with their uses of GPU_TYPE rewritten where the device
-    framework has a form for them (see the module's docstring)."""
+    framework has a form for them (see the module's docstring); a
+    `helper`'s (a method that is no test), `@largeTensorTest`'s alone."""
     made, needs = [], set()
     for d in decorators:
-        new, name = _migrated(d)
+        new, name = _migrated(d, helper)
         made.append(new)
         if name:
             needs.add(name)
     return Decorated(tuple(made), frozenset(needs), sum(a is not b for a, b in zip(made, decorators)))
 
 
-def _migrated(d: cst.Decorator) -> tuple[cst.Decorator, str]:
+def _migrated(d: cst.Decorator, helper: bool) -> tuple[cst.Decorator, str]:
     expr = d.decorator
     if not isinstance(expr, cst.Call):
         return d, ""
@@ -63,7 +65,7 @@ def _migrated(d: cst.Decorator) -> tuple[cst.Decorator, str]:
             return d, ""
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return d.with_changes(decorator=expr.with_changes(args=kept)), ""
-    if called not in ("skipIf", "skipUnless") or not expr.args or expr.args[0].keyword is not None:
+    if helper or called not in ("skipIf", "skipUnless") or not expr.args or expr.args[0].keyword is not None:
         return d, ""
     compared = _compared(expr.args[0].value)
     if compared is None:

@@ -12,7 +12,7 @@ import libcst as cst
 
 from hwlint.facts.devices import ANY_GPU_NAMES
 from hwlint.fix.edits import dotted
-from hwlint.fix.migrate.any_gpu_decorators import Decorated, decorators_migrated
+from hwlint.fix.migrate.any_gpu_decorators import decorators_migrated
 from hwlint.fix.migrate.outcome import Refusal
 from hwlint.fix.migrate.parameters import with_device
 from hwlint.fix.migrate.tree import decorator_name, device_parameter, node_uses
@@ -58,7 +58,7 @@ def method_migrated(fn: cst.FunctionDef, attributes: tuple[str, ...]) -> MethodM
     static = next(
         (decorator_name(d) for d in fn.decorators if decorator_name(d) in ("staticmethod", "classmethod")), None
     )
-    decorated = decorators_migrated(fn.decorators) if test else Decorated(tuple(fn.decorators), frozenset(), 0)
+    decorated = decorators_migrated(fn.decorators, helper=not test)
     fn = fn.with_changes(decorators=decorated.decorators)
     if any(node_uses(d, g) for d in fn.decorators for g in ANY_GPU_NAMES):
         raise Refusal(f"a decorator of {name} uses GPU_TYPE, which runs when the class is defined: migrate by hand")

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+import libcst as cst
+
 from hwlint.core.config import Config
 from hwlint.facts import ModuleFacts
+from hwlint.facts.devices import ANY_GPU_NAMES
+from hwlint.fix.blocker import Blocker
 from hwlint.fix.kinds import MigrationKind, left_unclassified
 from hwlint.fix.migrate.accelerator_tests import accelerator_tests
 from hwlint.fix.migrate.any_gpu import any_gpu
-from hwlint.fix.migrate.class_level import ModuleEdits, write_class_level
+from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, write_class_level
 from hwlint.fix.migrate.device_free import device_free_tests
 from hwlint.fix.migrate.device_param import device_tests, migrate_device_param, one_default
-from hwlint.fix.migrate.generalize import device_class, generalize
+from hwlint.fix.migrate.generalize import class_devices_rewritten, device_class, generalize
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
 from hwlint.fix.migrate.split import listed, split
@@ -83,6 +87,11 @@ def _generalized(progress: _Progress, m: Migration) -> None:
             raise Refusal.blocked(m.blocked)
         progress.data, made = generalize(progress.data, m, progress.config, progress.facts_of)
     except Refusal as refusal:
+        if m.blocked is None and refusal.blocker is not None and refusal.blocker.site in ANY_GPU_NAMES:
+            again = _any_gpu_generalized(progress, m, refusal.blocker)
+            if again is None:
+                return
+            refusal = again  # GPU_TYPE has its rewrite: what blocked is what the any-gpu way refused
         # The one-device classification hwlint.fix.apply wrote stays,
         # as a class instantiated for that device when it can be.
         progress.refused.append(refusal.of(m))
@@ -112,6 +121,50 @@ def _generalized(progress: _Progress, m: Migration) -> None:
         progress.made(m, instantiated, accelerator=False)
         return
     progress.made(m, made, accelerator=True)
+
+
+def _any_gpu_generalized(progress: _Progress, m: Migration, gpu_type: Blocker) -> Refusal | None:
+    """A one-device class whose tests also run on GPU_TYPE (inductor's
+    `device=GPU_TYPE` beside `torch.cuda.max_memory_allocated()`), which
+    generalize refuses (GPU_TYPE is no device of its to rewrite): made a
+    GPU_TYPE class's way (hwlint.fix.migrate.any_gpu), then its device's
+    uses given their device-generic rewrites, as PyTorch's contributors
+    migrate such a class. None when made; else, nothing made, the Refusal
+    saying why: the use of the device with no rewrite (at its line in the
+    file as the migrations read it), or `gpu_type` (generalize's blocker)
+    with why the any-gpu way was refused."""
+    state = ModuleEdits(parse_module(progress.data, MigrateError), progress.config)
+    try:
+        index = find_class(state.body, m.class_name, m.occurrence)
+        made = any_gpu(state, m._replace(kind="any-gpu"), index, progress.facts_of(progress.data))
+        cls = state.body[index]
+        assert isinstance(cls, cst.ClassDef)
+        # The one-device declaration hwlint.fix.apply wrote, changed rather than doubled.
+        declared = redeclare(cls, progress.config.attribute, state.declare[index])
+        if declared is not None:
+            state.body[index] = declared
+            del state.declare[index]
+        data, rewritten = class_devices_rewritten(write_class_level(state).bytes, m, progress.config, progress.facts_of)
+    except Refusal as refusal:
+        if refusal.blocker is None:
+            blocker = gpu_type._replace(why=f"has no device-generic rewrite here: {refusal.reason}")
+        else:
+            # Its line there, not in the any-gpu version (which dropped decorators and attributes).
+            blocker = refusal.blocker._replace(line=_line_of(progress.data, refusal.blocker))
+        return Refusal.blocked(blocker)
+    progress.data = data
+    progress.tried.update(x for x in progress.migrations if x.class_name == m.class_name)
+    uses = f"{rewritten} use{'s' if rewritten != 1 else ''} of {m.member} given device-generic rewrites"
+    # Made device-generic, as generalize makes a class: its one-device declaration goes.
+    progress.made(m, made._replace(kind="generalize", detail=f"{made.detail}; {uses}"), accelerator=True)
+    return None
+
+
+def _line_of(data: bytes, blocker: Blocker) -> int:
+    """The line of `data` holding the blocker's code nearest its line in another version."""
+    first = blocker.site.splitlines()[0] if blocker.site else ""
+    lines = [n for n, text in enumerate(data.decode("utf-8", "replace").splitlines(), 1) if first and first in text]
+    return min(lines, key=lambda n: abs(n - blocker.line), default=blocker.line)
 
 
 def _split(progress: _Progress, m: Migration) -> None:
