@@ -523,11 +523,31 @@ def test_asking_whether_the_gpu_is_the_privateuse1_backend_is_no_device(tmp_path
     ) in text
 
 
+def test_a_test_another_test_calls_refuses_the_class(tmp_path: Path) -> None:
+    # Instantiated, TestACUDA has test_a_cuda alone: `self.test_a()` would raise AttributeError.
+    source = HEAD + (
+        "\n\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n        x = torch.randn(2, device=GPU_TYPE)\n\n"
+        "    def test_b(self):\n        self.test_a()\n"
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert text == source + GATED
+    # (The split, tried first, is refused too: test_a is named in test_b.)
+    assert [(u.kind, u.reason.rsplit("; ", 1)[-1]) for u in report.unfixed] == [
+        ("mixed-accelerator-use", "not split: test_a is named elsewhere in the class"),
+        (
+            "any-gpu",
+            "a method of TestA uses self.test_a, a test: instantiated, the class has test_a_<device> in its place, "
+            "not test_a: move that test's body into a helper both call, then migrate",
+        )
+    ]
+
+
 def test_a_class_not_split_but_migrated_whole_is_not_left(tmp_path: Path) -> None:
     source = HEAD + (
         "\n\nclass TestA(TestCase):\n"
         "    def test_a(self):\n        x = torch.randn(2, device=GPU_TYPE)\n\n"
-        "    def test_b(self):\n        self.test_a()\n\n"
+        "    def test_b(self):\n        self.assertEqual(2, 2)  # as test_a does on the GPU\n\n"
         "    def test_c(self):\n        self.assertEqual(1, 1)\n"
     )
     _, report = migrate(tmp_path, source + GATED)
@@ -605,3 +625,15 @@ def test_a_gpu_type_use_the_any_gpu_way_refuses_says_why(tmp_path: Path) -> None
         "`GPU_TYPE` (line 10) has no device-generic rewrite here: "
         "make uses GPU_TYPE in a static method: nothing there says the device type"
     )
+
+
+def test_docs_cuda_and_gpu_type_example_is_what_fix_does(tmp_path: Path) -> None:
+    text = DOCS.read_text()
+    found = re.findall(r"<!-- migration-example: cuda-and-gpu-type (\w+) -->\n```python\n(.*?)```", text, re.S)
+    blocks = dict(found)
+    assert set(blocks) == {"before", "after"}, "docs/fix.md lost its cuda-and-gpu-type before/after example"
+    root = write_project(tmp_path / "proj", {"test/test_x.py": blocks["before"]})
+    proc = run_cli("fix", "--unsafe", cwd=root)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert (root / "test/test_x.py").read_text() == blocks["after"]
+    assert run_cli("fix", "--unsafe", "--diff", cwd=root).stdout == ""

@@ -130,3 +130,18 @@ def test_a_test_reaching_a_helper_that_places_on_gpu_type_is_a_device_test(tmp_p
     source = source.replace("cls.both = [cls.cpu, cls.cuda]", "cls.both = [cls.cuda]")
     _, report = migrate(tmp_path, source)
     assert report.unfixed == [] and report.migrated == {"device-class": 1}
+
+
+def test_a_test_calling_a_device_test_is_a_device_test(tmp_path: Path) -> None:
+    # test_cpu now runs test_cuda, test_both a CUDA object: no test uses no device. Its
+    # instantiation is refused next (`self.test_cuda` is gone from CUDA's class): left, saying so.
+    source = HEAD + DEVICES.replace("self._check(self.cpu)", "self.test_cuda()") + MAIN
+    source = source.replace("for d in self.both:\n            self.assertIsNotNone(d.type)", "self._check(self.cuda)")
+    text, report = migrate(tmp_path, source)
+    assert text == source
+    (left,) = report.unfixed
+    assert (left.class_name, left.kind) == ("TestA", "not-instantiable")
+    assert left.reason.startswith(
+        "not generalized: `cls.cuda` names 'cuda', which no rewrite changes: it is a test of that device; "
+        'not instantiated only_for="cuda": a method of TestA uses self.test_cuda, a test'
+    )

@@ -431,10 +431,20 @@ def test_a_class_decorator_that_is_no_skip_blocks(tmp_path: Path) -> None:
     source = HEAD + "from mymod import register\n\n\n@register\nclass TestA(TestCase):\n"
     source += "    def test_a(self):\n        torch.ones(2).cuda()\n"
     text, report = migrate(tmp_path, source + MAIN)
-    assert "instantiate_device_type_tests" not in text
-    assert blocked(report) == [
-        {"line": 7, "site": "@register", "why": "decorates the class: generalize by hand", "kind": "class"}
-    ]
+    # Nor is it instantiated for CUDA: left, saying what blocked each, `blocked_by` in JSON.
+    assert text == source + MAIN
+    (left,) = report.to_dict()["unfixed"]
+    assert (left["kind"], left["reason"]) == (
+        "not-instantiable",
+        "not generalized: `@register` decorates the class: generalize by hand; "
+        'not instantiated only_for="cuda": TestA has class decorators (register): instantiate it by hand',
+    )
+    assert left["blocked_by"] == {
+        "line": 7,
+        "site": "@register",
+        "why": "decorates the class: generalize by hand",
+        "kind": "class",
+    }
 
 
 def test_a_class_whose_name_names_its_device_is_not_generalized(tmp_path: Path) -> None:
@@ -1068,3 +1078,27 @@ def test_a_device_class_test_that_cannot_take_device_is_left_saying_so(tmp_path:
     assert report.migrated == {}
     left = [(u.kind, u.reason) for u in report.unfixed if u.class_name == "TestCopy"]
     assert left == [("device-tests", "test_a has no `self` to put `device` after")]
+
+
+def test_a_device_class_whose_test_calls_another_test_is_left_saying_why(tmp_path: Path) -> None:
+    # Instantiated, the framework copies test_big into TestBigCUDA as test_big_cuda alone:
+    # `self.test_big()` would raise AttributeError there. Declared CUDA and not instantiated, the
+    # class would be findings of its own (HWC101, HWC102): it is left, and nothing is written.
+    source = HEAD + (
+        "\n\nclass TestBig(TestCase):\n"
+        "    def test_big(self):\n        torch.cuda.set_per_process_memory_fraction(0.5)\n\n"
+        "    def test_big_again(self):\n        self.test_big()\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert text == source + MAIN
+    assert report.migrated == {}
+    left = [(u.kind, u.reason) for u in report.unfixed if u.class_name == "TestBig"]
+    assert left == [
+        (
+            "not-instantiable",
+            "not generalized: `torch.cuda.set_per_process_memory_fraction(0.5)` has no known device-generic "
+            'equivalent; not instantiated only_for="cuda": a method of TestBig uses self.test_big, a test: instantiated, '
+            "the class has test_big_<device> in its place, not test_big: move that test's body into a helper "
+            "both call, then migrate",
+        )
+    ]

@@ -307,8 +307,14 @@ def test_a_member_that_is_no_test_using_a_device_refuses_the_split(tmp_path: Pat
 
 def test_a_test_named_by_another_member_refuses_the_split(tmp_path: Path) -> None:
     source = HEAD + MIXED.replace("return 2", "return self.test_free")
-    _, report = migrate(tmp_path, source)
-    assert not_split(report) == ["not split: test_free is named elsewhere in the class"]
+    text, report = migrate(tmp_path, source)
+    # Nor can the class be instantiated whole (`self.test_free` is gone from a device's class):
+    # test_free, which uses no device, keeps it off one device's class too. Left, saying so.
+    assert text == source
+    assert not_split(report) == [
+        'not split: test_free uses no device and ran on CPU runners: instantiated only_for="cuda", '
+        "the class would take it off; split it by hand (GENERIC and CUDA)"
+    ]
 
 
 def test_a_class_another_file_imports_is_not_split(tmp_path: Path) -> None:

@@ -76,17 +76,19 @@ def fix_file(root: Path, plan: FilePlan, before: ModuleFacts, config: Config) ->
 
 
 def _left_mixed(plan: FilePlan, outcome: FileResult, config: Config) -> dict[str, Refused]:
-    """The classes to leave unclassified, by name, each with the refusal of
-    its split, as no classification fits them: a class of device-free
-    tests and device tests that could not be split, for which the plan
-    wrote one device's classification (`--unsafe`). Classified so, it would
-    be instantiated for that device alone (device-class), and its
-    device-free tests would no longer run on the CPU runners they ran on."""
+    """The classes to leave unclassified, by name, each with the refusal
+    that leaves it, as no classification fits them, for which the plan
+    wrote one device's classification (`--unsafe`): a class of device-free
+    tests and device tests that could not be split (classified so, it would
+    be instantiated for that device alone, and its device-free tests would
+    no longer run on the CPU runners they ran on: "split"); one that cannot
+    be instantiated for its device (declared its, it would be a finding of
+    its own: "device-tests")."""
     devices = {f.class_name for f in plan.fixes if device_of(f.member, config) not in (None, "cpu")}
     return {
         r.migration.class_name: r._replace(migration=r.migration._replace(member=""))
         for r in outcome.refused
-        if r.migration.kind == "split" and r.mixed and r.migration.class_name in devices
+        if r.migration.kind in ("split", "device-tests") and r.mixed and r.migration.class_name in devices
     }
 
 

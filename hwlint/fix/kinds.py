@@ -51,6 +51,7 @@ UnfixedKind = Literal[
     "lost-tests",  # the runtime collects fewer tests after the fix (--verify-runtime)
     "accelerator-tests",  # an ACCELERATOR class's tests not migrated
     "device-tests",  # a device class's tests not given `device`
+    "not-instantiable",  # a one-device class its device's instantiation refused: left unclassified
     "unsafe-rewrite",  # a hard-coded device: --unsafe rewrites it
     "not-rewritten",  # a hard-coded device the tree did not let be rewritten
     "generalize",  # a refused generalization, until fix says whether it is left (hwlint.fix.apply)

@@ -117,6 +117,8 @@ class Unfixed(NamedTuple):
             )
         if self.kind == "device-tests":
             return f"test of a device class without `device` ({DeviceParam.code}), not migrated: give it `device`"
+        if self.kind == "not-instantiable":
+            return "one-device class that cannot be instantiated for its device, left unclassified: see why"
         if self.kind == "unsafe-rewrite":
             return "hard-coded device with a device-agnostic rewrite: apply with --unsafe"
         return REASONS.get(self.kind, self.reason)

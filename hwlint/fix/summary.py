@@ -199,12 +199,14 @@ def refused_unfixed(path: str, refused: Refused) -> Unfixed:
     refusal says (else the class's line), why, and what kind of left it is."""
     m = refused.migration
     where = refused.line or m.line
+    # A device class left (hwlint.fix.apply._left_mixed): its instantiation refused, not its tests'.
+    left = m.kind == "device-tests" and refused.mixed
     return Unfixed(
         path,
         where,
         m.class_name,
         refused.reason,
-        _LEFT[m.kind],
+        "not-instantiable" if left else _LEFT[m.kind],
         code=refused.code or MissingClassification.code,
-        blocked_by=refused.blocked_by if m.kind == "generalize" else None,
+        blocked_by=refused.blocked_by if m.kind == "generalize" or left else None,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import libcst as cst
+import libcst.matchers as matchers
 
 from hwlint.core.config import Config
 from hwlint.fix.edits import declaration_statement, declare, dotted, ensure_import
@@ -101,6 +102,16 @@ def refuse_clashing_names(cls: cst.ClassDef, devices: Sequence[str], extend: Seq
                     f"instantiated, {name} would be named {name}_{device} on {device}, which another test "
                     "already is: rename one, then migrate"
                 )
+    # The framework copies a test into each device's class under the new name
+    # alone: `self.test_a()` in another test would raise AttributeError there.
+    for used in matchers.findall(cls.body, matchers.Attribute(value=matchers.Name("self") | matchers.Name("cls"))):
+        assert isinstance(used, cst.Attribute)
+        if used.attr.value in names:
+            raise Refusal(
+                f"a method of {cls.name.value} uses self.{used.attr.value}, a test: instantiated, the class has "
+                f"{used.attr.value}_<device> in its place, not {used.attr.value}: move that test's body into a "
+                "helper both call, then migrate"
+            )
 
 
 def redeclare(cls: cst.ClassDef, attribute: str, member: str) -> cst.ClassDef | None:

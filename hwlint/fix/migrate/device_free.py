@@ -161,13 +161,18 @@ def _by_reach(
         and not runs_for_every_test(stmt)
         and (names_it(stmt) or any(spans[i][0] <= n <= spans[i][1] for n in sites))
     }
+    own = {
+        i: bool(named_use(module, fn, words, bound, instantiated)[0])
+        or any(spans[i][0] <= n <= spans[i][1] for n in sites)
+        or names_it(fn)
+        for i, fn in tests.items()
+    }
     free: set[int] = set()
     used: set[int] = set()
-    for i, fn in tests.items():
-        start, end = spans[i]
+    for i in tests:
         first, anything = reached(body, cls.name.value, [i])
-        own = named_use(module, fn, words, bound, instantiated)[0] or any(start <= n <= end for n in sites)
-        uses = own or anything or names_it(fn) or any(j in helpers for j in first if j != i)
+        # (What it reaches, transitively: a helper, or another test, that uses the device.)
+        uses = own[i] or anything or any(j in helpers or own.get(j, False) for j in first if j != i)
         (used if uses else free).add(i)
     return free, used
 

@@ -116,7 +116,16 @@ def _generalized(progress: _Progress, m: Migration) -> None:
             return
         try:
             progress.data, instantiated = device_class(progress.data, m, progress.config, progress.facts_of)
-        except Refusal:
+        except Refusal as not_instantiated:
+            # Declared its device's but not instantiated, the class would be a
+            # finding of its own (HWC101, HWC102 on each test): left, with why.
+            # (Its blocker without a line: a line of the file as declared, which the class is not left.)
+            blocked = refusal.blocker.describe(line=False) if refusal.blocker is not None else refusal.reason
+            why = (
+                f'not generalized: {blocked}; not instantiated only_for="{m.member.lower()}": {not_instantiated.reason}'
+            )
+            refused = Refused(m._replace(kind="device-tests"), why, blocker=refusal.blocker, mixed=True)
+            progress.refused.append(refused)
             return
         progress.made(m, instantiated, accelerator=False)
         return
