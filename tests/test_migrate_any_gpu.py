@@ -539,7 +539,7 @@ def test_a_test_another_test_calls_refuses_the_class(tmp_path: Path) -> None:
             "any-gpu",
             "a method of TestA uses self.test_a, a test: instantiated, the class has test_a_<device> in its place, "
             "not test_a: move that test's body into a helper both call, then migrate",
-        )
+        ),
     ]
 
 
