@@ -316,3 +316,22 @@ def test_default_vocabulary_keeps_its_hand_picked_tokens() -> None:
         ".openreg(",
         "backends.openreg",
     }
+
+
+def test_a_string_a_device_type_is_compared_with_is_no_device_site() -> None:
+    # `self.device_type == "xpu"` asks which device the test runs on, as a device-generic
+    # test may; `x == "xpu"` is a device string like any other.
+    source = """
+    import torch
+    from torch.testing._internal.common_utils import TestCase
+
+    class TestA(TestCase):
+        def test_a(self, device):
+            if self.device_type == "xpu" or torch.device(device).type in ("cuda", "mps"):
+                return
+            device_type = torch.device(device).type
+            if device_type != "hpu" and x == "xpu":
+                return
+    """
+    (cls,) = facts(source).classes
+    assert [(d.line, d.kind, d.name) for d in cls.devices] == [(10, "string", "xpu")]

@@ -379,8 +379,12 @@ LINES = [
 
 
 @st.composite
-def inductor_modules(draw: st.DrawFn) -> tuple[str, list[str]]:
-    """A module of one to three GPU_TYPE classes, and their names."""
+def inductor_modules(draw: st.DrawFn) -> tuple[str, list[str], list[str]]:
+    """A module of one to three GPU_TYPE classes, their names, and those of
+    the ones that also use CUDA: a class
+    may also use CUDA (`torch.cuda.synchronize()` in a test: bound to CUDA,
+    made device-generic the any-gpu way)."""
+    cuda: list[str] = []
     parametrized = draw(st.booleans())
     parts = [
         "import torch\n"
@@ -399,6 +403,9 @@ def inductor_modules(draw: st.DrawFn) -> tuple[str, list[str]]:
             body = draw(st.lists(st.sampled_from(LINES), min_size=1, max_size=3))
             if not any(uses for _, uses in body):
                 body.append(LINES[0])
+            if draw(st.integers(0, 3)) == 0:
+                body.append(("torch.cuda.synchronize()", True))
+                cuda += [name] if name not in cuda else []
             params = ""
             if parametrized and draw(st.booleans()):
                 lines.append('    @parametrize("n", [1, 2])')
@@ -410,24 +417,25 @@ def inductor_modules(draw: st.DrawFn) -> tuple[str, list[str]]:
             lines.append("")
         parts.append("\n".join(lines).rstrip("\n") + "\n")
     parts.append(GATED)
-    return "".join(parts), names
+    return "".join(parts), names, cuda
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inductor_modules())
-def test_generated_gpu_type_classes_migrate_cleanly(module: tuple[str, list[str]]) -> None:
-    source, names = module
+def test_generated_gpu_type_classes_migrate_cleanly(module: tuple[str, list[str], list[str]]) -> None:
+    source, names, cuda = module
     with tempfile.TemporaryDirectory() as tmp:
         root = write_project(Path(tmp) / "proj", {"test/test_a.py": source})
         config = load_config(start=root)
         report = apply_fixes(config, lint(root), unsafe=True, jobs=1)
         text = (root / "test/test_a.py").read_text()
         tree = ast.parse(text)
-        assert report.migrated.get("any-gpu") == len(names), report.unfixed
+        assert report.migrated.get("any-gpu", 0) == len(names) - len(cuda), report.unfixed
+        assert report.migrated.get("generalize", 0) == len(cuda), report.unfixed
         classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
         for name in names:
             cls = classes[name]
-            assert "GPU_TYPE" not in ast.unparse(cls)
+            assert "GPU_TYPE" not in ast.unparse(cls) and "torch.cuda." not in ast.unparse(cls)
             assert cls.decorator_list == []
             for fn in cls.body:
                 if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test"):
@@ -637,3 +645,32 @@ def test_docs_cuda_and_gpu_type_example_is_what_fix_does(tmp_path: Path) -> None
     assert "Traceback" not in proc.stderr, proc.stderr
     assert (root / "test/test_x.py").read_text() == blocks["after"]
     assert run_cli("fix", "--unsafe", "--diff", cwd=root).stdout == ""
+
+
+def test_a_cuda_class_on_gpu_type_skipped_without_cuda_stays_cuda(tmp_path: Path) -> None:
+    # inductor's test_dropout_align_random_eager.py: every device class would inherit
+    # a class skip that names CUDA; as generalize refuses it, so does the any-gpu way.
+    source = "import unittest\n" + CUDA_AND_GPU_TYPE.format(call="synchronize()").replace(
+        "class TestA(TestCase):", '@unittest.skipIf(not torch.cuda.is_available(), "CUDA only")\nclass TestA(TestCase):'
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert "hw_classification = HardwareClassification.CUDA\n" in text
+    assert report.migrated == {"device-class": 1}
+    refused = {r.migration.kind: r.reason for r in report.files[0].refused}
+    assert refused["generalize"] == (
+        '`@unittest.skipIf(not torch.cuda.is_available(), "CUDA only")` (line 8) names a device, '
+        "and every device class would inherit the skip: a class of that device"
+    )
+
+
+def test_a_cuda_class_on_gpu_type_reaching_module_level_cuda_stays_cuda(tmp_path: Path) -> None:
+    # A module-level helper the class calls uses CUDA: made ACCELERATOR, it would still be CUDA's.
+    source = CUDA_AND_GPU_TYPE.format(call="synchronize()").replace(
+        "\n\nclass TestA(TestCase):", "\n\ndef seed():\n    torch.cuda.manual_seed(0)\n\n\nclass TestA(TestCase):"
+    )
+    source = source.replace("    def test_one(self):\n", "    def test_one(self):\n        seed()\n")
+    text, report = migrate(tmp_path, source + GATED)
+    assert "hw_classification = HardwareClassification.CUDA\n" in text
+    assert report.migrated == {"device-class": 1}
+    (refused,) = [r.reason for r in report.files[0].refused if r.migration.kind == "generalize"]
+    assert "seed" in refused and "it is a test of that device" in refused

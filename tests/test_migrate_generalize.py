@@ -1102,3 +1102,15 @@ def test_a_device_class_whose_test_calls_another_test_is_left_saying_why(tmp_pat
             "both call, then migrate",
         )
     ]
+
+
+def test_device_words_find_a_device_in_a_name_not_inside_another_word() -> None:
+    from hwlint.core.config import load_config
+    from hwlint.fix.migrate.evidence import device_words
+
+    words = device_words(load_config(start=Path("/nonexistent")))
+    named = ["TEST_CUDA", "HAS_CUDA_AND_TRITON", "dtypesIfCUDA", "TestSDPACudaOnly", "x_npu", '"xpu:0"', "torch.mps"]
+    assert [w for w in named if words.search(w) is None] == []
+    # inductor's `USE_LARGE_INPUT` (test_auto_chunker.py) names no NPU, `CHIP` no HIP, `TIMESTAMPS` no MPS.
+    unnamed = ["USE_LARGE_INPUT", "_input", "CHIP", "TIMESTAMPS", "dumps", "ship_it"]
+    assert [w for w in unnamed if words.search(w) is not None] == []

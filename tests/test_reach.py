@@ -404,7 +404,15 @@ def test_set_up_module_and_globals_it_sets_reach_the_classes(tmp_path: Path) -> 
         "DEVICE = None\n\n\ndef setUpModule():\n    torch.cuda.set_device(0)\n\n\n"
         'def _pick():\n    global DEVICE\n    DEVICE = torch.device("cuda")\n' + PLAIN
     )
-    assert fixes(tmp_path, source) == {"TestA": unsafe("8")}
+    # (setUpModule calls into CUDA: every class of the module runs it, on CUDA.)
+    assert fixes(tmp_path, source) == {
+        "TestA": Fix(
+            "unsafe",
+            "CUDA",
+            "every accelerator use in the class is CUDA: it reaches setUpModule, bound to cuda at module level (line 8)",
+            kind="one-device",
+        )
+    }
     source = (
         'DEVICE = None\n\n\ndef _pick():\n    global DEVICE, OTHER\n    DEVICE = torch.device("cuda")\n\n\n'
         "class TestA(TestCase):\n    def test_a(self):\n        return DEVICE\n"
@@ -442,3 +450,21 @@ def test_a_module_function_that_writes_one_device_binds_the_class_that_calls_it(
     # A function that only asks, or falls back to the CPU, binds the class to no device.
     assert found["TestAsks"] == unsafe("12")
     assert found["TestPick"] == unsafe("26")
+
+
+@pytest.mark.parametrize(
+    "body, binding",
+    [
+        ("torch.cuda.manual_seed(0)", ("seed", "cuda")),
+        ("torch.xpu.synchronize()\n    torch.xpu.empty_cache()", ("seed", "xpu")),
+        # A question runs without the device; two devices bind it to neither.
+        ("return torch.cuda.is_available()", None),
+        ("return torch.cuda.device_count() > 1", None),
+        ("torch.cuda.synchronize()\n    torch.xpu.synchronize()", None),
+    ],
+)
+def test_a_module_level_function_calling_a_device_module_is_bound_to_it(
+    body: str, binding: tuple[str, str] | None
+) -> None:
+    facts = extract_source("t.py", HEADER + f"def seed():\n    {body}\n" + PLAIN)
+    assert [(b.name, b.device) for b in facts.device_bindings] == ([binding] if binding else [])

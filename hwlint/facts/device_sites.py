@@ -8,7 +8,7 @@ import ast
 from typing import Any, Callable, Iterator
 
 from hwlint.facts.backends import BACKEND_CLASSES, BACKEND_ENV, BACKENDS, is_distributed, returned_backends
-from hwlint.facts.devices import ANY_GPU_NAMES, TAKES_DEVICE_TYPE
+from hwlint.facts.devices import ANY_GPU_NAMES, TAKES_DEVICE_TYPE, compared_device_types
 from hwlint.facts.module_text import ModuleText
 from hwlint.facts.records import DistributedKind, ProbeKind, Site
 from hwlint.facts.vocabulary import Vocabulary, dotted_name
@@ -385,6 +385,7 @@ class _ClassWalk:
             ast.Assign: self.assign,
             ast.JoinedStr: self.fstring,
             ast.FunctionDef: self.function,
+            ast.Compare: self.compare,
         }
 
     def sites(self) -> tuple[tuple[Site, ...], tuple[Site, ...], tuple[Site, ...], tuple[Site, ...]]:
@@ -464,6 +465,9 @@ class _ClassWalk:
             self.strings[(line, constant.col_offset)] = Site(
                 line, self.column(line, constant.col_offset), f'"{value}"', "string", value
             )
+
+    def compare(self, node: ast.Compare) -> None:
+        self.plain_ids.update(id(c) for c in compared_device_types(node))  # which device: asked, not placed
 
     def subscript(self, node: ast.Subscript) -> None:
         self.plain_ids.add(id(node.slice))  # `results["xla"]`: a key, not a device

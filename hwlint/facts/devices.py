@@ -7,9 +7,10 @@ Every other module reads these; none keeps a set of device names of its own
 (tests/test_devices.py holds them to it).
 """
 
+import ast
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from hwlint.facts.records import FoundDevice
@@ -102,16 +103,24 @@ UNRUN = frozenset({"vulkan", "opengl", "opencl", "fpga", "ve", "hip", "maia", "i
 
 
 @functools.lru_cache(maxsize=64)
-def device_writes(names: tuple[str, ...], *, modules: bool = False) -> re.Pattern[str]:
+def device_writes(names: tuple[str, ...], *, modules: bool = False, calls: bool = False) -> re.Pattern[str]:
     """Where a line writes one of `names` as a device: a device string
     (`"openreg"`, `'cuda:0'`), a tensor method (`.cuda()`), with `modules`
-    a device module too (`torch.openreg.`); no question about one
-    (`torch.cuda.is_available()` without `modules`). `written` says which."""
+    a device module too (`torch.openreg.`), with `calls` a call into one
+    that asks nothing (`torch.cuda.synchronize()`, not
+    `torch.cuda.is_available()`). `written` says which."""
     if not names:
         return re.compile("(?!)")  # no name: nothing is written
     words = "|".join(re.escape(n) for n in names)
     module = rf"|\btorch\.({words})\." if modules else ""
+    if calls:
+        module += rf"|\btorch\.({words})\.(?!(?:{'|'.join(sorted(DEVICE_QUESTIONS))})\b)\w+\("
     return re.compile(rf"[\"']({words})(?::\d+)?[\"']|\.({words})\(" + module)
+
+
+# What a device module's call asks without using the device (a CPU-only
+# machine answers it: no device, none of them).
+DEVICE_QUESTIONS = frozenset({"is_available", "is_built", "is_bf16_supported", "device_count"})
 
 
 def written(pattern: re.Pattern[str], text: str) -> set[str]:
@@ -386,3 +395,24 @@ def note(found: Iterable[tuple[str, int]], config: "Config") -> str:
         f"cover {'it' if one else 'them'} (`hwlint devices --write` adds them to {where}):\n"
         + coverage((name for name, _ in found), config).toml()
     )
+
+
+# What a comparison tells devices apart by: `self.device_type == "xpu"`,
+# `torch.device(device).type in ("cuda", "xpu")`, a local `device_type`.
+_DEVICE_TYPE_ATTRIBUTES = frozenset({"device_type", "type"})
+
+
+def compared_device_types(node: ast.Compare) -> Iterator[ast.Constant]:
+    """The strings a comparison of a device type holds: they ask which
+    device the test runs on (a device-generic test may), placing nothing."""
+    sides = [node.left, *node.comparators]
+    if not any(
+        (isinstance(side, ast.Attribute) and side.attr in _DEVICE_TYPE_ATTRIBUTES)
+        or (isinstance(side, ast.Name) and side.id == "device_type")
+        for side in sides
+    ):
+        return
+    for side in sides:
+        for node_ in ast.walk(side):
+            if isinstance(node_, ast.Constant) and isinstance(node_.value, str):
+                yield node_

@@ -37,7 +37,8 @@ class ModuleWalk:
         self.column = text.column
         self.vocabulary = text.vocabulary
         self.device_names = text.device_names
-        self.writes = device_writes(tuple(sorted(self.device_names)))  # a device written where a device goes
+        # A device written where a device goes, or its module called (`torch.cuda.synchronize()`).
+        self.writes = device_writes(tuple(sorted(self.device_names)), calls=True)
         self.attribute = attribute
         self.reader = ClassReader(text, attribute)
         self.module_mentions: list[int] = []
@@ -179,8 +180,9 @@ class ModuleWalk:
         """`def _producer(queue): t = torch.arange(4, device="openreg:0")`: a
         module-level function each of whose lines that mention an
         accelerator writes one device where a device goes (a device string,
-        `.cuda()`), the same one: calling it runs on that device as surely
-        as using `DEVICE = "openreg"` does. A line that only asks
+        `.cuda()`) or calls its module (`torch.cuda.synchronize()`), the
+        same one: calling it runs on that device as surely as using
+        `DEVICE = "openreg"` does. A line that only asks
         (`torch.cuda.is_available()`), or a CPU it falls back to, binds it to none. (`line`: where it first
         mentions the device.)"""
         hits = self.text.hits()

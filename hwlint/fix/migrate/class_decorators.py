@@ -11,8 +11,13 @@ from __future__ import annotations
 from hwlint.core.config import Config, torch_version
 
 # unittest's skips, and common_utils' skips that have marked a class
-# skipped (rather than wrapped it) for as long as oldest-torch reaches.
-KEPT = frozenset({"skip", "skipIf", "skipUnless", "skipIfTorchDynamo", "skipIfTorchInductor"})
+# skipped (rather than wrapped it) for as long as oldest-torch reaches;
+# pytest's marks (`@pytest.mark.skipif(...)`: a `pytestmark` attribute), and
+# common_utils' `markDynamoStrictTest`, which sets `dynamo_strict` on the
+# class and returns it: attributes the device classes get too.
+KEPT = frozenset(
+    {"skip", "skipIf", "skipUnless", "skipIfTorchDynamo", "skipIfTorchInductor", "skipif", "markDynamoStrictTest"}
+)
 # common_utils' skips that mark a class skipped (its `__unittest_skip__`)
 # rather than replace it with a function since pytorch/pytorch#182295
 # (`lazy_skip_if`, May 2026): the release after it is the first sure to have it.

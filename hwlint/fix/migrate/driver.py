@@ -19,7 +19,7 @@ from hwlint.fix.migrate.any_gpu import any_gpu
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, write_class_level
 from hwlint.fix.migrate.device_free import device_free_tests
 from hwlint.fix.migrate.device_param import device_tests, migrate_device_param, one_default
-from hwlint.fix.migrate.generalize import class_devices_rewritten, device_class, generalize
+from hwlint.fix.migrate.generalize import device_class, generalize, gpu_type_class_generalized
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
 from hwlint.fix.migrate.split import listed, split
@@ -153,7 +153,9 @@ def _any_gpu_generalized(progress: _Progress, m: Migration, gpu_type: Blocker) -
         if declared is not None:
             state.body[index] = declared
             del state.declare[index]
-        data, rewritten = class_devices_rewritten(write_class_level(state).bytes, m, progress.config, progress.facts_of)
+        data, rewritten = gpu_type_class_generalized(
+            write_class_level(state).bytes, m, progress.config, progress.facts_of
+        )
     except Refusal as refusal:
         if refusal.blocker is None:
             blocker = gpu_type._replace(why=f"has no device-generic rewrite here: {refusal.reason}")

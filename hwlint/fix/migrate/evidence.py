@@ -51,7 +51,8 @@ def device_words(config: Config, *, triton: bool = True, found: Iterable[str] = 
         # device-generic test asks on every device (torch.utils._triton,
         # triton_utils, hwlint.fix.migrate.guards).
         asked = r"(?<!has_)(?<!HAS_)(?<!requires_)(?<!gpu_and_)(?<!GPU_AND_)" if name == "triton" else ""
-        parts.append(asked + re.escape(name.upper()))
+        # (Upper case not inside a longer upper-case word: `USE_LARGE_INPUT` names no NPU, `CHIP` no HIP.)
+        parts.append(rf"{asked}(?<![A-Z]){re.escape(name.upper())}")
         parts.append(rf"{asked}(?<![a-z]){re.escape(name[0])}(?i:{re.escape(name[1:])})(?![a-z])")
         parts.append(rf"{asked}(?<![a-z]){re.escape(name[0].upper())}{re.escape(name[1:])}(?![a-z])")
     return re.compile("|".join(parts))

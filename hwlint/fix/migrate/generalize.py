@@ -240,12 +240,19 @@ def _undecorated_class(
     for d in cls.decorators:
         if refused_decorator(decorator_name(d), config) is not None:
             raise Refusal(f"{m.class_name} has class decorators ({decorator_name(d)}): {doing} by hand")
+    if words is not None:
+        _refuse_decorator_naming(module, cls, m, words)
+    return module, body, where, cls
+
+
+def _refuse_decorator_naming(module: cst.Module, cls: cst.ClassDef, m: Migration, words: re.Pattern[str]) -> None:
+    """Refusal when a decorator of the class names a device (`@skipIf(not
+    TEST_CUDA, ...)`): every device class would inherit the skip."""
+    for d in cls.decorators:
         code = module.code_for_node(d.decorator)
-        if words is not None and words.search(code):
-            # `@skipIf(not TEST_CUDA, ...)`: every device class would inherit the skip.
+        if words.search(code):
             why = "names a device, and every device class would inherit the skip: a class of that device"
             raise Refusal.blocked(Blocker(m.line, f"@{code}", why, "names-device"))
-    return module, body, where, cls
 
 
 def _tests_given_device(
@@ -498,6 +505,34 @@ def _site_rewrites(
             )
         )
     return out, None
+
+
+def gpu_type_class_generalized(
+    data: bytes, m: Migration, config: Config, facts_of: Callable[[bytes], ModuleFacts]
+) -> tuple[bytes, int]:
+    """The class `m` names, bound to one device, already made ACCELERATOR the
+    way a GPU_TYPE class is (hwlint.fix.migrate.any_gpu: its tests take
+    `device`, it is instantiated for every accelerator), with its uses of
+    that device given their device-generic rewrites, and how many; Refusal
+    as generalize refuses a class: its name or a decorator names the device
+    (every device class would inherit the skip), a use has no equivalent,
+    or after the rewrites it still names the device or reaches a
+    module-level name bound to it. Triton is every GPU's there: GPU_TYPE's."""
+    facts = facts_of(data)
+    info = class_facts(facts, m.class_name, m.occurrence)
+    assert info is not None  # (the any-gpu migration found it)
+    _refuse_the_class(info, m, config, facts)
+    words = device_words(config, triton=False, found=(f.name for f in facts.devices_found))
+    module = parse_module(data, MigrateError)
+    cls = module.body[find_class(list(module.body), m.class_name, m.occurrence)]
+    assert isinstance(cls, cst.ClassDef)
+    _refuse_decorator_naming(module, cls, m, words)
+    fixed, rewritten = _devices_rewritten(data, m, config, facts_of)
+    module = parse_module(fixed, MigrateError)
+    cls = module.body[find_class(list(module.body), m.class_name, m.occurrence)]
+    assert isinstance(cls, cst.ClassDef)
+    _refuse_still_bound(fixed, m, cls, words, config, facts_of)
+    return fixed, rewritten
 
 
 def class_devices_rewritten(

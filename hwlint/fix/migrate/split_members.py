@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unittest
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import libcst as cst
 
@@ -47,7 +47,19 @@ class Use(NamedTuple):
 class _Prose(cst.CSTTransformer):
     """Comments and string statements (docstrings) removed, and the
     messages of skips and assertions emptied (`self.skipTest("CUDA is
-    available")`, `skipIf(cond, "needs XPU")`, `msg=...`): prose too."""
+    available")`, `skipIf(cond, "needs XPU")`, `msg=...`): prose too; so
+    are the strings a device type is compared with (`self.device_type ==
+    "xpu"`: asked, as hwlint.facts.devices.compared_device_types says)."""
+
+    def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.Comparison:
+        sides = [updated_node.left, *(c.comparator for c in updated_node.comparisons)]
+        if not any(
+            (isinstance(side, cst.Attribute) and side.attr.value in ("device_type", "type"))
+            or (isinstance(side, cst.Name) and side.value == "device_type")
+            for side in sides
+        ):
+            return updated_node
+        return cast(cst.Comparison, updated_node.visit(_Emptied()))
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         name = dotted(updated_node.func).rsplit(".", 1)[-1]
@@ -82,6 +94,13 @@ class _Prose(cst.CSTTransformer):
 
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+class _Emptied(cst.CSTTransformer):
+    """Every simple string emptied."""
+
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
+        return updated_node.with_changes(value='""')
 
 
 def without_prose(node: cst.ClassDef) -> cst.ClassDef:
