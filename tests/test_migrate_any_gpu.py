@@ -674,3 +674,19 @@ def test_a_cuda_class_on_gpu_type_reaching_module_level_cuda_stays_cuda(tmp_path
     assert report.migrated == {"device-class": 1}
     (refused,) = [r.reason for r in report.files[0].refused if r.migration.kind == "generalize"]
     assert "seed" in refused and "it is a test of that device" in refused
+
+
+def test_a_cuda_class_on_gpu_type_whose_test_calls_a_test_is_left_saying_why_once(tmp_path: Path) -> None:
+    source = CUDA_AND_GPU_TYPE.format(call="synchronize()").replace(
+        "self.assertEqual(self.check(2).shape, (2,))", "self.test_one()"
+    )
+    text, report = migrate(tmp_path, source + GATED)
+    assert text == source + GATED
+    assert [(u.kind, u.reason) for u in report.unfixed] == [
+        (
+            "not-instantiable",
+            'neither made device-generic nor instantiated only_for="cuda": a method of TestA uses self.test_one, '
+            "a test: instantiated, the class has test_one_<device> in its place, not test_one: move that test's "
+            "body into a helper both call, then migrate",
+        )
+    ]

@@ -121,8 +121,11 @@ def _generalized(progress: _Progress, m: Migration) -> None:
             # finding of its own (HWC101, HWC102 on each test): left, with why.
             # (Its blocker without a line: a line of the file as declared, which the class is not left.)
             blocked = refusal.blocker.describe(line=False) if refusal.blocker is not None else refusal.reason
+            only = f'instantiated only_for="{m.member.lower()}"'
             why = (
-                f'not generalized: {blocked}; not instantiated only_for="{m.member.lower()}": {not_instantiated.reason}'
+                f"neither made device-generic nor {only}: {not_instantiated.reason}"
+                if not_instantiated.reason in blocked  # (the same reason twice: once)
+                else f"not generalized: {blocked}; not {only}: {not_instantiated.reason}"
             )
             refused = Refused(m._replace(kind="device-tests"), why, blocker=refusal.blocker, mixed=True)
             progress.refused.append(refused)
