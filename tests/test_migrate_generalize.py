@@ -1114,3 +1114,19 @@ def test_device_words_find_a_device_in_a_name_not_inside_another_word() -> None:
     # inductor's `USE_LARGE_INPUT` (test_auto_chunker.py) names no NPU, `CHIP` no HIP, `TIMESTAMPS` no MPS.
     unnamed = ["USE_LARGE_INPUT", "_input", "CHIP", "TIMESTAMPS", "dumps", "ship_it"]
     assert [w for w in unnamed if words.search(w) is not None] == []
+
+
+def test_a_device_class_keeps_its_requirement_of_the_device(tmp_path: Path) -> None:
+    # The contributors' test_cupy_as_tensor.py: `@requires_cuda_p2p_access()` stays on
+    # CupyAsTensorTest, instantiated only_for="cuda".
+    source = HEAD.replace("import torch\n", "import torch\nfrom mymod import requires_cuda_p2p_access\n") + (
+        "\n\n@requires_cuda_p2p_access()\nclass TestA(TestCase):\n"
+        "    def test_a(self):\n        torch.cuda.set_per_process_memory_fraction(0.5)\n"
+    )
+    text, report = migrate(tmp_path, source + MAIN)
+    assert report.migrated == {"device-class": 1}
+    assert (
+        "@requires_cuda_p2p_access()\nclass TestA(TestCase):\n    hw_classification = HardwareClassification.CUDA\n"
+        in text
+    )
+    assert 'instantiate_device_type_tests(TestA, globals(), only_for="cuda")\n' in text

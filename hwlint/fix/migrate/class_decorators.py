@@ -41,7 +41,8 @@ def refused_decorator(name: str, config: Config, *, requires: bool = False) -> s
     """Why the class decorator `name` (its last component) keeps the class
     from being instantiated per device, or None when it may stay; with
     `requires`, a `@requires_*()` stays too (the any-gpu migration: its
-    GPU_TYPE is checked apart)."""
+    GPU_TYPE is checked apart; a class instantiated for its device alone:
+    its requirement of that device is still right there)."""
     if name in KEPT or (requires and name.startswith("requires_")):
         return None
     if name in CLASS_SAFE_SKIPS:

@@ -226,19 +226,25 @@ def _without_decorators(cls: cst.ClassDef, names: set[str]) -> cst.ClassDef:
 
 
 def _undecorated_class(
-    data: bytes, m: Migration, config: Config, doing: str, words: re.Pattern[str] | None = None
+    data: bytes,
+    m: Migration,
+    config: Config,
+    doing: str,
+    words: re.Pattern[str] | None = None,
+    *,
+    requires: bool = False,
 ) -> tuple[cst.Module, list[cst.SimpleStatementLine | cst.BaseCompoundStatement], int, cst.ClassDef]:
     """The module, its body, the class's index there and the class, refused
     when the class has decorators other than skips its device classes
     inherit (hwlint.fix.migrate.class_decorators: what others do to it is
-    not known, `doing` by hand)."""
+    not known, `doing` by hand); with `requires`, a `@requires_*()` too."""
     module = parse_module(data, MigrateError)
     body = list(module.body)
     where = find_class(body, m.class_name, m.occurrence)
     cls = body[where]
     assert isinstance(cls, cst.ClassDef)
     for d in cls.decorators:
-        if refused_decorator(decorator_name(d), config) is not None:
+        if refused_decorator(decorator_name(d), config, requires=requires) is not None:
             raise Refusal(f"{m.class_name} has class decorators ({decorator_name(d)}): {doing} by hand")
     if words is not None:
         _refuse_decorator_naming(module, cls, m, words)
@@ -375,7 +381,8 @@ def device_class(
     data, parametrized = parametrized_dropped(data, m.class_name, m.occurrence)
     class_to_instantiate(facts_of(data), m)
     data, patched = config_patches_applied(data, m.class_name, m.occurrence, facts_of)
-    module, body, where, cls = _undecorated_class(data, m, config, "instantiate it")
+    # (Instantiated for its device alone, its class's requirement of it stays, as the any-gpu migration keeps one.)
+    module, body, where, cls = _undecorated_class(data, m, config, "instantiate it", requires=True)
     if not isinstance(cls.body, cst.IndentedBlock):
         raise Refusal(f"{m.class_name} has a one-line body")
     new_body, added = given_device(cls, device, drop_defaults=False)
