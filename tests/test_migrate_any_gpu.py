@@ -666,7 +666,7 @@ def test_a_cuda_class_on_gpu_type_skipped_without_cuda_stays_cuda(tmp_path: Path
 def test_a_cuda_class_on_gpu_type_reaching_module_level_cuda_stays_cuda(tmp_path: Path) -> None:
     # A module-level helper the class calls uses CUDA: made ACCELERATOR, it would still be CUDA's.
     source = CUDA_AND_GPU_TYPE.format(call="synchronize()").replace(
-        "\n\nclass TestA(TestCase):", "\n\ndef seed():\n    torch.cuda.manual_seed(0)\n\n\nclass TestA(TestCase):"
+        "\n\nclass TestA(TestCase):", "\n\ndef seed():\n    torch.cuda.set_device(0)\n\n\nclass TestA(TestCase):"
     )
     source = source.replace("    def test_one(self):\n", "    def test_one(self):\n        seed()\n")
     text, report = migrate(tmp_path, source + GATED)

@@ -455,10 +455,12 @@ def test_a_module_function_that_writes_one_device_binds_the_class_that_calls_it(
 @pytest.mark.parametrize(
     "body, binding",
     [
-        ("torch.cuda.manual_seed(0)", ("seed", "cuda")),
-        ("torch.xpu.synchronize()\n    torch.xpu.empty_cache()", ("seed", "xpu")),
-        # A question runs without the device; two devices bind it to neither.
+        ("torch.cuda.set_device(0)", ("seed", "cuda")),
+        ('torch.xpu.synchronize()\n    return torch.ones(1, device="xpu")', ("seed", "xpu")),
+        # A question runs without the device, as seeding does (ignored without one);
+        # two devices bind it to neither.
         ("return torch.cuda.is_available()", None),
+        ("torch.manual_seed(0)\n    torch.cuda.manual_seed_all(0)", None),
         ("return torch.cuda.device_count() > 1", None),
         ("torch.cuda.synchronize()\n    torch.xpu.synchronize()", None),
     ],

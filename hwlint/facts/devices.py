@@ -107,8 +107,9 @@ def device_writes(names: tuple[str, ...], *, modules: bool = False, calls: bool 
     """Where a line writes one of `names` as a device: a device string
     (`"openreg"`, `'cuda:0'`), a tensor method (`.cuda()`), with `modules`
     a device module too (`torch.openreg.`), with `calls` a call into one
-    that asks nothing (`torch.cuda.synchronize()`, not
-    `torch.cuda.is_available()`). `written` says which."""
+    that needs the device (`torch.cuda.synchronize()`, not
+    `torch.cuda.is_available()` nor `torch.cuda.manual_seed(0)`).
+    `written` says which."""
     if not names:
         return re.compile("(?!)")  # no name: nothing is written
     words = "|".join(re.escape(n) for n in names)
@@ -118,9 +119,24 @@ def device_writes(names: tuple[str, ...], *, modules: bool = False, calls: bool 
     return re.compile(rf"[\"']({words})(?::\d+)?[\"']|\.({words})\(" + module)
 
 
-# What a device module's call asks without using the device (a CPU-only
-# machine answers it: no device, none of them).
-DEVICE_QUESTIONS = frozenset({"is_available", "is_built", "is_bf16_supported", "device_count"})
+# A device module's calls that run without the device: questions (a
+# CPU-only machine answers them: no device, none of them), and what the
+# module does only once the device is in use (`torch.cuda.manual_seed(0)`
+# is "silently ignored" without CUDA, `empty_cache()` too).
+DEVICE_QUESTIONS = frozenset(
+    {
+        "is_available",
+        "is_built",
+        "is_bf16_supported",
+        "device_count",
+        "is_initialized",
+        "manual_seed",
+        "manual_seed_all",
+        "seed",
+        "seed_all",
+        "empty_cache",
+    }
+)
 
 
 def written(pattern: re.Pattern[str], text: str) -> set[str]:
