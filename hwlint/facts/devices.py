@@ -115,7 +115,7 @@ def device_writes(names: tuple[str, ...], *, modules: bool = False, calls: bool 
     words = "|".join(re.escape(n) for n in names)
     module = rf"|\btorch\.({words})\." if modules else ""
     if calls:
-        module += rf"|\btorch\.({words})\.(?!(?:{'|'.join(sorted(DEVICE_QUESTIONS))})\b)\w+\("
+        module += rf"|\btorch\.({words})\.(?!(?:{'|'.join(sorted(RUNS_WITHOUT_DEVICE))})\b)\w+\("
     return re.compile(rf"[\"']({words})(?::\d+)?[\"']|\.({words})\(" + module)
 
 
@@ -123,7 +123,7 @@ def device_writes(names: tuple[str, ...], *, modules: bool = False, calls: bool 
 # CPU-only machine answers them: no device, none of them), and what the
 # module does only once the device is in use (`torch.cuda.manual_seed(0)`
 # is "silently ignored" without CUDA, `empty_cache()` too).
-DEVICE_QUESTIONS = frozenset(
+RUNS_WITHOUT_DEVICE = frozenset(
     {
         "is_available",
         "is_built",
@@ -414,8 +414,10 @@ def note(found: Iterable[tuple[str, int]], config: "Config") -> str:
 
 
 # What a comparison tells devices apart by: `self.device_type == "xpu"`,
-# `torch.device(device).type in ("cuda", "xpu")`, a local `device_type`.
-_DEVICE_TYPE_ATTRIBUTES = frozenset({"device_type", "type"})
+# `torch.device(device).type in ("cuda", "xpu")`, a local `device_type`
+# (the facts' comparisons, and the split's, hwlint.fix.migrate.split_members).
+DEVICE_TYPE_ATTRIBUTES = frozenset({"device_type", "type"})
+DEVICE_TYPE_NAME = "device_type"
 
 
 def compared_device_types(node: ast.Compare) -> Iterator[ast.Constant]:
@@ -423,8 +425,8 @@ def compared_device_types(node: ast.Compare) -> Iterator[ast.Constant]:
     device the test runs on (a device-generic test may), placing nothing."""
     sides = [node.left, *node.comparators]
     if not any(
-        (isinstance(side, ast.Attribute) and side.attr in _DEVICE_TYPE_ATTRIBUTES)
-        or (isinstance(side, ast.Name) and side.id == "device_type")
+        (isinstance(side, ast.Attribute) and side.attr in DEVICE_TYPE_ATTRIBUTES)
+        or (isinstance(side, ast.Name) and side.id == DEVICE_TYPE_NAME)
         for side in sides
     ):
         return

@@ -107,8 +107,9 @@ def refuse_clashing_names(cls: cst.ClassDef, devices: Sequence[str], extend: Seq
     for used in matchers.findall(cls.body, matchers.Attribute(value=matchers.Name("self") | matchers.Name("cls"))):
         assert isinstance(used, cst.Attribute)
         if used.attr.value in names:
+            assert isinstance(used.value, cst.Name)
             raise Refusal(
-                f"a method of {cls.name.value} uses self.{used.attr.value}, a test: instantiated, the class has "
+                f"a method of {cls.name.value} uses {used.value.value}.{used.attr.value}, a test: instantiated, the class has "
                 f"{used.attr.value}_<device> in its place, not {used.attr.value}: move that test's body into a "
                 "helper both call, then migrate"
             )

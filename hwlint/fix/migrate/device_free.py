@@ -154,17 +154,17 @@ def _by_reach(
     # device (`device=GPU_TYPE`), a requirement (`@skipIf(not TEST_MULTIGPU, ...)`).
     spans = member_spans(cls, info.line)
     sites = [s.line for s in (*info.probes, *info.devices, *info.distributed, *info.requires)]
+
+    def holds_site(i: int) -> bool:
+        return any(spans[i][0] <= n <= spans[i][1] for n in sites)
+
     helpers = {
         i
         for i, stmt in enumerate(body)
-        if i not in tests
-        and not runs_for_every_test(stmt)
-        and (names_it(stmt) or any(spans[i][0] <= n <= spans[i][1] for n in sites))
+        if i not in tests and not runs_for_every_test(stmt) and (names_it(stmt) or holds_site(i))
     }
     own = {
-        i: bool(named_use(module, fn, words, bound, instantiated)[0])
-        or any(spans[i][0] <= n <= spans[i][1] for n in sites)
-        or names_it(fn)
+        i: bool(named_use(module, fn, words, bound, instantiated)[0]) or holds_site(i) or names_it(fn)
         for i, fn in tests.items()
     }
     free: set[int] = set()

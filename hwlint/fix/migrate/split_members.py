@@ -20,6 +20,7 @@ from typing import NamedTuple, cast
 
 import libcst as cst
 
+from hwlint.facts.devices import DEVICE_TYPE_ATTRIBUTES, DEVICE_TYPE_NAME
 from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.outcome import Refusal
 
@@ -54,8 +55,8 @@ class _Prose(cst.CSTTransformer):
     def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.Comparison:
         sides = [updated_node.left, *(c.comparator for c in updated_node.comparisons)]
         if not any(
-            (isinstance(side, cst.Attribute) and side.attr.value in ("device_type", "type"))
-            or (isinstance(side, cst.Name) and side.value == "device_type")
+            (isinstance(side, cst.Attribute) and side.attr.value in DEVICE_TYPE_ATTRIBUTES)
+            or (isinstance(side, cst.Name) and side.value == DEVICE_TYPE_NAME)
             for side in sides
         ):
             return updated_node
