@@ -43,7 +43,7 @@ from hwlint.facts.records import ModuleFacts
 # module binds from a backend package (`from torch_musa import testing`) is that device's. 9: shown,
 # and matched to its device, as the path it names (Accelerators.aliases).
 # 12: a collective backend a `backend_str` hook returns is a "backend" site.
-FACTS_VERSION = 14
+FACTS_VERSION = 15
 
 Compact = tuple[Any, ...]  # the nested plain tuples to_tuple makes
 

@@ -8,7 +8,7 @@ import ast
 from typing import Any, Callable, Iterator
 
 from hwlint.facts.backends import BACKEND_CLASSES, BACKEND_ENV, BACKENDS, is_distributed, returned_backends
-from hwlint.facts.devices import ANY_GPU_NAMES, TAKES_DEVICE_TYPE, compared_device_types
+from hwlint.facts.devices import ANY_GPU_NAMES, TAKES_DEVICE_TYPE, asked_device_strings, compared_device_types
 from hwlint.facts.module_text import ModuleText
 from hwlint.facts.records import DistributedKind, ProbeKind, Site
 from hwlint.facts.vocabulary import Vocabulary, dotted_name
@@ -526,6 +526,7 @@ def _not_devices(call: ast.Call) -> Iterator[int]:
     for keyword in call.keywords:
         if keyword.arg in ("msg", "reason", "message"):
             yield id(keyword.value)
+    yield from (id(a) for a in asked_device_strings(call))  # which device: asked, not placed
 
 
 def _on_self(func: ast.expr) -> bool:

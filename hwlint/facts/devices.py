@@ -418,6 +418,11 @@ def note(found: Iterable[tuple[str, int]], config: "Config") -> str:
 # (the facts' comparisons, and the split's, hwlint.fix.migrate.split_members).
 DEVICE_TYPE_ATTRIBUTES = frozenset({"device_type", "type"})
 DEVICE_TYPE_NAME = "device_type"
+# A call that asks whether something is on a device (torchao's
+# `_is_device("xpu", w.device)`): a function named as a question, given a
+# device (`.device`) or its type; its strings ask, as a comparison's do.
+QUESTION_PREFIXES = ("is_", "_is_")
+ASKED_OF = DEVICE_TYPE_ATTRIBUTES | {"device"}
 
 
 def compared_device_types(node: ast.Compare) -> Iterator[ast.Constant]:
@@ -434,3 +439,44 @@ def compared_device_types(node: ast.Compare) -> Iterator[ast.Constant]:
         for node_ in ast.walk(side):
             if isinstance(node_, ast.Constant) and isinstance(node_.value, str):
                 yield node_
+
+
+def asked_device_strings(call: ast.Call) -> Iterator[ast.Constant]:
+    """The strings among the arguments of a call that asks which device
+    something is on (`_is_device("xpu", w.device)`): asked, placing nothing."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if not name.startswith(QUESTION_PREFIXES):
+        return
+    values = [*call.args, *(k.value for k in call.keywords)]
+    if any(
+        (isinstance(v, ast.Attribute) and v.attr in ASKED_OF) or (isinstance(v, ast.Name) and v.id in ASKED_OF)
+        for v in values
+    ):
+        yield from (v for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+
+
+def asked_spans(node: ast.AST) -> dict[int, list[tuple[int, int]]]:
+    """Where, by line, `node` holds strings that only ask which device
+    something is on (a comparison's, a question call's): UTF-8 byte spans
+    of one line each, so that a line's text can be read without them."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Compare):
+            asked: Iterable[ast.Constant] = compared_device_types(sub)
+        elif isinstance(sub, ast.Call):
+            asked = asked_device_strings(sub)
+        else:
+            continue
+        for constant in asked:
+            if constant.end_lineno == constant.lineno and constant.end_col_offset is not None:
+                spans.setdefault(constant.lineno, []).append((constant.col_offset, constant.end_col_offset))
+    return spans
+
+
+def without_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`text` with the UTF-8 byte `spans` (asked_spans') blanked."""
+    raw = bytearray(text.encode("utf-8"))
+    for start, end in spans:
+        raw[start:end] = b" " * (end - start)
+    return raw.decode("utf-8", errors="replace")

@@ -11,7 +11,7 @@ from typing import Iterable, cast
 
 from hwlint.facts.classes import ClassReader, declared_value
 from hwlint.facts.device_sites import device_string
-from hwlint.facts.devices import ANY_GPU_NAMES, device_writes, written
+from hwlint.facts.devices import ANY_GPU_NAMES, asked_spans, device_writes, without_spans, written
 from hwlint.facts.module_text import ModuleText
 from hwlint.facts.reach import Statement, is_main_guard
 from hwlint.facts.records import Branch, ClassFacts, Declaration, DeviceBinding, Import, Instantiation
@@ -54,14 +54,22 @@ class ModuleWalk:
         self.device_bindings: list[DeviceBinding] = []
         self.gpu_bindings: list[DeviceBinding] = []
 
-    def note_module_mention(self, first: int, last: int) -> int:
+    def note_module_mention(self, first: int, last: int, node: ast.AST | None = None) -> int:
         """The first line from `first` to `last` that mentions an
-        accelerator, noted as a module-level mention; 0 when none does."""
+        accelerator, noted as a module-level mention; 0 when none does. In
+        `node`, a line whose mentions only ask which device something is on
+        (`_is_device("xpu", w.device)`) mentions none."""
+        asked: dict[int, list[tuple[int, int]]] | None = None
         for hits in (self.text.hits(), self.text.devtype_lines()):
-            index = bisect.bisect_left(hits, first)
-            if index < len(hits) and hits[index] <= last:
-                self.module_mentions.append(hits[index])
-                return hits[index]
+            for at in hits[bisect.bisect_left(hits, first) : bisect.bisect_right(hits, last)]:
+                if node is not None and hits is not self.text.devtype_lines():
+                    asked = asked_spans(node) if asked is None else asked
+                    if at in asked and not self.vocabulary.text.search(
+                        without_spans(self.text.lines[at - 1], asked[at])
+                    ):
+                        continue
+                self.module_mentions.append(at)
+                return at
         return 0
 
     def block(self, body: Iterable[ast.stmt], branch: Branch, loops: dict[str, tuple[str, ...]]) -> None:
@@ -71,7 +79,7 @@ class ModuleWalk:
             kind = type(stmt)
             line = 0
             if kind not in _NOT_MENTIONS and not _is_instantiation(stmt):
-                line = self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno)
+                line = self.note_module_mention(stmt.lineno, stmt.end_lineno or stmt.lineno, stmt)
                 # Every one, mention or not: a class may reach a mention through it (hwlint.facts.reach).
                 self.statements.append(Statement(stmt, line, self.in_main))
             elif isinstance(stmt, (ast.If, ast.While)):
@@ -190,9 +198,12 @@ class ModuleWalk:
         if any(_FALLS_BACK.search(text) for text in self.text.lines[stmt.lineno - 1 : end]):
             return  # `return "cuda" if ... else "cpu"`: the device there is, or the CPU
         named: set[str] = set()
+        asked = asked_spans(stmt)  # (`_is_device("xpu", w.device)` asks: it writes no device)
         for at in hits[bisect.bisect_left(hits, stmt.lineno) : bisect.bisect_right(hits, end)]:
-            text = self.text.lines[at - 1].split("#", 1)[0]
+            text = without_spans(self.text.lines[at - 1], asked.get(at, ())).split("#", 1)[0]
             found = written(self.writes, text)
+            if not found and at in asked and not self.vocabulary.text.search(text):
+                continue  # (`assert t.device.type == "openreg"`: it only asks)
             if not found:
                 return
             named |= found

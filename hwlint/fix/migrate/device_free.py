@@ -39,7 +39,7 @@ import libcst.matchers as matchers
 from hwlint.core.config import Config
 from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.fix.edits import dotted
-from hwlint.fix.migrate.evidence import device_words
+from hwlint.fix.migrate.evidence import device_words, mentioning_functions
 from hwlint.fix.migrate.outcome import MigrateError, Refusal
 from hwlint.fix.migrate.split import (
     OneKind,
@@ -124,11 +124,15 @@ def _by_reach(
     device where no test can be seen to reach it or not."""
     info, facts, data = read
     lines = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
+    # A module-level function that mentions a device, bound to none (it names
+    # two, or asks too): a test calling it may run on one, so it counts as a
+    # device test; what else mentions one (run at import) no test is seen to use.
+    helpers_of = mentioning_functions(data, lines)
     try:
-        refuse_unnamed_mentions(data, lines)
+        refuse_unnamed_mentions(data, [n for n in lines if n not in helpers_of], facts.device_bindings)
     except Refusal:
         return None
-    bound = bound_names(data, lines)
+    bound = bound_names(data, lines, bindings=facts.device_bindings) | set(helpers_of.values())
     assert isinstance(cls.body, cst.IndentedBlock)
     body = list(cls.body.body)
     tests = dict(test_methods(cls))

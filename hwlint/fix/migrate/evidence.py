@@ -178,6 +178,22 @@ def bound_at(data: bytes, lines: Sequence[int], *, with_code: bool = False) -> d
     return found
 
 
+def mentioning_functions(data: bytes, lines: Sequence[int]) -> dict[int, str]:
+    """Each of `lines` that lies in a module-level function's body -> that
+    function's name (`def _h(w): return w.cuda() if F else w.xpu()`: a
+    test calling `_h` may run on a device, though no one device binds it)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[int, str] = {}
+    for n in lines:
+        stmt = _innermost(tree.body, n)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[n] = stmt.name
+    return found
+
+
 def _code_without_strings(stmt: ast.stmt) -> str:
     """The statement's code with its strings (a skip's reason) emptied,
     but the string an assignment binds (`DEVICE = "cuda"`: the device itself)."""

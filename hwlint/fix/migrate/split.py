@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hwlint.core.config import Config
-from hwlint.facts import ClassFacts, ModuleFacts
+from hwlint.facts import ClassFacts, DeviceBinding, ModuleFacts
 from hwlint.facts.devices import BACKENDS, DEVICE_TEST_DECORATORS
 from hwlint.fix.migrate.any_gpu_decorators import DEVICE_SKIPS
 from hwlint.fix.migrate.any_gpu_methods import gpu_attribute
@@ -285,7 +285,9 @@ def first_look(data: bytes, info: ClassFacts, facts: ModuleFacts, words: re.Patt
     device. With ast: libcst's parse costs some fifty times more."""
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
     masked = masked_for_tests(data, info, words)
-    if every_test_uses_a_device(masked, info.line, words, bound_names(data, reached), instantiated=False):
+    if every_test_uses_a_device(
+        masked, info.line, words, bound_names(data, reached, bindings=facts.device_bindings), instantiated=False
+    ):
         raise OneKind(_ONE_KIND.format("every"))
     return masked
 
@@ -334,7 +336,7 @@ def sort_tests(
     assert isinstance(cls.body, cst.IndentedBlock)
     words = device_words(config, found=(f.name for f in facts.devices_found))
     reached = [n for n in facts.accelerator_lines if n not in set(info.unreached)]
-    bound = bound_names(data, reached)
+    bound = bound_names(data, reached, bindings=facts.device_bindings)
     tests = {i: fn for i, fn in test_methods(cls)}
     # What each test's own code says, first: when it makes every test a
     # device test (most of the splits the plan tries and the facts cannot
@@ -344,7 +346,7 @@ def sort_tests(
     # (A test that only asks about a device may still be device-free: below.)
     if named and all(named.values()) and not info.questions:
         raise OneKind(_ONE_KIND.format("every"))
-    refuse_unnamed_mentions(data, reached)
+    refuse_unnamed_mentions(data, reached, facts.device_bindings)
     spans = member_spans(cls, info.line)
     worded = {i: spans[i] for i, (_, by_word) in uses_of.items() if by_word}
     for i in _naming_nothing_that_runs(masked or masked_for_tests(data, info, words), words, bound, worded):
@@ -396,6 +398,8 @@ def sort_tests(
 
 
 _ONE_KIND = "not split: {} test uses a device: one classification fits them all"
+Pattern = re.Pattern[str]
+Bindings = Sequence[DeviceBinding]  # ModuleFacts.device_bindings
 
 
 def _is_use(text: str) -> bool:
@@ -403,12 +407,14 @@ def _is_use(text: str) -> bool:
     return not re.search(r"is_available|device_count|TEST_|HAS_", text)
 
 
-def refuse_unnamed_mentions(data: bytes, reached: list[int]) -> None:
+def refuse_unnamed_mentions(data: bytes, reached: list[int], bindings: Bindings = ()) -> None:
     """Refusal when the class reaches a module-level mention of an
     accelerator that binds no name a test could be seen to use (a
-    function's body, a statement run at import)."""
+    statement run at import; a function's body unless the facts bind the
+    function to the device: `bindings`, ModuleFacts.device_bindings)."""
+    named = {b.line for b in bindings}
     for n, (names, _) in sorted(bound_at(data, reached).items()):
-        if not names:
+        if not names and n not in named:
             raise Refusal(
                 f"not split: the class reaches the module's mention of an accelerator at line {n}, "
                 "which no test is seen to use"
@@ -528,12 +534,14 @@ def bound_used(node: cst.CSTNode, text: str, bound: set[str]) -> list[str]:
     return sorted(name for name in bound if re.search(rf"\b{re.escape(name)}\b", text) and node_uses(node, name))
 
 
-def bound_names(data: bytes, lines: Sequence[int], naming: re.Pattern[str] | None = None) -> set[str]:
-    """The module-level names bound to a device on `lines`
-    (hwlint.fix.migrate.evidence.device_constants), and the functions and
-    values that use them (`def T(*size, device=DEVICE)`: a test calling `T(2)`
-    places on that device)."""
-    bound = device_constants(data, lines, naming)
+def bound_names(data: bytes, lines: Sequence[int], naming: Pattern | None = None, bindings: Bindings = ()) -> set[str]:
+    """The module-level names bound to a device on `lines` (evidence.device_constants;
+    `bindings`' too, ModuleFacts.device_bindings: a function whose body places on it), and
+    the functions and values that use them (`def T(*size, device=DEVICE)`: a test
+    calling `T(2)` places on that device)."""
+    on = set(lines)
+    named = {b.name for b in bindings if b.line in on and (naming is None or naming.search(b.device))}
+    bound = device_constants(data, lines, naming) | named
     return bound | users_of(data, bound) if bound else bound
 
 
@@ -580,7 +588,8 @@ def _refuse_still_bound(
         )
     # A GPU_TYPE class's: a name bound to whichever GPU the machine has
     # (`requires_multigpu = skipIf(not HAS_MULTIGPU, ...)`) is no device's.
-    bound = bound_names(fixed, facts_of(fixed).accelerator_lines, None if triton else words)
+    after = facts_of(fixed)
+    bound = bound_names(fixed, after.accelerator_lines, None if triton else words, after.device_bindings)
     used = sorted(name for name in bound if node_uses(bare, name, attributes=False))
     if used:
         raise StaysOneDevice(f"not split: a device test uses {used[0]}, which the module binds to a device", mixed=True)
