@@ -17,13 +17,14 @@ from hwlint.fix.kinds import MigrationKind, left_unclassified
 from hwlint.fix.migrate.accelerator_tests import accelerator_tests
 from hwlint.fix.migrate.any_gpu import any_gpu
 from hwlint.fix.migrate.class_level import ModuleEdits, redeclare, write_class_level
+from hwlint.fix.migrate.data_strings import only_as_data
 from hwlint.fix.migrate.device_free import device_free_tests
 from hwlint.fix.migrate.device_param import device_tests, migrate_device_param, one_default
 from hwlint.fix.migrate.generalize import device_class, generalize, gpu_type_class_generalized
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
 from hwlint.fix.migrate.split import listed, split
-from hwlint.fix.migrate.tree import bindings, find_class
+from hwlint.fix.migrate.tree import bindings, class_facts, find_class
 from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
 
@@ -115,6 +116,7 @@ def _generalized(progress: _Progress, m: Migration) -> None:
             progress.refused.append(Refused(m._replace(kind="split"), why, mixed=True))
             return
         try:
+            _refuse_named_as_data(progress, m)
             progress.data, instantiated = device_class(progress.data, m, progress.config, progress.facts_of)
         except Refusal as not_instantiated:
             # Declared its device's but not instantiated, the class would be a
@@ -133,6 +135,21 @@ def _generalized(progress: _Progress, m: Migration) -> None:
         progress.made(m, instantiated, accelerator=False)
         return
     progress.made(m, made, accelerator=True)
+
+
+def _refuse_named_as_data(progress: _Progress, m: Migration) -> None:
+    """Refusal when the class names its device only as data
+    (hwlint.fix.migrate.data_strings): instantiated for that device alone,
+    tests that passed on CPU runners would leave them."""
+    facts = progress.facts_of(progress.data)
+    info = class_facts(facts, m.class_name, m.occurrence)
+    site = only_as_data(progress.data, info, facts) if info is not None else None
+    if site is not None:
+        raise Refusal(
+            # (No line: one of the file as declared, which the class is not left.)
+            f"its tests name {m.member.lower()} only as data (`{site.text}` goes only to what the module imports, "
+            f"placing nothing it shows), and may pass on CPU runners: classify it by hand (GENERIC, or {m.member})"
+        )
 
 
 def _any_gpu_generalized(progress: _Progress, m: Migration, gpu_type: Blocker) -> Refusal | None:
