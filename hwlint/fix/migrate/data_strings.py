@@ -52,7 +52,7 @@ def only_as_data(data: bytes, info: ClassFacts, facts: ModuleFacts) -> Site | No
     strings = [
         c
         for c in ast.walk(node)
-        if isinstance(c, ast.Constant) and isinstance(c.value, str) and any(line == c.lineno for line, _ in at)
+        if isinstance(c, ast.Constant) and isinstance(c.value, str) and (c.lineno, c.value.split(":")[0]) in at
     ]
     if not strings or not all(_goes_to_data(c, node, parents, imported) for c in strings):
         return None
