@@ -321,12 +321,32 @@ def test_device_defaults_give_device_to_the_tests_without_one(tmp_path: Path) ->
         (
             '    @parametrize("device", ["cpu", "cuda"])\n    @parametrize("dim", [0, 1])\n'
             "    def test_a(self, device, dim):\n        torch.ones(dim, device=device)\n",
-            "test_a gets `device` from @parametrize, not from the device framework: migrate by hand",
+            "test_a gets `device` from its decorator (@parametrize), not from the device framework: migrate by hand",
         ),
         (
             '    @common_utils.parametrize("dtype, device", [(1, "cpu")])\n'
             "    def test_a(self, dtype, device):\n        torch.ones(1, device=device)\n",
-            "test_a gets `device` from @parametrize, not from the device framework: migrate by hand",
+            "test_a gets `device` from its decorator (@common_utils.parametrize), not from the device framework: "
+            "migrate by hand",
+        ),
+        # torchao's tests: the `parameterized` library fills the parameters in
+        # order, pytest's and hypothesis' by name; instantiated, none would run.
+        (
+            '    @parameterized.expand([("cpu",), ("cuda",)])\n'
+            "    def test_a(self, device):\n        torch.ones(1, device=device)\n",
+            "test_a gets `device` from its decorator (@parameterized.expand), not from the device framework: "
+            "migrate by hand",
+        ),
+        (
+            '    @pytest.mark.parametrize("device", ["cpu"])\n'
+            "    def test_a(self, device):\n        torch.ones(1, device=device)\n",
+            "test_a gets `device` from its decorator (@pytest.mark.parametrize), not from the device framework: "
+            "migrate by hand",
+        ),
+        (
+            '    @given(device=st.sampled_from(["cpu"]))\n'
+            "    def test_a(self, device):\n        torch.ones(1, device=device)\n",
+            "test_a gets `device` from its decorator (@given), not from the device framework: migrate by hand",
         ),
         (
             "    def test_a(self, device):\n        torch.ones(1, device=device)\n\n"

@@ -12,6 +12,7 @@ import libcst as cst
 
 from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.facts.devices import DEVICE_TEST_DECORATORS, framework_type, instantiable
+from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
@@ -30,12 +31,22 @@ from hwlint.fix.plan_records import Migration
 from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
 
+# The `parameterized` library's decorators (`@parameterized.expand([...])`,
+# `@parameterized([...])`) fill a test's parameters in order, unnamed.
+_FILLS_IN_ORDER = frozenset({"expand", "parameterized"})
+
 
 def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
-    """Whether a `@parametrize("name, ...", ...)`-style decorator of `fn`
-    gives it the argument `name`."""
+    """Whether a decorator of `fn` gives it the argument `name`: a
+    `@parametrize("name, ...", ...)`-style one (common_utils', pytest's), the
+    `parameterized` library's, or hypothesis' `@given(name=...)`."""
     for decorator in fn.decorators:
         call = decorator.decorator
+        if isinstance(call, cst.Call) and decorator_name(decorator) in _FILLS_IN_ORDER:
+            return True
+        if isinstance(call, cst.Call) and decorator_name(decorator) == "given":
+            if any(a.keyword is not None and a.keyword.value == name for a in call.args):
+                return True
         if not (isinstance(call, cst.Call) and decorator_name(decorator).startswith("parametrize") and call.args):
             continue
         first = call.args[0].value
@@ -45,6 +56,18 @@ def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
             if name in (n.strip() for n in names.split(",")):
                 return True
     return False
+
+
+def _giver(fn: cst.FunctionDef) -> str:
+    """The first parametrizing decorator of `fn`, as written (`@parameterized.expand`)."""
+    for decorator in fn.decorators:
+        if decorator_name(decorator).startswith("parametrize") or decorator_name(decorator) in {
+            *_FILLS_IN_ORDER,
+            "given",
+        }:
+            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            return f"@{dotted(expr)}"
+    return "@parametrize"
 
 
 # The tests that take `device`: each one's index in the class body, the test, its parameter.
@@ -112,7 +135,7 @@ def _instantiable(m: Migration, facts: ModuleFacts) -> ClassFacts:
 
 def _taking_device(m: Migration, tests: list[tuple[int, cst.FunctionDef]]) -> _Taking:
     """The tests that take `device`; Refusal when none does, or one takes
-    several devices or gets its device from @parametrize."""
+    several devices or gets its device from a decorator (@parametrize, @parameterized.expand, @given)."""
     taking = [(i, fn, p) for i, fn in tests if (p := device_parameter(fn)) is not None]
     if not taking:
         raise Refusal(f"no test written in {m.class_name}'s body takes `device` (inherited?): migrate by hand")
@@ -124,7 +147,8 @@ def _taking_device(m: Migration, tests: list[tuple[int, cst.FunctionDef]]) -> _T
         # instantiating the class would ask the device framework for one
         # more, and the runtime would collect none of its tests.
         raise Refusal(
-            f"{parametrized.name.value} gets `device` from @parametrize, not from the device framework: migrate by hand"
+            f"{parametrized.name.value} gets `device` from its decorator ({_giver(parametrized)}), not from the "
+            "device framework: migrate by hand"
         )
     return taking
 
