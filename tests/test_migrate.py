@@ -938,3 +938,30 @@ def test_a_node_libcst_refuses_is_a_refused_migration_not_a_crash(
     ]
     assert report.migrated == {} and report.files == []
     assert "instantiate_device_type_tests(TestOps" not in (root / "test/test_a.py").read_text()
+
+
+def test_a_pytest_class_is_left_not_instantiated(tmp_path: Path) -> None:
+    # torchao's float8 tests: `class TestFloat8TrainingTensor:` with
+    # @pytest.mark.parametrize. instantiate_device_type_tests makes TestCase
+    # classes of a TestCase: on this one the module's import would fail.
+    source = (
+        "import pytest\nimport torch\n\n\nclass TestPlain:\n"
+        "    def test_cpu(self):\n        assert torch.ones(1).sum() == 1\n\n"
+        '    @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA")\n'
+        "    def test_cuda(self):\n"
+        '        torch.cuda.jiterator._create_jit_fn("template <typename T> T f(T x) { return x; }")\n'
+    )
+    text, report = migrate(tmp_path, source)
+    assert text == source and report.migrated == {}
+    (left,) = report.unfixed
+    assert (left.class_name, left.kind) == ("TestPlain", "not-instantiable")
+    assert (
+        left.reason == "TestPlain derives from no TestCase (a pytest class): the device framework cannot instantiate it"
+    )
+    # A base of another class of the module (a mixin) is migrated as before.
+    mixin = (
+        source.replace("class TestPlain:", "class TestPlain:  # noqa")
+        + "\n\nclass TestRun(TestPlain, unittest.TestCase):\n    pass\n"
+    )
+    _, report = migrate(tmp_path / "mixin", "import unittest\n" + mixin)
+    assert all("derives from no TestCase" not in u.reason for u in report.unfixed)

@@ -24,7 +24,7 @@ from hwlint.fix.migrate.generalize import device_class, generalize, gpu_type_cla
 from hwlint.fix.migrate.only_for import only_for
 from hwlint.fix.migrate.outcome import Done, MigrateError, MigrationResult, Refusal, Refused
 from hwlint.fix.migrate.split import listed, split
-from hwlint.fix.migrate.tree import bindings, class_facts, find_class
+from hwlint.fix.migrate.tree import base_name, bindings, class_facts, find_class
 from hwlint.fix.plan_records import ClassMove, Migration
 from hwlint.fix.rewrite import parse_module
 
@@ -245,6 +245,7 @@ def migrate_source(
     parse it. `extract` gives a version's facts (the tests' migrations
     read them after the class-level ones)."""
     progress = _Progress(data, migrations, config, extract)
+    migrations = _instantiable_classes(progress, migrations)
     for m in migrations:
         whole_file = _WHOLE_FILE.get(m.kind)
         if whole_file is not None and m not in progress.tried:
@@ -283,6 +284,26 @@ def migrate_source(
             fixed = module.bytes
     done = progress.done
     return MigrationResult(fixed if done else data, tuple(done), tuple(progress.refused), moves)
+
+
+def _instantiable_classes(progress: _Progress, migrations: Sequence[Migration]) -> list[Migration]:
+    """The migrations of classes the device framework can instantiate; those
+    of a pytest-style class (no base but `object`, and no class of the
+    module derives from it: torchao's `class TestFloat8TrainingTensor:` with
+    `@pytest.mark.parametrize`) refused, with why, and the class left: no
+    migration of it would run (instantiate_device_type_tests makes
+    TestCase classes, and its import would fail)."""
+    facts = progress.facts_of(progress.data)
+    derived = {base_name(b) for c in facts.classes for b in c.bases}
+    kept = []
+    for m in migrations:
+        info = class_facts(facts, m.class_name, m.occurrence)
+        if info is None or any(b != "object" for b in info.bases) or m.class_name in derived:
+            kept.append(m)
+            continue
+        why = f"{m.class_name} derives from no TestCase (a pytest class): the device framework cannot instantiate it"
+        progress.refused.append(Refused(m._replace(kind="device-tests"), why, mixed=True))
+    return kept
 
 
 def _class_moves(tests_done: Sequence[Done]) -> tuple[ClassMove, ...]:
