@@ -965,3 +965,24 @@ def test_a_pytest_class_is_left_not_instantiated(tmp_path: Path) -> None:
     )
     _, report = migrate(tmp_path / "mixin", "import unittest\n" + mixin)
     assert all("derives from no TestCase" not in u.reason for u in report.unfixed)
+
+
+def test_a_test_whose_parameters_are_filled_in_order_is_not_given_device(tmp_path: Path) -> None:
+    # pytorch/xla's pjrt/test_dtypes.py: absl's @parameterized.parameters
+    # fills the test's parameters in order; `device` after `self` would take
+    # the dtype. The class is no longer made device-generic.
+    source = (
+        "import torch\nfrom absl.testing import parameterized\n\n\n"
+        "class TestDtypes(parameterized.TestCase):\n"
+        "    @parameterized.parameters(torch.float16, torch.float32)\n"
+        "    def test_dtype(self, dtype):\n"
+        '        torch.ones(2, dtype=dtype).to("xpu")\n'
+    )
+    text, report = migrate(tmp_path, source)
+    assert text == source and report.migrated == {}
+    (left,) = report.unfixed
+    assert (left.class_name, left.kind) == ("TestDtypes", "not-instantiable")
+    assert left.reason == (
+        'neither made device-generic nor instantiated only_for="xpu": test_dtype\'s parameters are filled in order '
+        "by @parameterized.parameters: migrate by hand"
+    )

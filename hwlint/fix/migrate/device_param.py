@@ -16,7 +16,7 @@ from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
-from hwlint.fix.migrate.parameters import default_device, given_device, without_param
+from hwlint.fix.migrate.parameters import FILLS_IN_ORDER, default_device, given_device, without_param
 from hwlint.fix.migrate.tree import (
     base_name,
     bindings,
@@ -31,10 +31,6 @@ from hwlint.fix.plan_records import Migration
 from hwlint.fix.rewrite import parse_module
 from hwlint.rules.device_decorator import is_device_specific
 
-# The `parameterized` library's decorators (`@parameterized.expand([...])`,
-# `@parameterized([...])`) fill a test's parameters in order, unnamed.
-_FILLS_IN_ORDER = frozenset({"expand", "parameterized"})
-
 
 def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
     """Whether a decorator of `fn` gives it the argument `name`: a
@@ -42,7 +38,7 @@ def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
     `parameterized` library's, or hypothesis' `@given(name=...)`."""
     for decorator in fn.decorators:
         call = decorator.decorator
-        if isinstance(call, cst.Call) and decorator_name(decorator) in _FILLS_IN_ORDER:
+        if isinstance(call, cst.Call) and decorator_name(decorator) in FILLS_IN_ORDER:
             return True
         if isinstance(call, cst.Call) and decorator_name(decorator) == "given":
             if any(a.keyword is not None and a.keyword.value == name for a in call.args):
@@ -62,7 +58,7 @@ def _giver(fn: cst.FunctionDef) -> str:
     """The first parametrizing decorator of `fn`, as written (`@parameterized.expand`)."""
     for decorator in fn.decorators:
         if decorator_name(decorator).startswith("parametrize") or decorator_name(decorator) in {
-            *_FILLS_IN_ORDER,
+            *FILLS_IN_ORDER,
             "given",
         }:
             expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator

@@ -57,6 +57,23 @@ def with_device(params: cst.Parameters) -> cst.Parameters | None:
     return params.with_changes(params=group)
 
 
+# Decorators that fill a test's parameters in order, unnamed: the
+# `parameterized` library's (`@parameterized.expand([...])`,
+# `@parameterized([...])`) and absl's (`@parameterized.parameters(...)`,
+# `@parameterized.named_parameters(...)`). `device` after `self` would take
+# their first value.
+FILLS_IN_ORDER = frozenset({"expand", "parameterized", "parameters", "named_parameters"})
+
+
+def filled_in_order(fn: cst.FunctionDef) -> str:
+    """The decorator of `fn` that fills its parameters in order, as written
+    (`@parameterized.expand`); "" when none does."""
+    for decorator in fn.decorators:
+        if isinstance(decorator.decorator, cst.Call) and decorator_name(decorator) in FILLS_IN_ORDER:
+            return f"@{dotted(decorator.decorator.func)}"
+    return ""
+
+
 def given_device(
     cls: cst.ClassDef, device: str, *, drop_defaults: bool, bound: Mapping[str, str] | None = None
 ) -> tuple[list[cst.BaseStatement], int]:
@@ -72,6 +89,10 @@ def given_device(
             (decorator_name(d) for d in fn.decorators if decorator_name(d) in ("staticmethod", "classmethod")), None
         )
         if param is None:
+            if filled_in_order(fn):
+                raise Refusal(
+                    f"{fn.name.value}'s parameters are filled in order by {filled_in_order(fn)}: migrate by hand"
+                )
             params = with_device(fn.params)
             if params is None or static:
                 raise Refusal(f"{fn.name.value} has no `self` to put `device` after")
