@@ -60,10 +60,11 @@ class ModuleWalk:
         `node`, a line whose mentions only ask which device something is on
         (`_is_device("xpu", w.device)`) mentions none."""
         asked: dict[int, list[tuple[int, int]]] | None = None
-        for hits in (self.text.hits(), self.text.devtype_lines()):
+        # (`get_devtype()` lines ask nothing of a string.)
+        for hits, askable in ((self.text.hits(), node), (self.text.devtype_lines(), None)):
             for at in hits[bisect.bisect_left(hits, first) : bisect.bisect_right(hits, last)]:
-                if node is not None and hits is not self.text.devtype_lines():
-                    asked = asked_spans(node) if asked is None else asked
+                if askable is not None:
+                    asked = asked_spans(askable) if asked is None else asked
                     if at in asked and not self.vocabulary.text.search(
                         without_spans(self.text.lines[at - 1], asked[at])
                     ):

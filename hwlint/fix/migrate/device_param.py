@@ -12,11 +12,16 @@ import libcst as cst
 
 from hwlint.facts import ClassFacts, ModuleFacts
 from hwlint.facts.devices import DEVICE_TEST_DECORATORS, framework_type, instantiable
-from hwlint.fix.edits import dotted
 from hwlint.fix.migrate.class_level import ModuleEdits, refuse_clashing_names
 from hwlint.fix.migrate.framework import instantiated_names, opt_in
 from hwlint.fix.migrate.outcome import Done, MigrateError, Refusal
-from hwlint.fix.migrate.parameters import FILLS_IN_ORDER, default_device, given_device, without_param
+from hwlint.fix.migrate.parameters import (
+    FILLS_IN_ORDER,
+    default_device,
+    given_device,
+    without_param,
+    written_decorator,
+)
 from hwlint.fix.migrate.tree import (
     base_name,
     bindings,
@@ -56,14 +61,7 @@ def _parametrizes(fn: cst.FunctionDef, name: str) -> bool:
 
 def _giver(fn: cst.FunctionDef) -> str:
     """The first parametrizing decorator of `fn`, as written (`@parameterized.expand`)."""
-    for decorator in fn.decorators:
-        if decorator_name(decorator).startswith("parametrize") or decorator_name(decorator) in {
-            *FILLS_IN_ORDER,
-            "given",
-        }:
-            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-            return f"@{dotted(expr)}"
-    return "@parametrize"
+    return written_decorator(fn, lambda name: name.startswith("parametrize") or name in {*FILLS_IN_ORDER, "given"})
 
 
 # The tests that take `device`: each one's index in the class body, the test, its parameter.

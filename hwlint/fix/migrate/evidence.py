@@ -159,14 +159,11 @@ def bound_at(data: bytes, lines: Sequence[int], *, with_code: bool = False) -> d
     () for a line in any other statement (a function's body, a call run at
     import) or in none; and, `with_code`, that statement's code (its
     strings aside), else ""."""
-    try:
-        text = data.decode("utf-8")
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    statements = _statements_at(data, lines)
+    if statements is None:
         return {n: ((), "") for n in lines}
     found: dict[int, tuple[tuple[str, ...], str]] = {}
-    for n in lines:
-        stmt = _innermost(tree.body, n)
+    for n, stmt in statements.items():
         targets: list[ast.expr] = []
         if isinstance(stmt, ast.Assign):
             targets = list(stmt.targets)
@@ -182,16 +179,18 @@ def mentioning_functions(data: bytes, lines: Sequence[int]) -> dict[int, str]:
     """Each of `lines` that lies in a module-level function's body -> that
     function's name (`def _h(w): return w.cuda() if F else w.xpu()`: a
     test calling `_h` may run on a device, though no one device binds it)."""
+    statements = _statements_at(data, lines) or {}
+    return {n: s.name for n, s in statements.items() if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _statements_at(data: bytes, lines: Sequence[int]) -> dict[int, ast.stmt | None] | None:
+    """Each of `lines` -> the module-level statement spanning it (`_innermost`);
+    None when the module does not parse."""
     try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    found: dict[int, str] = {}
-    for n in lines:
-        stmt = _innermost(tree.body, n)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found[n] = stmt.name
-    return found
+        tree = ast.parse(data.decode("utf-8"))
+    except (SyntaxError, ValueError):
+        return None
+    return {n: _innermost(tree.body, n) for n in lines}
 
 
 def _code_without_strings(stmt: ast.stmt) -> str:

@@ -4,7 +4,7 @@ class's tests all given one."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 import libcst as cst
 
@@ -68,8 +68,14 @@ FILLS_IN_ORDER = frozenset({"expand", "parameterized", "parameters", "named_para
 def filled_in_order(fn: cst.FunctionDef) -> str:
     """The decorator of `fn` that fills its parameters in order, as written
     (`@parameterized.expand`); "" when none does."""
+    return written_decorator(fn, lambda name: name in FILLS_IN_ORDER)
+
+
+def written_decorator(fn: cst.FunctionDef, naming: Callable[[str], bool]) -> str:
+    """The first decorator call of `fn` whose last name `naming` accepts, as
+    written (`@parameterized.expand`); "" when none is."""
     for decorator in fn.decorators:
-        if isinstance(decorator.decorator, cst.Call) and decorator_name(decorator) in FILLS_IN_ORDER:
+        if isinstance(decorator.decorator, cst.Call) and naming(decorator_name(decorator)):
             return f"@{dotted(decorator.decorator.func)}"
     return ""
 
@@ -89,10 +95,9 @@ def given_device(
             (decorator_name(d) for d in fn.decorators if decorator_name(d) in ("staticmethod", "classmethod")), None
         )
         if param is None:
-            if filled_in_order(fn):
-                raise Refusal(
-                    f"{fn.name.value}'s parameters are filled in order by {filled_in_order(fn)}: migrate by hand"
-                )
+            filler = filled_in_order(fn)
+            if filler:
+                raise Refusal(f"{fn.name.value}'s parameters are filled in order by {filler}: migrate by hand")
             params = with_device(fn.params)
             if params is None or static:
                 raise Refusal(f"{fn.name.value} has no `self` to put `device` after")
